@@ -1,0 +1,81 @@
+// API keys as a capability: create (token shown once), authenticate a bearer token, bootstrap.
+// Authentication is on every request's path, so a verified key is cached for a few seconds
+// (deletions in this process take effect at once; in other processes within CACHE_MS).
+import { AppError } from '../errors.js';
+import { apiKeyToken, sha256Hex, uuid } from '../lib/ids.js';
+import type { Queryable } from '../store/db.js';
+import { apiKeyDelete, apiKeyFindByHash, apiKeyInsert, apiKeyTouchMany, type ApiKeyAuth, type Permission } from '../store/api-keys.js';
+
+const CACHE_MS = 5_000;
+const TOUCH_EVERY_MS = 60_000;
+
+export interface CreatedKey {
+  id: string;
+  token: string;
+}
+
+export class ApiKeys {
+  private cache = new Map<string, { key: ApiKeyAuth; until: number }>();
+  private touched = new Map<string, number>();
+  private pendingTouch = new Set<string>();
+
+  constructor(private readonly db: Queryable) {}
+
+  async create(teamId: string, opts: { name: string; permission?: Permission; domainId?: string | null; token?: string }): Promise<CreatedKey> {
+    const token = opts.token ?? apiKeyToken();
+    const id = uuid();
+    await apiKeyInsert(this.db, {
+      id, teamId, name: opts.name, tokenHash: sha256Hex(token), tokenHint: token.slice(0, 6),
+      permission: opts.permission ?? 'full_access', domainId: opts.domainId ?? null,
+    });
+    return { id, token };
+  }
+
+  /** Creates a full-access key with exactly this token unless one already exists. */
+  async ensure(teamId: string, token: string, name: string): Promise<boolean> {
+    if (await apiKeyFindByHash(this.db, sha256Hex(token))) return false;
+    await this.create(teamId, { name, token });
+    return true;
+  }
+
+  async delete(teamId: string, id: string): Promise<boolean> {
+    const hash = await apiKeyDelete(this.db, teamId, id);
+    if (hash) this.cache.delete(hash);
+    return Boolean(hash);
+  }
+
+  /** The key behind an Authorization header value, or the documented error. */
+  async authenticate(header: string | undefined): Promise<ApiKeyAuth> {
+    const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+    if (!m) throw new AppError('missing_api_key');
+    return this.verifyToken(m[1]);
+  }
+
+  async verifyToken(token: string): Promise<ApiKeyAuth> {
+    const hash = sha256Hex(token);
+    const now = Date.now();
+    const hit = this.cache.get(hash);
+    let key = hit && hit.until > now ? hit.key : undefined;
+    if (!key) {
+      key = await apiKeyFindByHash(this.db, hash);
+      if (!key) {
+        this.cache.delete(hash);
+        throw new AppError('invalid_api_key');
+      }
+      if (this.cache.size > 10_000) this.cache.clear();
+      this.cache.set(hash, { key, until: now + CACHE_MS });
+    }
+    if ((this.touched.get(key.id) ?? 0) + TOUCH_EVERY_MS < now) {
+      this.touched.set(key.id, now);
+      this.pendingTouch.add(key.id);
+    }
+    return key;
+  }
+
+  /** Writes the batched last_used_at updates; called periodically and at shutdown. */
+  async flushTouches(): Promise<void> {
+    const ids = [...this.pendingTouch];
+    this.pendingTouch.clear();
+    await apiKeyTouchMany(this.db, ids);
+  }
+}

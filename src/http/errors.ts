@@ -1,0 +1,52 @@
+// Maps anything thrown while serving a request to an AppError from the one table, so that every
+// response is Resend's `{statusCode, message, name}`: schema failures name the field, Fastify's
+// own errors (bad JSON, body too large, wrong content type) get clear messages, and anything
+// unexpected is a 500 `application_error` with no stack trace.
+import { AppError } from '../errors.js';
+
+interface SchemaError {
+  keyword: string;
+  instancePath: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+
+const fieldOf = (instancePath: string): string => instancePath.replace(/^\//, '').replace(/\//g, '.') || 'body';
+
+export function validationToAppError(errors: SchemaError[], part: string): AppError {
+  const required = errors.find((e) => e.keyword === 'required');
+  if (required) {
+    const props = (required.params.requiredProperties as string[] | undefined) ?? [required.params.missingProperty as string];
+    const prefix = required.instancePath ? `${fieldOf(required.instancePath)}.` : '';
+    return new AppError('missing_required_field', `Missing \`${prefix}${props[0]}\` field.`);
+  }
+  const first = errors[0];
+  if (!first) return new AppError('validation_error');
+  const field = fieldOf(first.instancePath);
+  const consts = errors.filter((e) => e.instancePath === first.instancePath && e.keyword === 'const').map((e) => JSON.stringify(e.params.allowedValue));
+  const why = consts.length ? `must be one of ${consts.join(', ')}` : first.message ?? 'is invalid';
+  if (field === 'body' && part === 'body') return new AppError('validation_error', `Invalid request body: ${why}.`);
+  return new AppError('validation_error', `Invalid \`${field}\` ${part === 'querystring' ? 'parameter' : 'field'}: ${why}.`);
+}
+
+export function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const e = err as { code?: string; statusCode?: number; validation?: SchemaError[]; validationContext?: string; message?: string };
+  if (e.validation) return validationToAppError(e.validation, e.validationContext ?? 'body');
+  switch (e.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('payload_too_large', 'The request body is larger than this endpoint accepts.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('bad_request', 'Unsupported Content-Type: send the body as application/json.');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('bad_request', 'The Content-Length header does not match the body.');
+  }
+  if (err instanceof SyntaxError || e.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+    return new AppError('bad_request', 'The request body is not valid JSON.');
+  }
+  if (e.statusCode === 503) return new AppError('service_unavailable');
+  if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+    return new AppError('bad_request', e.message ?? undefined);
+  }
+  return new AppError('application_error');
+}

@@ -1,0 +1,64 @@
+// Builds the Fastify server: Resend-compatible JSON everywhere (errors, 404, 405), duplicate
+// slashes collapsed, empty JSON bodies accepted, TypeBox validation with field-naming messages,
+// OpenAPI from the route schemas, and the API routes. Listening is the caller's business.
+import Fastify, { type FastifyInstance } from 'fastify';
+import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
+import { AppError } from '../errors.js';
+import { rateLimitHeaders } from '../ratelimit/limiter.js';
+import { toAppError } from './errors.js';
+import { installApiHooks } from './hooks.js';
+import { registerDocs } from './docs.js';
+import { registerRoutes } from './routes.js';
+import type { ApiDeps } from './types.js';
+
+const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: false,
+    bodyLimit: DEFAULT_BODY_LIMIT,
+    trustProxy: false,
+    return503OnClosing: true,
+    routerOptions: { ignoreDuplicateSlashes: true, ignoreTrailingSlash: true, maxParamLength: 500 },
+    ajv: { customOptions: { coerceTypes: false } },
+  });
+  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+
+  // SDKs send `Content-Type: application/json` on body-less POST/DELETE: an empty body is no body.
+  app.removeContentTypeParser('application/json');
+  const jsonParser = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
+    jsonParser(req, body as string, done);
+  });
+
+  app.setErrorHandler((err, req, reply) => {
+    const appErr = toAppError(err);
+    if (appErr.status >= 500 && appErr.code === 'application_error') deps.log.error('request failed', { err, method: req.method, url: req.url });
+    if (appErr.code === 'method_not_allowed' && (err as { allow?: string }).allow) reply.header('allow', (err as { allow?: string }).allow);
+    return reply.status(appErr.status).send(appErr.toBody());
+  });
+
+  // Unknown path → 404 not_found; known path with another method → 405 method_not_allowed.
+  const routes: { method: string; re: RegExp }[] = [];
+  app.addHook('onRoute', (r) => {
+    const methods = Array.isArray(r.method) ? r.method : [r.method];
+    const re = new RegExp('^' + r.url.replace(/\/+$/, '').replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.*') + '/?$');
+    for (const m of methods) if (m !== 'HEAD') routes.push({ method: m, re });
+  });
+  app.setNotFoundHandler({ preHandler: async (req, reply) => {
+    const decision = await deps.limiter.consume(`ip:${req.ip}`);
+    reply.headers(rateLimitHeaders(decision));
+  } }, async (req, reply) => {
+    const path = req.url.split('?')[0].replace(/\/{2,}/g, '/');
+    const allow = routes.filter((r) => r.re.test(path)).map((r) => r.method);
+    const err = allow.length ? new AppError('method_not_allowed') : new AppError('not_found');
+    if (allow.length) reply.header('allow', [...new Set(allow)].join(', '));
+    return reply.status(err.status).send(err.toBody());
+  });
+
+  installApiHooks(app, deps);
+  await registerDocs(app);
+  await registerRoutes(app, deps);
+  return app;
+}

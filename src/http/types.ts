@@ -1,0 +1,40 @@
+// What the HTTP layer adds to Fastify's request and route config, and the services it is given.
+import type { Config } from '../config/schema.js';
+import type { Logger } from '../lib/log.js';
+import type { Pool } from '../store/db.js';
+import type { ApiKeys } from '../auth/api-keys.js';
+import type { ApiKeyAuth } from '../store/api-keys.js';
+import type { RateDecision, RateLimiter } from '../ratelimit/limiter.js';
+import type { RequestLogRecorder } from '../request-logs/recorder.js';
+import type { Domains } from '../domains/service.js';
+
+export interface ApiDeps {
+  config: Config;
+  log: Logger;
+  pool: Pool;
+  apiKeys: ApiKeys;
+  limiter: RateLimiter;
+  recorder: RequestLogRecorder;
+  domains: Domains;
+  isReady: () => Promise<boolean>;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth?: ApiKeyAuth;
+    rate?: RateDecision;
+    responsePayload?: string;
+  }
+  interface FastifyContextConfig {
+    /** no API key, no rate limit, not in the request log (health, docs, dashboard, tracking) */
+    public?: boolean;
+    /** reachable with a sending_access key (the send endpoints) */
+    sending?: boolean;
+  }
+}
+
+/** The authenticated key of a request that passed the auth hook. */
+export function authOf(req: { auth?: ApiKeyAuth }): ApiKeyAuth {
+  if (!req.auth) throw new Error('route reached without authentication');
+  return req.auth;
+}

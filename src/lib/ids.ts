@@ -1,0 +1,24 @@
+// Identifiers and tokens: UUIDs for resources, `re_` API-key tokens, `whsec_` secrets.
+import { randomBytes, randomUUID, createHash } from 'node:crypto';
+
+export const uuid = (): string => randomUUID();
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (s: string): boolean => UUID_RE.test(s);
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+/** Random string over [A-Za-z0-9] without modulo bias. */
+export function randomToken(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const b of randomBytes(length * 2)) {
+      if (b < 248 && out.length < length) out += ALPHABET[b % 62];
+    }
+  }
+  return out;
+}
+
+/** An API key as Resend shapes them: `re_` + 8 chars + `_` + 24 chars. */
+export const apiKeyToken = (): string => `re_${randomToken(8)}_${randomToken(24)}`;
+
+export const sha256Hex = (s: string): string => createHash('sha256').update(s).digest('hex');

@@ -1,0 +1,4 @@
+// Time helpers. API resources carry Postgres text timestamps ("2023-04-03 22:13:42.674981+00"),
+// produced by SQL (`created_at::text` with the session TimeZone set to UTC in store/db.ts).
+export const nowIso = (): string => new Date().toISOString();
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

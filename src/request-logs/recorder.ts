@@ -1,0 +1,78 @@
+// Records every API request without slowing it: entries are buffered in memory and written in
+// one statement per batch (every FLUSH_MS or BATCH entries), and flushed on shutdown. Bodies are
+// cleaned first: attachment contents elided, secrets masked, very long strings cut.
+import type { Logger } from '../lib/log.js';
+import type { Queryable } from '../store/db.js';
+import { requestLogInsertMany, type RequestLogRow } from '../store/request-logs.js';
+
+const FLUSH_MS = 250;
+const BATCH = 500;
+const MAX_BUFFER = 50_000; // beyond this, entries are dropped (and counted) rather than exhaust memory
+const SECRET_KEYS = new Set(['token', 'signing_secret', 'password', 'secret', 'api_key', 'private_key', 'authorization']);
+const MAX_STRING = 10_000;
+
+function elideContent(x: unknown): string {
+  if (typeof x === 'string') return `[elided: ${x.length} base64 characters]`;
+  if (Array.isArray(x)) return `[elided: ${x.length} bytes]`;
+  const data = (x as { data?: unknown } | null)?.data;
+  return Array.isArray(data) ? `[elided: ${data.length} bytes]` : '[elided]';
+}
+
+export function sanitizeBody(v: unknown, key = '', depth = 0): unknown {
+  if (depth > 20) return '[elided: too deep]';
+  if (typeof v === 'string') {
+    if (SECRET_KEYS.has(key)) return v.length > 6 ? `${v.slice(0, 6)}********` : '********';
+    return v.length > MAX_STRING ? `${v.slice(0, MAX_STRING)}… [${v.length - MAX_STRING} more characters elided]` : v;
+  }
+  if (Array.isArray(v)) {
+    if (key === 'attachments') {
+      return v.map((a) => {
+        if (!a || typeof a !== 'object' || !('content' in a)) return sanitizeBody(a, '', depth + 1);
+        const { content, ...rest } = a as Record<string, unknown>;
+        return { ...(sanitizeBody(rest, '', depth + 1) as object), content: elideContent(content) };
+      });
+    }
+    return v.slice(0, 1000).map((x) => sanitizeBody(x, '', depth + 1));
+  }
+  if (v && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) out[k] = sanitizeBody(x, k, depth + 1);
+    return out;
+  }
+  return v;
+}
+
+export class RequestLogRecorder {
+  private buffer: RequestLogRow[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> | undefined;
+  dropped = 0;
+
+  constructor(private readonly db: Queryable, private readonly log: Logger) {}
+
+  record(row: RequestLogRow): void {
+    if (this.buffer.length >= MAX_BUFFER) {
+      this.dropped++;
+      return;
+    }
+    this.buffer.push({ ...row, request_body: sanitizeBody(row.request_body), response_body: sanitizeBody(row.response_body) });
+    if (this.buffer.length >= BATCH) void this.flush();
+    else if (!this.timer) {
+      this.timer = setTimeout(() => void this.flush(), FLUSH_MS);
+      this.timer.unref();
+    }
+  }
+
+  async flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    while (this.flushing) await this.flushing;
+    if (!this.buffer.length) return;
+    const rows = this.buffer.splice(0, BATCH);
+    this.flushing = requestLogInsertMany(this.db, rows)
+      .catch((err) => this.log.error('request log write failed', { err, rows: rows.length }))
+      .finally(() => { this.flushing = undefined; });
+    await this.flushing;
+    if (this.buffer.length) await this.flush();
+  }
+}

@@ -1,0 +1,53 @@
+// API keys: stored as SHA-256 hashes of the token; the token itself is never stored.
+import type { Queryable } from './db.js';
+import { paginate, type Page, type PageQuery } from './paginate.js';
+
+export type Permission = 'full_access' | 'sending_access';
+
+export interface ApiKeyAuth {
+  id: string;
+  team_id: string;
+  permission: Permission;
+  domain_id: string | null;
+}
+
+export interface ApiKeyListItem {
+  id: string;
+  name: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export async function apiKeyInsert(db: Queryable, k: { id: string; teamId: string; name: string; tokenHash: string; tokenHint: string; permission: Permission; domainId: string | null }): Promise<void> {
+  await db.query(
+    `INSERT INTO api_keys (id, team_id, name, token_hash, token_hint, permission, domain_id) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [k.id, k.teamId, k.name, k.tokenHash, k.tokenHint, k.permission, k.domainId],
+  );
+}
+
+export async function apiKeyFindByHash(db: Queryable, tokenHash: string): Promise<ApiKeyAuth | undefined> {
+  const { rows } = await db.query<ApiKeyAuth>('SELECT id, team_id, permission, domain_id FROM api_keys WHERE token_hash = $1', [tokenHash]);
+  return rows[0];
+}
+
+export async function apiKeyList(db: Queryable, teamId: string, page: PageQuery): Promise<Page<ApiKeyListItem>> {
+  return paginate<ApiKeyListItem>(db, {
+    table: 'api_keys', teamId, page,
+    columns: 'id, name, created_at::text AS created_at, last_used_at::text AS last_used_at',
+  });
+}
+
+export async function apiKeyDelete(db: Queryable, teamId: string, id: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ token_hash: string }>('DELETE FROM api_keys WHERE team_id = $1 AND id = $2 RETURNING token_hash', [teamId, id]);
+  return rows[0]?.token_hash;
+}
+
+export async function apiKeyRename(db: Queryable, teamId: string, id: string, name: string): Promise<boolean> {
+  const { rowCount } = await db.query('UPDATE api_keys SET name = $3 WHERE team_id = $1 AND id = $2', [teamId, id, name]);
+  return Boolean(rowCount);
+}
+
+/** Marks keys used; called in batches (at most once a minute per key) off the request path. */
+export async function apiKeyTouchMany(db: Queryable, ids: string[]): Promise<void> {
+  if (ids.length) await db.query('UPDATE api_keys SET last_used_at = now() WHERE id = ANY($1::uuid[])', [ids]);
+}

@@ -1,0 +1,58 @@
+// API request logs: written in batches by request-logs/recorder.ts, read by GET /logs.
+import type { Queryable } from './db.js';
+import { paginate, type Page, type PageQuery } from './paginate.js';
+
+export interface RequestLogRow {
+  id: string;
+  team_id: string | null;
+  api_key_id: string | null;
+  method: string;
+  endpoint: string;
+  path: string;
+  status: number;
+  error_name: string | null;
+  user_agent: string | null;
+  ip: string | null;
+  request_body: unknown;
+  response_body: unknown;
+  duration_ms: number;
+  created_at: string; // ISO, set when the request arrived
+}
+
+/** One statement for the whole batch: the rows travel as one JSON parameter. */
+export async function requestLogInsertMany(db: Queryable, rows: RequestLogRow[]): Promise<void> {
+  if (!rows.length) return;
+  await db.query('INSERT INTO request_logs SELECT * FROM json_populate_recordset(NULL::request_logs, $1::json)', [JSON.stringify(rows)]);
+}
+
+const LIST_COLUMNS = `id, created_at::text AS created_at, endpoint, method, status AS response_status, user_agent`;
+
+export interface LogFilter {
+  status?: number;
+  endpoint?: string;
+  apiKeyId?: string;
+  method?: string;
+}
+
+export async function requestLogList(db: Queryable, teamId: string, page: PageQuery, f: LogFilter = {}): Promise<Page<Record<string, unknown>>> {
+  const conds: string[] = [];
+  const params: unknown[] = [];
+  if (f.status !== undefined) { params.push(f.status); conds.push(`status = $${params.length}`); }
+  if (f.endpoint) { params.push(f.endpoint); conds.push(`endpoint = $${params.length}`); }
+  if (f.apiKeyId) { params.push(f.apiKeyId); conds.push(`api_key_id = $${params.length}`); }
+  if (f.method) { params.push(f.method); conds.push(`method = $${params.length}`); }
+  return paginate(db, { table: 'request_logs', columns: LIST_COLUMNS, teamId, page, where: conds.join(' AND ') || undefined, params });
+}
+
+export async function requestLogFind(db: Queryable, teamId: string, id: string): Promise<Record<string, unknown> | undefined> {
+  const { rows } = await db.query(
+    `SELECT ${LIST_COLUMNS}, request_body, response_body, error_name, duration_ms, api_key_id FROM request_logs WHERE team_id = $1 AND id = $2`,
+    [teamId, id],
+  );
+  return rows[0];
+}
+
+export async function requestLogDeleteOlderThan(db: Queryable, days: number): Promise<number> {
+  const { rowCount } = await db.query(`DELETE FROM request_logs WHERE created_at < now() - make_interval(days => $1)`, [days]);
+  return rowCount ?? 0;
+}
