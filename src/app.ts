@@ -1,0 +1,84 @@
+// Composition root: config → database (embedded or URL) → migrations → modules → listeners and
+// background work for the roles this process runs. Returns a handle whose close() shuts down in
+// order: stop accepting, finish in-flight work, flush buffers, close the database.
+import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import type { Config } from './config/schema.js';
+import { ApiKeys } from './auth/api-keys.js';
+import { Domains } from './domains/service.js';
+import { buildServer } from './http/server.js';
+import { Sealer } from './lib/crypto.js';
+import { createLogger, type Logger } from './lib/log.js';
+import { every, type Periodic } from './lib/periodic.js';
+import { resolveSecretKey } from './lib/secret.js';
+import { createLimiter } from './ratelimit/limiter.js';
+import { RequestLogRecorder } from './request-logs/recorder.js';
+import { openDatabase, type Database } from './store/db.js';
+import { migrate } from './store/migrate.js';
+import { requestLogDeleteOlderThan } from './store/request-logs.js';
+import { teamEnsureDefault } from './store/teams.js';
+
+export interface RunningApp {
+  config: Config;
+  log: Logger;
+  db: Database;
+  apiKeys: ApiKeys;
+  domains: Domains;
+  defaultTeamId: string;
+  http?: FastifyInstance;
+  httpUrl?: string;
+  close(): Promise<void>;
+}
+
+export async function startApp(config: Config, opts: { log?: Logger } = {}): Promise<RunningApp> {
+  const log = opts.log ?? createLogger(config.logLevel);
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  const sealer = new Sealer(resolveSecretKey(config.secretKey, config.dataDir));
+  const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, log });
+  const closers: (() => Promise<unknown>)[] = [];
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    for (const c of closers.reverse()) await c().catch((err) => log.error('shutdown step failed', { err }));
+    await db.close();
+    log.info('mailroom stopped');
+  };
+  try {
+    const applied = await migrate(db.pool);
+    if (applied.length) log.info('migrations applied', { versions: applied });
+    const team = await teamEnsureDefault(db.pool);
+    const apiKeys = new ApiKeys(db.pool);
+    if (config.bootstrapApiKey && (await apiKeys.ensure(team.id, config.bootstrapApiKey, 'Bootstrap'))) log.info('bootstrap API key created');
+    const domains = new Domains(db.pool, config, sealer, log);
+    const app: RunningApp = { config, log, db, apiKeys, domains, defaultTeamId: team.id, close };
+    const periodic: Periodic[] = [];
+    closers.push(async () => { await Promise.all(periodic.map((p) => p.stop())); });
+
+    if (config.roles.includes('worker')) {
+      periodic.push(every('domain re-check', 60_000, () => domains.recheckDue(), log, 5_000));
+      periodic.push(every('request-log retention', 3600_000, () => requestLogDeleteOlderThan(db.pool, config.logRetentionDays), log, 60_000));
+    }
+    if (config.roles.includes('api')) {
+      const limiter = await createLimiter({ limit: config.rateLimit, redisUrl: config.redisUrl, log });
+      const recorder = new RequestLogRecorder(db.pool, log);
+      periodic.push(every('api-key last-used', 10_000, () => apiKeys.flushTouches(), log));
+      const server = await buildServer({ config, log, pool: db.pool, apiKeys, limiter, recorder, domains, isReady: async () => !closed && (await db.pool.query('SELECT 1'), true) });
+      await server.listen({ host: config.httpListen.host, port: config.httpListen.port });
+      const addr = server.server.address() as AddressInfo;
+      app.http = server;
+      app.httpUrl = `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`;
+      // Closed in reverse: the server first (stops accepting, drains), then the buffers behind it.
+      closers.push(async () => { await limiter.close(); });
+      closers.push(async () => { await recorder.flush(); await apiKeys.flushTouches(); });
+      closers.push(async () => { await server.close(); });
+      log.info('http listening', { url: app.httpUrl });
+    }
+    for (const role of config.roles) if (role === 'smtp' || role === 'mx') log.warn(`role ${role} is not part of this build yet; skipped`);
+    return app;
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}

@@ -1,0 +1,77 @@
+// `mailroom doctor`: checks what the service needs before it starts: configuration, database,
+// listen ports, the DNS resolver and the TLS certificate. Exit code 1 when a check fails.
+import fs from 'node:fs';
+import net from 'node:net';
+import tls from 'node:tls';
+import { X509Certificate } from 'node:crypto';
+import { Resolver } from 'node:dns/promises';
+import { loadConfig } from '../config/load.js';
+import type { HostPort } from '../config/schema.js';
+import { createLogger } from '../lib/log.js';
+import { openDatabase } from '../store/db.js';
+import { listMigrations } from '../store/migrate.js';
+
+type Check = { name: string; ok: boolean; detail: string; warnOnly?: boolean };
+
+async function portFree(hp: HostPort): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(hp.port, hp.host, () => srv.close(() => resolve(true)));
+  });
+}
+
+export async function cmdDoctor(): Promise<number> {
+  const checks: Check[] = [];
+  const config = loadConfig(); // a bad setting throws a ConfigError naming it
+  checks.push({ name: 'configuration', ok: true, detail: 'all settings valid' });
+
+  try {
+    const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, log: createLogger('silent'), poolSize: 1 });
+    try {
+      const { rows } = await db.pool.query("SELECT current_setting('server_version') AS v, to_regclass('schema_migrations') IS NOT NULL AS m");
+      let pending = listMigrations().length;
+      if (rows[0].m) pending -= Number((await db.pool.query('SELECT count(*) FROM schema_migrations')).rows[0].count);
+      checks.push({ name: 'database', ok: true, detail: `PostgreSQL ${rows[0].v} (${db.embedded ? 'embedded' : 'external'}); ${pending} migration(s) pending` });
+    } finally {
+      await db.close();
+    }
+  } catch (err) {
+    checks.push({ name: 'database', ok: false, detail: (err as Error).message });
+  }
+
+  const listeners: [string, HostPort][] = [['http', config.httpListen], ...config.smtpListen.map((l) => ['smtp', l] as [string, HostPort]), ...config.mxListen.map((l) => ['mx', l] as [string, HostPort])];
+  for (const [what, hp] of listeners) {
+    const free = await portFree(hp);
+    checks.push({ name: `${what} port ${hp.host}:${hp.port}`, ok: free, detail: free ? 'free' : 'in use or not permitted (another instance running, or a port below 1024 without privileges)', warnOnly: true });
+  }
+
+  const resolver = new Resolver({ timeout: 2000, tries: 1 });
+  if (config.dnsServers.length) resolver.setServers(config.dnsServers);
+  try {
+    await resolver.resolveMx(config.mxHost.includes('.') ? config.mxHost : 'localhost');
+    checks.push({ name: 'dns resolver', ok: true, detail: `answers (${resolver.getServers().join(', ')})` });
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    // NODATA / NOTFOUND are answers: the resolver works.
+    const answered = code === 'ENODATA' || code === 'ENOTFOUND';
+    checks.push({ name: 'dns resolver', ok: answered, detail: answered ? `answers (${resolver.getServers().join(', ')})` : `no answer from ${resolver.getServers().join(', ')}: ${code ?? (err as Error).message}` });
+  }
+
+  if (config.tlsCert && config.tlsKey) {
+    try {
+      const cert = fs.readFileSync(config.tlsCert);
+      tls.createSecureContext({ cert, key: fs.readFileSync(config.tlsKey) });
+      const x = new X509Certificate(cert);
+      const expired = Date.parse(x.validTo) < Date.now();
+      checks.push({ name: 'tls certificate', ok: !expired, detail: `${x.subject.replace(/\n/g, ', ')}; valid to ${x.validTo}` });
+    } catch (err) {
+      checks.push({ name: 'tls certificate', ok: false, detail: (err as Error).message });
+    }
+  } else {
+    checks.push({ name: 'tls certificate', ok: true, detail: 'none configured: a self-signed certificate is generated into the data directory' });
+  }
+
+  for (const c of checks) process.stdout.write(`${c.ok ? 'ok  ' : c.warnOnly ? 'warn' : 'FAIL'}  ${c.name}: ${c.detail}\n`);
+  return checks.some((c) => !c.ok && !c.warnOnly) ? 1 : 0;
+}

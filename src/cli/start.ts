@@ -1,0 +1,28 @@
+// `mailroom start`: runs the roles of this process until SIGTERM/SIGINT, then shuts down
+// gracefully (stop accepting, finish in-flight work, flush, close the database).
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../config/load.js';
+import { schema } from '../config/schema.js';
+import { startApp } from '../app.js';
+
+export async function cmdStart(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { roles: { type: 'string' }, regions: { type: 'string' } } });
+  const env = { ...process.env };
+  if (values.roles) env[schema.roles.env] = values.roles;
+  if (values.regions) env[schema.regions.env] = values.regions;
+  const config = loadConfig(env);
+  const app = await startApp(config);
+  app.log.info('mailroom started', { roles: config.roles, regions: config.regions, http: app.httpUrl, database: app.db.embedded ? 'embedded' : 'external' });
+  await new Promise<void>((resolve) => {
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      app.log.info('shutting down', { signal });
+      app.close().then(resolve, (err) => { app.log.error('shutdown failed', { err }); resolve(); });
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+  return 0;
+}

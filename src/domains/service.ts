@@ -1,0 +1,191 @@
+// Sending domains as a capability: create (with a DKIM key pair, private key sealed at rest),
+// read, update, delete, verify by DNS (or at once in capture mode), and the background
+// re-checks. Returns Resend's wire shapes; HTTP and SMTP call it, it knows neither.
+import { generateKeyPair } from 'node:crypto';
+import { promisify } from 'node:util';
+import type { Config, Region } from '../config/schema.js';
+import { REGIONS } from '../config/schema.js';
+import { AppError, notFound } from '../errors.js';
+import type { Sealer } from '../lib/crypto.js';
+import { isUuid, uuid } from '../lib/ids.js';
+import type { Logger } from '../lib/log.js';
+import type { Pool } from '../store/db.js';
+import {
+  domainDelete, domainExistsByName, domainFindById, domainFindByName, domainInsert, domainList, domainSaveVerification,
+  domainsClaimDueChecks, domainUpdateSettings, type DomainRow, type RecordCheck,
+} from '../store/domains.js';
+import type { PageQuery } from '../store/paginate.js';
+import { checkRecord, createResolver } from './dns-check.js';
+import { normalizeDomainName, normalizeSubdomain } from './names.js';
+import { domainRecords, recordBody, type Hosts } from './records.js';
+import { capabilityStates, domainStatus, nextCheckAt, nextRecordCheck } from './status.js';
+
+const generateKeyPairAsync = promisify(generateKeyPair);
+export const DKIM_SELECTOR = 'mailroom';
+
+export interface DomainInput {
+  name?: string;
+  region?: string;
+  custom_return_path?: string;
+  open_tracking?: boolean;
+  click_tracking?: boolean;
+  tls?: string;
+  capabilities?: { sending?: string; receiving?: string };
+  tracking_subdomain?: string | null;
+}
+
+const enabled = (field: string, v: string | undefined, dflt: boolean): boolean => {
+  if (v === undefined) return dflt;
+  if (v !== 'enabled' && v !== 'disabled') throw new AppError('validation_error', `Invalid \`${field}\` field: must be "enabled" or "disabled".`);
+  return v === 'enabled';
+};
+const tlsOf = (v: string | undefined): 'opportunistic' | 'enforced' | undefined => {
+  if (v === undefined || v === 'opportunistic' || v === 'enforced') return v;
+  throw new AppError('validation_error', 'Invalid `tls` field: must be "opportunistic" or "enforced".');
+};
+
+export class Domains {
+  private readonly hosts: Hosts;
+  constructor(private readonly pool: Pool, private readonly config: Config, private readonly sealer: Sealer, private readonly log: Logger) {
+    this.hosts = { mxHost: config.mxHost, trackingHost: new URL(config.publicUrl).hostname };
+  }
+
+  private records(d: DomainRow) {
+    return domainRecords(d, this.hosts).map((r) => recordBody(r, d.record_status[r.key]?.status ?? 'not_started'));
+  }
+
+  private summary(d: DomainRow) {
+    return {
+      id: d.id, name: d.name, status: d.status, created_at: d.created_at, region: d.region,
+      open_tracking: d.open_tracking, click_tracking: d.click_tracking,
+      capabilities: { sending: d.sending ? 'enabled' : 'disabled', receiving: d.receiving ? 'enabled' : 'disabled' },
+    };
+  }
+
+  private detail(d: DomainRow) {
+    return { ...this.summary(d), tracking_subdomain: d.tracking_subdomain, custom_return_path: d.custom_return_path, tls: d.tls, records: this.records(d) };
+  }
+
+  private async find(teamId: string, id: string): Promise<DomainRow> {
+    const d = isUuid(id) ? await domainFindById(this.pool, teamId, id) : undefined;
+    if (!d) throw notFound('Domain');
+    return d;
+  }
+
+  async create(teamId: string, input: DomainInput) {
+    if (input.name === undefined) throw new AppError('missing_required_field', 'Missing `name` field.');
+    const name = normalizeDomainName(input.name);
+    const region = (input.region ?? 'us-east-1') as Region;
+    if (!REGIONS.includes(region)) throw new AppError('invalid_region');
+    const sending = enabled('capabilities.sending', input.capabilities?.sending, true);
+    const receiving = enabled('capabilities.receiving', input.capabilities?.receiving, false);
+    if (!sending && !receiving) throw new AppError('validation_error', 'At least one of `capabilities.sending` and `capabilities.receiving` must be enabled.');
+    const returnPath = normalizeSubdomain('custom_return_path', input.custom_return_path ?? 'send');
+    const tracking = input.tracking_subdomain ? normalizeSubdomain('tracking_subdomain', input.tracking_subdomain) : null;
+    const tls = tlsOf(input.tls) ?? 'opportunistic';
+    if (await domainExistsByName(this.pool, name)) throw new AppError('forbidden', `The \`${name}\` domain has been registered already.`);
+    const { publicKey, privateKey } = await generateKeyPairAsync('rsa', {
+      modulusLength: 2048,
+      publicKeyEncoding: { type: 'spki', format: 'der' },
+      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    });
+    let row: DomainRow;
+    try {
+      row = await domainInsert(this.pool, {
+        id: uuid(), team_id: teamId, name, region, custom_return_path: returnPath,
+        open_tracking: input.open_tracking ?? false, click_tracking: input.click_tracking ?? false, tls, sending, receiving,
+        tracking_subdomain: tracking, dkim_selector: DKIM_SELECTOR, dkim_algorithm: 'rsa',
+        dkim_public_key: (publicKey as Buffer).toString('base64'), dkim_private_key: this.sealer.seal(privateKey as string),
+      });
+    } catch (err) {
+      if ((err as { code?: string }).code === '23505') throw new AppError('forbidden', `The \`${name}\` domain has been registered already.`);
+      throw err;
+    }
+    const { id, name: n, created_at, status, open_tracking, click_tracking, tracking_subdomain, capabilities, records, region: r } = this.detail(row);
+    return { id, name: n, created_at, status, open_tracking, click_tracking, tracking_subdomain, capabilities, records, region: r };
+  }
+
+  async get(teamId: string, id: string) {
+    return { object: 'domain' as const, ...this.detail(await this.find(teamId, id)) };
+  }
+
+  async list(teamId: string, page: PageQuery) {
+    const p = await domainList(this.pool, teamId, page);
+    return { object: 'list' as const, has_more: p.has_more, data: p.data.map((d) => this.summary(d)) };
+  }
+
+  async update(teamId: string, id: string, input: DomainInput) {
+    const d = await this.find(teamId, id);
+    const sending = enabled('capabilities.sending', input.capabilities?.sending, d.sending);
+    const receiving = enabled('capabilities.receiving', input.capabilities?.receiving, d.receiving);
+    if (!sending && !receiving) throw new AppError('validation_error', 'At least one of `capabilities.sending` and `capabilities.receiving` must be enabled.');
+    const patch: Parameters<typeof domainUpdateSettings>[3] = {
+      open_tracking: input.open_tracking, click_tracking: input.click_tracking, tls: tlsOf(input.tls), sending, receiving,
+    };
+    if (input.tracking_subdomain !== undefined) patch.tracking_subdomain = input.tracking_subdomain ? normalizeSubdomain('tracking_subdomain', input.tracking_subdomain) : null;
+    await domainUpdateSettings(this.pool, teamId, id, patch);
+    // Capabilities or records changed: the aggregate status must follow.
+    await this.refreshStatus(await this.find(teamId, id));
+    return { object: 'domain' as const, id };
+  }
+
+  async remove(teamId: string, id: string) {
+    if (!isUuid(id) || !(await domainDelete(this.pool, teamId, id))) throw notFound('Domain');
+    return { object: 'domain' as const, id, deleted: true };
+  }
+
+  /** Checks every record now (POST /domains/:id/verify) and starts a new 72 h window if needed. */
+  async verify(teamId: string, id: string) {
+    const d = await this.find(teamId, id);
+    const now = new Date();
+    const started = d.status === 'verified' || d.status === 'temporary_failure' ? d.verify_started_at ?? now : now;
+    await this.check(d, started, now);
+    return { object: 'domain' as const, id };
+  }
+
+  private async refreshStatus(d: DomainRow): Promise<void> {
+    const status = domainStatus(domainRecords(d, this.hosts), d.record_status);
+    if (status !== d.status) {
+      await domainSaveVerification(this.pool, d.id, {
+        status, recordStatus: d.record_status, verifyStartedAt: d.verify_started_at, verifiedAt: d.verified_at,
+        nextCheckAt: d.verify_started_at ? nextCheckAt(status, new Date(), d.verify_started_at) : null,
+      });
+    }
+  }
+
+  private async check(d: DomainRow, verifyStartedAt: Date, now: Date): Promise<string> {
+    const specs = domainRecords(d, this.hosts);
+    const checks: Record<string, RecordCheck> = {};
+    if (this.config.deliveryMode === 'capture') {
+      for (const s of specs) checks[s.key] = { status: 'verified', checked_at: now.toISOString(), detail: 'capture mode: DNS not checked' };
+    } else {
+      const resolver = createResolver(this.config.dnsServers);
+      const outcomes = await Promise.all(specs.map((s) => checkRecord(s, resolver)));
+      specs.forEach((s, i) => { checks[s.key] = nextRecordCheck(d.record_status[s.key], outcomes[i], now, verifyStartedAt); });
+    }
+    const status = domainStatus(specs, checks);
+    const verifiedAt = status === 'verified' ? d.verified_at ?? now : d.verified_at;
+    await domainSaveVerification(this.pool, d.id, { status, recordStatus: checks, verifyStartedAt, verifiedAt, nextCheckAt: nextCheckAt(status, now, verifyStartedAt) });
+    if (status !== d.status) this.log.info('domain status changed', { domain: d.name, from: d.status, to: status });
+    return status;
+  }
+
+  /** Background job: re-checks domains whose next check is due; safe to run in many workers. */
+  async recheckDue(limit = 20): Promise<number> {
+    const due = await domainsClaimDueChecks(this.pool, limit, 600);
+    for (const { id, team_id } of due) {
+      const d = await domainFindById(this.pool, team_id, id);
+      if (d) await this.check(d, d.verify_started_at ?? new Date(), new Date()).catch((err) => this.log.error('domain re-check failed', { err, domain: d.name }));
+    }
+    return due.length;
+  }
+
+  /** The team's domain for a From address, with its signing key, if it may send now. */
+  async sendingDomain(teamId: string, name: string): Promise<{ row: DomainRow; privateKey: string } | undefined> {
+    const row = await domainFindByName(this.pool, teamId, name);
+    if (!row || !row.sending) return undefined;
+    const sendState = capabilityStates(domainRecords(row, this.hosts), row.record_status).sending;
+    if (sendState !== 'verified' && sendState !== 'temporary_failure') return undefined;
+    return { row, privateKey: this.sealer.open(row.dkim_private_key) };
+  }
+}

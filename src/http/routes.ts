@@ -1,0 +1,27 @@
+// Every API route, one file per endpoint under api/; this list is the whole HTTP surface.
+import type { FastifyInstance } from 'fastify';
+import type { ApiDeps } from './types.js';
+import { registerHealth } from './health.js';
+import apiKeysCreate from './api/api-keys.create.js';
+import apiKeysList from './api/api-keys.list.js';
+import apiKeysUpdate from './api/api-keys.update.js';
+import apiKeysDelete from './api/api-keys.delete.js';
+import domainsCreate from './api/domains.create.js';
+import domainsList from './api/domains.list.js';
+import domainsGet from './api/domains.get.js';
+import domainsUpdate from './api/domains.update.js';
+import domainsVerify from './api/domains.verify.js';
+import domainsDelete from './api/domains.delete.js';
+import logsList from './api/logs.list.js';
+import logsGet from './api/logs.get.js';
+
+const ENDPOINTS = [
+  apiKeysCreate, apiKeysList, apiKeysUpdate, apiKeysDelete,
+  domainsCreate, domainsList, domainsGet, domainsUpdate, domainsVerify, domainsDelete,
+  logsList, logsGet,
+];
+
+export async function registerRoutes(app: FastifyInstance, deps: ApiDeps): Promise<void> {
+  registerHealth(app, deps);
+  for (const register of ENDPOINTS) register(app, deps);
+}
