@@ -19,7 +19,8 @@ export function installApiHooks(app: FastifyInstance, deps: ApiDeps): void {
     const decision = await deps.limiter.consume(req.auth ? `team:${req.auth.team_id}` : `ip:${req.ip}`);
     req.rate = decision;
     reply.headers(rateLimitHeaders(decision));
-    if (authError) throw authError;
+    // Unknown routes answer 404/405 whatever the key; the key only attributes the log entry.
+    if (authError && !req.is404) throw authError;
     if (!decision.allowed) throw new AppError('rate_limit_exceeded');
     if (req.auth?.permission === 'sending_access' && !req.routeOptions.config?.sending) throw new AppError('restricted_api_key');
   });

@@ -1,10 +1,9 @@
 // Builds the Fastify server: Resend-compatible JSON everywhere (errors, 404, 405), duplicate
 // slashes collapsed, empty JSON bodies accepted, TypeBox validation with field-naming messages,
 // OpenAPI from the route schemas, and the API routes. Listening is the caller's business.
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import { AppError } from '../errors.js';
-import { rateLimitHeaders } from '../ratelimit/limiter.js';
 import { toAppError } from './errors.js';
 import { installApiHooks } from './hooks.js';
 import { registerDocs } from './docs.js';
@@ -46,10 +45,7 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
     const re = new RegExp('^' + r.url.replace(/\/+$/, '').replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.*') + '/?$');
     for (const m of methods) if (m !== 'HEAD') routes.push({ method: m, re });
   });
-  app.setNotFoundHandler({ preHandler: async (req: FastifyRequest, reply: FastifyReply) => {
-    const decision = await deps.limiter.consume(`ip:${req.ip}`);
-    reply.headers(rateLimitHeaders(decision));
-  } }, async (req, reply) => {
+  app.setNotFoundHandler(async (req, reply) => {
     const path = req.url.split('?')[0].replace(/\/{2,}/g, '/');
     const allow = routes.filter((r) => r.re.test(path)).map((r) => r.method);
     const err = allow.length ? new AppError('method_not_allowed') : new AppError('not_found');
