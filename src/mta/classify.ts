@@ -1,0 +1,154 @@
+// Turns one SMTP reply into an outcome: delivered, defer (retry later) or bounce, with a bounce
+// subType and a category. Our own rules table, written from public provider replies; no SMTP I/O.
+
+export type BounceSubType =
+  | 'General'
+  | 'NoEmail'
+  | 'MailboxFull'
+  | 'MessageTooLarge'
+  | 'ContentRejected'
+  | 'AttachmentRejected'
+  | 'MessageRejected'
+  | 'Undetermined';
+
+export interface Classification {
+  action: 'delivered' | 'defer' | 'bounce';
+  subType: BounceSubType;
+  category: string;
+  retryAfterSeconds?: number;
+}
+
+export interface SmtpReply {
+  code: number; // 0 when the reply carried no code
+  enhanced?: string;
+  text: string; // the reply without its leading code
+}
+
+const ENHANCED = /(?<![\d.])([245])\.(\d{1,3})\.(\d{1,3})(?![\d]|\.\d)/;
+
+/** Finds an RFC 3463 enhanced status code (`5.1.1`) in a reply text, preferring one at the start. */
+export function parseEnhancedCode(text: string): string | undefined {
+  const body = text.replace(/^\d{3}[ -]/, '').trimStart();
+  const m = ENHANCED.exec(body.slice(0, 12)) ?? ENHANCED.exec(body);
+  return m ? `${m[1]}.${Number(m[2])}.${Number(m[3])}` : undefined;
+}
+
+/** Splits a raw (possibly multi-line) reply such as "550-5.7.1 a\n550 5.7.1 b" into its parts. */
+export function parseReply(response: string): SmtpReply {
+  const lines = response.split(/\r?\n/).filter((l) => l.trim() !== '');
+  const code = Number(/^(\d{3})/.exec(lines[0] ?? '')?.[1] ?? 0);
+  const text = lines
+    .map((l) => l.replace(/^\d{3}[ -]/, '').replace(/^[245]\.\d{1,3}\.\d{1,3}\s*/, ''))
+    .join(' ')
+    .trim();
+  const enhanced = parseEnhancedCode(lines[0] ?? '') ?? (code ? undefined : parseEnhancedCode(response));
+  return { code, enhanced, text: text || response.trim() };
+}
+
+const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600 };
+const MAX_RETRY_AFTER = 24 * 3600;
+
+/** Reads a named wait ("try again in 300 seconds", "retry in 5 minutes") in seconds. */
+export function parseRetryAfter(text: string): number | undefined {
+  const m = /(?:try(?:\s+it)?\s+again|retry|wait|come back|resend)\D{0,24}?(\d{1,6})\s*(seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h)\b/i.exec(text);
+  if (!m) return undefined;
+  const seconds = Number(m[1]) * UNIT_SECONDS[m[2][0].toLowerCase()];
+  return seconds > 0 ? Math.min(seconds, MAX_RETRY_AFTER) : undefined;
+}
+
+interface Rule {
+  /** Reply code class the rule applies to: 4 (transient), 5 (permanent) or both. */
+  classes: (4 | 5)[];
+  enhanced?: RegExp; // decides before any text
+  text?: RegExp;
+  weak?: RegExp; // an enhanced code that decides only when no text matched
+  action?: 'defer' | 'bounce'; // defaults to the code class
+  subType: BounceSubType;
+  category: string;
+}
+
+// Three passes, first match wins: a specific enhanced code decides first (5.1.1, 5.2.2, 5.3.4...),
+// then the text, then broad code families (5.7.x). Generic codes (x.0.0, 5.5.0, 5.7.0, 5.7.1) are used for many things by
+// providers, so for them only the text decides.
+// Sources: RFC 3463 / RFC 5248 code registry and the replies that Gmail, Microsoft 365/Outlook,
+// Yahoo/AOL, Apple iCloud, Postfix and Exim document or are widely seen to send.
+const RULES: Rule[] = [
+  // 5xx replies that say "not now": greylisting, "try again later". Yahoo's "permanently
+  // deferred ... Retrying will NOT succeed" is excluded by the guard below.
+  { classes: [4, 5], action: 'defer', subType: 'General', category: 'greylist', text: /gr[ae]y-?list/i },
+  { classes: [5], action: 'defer', subType: 'General', category: 'temporary', text: /try (?:again )?later|try again in|please retry|retry (?:later|in)|temporar(?:y|ily) (?:failure|error|unavailable|rejected|deferred|blocked|local problem)|resources temporarily|system is busy/i },
+  // Rate limits and volume throttling (Gmail 4.7.28 / 4.7.0, Yahoo TSS04, Microsoft 4.7.500).
+  { classes: [4, 5], action: 'defer', subType: 'General', category: 'rate_limit', enhanced: /^[45]\.7\.28$/, text: /rate limit|too many (?:messages|connections|recipients|concurrent)|throttl|unusual rate|unexpected volume|exceeded .{0,20}(?:rate|limit)|\[TSS0[14]\]|4\.7\.500/i },
+  // Mailbox full: 4.2.2 stays a deferral, 5.2.2 bounces.
+  { classes: [4, 5], subType: 'MailboxFull', category: 'mailbox_full', enhanced: /^[45]\.2\.2$/, text: /mailbox (?:is )?full|over ?quota|quota exceeded|exceeded .{0,20}(?:quota|storage)|insufficient (?:system )?storage|out of storage|mailbox size limit/i },
+  // Unknown or disabled recipient (Gmail 5.1.1/5.2.1, Microsoft 5.1.10 and 5.4.1 "Access denied").
+  { classes: [5], subType: 'NoEmail', category: 'recipient', enhanced: /^5\.1\.(?:0|1|3|6|10)$|^5\.2\.1$|^5\.4\.1$/, text: /user unknown|unknown user|no such (?:user|recipient|mailbox|account)|unknown (?:recipient|mailbox)|(?:user|recipient|mailbox|address|account)(?: name)? (?:does not|doesn't) exist|does not exist|recipient (?:address )?rejected|not (?:a )?valid (?:mailbox|recipient|user)|invalid (?:recipient|mailbox|address)|mailbox (?:unavailable|not found|disabled)|account (?:is )?(?:disabled|inactive|suspended)|recipient not found|unrouteable address|address not found/i },
+  // Message too large (5.3.4; 552 with a size text).
+  { classes: [4, 5], subType: 'MessageTooLarge', category: 'message_size', enhanced: /^[45]\.3\.4$/, text: /too (?:large|big)|size (?:limit|exceed)|exceeds? .{0,30}size|message size|message length exceeds/i },
+  // Virus or blocked attachment types (checked before generic content/spam).
+  { classes: [5], subType: 'AttachmentRejected', category: 'virus', text: /virus|malware|infected|attachment|file type|file extension|potential security issue/i },
+  // Sender authentication (SPF, DKIM, DMARC; Gmail 5.7.25-5.7.27, Microsoft 5.7.509/5.7.515).
+  { classes: [5], subType: 'MessageRejected', category: 'auth', enhanced: /^5\.7\.(?:2[3-7]|509|515)$/, text: /dmarc|unauthenticated|spf (?:check )?fail|dkim (?:check )?fail|authentication (?:required|failed)/i },
+  // Blocklisted sending IP or domain (Spamhaus, Microsoft S3150, Yahoo TSS09).
+  { classes: [5], subType: 'MessageRejected', category: 'blocklist', text: /block ?list|black ?list|spamhaus|barracuda|spamcop|\bdnsbl\b|\brbl\b|listed (?:at|on|in|by)|poor reputation|\[TSS09\]|\(S3150\)/i },
+  // Spam or content policy.
+  { classes: [5], subType: 'ContentRejected', category: 'spam', text: /spam|unsolicited|bulk mail|phish|suspicious|content (?:rejected|policy|filter)|message (?:content )?(?:was )?(?:blocked|rejected) (?:due to|because)|likely (?:unsolicited|spam)/i },
+  // Relaying refused: the host does not take mail for this domain.
+  { classes: [5], subType: 'MessageRejected', category: 'relay', text: /relay(?:ing)? (?:access )?(?:denied|not permitted|prohibited)|not permitted to relay/i },
+  { classes: [5], subType: 'ContentRejected', category: 'policy', weak: /^5\.7\.\d+$/, text: /policy|not accepted|prohibited|rejected for policy/i },
+  // Bad sender address.
+  { classes: [5], subType: 'MessageRejected', category: 'sender', enhanced: /^5\.1\.(?:7|8)$/, text: /sender (?:address )?(?:rejected|invalid|unknown)|domain of sender/i },
+  // Destination routing and DNS.
+  { classes: [5], subType: 'General', category: 'dns', enhanced: /^5\.1\.2$|^5\.4\.[4-7]$/, text: /host (?:not found|unknown)|domain (?:not found|does not exist)|no mx|null mx|unroutable/i },
+  // Protocol errors on our side (should not happen; bounce so the message does not loop).
+  { classes: [5], subType: 'General', category: 'protocol', enhanced: /^5\.5\.\d+$|^5\.6\.\d+$/ },
+  // Transient connection and server troubles.
+  { classes: [4], subType: 'General', category: 'connection', enhanced: /^4\.4\.\d+$/, text: /service not available|closing (?:transmission )?channel|too busy|connection (?:refused|timed out|lost)/i },
+];
+
+const GENERIC_ENHANCED = /^[45]\.0\.0$|^5\.5\.0$|^5\.7\.[01]$/;
+const PERMANENT_GUARD = /will not succeed|permanent(?:ly)? (?:failure|rejected|deferred|error)|do not retry/i;
+
+/** Classifies one SMTP reply. A reply without a code (a socket failure) defers. */
+export function classifyReply(reply: SmtpReply): Classification {
+  const code = reply.code;
+  const enhanced = reply.enhanced ?? parseEnhancedCode(reply.text);
+  const text = reply.text;
+  const retryAfterSeconds = parseRetryAfter(text);
+  const withRetry = (c: Classification): Classification =>
+    c.action === 'defer' && retryAfterSeconds !== undefined ? { ...c, retryAfterSeconds } : c;
+
+  if (code >= 200 && code < 400) return { action: 'delivered', subType: 'General', category: 'delivered' };
+  if (code < 400 || code >= 600) return withRetry({ action: 'defer', subType: 'Undetermined', category: 'network' });
+
+  // The reply class decides, but an enhanced 4.x.x inside a 5xx reply (greylisting servers do
+  // this) is a deferral; a 5.x.x inside a 4xx stays a deferral too (the code wins for safety).
+  let cls: 4 | 5 = code >= 500 ? 5 : 4;
+  if (cls === 5 && enhanced?.startsWith('4.')) cls = 4;
+
+  const specific = enhanced && !GENERIC_ENHANCED.test(enhanced) ? enhanced : undefined;
+  const permanent = PERMANENT_GUARD.test(text);
+  const passes: ((rule: Rule) => boolean)[] = [
+    (rule) => specific !== undefined && rule.enhanced !== undefined && rule.enhanced.test(specific),
+    (rule) => rule.text !== undefined && rule.text.test(text),
+    (rule) => specific !== undefined && rule.weak !== undefined && rule.weak.test(specific),
+  ];
+  for (const matches of passes) {
+    for (const rule of RULES) {
+      if (!rule.classes.includes(cls)) continue;
+      if (rule.action === 'defer' && cls === 5 && permanent) continue;
+      if (!matches(rule)) continue;
+      const action = rule.action ?? (cls === 4 ? 'defer' : 'bounce');
+      return withRetry({ action, subType: rule.subType, category: rule.category });
+    }
+  }
+  return cls === 4
+    ? withRetry({ action: 'defer', subType: 'General', category: 'temporary' })
+    : { action: 'bounce', subType: 'General', category: 'other' };
+}
+
+/** Parses and classifies a raw reply string such as "550 5.1.1 User unknown". */
+export function classifyResponse(response: string): Classification & SmtpReply {
+  const reply = parseReply(response);
+  return { ...reply, ...classifyReply(reply) };
+}

@@ -1,0 +1,197 @@
+// Queries on the jobs table, for src/queue/ only. Every write that ends a run is guarded by
+// `locked_by = worker` so that a worker whose lease was taken over cannot undo the new owner's work.
+import type { Queryable } from './db.js';
+
+export const JOBS_CHANNEL = 'mailroom_jobs';
+
+export interface JobRow {
+  id: string; // bigint, as text
+  kind: string;
+  payload: unknown;
+  key: string | null;
+  region: string | null;
+  run_at: Date;
+  attempts: number;
+  max_attempts: number | null;
+  every_ms: number | null;
+  created_at: Date;
+}
+
+export interface JobInsert {
+  kind: string;
+  payload: unknown;
+  runAt?: Date;
+  key?: string;
+  region?: string;
+  maxAttempts?: number | null;
+}
+
+/** Which jobs a worker may take: its kinds, and its regions (undefined: all) plus region-less jobs. */
+export interface JobFilter {
+  kinds: string[];
+  regions?: string[];
+}
+
+// $1 = kinds, $2 = regions (null: any). Shared by the claim and the next-run query.
+const MATCHES = 'kind = ANY($1::text[]) AND ($2::text[] IS NULL OR region IS NULL OR region = ANY($2::text[]))';
+const CONFLICT = 'ON CONFLICT (kind, key) WHERE key IS NOT NULL AND state = \'pending\'';
+
+/**
+ * Inserts a job and notifies workers in the same statement (the notification is delivered at the
+ * caller's commit). Returns the id, or undefined when a pending job with the same kind and key exists.
+ */
+export async function jobInsert(db: Queryable, j: JobInsert): Promise<string | undefined> {
+  const { rows } = await db.query<{ id: string }>(
+    `WITH ins AS (
+       INSERT INTO jobs (kind, payload, run_at, key, region, max_attempts)
+       VALUES ($1, $2::jsonb, coalesce($3::timestamptz, now()), $4, $5, $6)
+       ${CONFLICT} DO NOTHING
+       RETURNING id, kind)
+     SELECT id, pg_notify($7, kind) FROM ins`,
+    [j.kind, JSON.stringify(j.payload ?? {}), j.runAt ?? null, j.key ?? null, j.region ?? null, j.maxAttempts ?? null, JOBS_CHANNEL],
+  );
+  return rows[0]?.id;
+}
+
+/** One statement for many jobs; identical notifications collapse into one at commit. */
+export async function jobsInsertMany(db: Queryable, jobs: JobInsert[]): Promise<string[]> {
+  if (!jobs.length) return [];
+  const { rows } = await db.query<{ id: string }>(
+    `WITH ins AS (
+       INSERT INTO jobs (kind, payload, run_at, key, region, max_attempts)
+       SELECT k, p, coalesce(r, now()), ky, rg, m
+       FROM unnest($1::text[], $2::jsonb[], $3::timestamptz[], $4::text[], $5::text[], $6::int[]) AS t (k, p, r, ky, rg, m)
+       ${CONFLICT} DO NOTHING
+       RETURNING id, kind)
+     SELECT id, pg_notify($7, kind) FROM ins`,
+    [
+      jobs.map((j) => j.kind), jobs.map((j) => JSON.stringify(j.payload ?? {})), jobs.map((j) => j.runAt ?? null),
+      jobs.map((j) => j.key ?? null), jobs.map((j) => j.region ?? null), jobs.map((j) => j.maxAttempts ?? null), JOBS_CHANNEL,
+    ],
+  );
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Creates the one row of a recurring job (key 'recurring'), or updates its interval and payload.
+ * Its schedule is kept across restarts unless the interval changes.
+ */
+export async function jobUpsertRecurring(db: Queryable, j: { kind: string; everyMs: number; maxAttempts: number; payload: unknown; region?: string; firstRunAt?: Date }): Promise<string> {
+  const { rows } = await db.query<{ id: string }>(
+    `WITH up AS (
+       INSERT INTO jobs (kind, payload, run_at, key, region, every_ms, max_attempts)
+       VALUES ($1, $2::jsonb, coalesce($3::timestamptz, now()), 'recurring', $4, $5, $7)
+       ${CONFLICT} DO UPDATE SET
+         payload = EXCLUDED.payload, region = EXCLUDED.region, every_ms = EXCLUDED.every_ms, max_attempts = EXCLUDED.max_attempts,
+         run_at = CASE WHEN jobs.every_ms IS DISTINCT FROM EXCLUDED.every_ms
+                       THEN least(jobs.run_at, now() + EXCLUDED.every_ms * interval '1 millisecond')
+                       ELSE jobs.run_at END
+       RETURNING id, kind)
+     SELECT id, pg_notify($6, kind) FROM up`,
+    [j.kind, JSON.stringify(j.payload ?? {}), j.firstRunAt ?? null, j.region ?? null, j.everyMs, JOBS_CHANNEL, j.maxAttempts],
+  );
+  return rows[0].id;
+}
+
+/**
+ * Leases up to `limit` due jobs to `workerId`, oldest run_at first. The MATERIALIZED CTE (rather
+ * than `id IN (subquery)`) keeps the planner from re-running the LIMIT ... SKIP LOCKED subquery,
+ * which could lease more than `limit` rows. FOR UPDATE re-checks the lease on the newest row
+ * version, so two workers never lease the same job.
+ */
+export async function jobsClaimDue(db: Queryable, workerId: string, filter: JobFilter, limit: number, leaseMs: number): Promise<JobRow[]> {
+  const { rows } = await db.query<JobRow>(
+    `WITH due AS MATERIALIZED (
+       SELECT id FROM jobs
+       WHERE state = 'pending' AND run_at <= now() AND (locked_until IS NULL OR locked_until < now()) AND ${MATCHES}
+       ORDER BY run_at
+       LIMIT $3
+       FOR UPDATE SKIP LOCKED)
+     UPDATE jobs SET locked_by = $4, locked_until = now() + $5::float8 * interval '1 millisecond', attempts = attempts + 1
+     FROM due WHERE jobs.id = due.id
+     RETURNING jobs.id, kind, payload, key, region, run_at, attempts, max_attempts, every_ms, created_at`,
+    [filter.kinds, filter.regions ?? null, limit, workerId, leaseMs],
+  );
+  return rows;
+}
+
+/** Milliseconds until the next scheduled job this worker could take, or undefined when none. */
+export async function jobsNextRunIn(db: Queryable, filter: JobFilter): Promise<number | undefined> {
+  const { rows } = await db.query<{ ms: number | null }>(
+    `SELECT greatest(0, extract(epoch FROM min(run_at) - now()) * 1000)::float8 AS ms
+     FROM jobs WHERE state = 'pending' AND run_at > now() AND ${MATCHES}`,
+    [filter.kinds, filter.regions ?? null],
+  );
+  return rows[0]?.ms ?? undefined;
+}
+
+/** Extends the leases still held; returns the ids whose lease was kept (the others were lost). */
+export async function jobsRenewLeases(db: Queryable, workerId: string, ids: string[], leaseMs: number): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `UPDATE jobs SET locked_until = now() + $3::float8 * interval '1 millisecond'
+     WHERE id = ANY($1::bigint[]) AND locked_by = $2 RETURNING id`,
+    [ids, workerId, leaseMs],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Gives jobs back unrun (worker stopping): due at once, and the interrupted run is not counted. */
+export async function jobsReleaseLeases(db: Queryable, workerId: string, ids: string[]): Promise<number> {
+  const { rowCount } = await db.query(
+    `UPDATE jobs SET locked_by = NULL, locked_until = NULL, attempts = greatest(attempts - 1, 0)
+     WHERE id = ANY($1::bigint[]) AND locked_by = $2`,
+    [ids, workerId],
+  );
+  return rowCount ?? 0;
+}
+
+/** Finished one-off jobs, deleted in one statement; returns the ids deleted (still leased to us). */
+export async function jobsDeleteMany(db: Queryable, workerId: string, ids: string[]): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>('DELETE FROM jobs WHERE id = ANY($1::bigint[]) AND locked_by = $2 RETURNING id', [ids, workerId]);
+  return rows.map((r) => r.id);
+}
+
+/** Runs the job again at `runAt` without counting this run as a failed attempt. */
+export async function jobReschedule(db: Queryable, workerId: string, id: string, runAt: Date): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE jobs SET run_at = $3, locked_by = NULL, locked_until = NULL, attempts = greatest(attempts - 1, 0)
+     WHERE id = $1 AND locked_by = $2`,
+    [id, workerId, runAt],
+  );
+  return Boolean(rowCount);
+}
+
+/** A failed run with attempts left: due again after `delayMs`. */
+export async function jobRetryLater(db: Queryable, workerId: string, id: string, delayMs: number, error: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE jobs SET run_at = now() + $3::float8 * interval '1 millisecond', last_error = $4, locked_by = NULL, locked_until = NULL
+     WHERE id = $1 AND locked_by = $2`,
+    [id, workerId, delayMs, error],
+  );
+  return Boolean(rowCount);
+}
+
+/** A job out of attempts: kept, with its last error, and never claimed again. */
+export async function jobMarkFailed(db: Queryable, workerId: string, id: string, error: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE jobs SET state = 'failed', last_error = $3, locked_by = NULL, locked_until = NULL
+     WHERE id = $1 AND locked_by = $2`,
+    [id, workerId, error],
+  );
+  return Boolean(rowCount);
+}
+
+/**
+ * A recurring job's run is over (succeeded, or failed out of attempts when `error` is set): due at
+ * the first slot of its interval after now, so slots missed while nothing ran are skipped.
+ */
+export async function jobRescheduleRecurring(db: Queryable, workerId: string, id: string, error: string | null): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE jobs SET
+       run_at = run_at + every_ms * (floor(greatest(0, extract(epoch FROM now() - run_at) * 1000) / every_ms) + 1) * interval '1 millisecond',
+       attempts = 0, last_error = $3, locked_by = NULL, locked_until = NULL
+     WHERE id = $1 AND locked_by = $2`,
+    [id, workerId, error],
+  );
+  return Boolean(rowCount);
+}

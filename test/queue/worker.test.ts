@@ -1,0 +1,198 @@
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { freshDatabase, type TestDatabase } from '../helpers/db.js';
+import { createLogger } from '../../src/lib/log.js';
+import { createPool } from '../../src/store/db.js';
+import { enqueue, enqueueMany, scheduleRecurring } from '../../src/queue/enqueue.js';
+import { Worker, type Job, type WorkerOptions } from '../../src/queue/worker.js';
+
+const log = createLogger('silent');
+let db: TestDatabase;
+before(async () => { db = await freshDatabase(); });
+after(async () => { await db.drop(); });
+
+async function waitFor(what: string, cond: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** Runs `fn` with started workers and always stops them. */
+async function withWorkers(opts: Omit<WorkerOptions, 'pool' | 'log'>[], fn: () => Promise<void>): Promise<void> {
+  const workers = opts.map((o) => new Worker({ pool: db.pool, log, ...o }));
+  await Promise.all(workers.map((w) => w.start()));
+  try {
+    await fn();
+  } finally {
+    await Promise.all(workers.map((w) => w.stop(2_000)));
+  }
+}
+
+const jobRow = async (id: string) => (await db.pool.query('SELECT * FROM jobs WHERE id = $1', [id])).rows[0];
+
+test('two workers on separate pools run 2,000 jobs exactly once each', { timeout: 60_000 }, async (t) => {
+  const poolA = createPool(db.url);
+  const poolB = createPool(db.url);
+  const runs = new Map<string, number>();
+  const byWorker = { a: 0, b: 0 };
+  const handler = (w: 'a' | 'b') => async (job: Job) => { runs.set(job.id, (runs.get(job.id) ?? 0) + 1); byWorker[w]++; };
+  const a = new Worker({ pool: poolA, log, id: 'worker-a', handlers: { 'bulk.noop': handler('a') } });
+  const b = new Worker({ pool: poolB, log, id: 'worker-b', handlers: { 'bulk.noop': handler('b') } });
+  try {
+    await Promise.all([a.start(), b.start()]);
+    const started = performance.now();
+    const ids: string[] = [];
+    for (let i = 0; i < 2_000; i += 500) {
+      ids.push(...await enqueueMany(db.pool, Array.from({ length: 500 }, (_, j) => ({ kind: 'bulk.noop', payload: { n: i + j } }))));
+    }
+    await waitFor('2,000 jobs', () => runs.size === 2_000, 30_000);
+    const ms = performance.now() - started;
+    await waitFor('the table to empty', async () => (await db.pool.query('SELECT 1 FROM jobs WHERE kind = $1', ['bulk.noop'])).rowCount === 0);
+    t.diagnostic(`2,000 no-op jobs, 2 workers x concurrency 10: ${ms.toFixed(0)} ms, ${Math.round(2_000 / (ms / 1000))} jobs/s (a ${byWorker.a}, b ${byWorker.b})`);
+    assert.equal(ids.length, 2_000);
+    assert.deepEqual([...runs.keys()].sort(), [...ids].sort());
+    assert.ok([...runs.values()].every((n) => n === 1), 'a job ran more than once');
+    assert.ok(byWorker.a > 0 && byWorker.b > 0, 'both workers took jobs');
+  } finally {
+    await Promise.all([a.stop(2_000), b.stop(2_000)]);
+    await Promise.all([poolA.end(), poolB.end()]);
+  }
+});
+
+test('a job whose run_at is in the future waits for it, then runs without a poll', { timeout: 10_000 }, async () => {
+  let ranAt = 0;
+  // maxIdleMs of 60 s: the wake-up must come from the queried next run_at.
+  await withWorkers([{ handlers: { 'later.job': async () => { ranAt = Date.now(); } }, maxIdleMs: 60_000 }], async () => {
+    const runAt = new Date(Date.now() + 400);
+    await enqueue(db.pool, { kind: 'later.job', payload: {}, runAt });
+    await new Promise((r) => setTimeout(r, 250));
+    assert.equal(ranAt, 0);
+    await waitFor('the scheduled job', () => ranAt > 0, 3_000);
+    assert.ok(ranAt >= runAt.getTime() - 5, `ran ${runAt.getTime() - ranAt} ms early`);
+    assert.ok(ranAt - runAt.getTime() < 300, `ran ${ranAt - runAt.getTime()} ms late`);
+  });
+});
+
+test('a thrown error is retried with backoff, then the job is kept as failed with its error', { timeout: 10_000 }, async () => {
+  const attempts: { attempt: number; at: number }[] = [];
+  const handlers = { 'flaky.job': async (job: Job) => { attempts.push({ attempt: job.attempt, at: Date.now() }); throw new Error(`boom ${job.attempt}`); } };
+  await withWorkers([{ handlers, backoff: { baseMs: 100 } }], async () => {
+    const id = (await enqueue(db.pool, { kind: 'flaky.job', payload: {}, maxAttempts: 3 }))!;
+    await waitFor('the failed state', async () => (await jobRow(id))?.state === 'failed');
+    assert.deepEqual(attempts.map((a) => a.attempt), [1, 2, 3]);
+    // Equal jitter: the retry after attempt n waits between half and all of 100·2^(n-1) ms.
+    const gap1 = attempts[1].at - attempts[0].at;
+    const gap2 = attempts[2].at - attempts[1].at;
+    assert.ok(gap1 >= 45 && gap1 < 400, `first retry after ${gap1} ms`);
+    assert.ok(gap2 >= 95 && gap2 < 500, `second retry after ${gap2} ms`);
+    const row = await jobRow(id);
+    assert.equal(row.attempts, 3);
+    assert.equal(row.locked_by, null);
+    assert.match(row.last_error, /^Error: boom 3/);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(attempts.length, 3, 'a failed job is not claimed again');
+  });
+});
+
+test('{ retryAt } reschedules without counting a failure; { done } and void delete the job', { timeout: 10_000 }, async () => {
+  const seen: { attempt: number; at: number }[] = [];
+  let retryAt = 0;
+  const handlers = {
+    'defer.job': async (job: Job) => {
+      seen.push({ attempt: job.attempt, at: Date.now() });
+      if (seen.length < 3) { retryAt = Date.now() + 150; return { retryAt: new Date(retryAt) }; }
+      return { done: true as const };
+    },
+  };
+  await withWorkers([{ handlers, maxIdleMs: 60_000 }], async () => {
+    const id = (await enqueue(db.pool, { kind: 'defer.job', payload: {}, maxAttempts: 1 }))!;
+    await waitFor('three runs', () => seen.length === 3);
+    assert.deepEqual(seen.map((s) => s.attempt), [1, 1, 1]);
+    assert.ok(seen[2].at >= retryAt - 5, 'ran before its retryAt');
+    await waitFor('the job to be deleted', async () => (await jobRow(id)) === undefined);
+  });
+});
+
+test('workers take only their kinds, and only their regions plus region-less jobs', { timeout: 10_000 }, async () => {
+  const ran: string[] = [];
+  const record = (w: string) => async (job: Job<{ name: string }>) => { ran.push(`${w}:${job.payload.name}`); };
+  await withWorkers([
+    { id: 'eu', handlers: { 'geo.job': record('eu'), 'other.job': record('eu') }, kinds: ['geo.job'], regions: ['eu'] },
+    { id: 'us', handlers: { 'geo.job': record('us') }, regions: ['us'] },
+  ], async () => {
+    await enqueueMany(db.pool, [
+      { kind: 'geo.job', payload: { name: 'eu-1' }, region: 'eu' },
+      { kind: 'geo.job', payload: { name: 'us-1' }, region: 'us' },
+      { kind: 'geo.job', payload: { name: 'ap-1' }, region: 'ap' },
+      { kind: 'other.job', payload: { name: 'other-1' } },
+      { kind: 'geo.job', payload: { name: 'any-1' } },
+    ]);
+    await waitFor('three jobs', () => ran.length === 3);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.deepEqual(ran.filter((r) => !r.endsWith('any-1')).sort(), ['eu:eu-1', 'us:us-1']);
+    assert.equal(ran.filter((r) => r.endsWith('any-1')).length, 1);
+    const { rows } = await db.pool.query(`SELECT payload->>'name' AS name FROM jobs WHERE kind IN ('geo.job', 'other.job') ORDER BY 1`);
+    assert.deepEqual(rows.map((r) => r.name), ['ap-1', 'other-1']);
+  });
+  assert.throws(() => new Worker({ pool: db.pool, log, handlers: {}, kinds: ['nope'] }), /no handler for job kinds: nope/);
+});
+
+test('a long handler keeps its lease renewed, so no other worker takes the job', { timeout: 10_000 }, async () => {
+  let runs = 0;
+  const handlers = { 'long.job': async () => { runs++; await new Promise((r) => setTimeout(r, 1_200)); } };
+  await withWorkers([{ handlers, leaseMs: 300, maxIdleMs: 50 }, { handlers, leaseMs: 300, maxIdleMs: 50 }], async () => {
+    const id = (await enqueue(db.pool, { kind: 'long.job', payload: {} }))!;
+    await waitFor('the job to finish', async () => (await jobRow(id)) === undefined);
+    assert.equal(runs, 1);
+  });
+});
+
+test('stop() waits for running handlers, and past its timeout gives their jobs back', { timeout: 10_000 }, async () => {
+  let finished = 0;
+  let aborted = 0;
+  const worker = new Worker({
+    pool: db.pool, log,
+    handlers: {
+      'quick.job': async () => { await new Promise((r) => setTimeout(r, 100)); finished++; },
+      'stuck.job': async (_job, ctx) => { await new Promise((r) => ctx.signal.addEventListener('abort', r)); aborted++; },
+    },
+  });
+  await worker.start();
+  const quick = (await enqueue(db.pool, { kind: 'quick.job', payload: {} }))!;
+  const stuck = (await enqueue(db.pool, { kind: 'stuck.job', payload: {} }))!;
+  await waitFor('both jobs to be leased', async () => (await db.pool.query('SELECT 1 FROM jobs WHERE id = ANY($1::bigint[]) AND locked_by IS NOT NULL', [[quick, stuck]])).rowCount === 2);
+  await worker.stop(400);
+  assert.equal(finished, 1);
+  assert.equal(await jobRow(quick), undefined);
+  assert.equal(aborted, 1);
+  const row = await jobRow(stuck);
+  assert.deepEqual([row.locked_by, row.locked_until, row.attempts, row.state], [null, null, 0, 'pending']);
+  await db.pool.query('DELETE FROM jobs WHERE id = $1', [stuck]);
+});
+
+test('a recurring job has one row, runs every interval on one worker, and survives a failure', { timeout: 10_000 }, async () => {
+  const runs: number[] = [];
+  const handlers = {
+    'tick.job': async (job: Job) => {
+      assert.equal(job.recurring, true);
+      runs.push(Date.now());
+      if (runs.length === 2) throw new Error('one bad tick');
+    },
+  };
+  await withWorkers([{ handlers, backoff: { baseMs: 20 } }, { handlers, backoff: { baseMs: 20 } }], async () => {
+    const id = await scheduleRecurring(db.pool, 'tick.job', 200);
+    assert.equal(await scheduleRecurring(db.pool, 'tick.job', 200), id, 'one row per kind');
+    await waitFor('five runs', () => runs.length >= 5, 3_000);
+    const row = await jobRow(id);
+    assert.equal(row.state, 'pending');
+    assert.equal(row.every_ms, 200);
+    assert.ok(row.run_at.getTime() > Date.now() - 50, 'next run is scheduled');
+    // Runs 1, 3, 4, 5 are on the 200 ms grid; run 3 is the quick retry of the failed run 2.
+    const gap = runs[4] - runs[3];
+    assert.ok(gap > 150 && gap < 300, `interval ${gap} ms`);
+  });
+  const { rows } = await db.pool.query(`SELECT count(*)::int AS n FROM jobs WHERE kind = 'tick.job'`);
+  assert.equal(rows[0].n, 1);
+});
