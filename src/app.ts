@@ -7,16 +7,22 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from './config/schema.js';
 import { ApiKeys } from './auth/api-keys.js';
 import { Domains } from './domains/service.js';
+import { deliverJob } from './emails/deliver.job.js';
+import { EmailSender } from './emails/send.js';
 import { buildServer } from './http/server.js';
 import { Sealer } from './lib/crypto.js';
 import { createLogger, type Logger } from './lib/log.js';
 import { every, type Periodic } from './lib/periodic.js';
+import { Pool as SmtpPool } from './mta/pool.js';
+import { Worker } from './queue/worker.js';
 import { resolveSecretKey } from './lib/secret.js';
 import { createLimiter } from './ratelimit/limiter.js';
 import { RequestLogRecorder } from './request-logs/recorder.js';
 import { openDatabase, type Database } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { requestLogDeleteOlderThan } from './store/request-logs.js';
+import { DELIVER_JOB, emailsPurgeRaw } from './store/emails.js';
+import { idempotencyDeleteExpired } from './store/idempotency.js';
 import { teamEnsureDefault } from './store/teams.js';
 
 export interface RunningApp {
@@ -25,6 +31,7 @@ export interface RunningApp {
   db: Database;
   apiKeys: ApiKeys;
   domains: Domains;
+  sender: EmailSender;
   defaultTeamId: string;
   http?: FastifyInstance;
   httpUrl?: string;
@@ -52,19 +59,31 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
     const apiKeys = new ApiKeys(db.pool);
     if (config.bootstrapApiKey && (await apiKeys.ensure(team.id, config.bootstrapApiKey, 'Bootstrap'))) log.info('bootstrap API key created');
     const domains = new Domains(db.pool, config, sealer, log);
-    const app: RunningApp = { config, log, db, apiKeys, domains, defaultTeamId: team.id, close };
+    const sender = new EmailSender(db.pool, domains, config);
+    const app: RunningApp = { config, log, db, apiKeys, domains, sender, defaultTeamId: team.id, close };
     const periodic: Periodic[] = [];
     closers.push(async () => { await Promise.all(periodic.map((p) => p.stop())); });
 
     if (config.roles.includes('worker')) {
       periodic.push(every('domain re-check', 60_000, () => domains.recheckDue(), log, 5_000));
       periodic.push(every('request-log retention', 3600_000, () => requestLogDeleteOlderThan(db.pool, config.logRetentionDays), log, 60_000));
+      periodic.push(every('message retention', 3600_000, () => emailsPurgeRaw(db.pool, config.retentionDays), log, 90_000));
+      periodic.push(every('idempotency-key expiry', 3600_000, () => idempotencyDeleteExpired(db.pool), log, 120_000));
+      const smtp = new SmtpPool();
+      const worker = new Worker({
+        pool: db.pool, log, concurrency: 50, regions: config.regions,
+        handlers: { [DELIVER_JOB]: deliverJob({ pool: db.pool, domains, config, smtp, log }) },
+      });
+      await worker.start();
+      // Closed in reverse order: the worker finishes its deliveries before the SMTP pool closes.
+      closers.push(async () => { await smtp.closeAll(); });
+      closers.push(async () => { await worker.stop(); });
     }
     if (config.roles.includes('api')) {
       const limiter = await createLimiter({ limit: config.rateLimit, redisUrl: config.redisUrl, log });
       const recorder = new RequestLogRecorder(db.pool, log);
       periodic.push(every('api-key last-used', 10_000, () => apiKeys.flushTouches(), log));
-      const server = await buildServer({ config, log, pool: db.pool, apiKeys, limiter, recorder, domains, isReady: async () => !closed && (await db.pool.query('SELECT 1'), true) });
+      const server = await buildServer({ config, log, pool: db.pool, apiKeys, limiter, recorder, domains, sender, isReady: async () => !closed && (await db.pool.query('SELECT 1'), true) });
       await server.listen({ host: config.httpListen.host, port: config.httpListen.port });
       const addr = server.server.address() as AddressInfo;
       app.http = server;

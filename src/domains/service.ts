@@ -182,7 +182,15 @@ export class Domains {
 
   /** The team's domain for a From address, with its signing key, if it may send now. */
   async sendingDomain(teamId: string, name: string): Promise<{ row: DomainRow; privateKey: string } | undefined> {
-    const row = await domainFindByName(this.pool, teamId, name);
+    return this.usable(await domainFindByName(this.pool, teamId, name));
+  }
+
+  /** The same, by id: the delivery job re-checks the domain before every attempt. */
+  async sendingDomainById(teamId: string, id: string): Promise<{ row: DomainRow; privateKey: string } | undefined> {
+    return this.usable(await domainFindById(this.pool, teamId, id));
+  }
+
+  private usable(row: DomainRow | undefined): { row: DomainRow; privateKey: string } | undefined {
     if (!row || !row.sending) return undefined;
     const sendState = capabilityStates(domainRecords(row, this.hosts), row.record_status).sending;
     if (sendState !== 'verified' && sendState !== 'temporary_failure') return undefined;

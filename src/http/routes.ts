@@ -14,11 +14,21 @@ import domainsVerify from './api/domains.verify.js';
 import domainsDelete from './api/domains.delete.js';
 import logsList from './api/logs.list.js';
 import logsGet from './api/logs.get.js';
+import emailsSend from './api/emails.send.js';
+import emailsBatch from './api/emails.batch.js';
+import emailsGet from './api/emails.get.js';
+import emailsList from './api/emails.list.js';
+import emailsUpdate from './api/emails.update.js';
+import emailsCancel from './api/emails.cancel.js';
+import emailsEvents from './api/emails.events.js';
+import suppressions from './api/suppressions.js';
 
 const ENDPOINTS = [
   apiKeysCreate, apiKeysList, apiKeysUpdate, apiKeysDelete,
   domainsCreate, domainsList, domainsGet, domainsUpdate, domainsVerify, domainsDelete,
   logsList, logsGet,
+  emailsSend, emailsBatch, emailsGet, emailsList, emailsUpdate, emailsCancel, emailsEvents,
+  suppressions,
 ];
 
 export async function registerRoutes(app: FastifyInstance, deps: ApiDeps): Promise<void> {

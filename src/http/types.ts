@@ -7,6 +7,7 @@ import type { ApiKeyAuth } from '../store/api-keys.js';
 import type { RateDecision, RateLimiter } from '../ratelimit/limiter.js';
 import type { RequestLogRecorder } from '../request-logs/recorder.js';
 import type { Domains } from '../domains/service.js';
+import type { EmailSender } from '../emails/send.js';
 
 export interface ApiDeps {
   config: Config;
@@ -16,6 +17,7 @@ export interface ApiDeps {
   limiter: RateLimiter;
   recorder: RequestLogRecorder;
   domains: Domains;
+  sender: EmailSender;
   isReady: () => Promise<boolean>;
 }
 

@@ -1,0 +1,116 @@
+// The delivery job: one email to the recipients on one destination domain, as named steps
+// (load; skip what is done; check the domain; hold suppressed recipients; sign; send; record).
+// Recipients that already reached an end are skipped, so a re-run after a crash does not
+// deliver twice what was recorded. Expected outcomes are events, never exceptions.
+import type { Config } from '../config/schema.js';
+import type { Domains } from '../domains/service.js';
+import type { Logger } from '../lib/log.js';
+import { dkimSign } from '../mta/dkim.js';
+import { deliver, type RecipientResult, type Route } from '../mta/deliver.js';
+import type { Pool as SmtpPool } from '../mta/pool.js';
+import type { Job, JobOutcome } from '../queue/worker.js';
+import type { Pool } from '../store/db.js';
+import { emailEventsInsert, emailFindForDelivery, emailDeliveryProgress, type DeliverPayload, type EmailForDelivery, type EventInsert } from '../store/emails.js';
+import { suppressionAdd, suppressionsFind } from '../store/suppressions.js';
+import { bounceExtra, failedExtra, makeEvent, suppressedExtra } from './events.js';
+import { GIVE_UP_AFTER_MS, nextRetryDelayMs } from './retry.js';
+
+export interface DeliverDeps {
+  pool: Pool;
+  domains: Domains;
+  config: Config;
+  smtp: SmtpPool;
+  log: Logger;
+}
+
+/** The VERP return path: bounces come back to an address that names the email. */
+export const returnPath = (emailId: string, returnPathHost: string) => `bounces+${emailId.replace(/-/g, '')}@${returnPathHost}`;
+
+const smtpDetail = (r: RecipientResult, attempt: number) => ({
+  response: r.response, code: r.code ?? null, enhanced: r.enhanced ?? null, mx_host: r.mxHost ?? null, tls: r.tls, attempt,
+  ...(r.category ? { category: r.category } : {}),
+});
+
+export function deliverJob(deps: DeliverDeps) {
+  return async (job: Job<DeliverPayload>): Promise<void | JobOutcome> => {
+    const p = job.payload;
+    const email = await emailFindForDelivery(deps.pool, p.email_id);
+    if (!email || email.last_event === 'canceled') return;
+    const progress = await emailDeliveryProgress(deps.pool, email.id);
+    let pending = p.recipients.filter((r) => !progress.done.has(r));
+    if (!pending.length) return;
+    const attempt = progress.deferrals + 1;
+
+    if (!email.raw) return record(deps, email, failAll(email, pending, 'message_purged', 'The message body was purged by retention before it could be delivered.'));
+    const domain = email.domain_id ? await deps.domains.sendingDomainById(email.team_id, email.domain_id) : undefined;
+    if (!domain) return record(deps, email, failAll(email, pending, 'domain_not_verified', 'The sending domain is no longer verified.'));
+
+    const suppressed = await suppressionsFind(deps.pool, email.team_id, pending);
+    const held = pending.filter((r) => suppressed.has(r)).map((r) =>
+      makeEvent(email, 'email.suppressed', { recipient: r, extra: suppressedExtra(suppressed.get(r)!.origin), detail: { origin: suppressed.get(r)!.origin } }));
+    pending = pending.filter((r) => !suppressed.has(r));
+    if (held.length) await record(deps, email, { events: held, lastEvent: 'suppressed' });
+    if (!pending.length) return;
+
+    if (deps.config.deliveryMode === 'capture') {
+      const events = pending.map((r) => makeEvent(email, 'email.delivered', { recipient: r, detail: { mode: 'capture', response: 'captured: stored locally, nothing sent', attempt } }));
+      return record(deps, email, { events, lastEvent: 'delivered' });
+    }
+
+    const { row } = domain;
+    const signed = await dkimSign(email.raw, [{ domain: row.name, selector: row.dkim_selector, privateKey: domain.privateKey, algorithm: 'rsa-sha256' }]);
+    const route: Route = deps.config.deliveryMode === 'relay'
+      ? { mode: 'relay', url: deps.config.relayUrl! }
+      : { mode: 'mx', domain: p.domain, port: deps.config.outboundPort, dns: deps.config.dnsServers };
+    const results = await deliver(
+      { mailFrom: returnPath(email.id, `${row.custom_return_path}.${row.name}`), recipients: pending, raw: signed, tls: row.tls },
+      route, { heloName: deps.config.heloName, pool: deps.smtp },
+    );
+    return settle(deps, email, results, attempt);
+  };
+}
+
+function failAll(email: EmailForDelivery, recipients: string[], reason: string, message: string) {
+  return { events: recipients.map((r) => makeEvent(email, 'email.failed', { recipient: r, extra: failedExtra(reason, message), detail: { reason, message } })), lastEvent: 'failed' };
+}
+
+async function record(deps: DeliverDeps, email: EmailForDelivery, r: { events: EventInsert[]; lastEvent?: string; markDelayed?: boolean }): Promise<void> {
+  await emailEventsInsert(deps.pool, r.events, { lastEvent: r.lastEvent, markDelayed: r.markDelayed });
+}
+
+/** Records each recipient's outcome; deferred recipients are retried on the ladder. */
+async function settle(deps: DeliverDeps, email: EmailForDelivery, results: RecipientResult[], attempt: number): Promise<void | JobOutcome> {
+  const events: EventInsert[] = [];
+  let lastEvent: string | undefined;
+  const now = Date.now();
+  const elapsed = now - email.created_at.getTime();
+  const deferred = results.filter((r) => r.status === 'deferred');
+  const expired = deferred.length > 0 && elapsed > GIVE_UP_AFTER_MS;
+
+  for (const r of results) {
+    const detail = smtpDetail(r, attempt);
+    if (r.status === 'delivered') {
+      events.push(makeEvent(email, 'email.delivered', { recipient: r.recipient, detail }));
+      lastEvent = 'delivered';
+    } else if (r.status === 'bounced' || expired) {
+      const permanent = r.status === 'bounced';
+      const diagnostic = `smtp; ${r.response}`;
+      const message = permanent ? 'The recipient\'s mail server permanently rejected the email.' : 'Delivery was retried for 72 hours without success.';
+      events.push(makeEvent(email, 'email.bounced', { recipient: r.recipient, extra: bounceExtra(permanent ? 'Permanent' : 'Transient', permanent ? r.subType ?? 'General' : 'General', diagnostic, message), detail }));
+      lastEvent = 'bounced';
+      // A block of our sending IP says nothing about the address: do not suppress it.
+      if (permanent && r.category !== 'blocklist') await suppressionAdd(deps.pool, email.team_id, r.recipient, 'bounce', email.id, r.response);
+    }
+  }
+  if (deferred.length && !expired) {
+    const first = !email.delayed_once;
+    for (const r of deferred) {
+      events.push(makeEvent(email, first ? 'email.delivery_delayed' : 'email.delivery_attempt', { recipient: r.recipient, detail: smtpDetail(r, attempt) }));
+    }
+    if (first) lastEvent = 'delivery_delayed';
+    await record(deps, email, { events, lastEvent, markDelayed: first });
+    const wait = Math.max(...deferred.map((r) => r.retryAfterSeconds ?? 0));
+    return { retryAt: new Date(now + nextRetryDelayMs(elapsed, wait || undefined)) };
+  }
+  await record(deps, email, { events, lastEvent });
+}

@@ -1,0 +1,60 @@
+// Event payloads in Resend's webhook shapes (resend-compat.md 9.3): the common `data` of an
+// outbound email event, and the extras of bounced / failed / suppressed. Stored with each event
+// so that webhooks (and GET /emails/:id/events) need no join to answer.
+import { uuid } from '../lib/ids.js';
+import type { EventInsert } from '../store/emails.js';
+
+export interface EmailForEvent {
+  id: string;
+  team_id: string;
+  created_at: Date | string;
+  from_header: string;
+  to_addrs: string[];
+  subject: string;
+  message_id: string;
+  tags: { name: string; value: string }[];
+  headers: { name: string; value: string }[] | null;
+}
+
+const iso = (d: Date | string) => (typeof d === 'string' ? new Date(d.includes('T') ? d : d.replace(' ', 'T').replace(/\+00$/, 'Z')) : d).toISOString();
+
+export function eventData(e: EmailForEvent, to: string[] = e.to_addrs, extra: Record<string, unknown> = {}) {
+  return {
+    email_id: e.id,
+    created_at: iso(e.created_at),
+    from: e.from_header,
+    to,
+    subject: e.subject,
+    message_id: e.message_id,
+    tags: Object.fromEntries(e.tags.map((t) => [t.name, t.value])),
+    ...(e.headers?.length ? { headers: e.headers } : {}),
+    ...extra,
+  };
+}
+
+export function makeEvent(e: EmailForEvent, type: string, opts: { recipient?: string | null; to?: string[]; extra?: Record<string, unknown>; detail?: unknown; at?: Date } = {}): EventInsert {
+  return {
+    id: uuid(),
+    email_id: e.id,
+    team_id: e.team_id,
+    type,
+    recipient: opts.recipient ?? null,
+    data: eventData(e, opts.to ?? (opts.recipient ? [opts.recipient] : e.to_addrs), opts.extra),
+    detail: opts.detail ?? null,
+    created_at: (opts.at ?? new Date()).toISOString(),
+  };
+}
+
+export const bounceExtra = (type: 'Permanent' | 'Transient' | 'Undetermined', subType: string, diagnostic: string, message: string) => ({
+  bounce: { diagnosticCode: [diagnostic], message, type, subType },
+});
+
+export const suppressedExtra = (origin: string) => ({
+  suppressed: {
+    message: 'Mailroom has suppressed sending to this address because it is on the account-level suppression list. This does not count toward your bounce rate metric',
+    type: 'OnAccountSuppressionList',
+    reason: origin === 'complaint' ? 'previous_complaint' : 'previous_bounce',
+  },
+});
+
+export const failedExtra = (reason: string, message?: string) => ({ failed: { reason, ...(message ? { message } : {}) } });

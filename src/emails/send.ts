@@ -1,0 +1,115 @@
+// THE send path. Every entry point (API single and batch, SMTP submission, later broadcasts and
+// automations) ends here: check the sending domain, fetch `path` attachments, compose the MIME
+// message, then commit the email, its first event, its delivery jobs (and its idempotency key)
+// in one statement. Single sends share that statement with the other sends of the same
+// event-loop turn (group commit: one WAL flush for many emails).
+import type { Config } from '../config/schema.js';
+import { AppError } from '../errors.js';
+import { uuid } from '../lib/ids.js';
+import type { Domains } from '../domains/service.js';
+import type { DomainRow } from '../store/domains.js';
+import type { Pool } from '../store/db.js';
+import { emailsInsertAccepted, type AcceptedEmail, type IdempotencyCompletion } from '../store/emails.js';
+import { Batcher } from '../queue/batcher.js';
+import { resolveAttachments } from './attachments.js';
+import { composeMessage } from './compose.js';
+import { makeEvent } from './events.js';
+import { formatAddress } from './addresses.js';
+import { pathAttachmentBudget, validateSendRequest, type SendRequest } from './validate.js';
+
+export interface SendContext {
+  teamId: string;
+  apiKeyId: string | null;
+  keyDomainId: string | null; // a sending_access key bound to one domain
+  source: 'api' | 'smtp';
+}
+
+/** A message whose MIME the client already built (SMTP): kept as is, minus what we own. */
+export interface PrebuiltMessage {
+  raw: Buffer;
+  messageId: string;
+}
+
+type Pending = { email: AcceptedEmail; completion?: IdempotencyCompletion };
+
+const DOMAIN_CACHE_MS = 5_000;
+
+export class EmailSender {
+  private readonly batcher: Batcher<Pending, void>;
+  private readonly domainCache = new Map<string, { row: DomainRow; until: number }>();
+
+  constructor(private readonly pool: Pool, private readonly domains: Domains, private readonly config: Config) {
+    this.batcher = new Batcher<Pending, void>(async (items) => {
+      await emailsInsertAccepted(this.pool, items.map((i) => i.email), items.flatMap((i) => (i.completion ? [i.completion] : [])));
+      return items.map(() => undefined);
+    });
+  }
+
+  /** The verified sending domain for this From domain, checked against the key's binding. */
+  async sendingDomain(ctx: SendContext, name: string): Promise<DomainRow> {
+    const cacheKey = `${ctx.teamId}:${name}`;
+    const now = Date.now();
+    const hit = this.domainCache.get(cacheKey);
+    let row = hit && hit.until > now ? hit.row : undefined;
+    if (!row) {
+      row = (await this.domains.sendingDomain(ctx.teamId, name))?.row;
+      if (!row) throw new AppError('domain_not_verified', `The \`${name}\` domain is not verified. Please, add and verify your domain.`);
+      if (this.domainCache.size > 10_000) this.domainCache.clear();
+      this.domainCache.set(cacheKey, { row, until: now + DOMAIN_CACHE_MS });
+    }
+    if (ctx.keyDomainId && ctx.keyDomainId !== row.id) {
+      throw new AppError('forbidden', `This API key is restricted to another domain and cannot send from \`${name}\`.`);
+    }
+    return row;
+  }
+
+  /** Validates a request body and turns it into an email ready to commit. */
+  async prepare(ctx: SendContext, body: unknown, opts: { allowAttachments: boolean; now?: Date; prebuilt?: PrebuiltMessage }): Promise<AcceptedEmail> {
+    const now = opts.now ?? new Date();
+    const req = validateSendRequest(body, { allowAttachments: opts.allowAttachments, now });
+    return this.prepareValidated(ctx, req, now, opts.prebuilt);
+  }
+
+  async prepareValidated(ctx: SendContext, req: SendRequest, now: Date, prebuilt?: PrebuiltMessage): Promise<AcceptedEmail> {
+    const domain = await this.sendingDomain(ctx, req.from.domain);
+    let composed = prebuilt;
+    if (!composed) {
+      const attachments = req.attachments.some((a) => a.path)
+        ? await resolveAttachments(req.attachments, { allowPrivateNetworks: this.config.allowPrivateNetworks, maxBytes: pathAttachmentBudget(req), timeoutMs: 15_000 })
+        : req.attachments;
+      composed = await composeMessage({ ...req, attachments }, { messageIdDomain: domain.name, date: now });
+    }
+    const id = uuid();
+    const scheduled = Boolean(req.scheduledAt);
+    const headers = Object.entries(req.headers).map(([name, value]) => ({ name, value }));
+    const row: AcceptedEmail['row'] = {
+      id, team_id: ctx.teamId, domain_id: domain.id, api_key_id: ctx.apiKeyId, source: ctx.source, message_id: composed.messageId,
+      from_header: formatAddress(req.from), to_addrs: req.to.map((a) => a.address), cc_addrs: req.cc.map((a) => a.address),
+      bcc_addrs: req.bcc.map((a) => a.address), reply_to: req.replyTo.map((a) => a.address), subject: req.subject,
+      html: req.html ?? null, text_body: req.text ?? null, headers: headers.length ? headers : null, tags: req.tags,
+      scheduled_at: req.scheduledAt?.toISOString() ?? null, last_event: scheduled ? 'scheduled' : 'sent', created_at: now.toISOString(),
+    };
+    const runAt = (req.scheduledAt ?? now).toISOString();
+    const byDomain = new Map<string, Set<string>>();
+    for (const a of [...req.to, ...req.cc, ...req.bcc]) {
+      const set = byDomain.get(a.domain) ?? new Set<string>();
+      set.add(a.address.toLowerCase());
+      byDomain.set(a.domain, set);
+    }
+    const jobs = [...byDomain].map(([d, rcpts]) => ({
+      payload: { email_id: id, team_id: ctx.teamId, domain: d, recipients: [...rcpts] }, run_at: runAt, region: domain.region,
+    }));
+    const event = makeEvent({ ...row, created_at: now }, scheduled ? 'email.scheduled' : 'email.sent', { at: now });
+    return { row, raw: composed.raw, event, jobs };
+  }
+
+  /** Commits one email (sharing the statement with concurrent sends). */
+  async commit(email: AcceptedEmail, completion?: IdempotencyCompletion): Promise<void> {
+    await this.batcher.add({ email, completion });
+  }
+
+  /** Commits a batch in its own statement: all or nothing. */
+  async commitMany(emails: AcceptedEmail[], completion?: IdempotencyCompletion): Promise<void> {
+    await emailsInsertAccepted(this.pool, emails, completion ? [completion] : []);
+  }
+}

@@ -1,0 +1,11 @@
+// GET /emails → newest first, always paginated (default 20).
+import type { FastifyInstance } from 'fastify';
+import { emailList } from '../../store/emails.js';
+import { listBody, PageQuerySchema, parsePage } from '../pagination.js';
+import { authOf, type ApiDeps } from '../types.js';
+
+export default function register(app: FastifyInstance, deps: ApiDeps): void {
+  app.get('/emails', { schema: { tags: ['Emails'], summary: 'List emails', querystring: PageQuerySchema } }, async (req) => {
+    return listBody(await emailList(deps.pool, authOf(req).team_id, parsePage(req.query as object, false)));
+  });
+}

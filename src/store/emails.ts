@@ -1,0 +1,191 @@
+// Emails and their events. The accept path is one statement per group of emails (a data-
+// modifying CTE inserting the emails, their first events and their delivery jobs, and waking the
+// workers): DESIGN.md section 8 measured ~1,500/s for three separate inserts per transaction.
+import type { Queryable } from './db.js';
+import { JOBS_CHANNEL } from './jobs.js';
+import { paginate, type Page, type PageQuery } from './paginate.js';
+
+export const DELIVER_JOB = 'email.deliver';
+
+export interface DeliverPayload {
+  email_id: string;
+  team_id: string;
+  domain: string; // recipient domain: one SMTP transaction carries all its recipients
+  recipients: string[];
+}
+
+export interface EventInsert {
+  id: string;
+  email_id: string;
+  team_id: string;
+  type: string;
+  recipient: string | null;
+  data: unknown;
+  detail?: unknown;
+  created_at: string; // ISO
+}
+
+export interface AcceptedEmail {
+  row: {
+    id: string; team_id: string; domain_id: string; api_key_id: string | null; source: string; message_id: string;
+    from_header: string; to_addrs: string[]; cc_addrs: string[]; bcc_addrs: string[]; reply_to: string[]; subject: string;
+    html: string | null; text_body: string | null; headers: { name: string; value: string }[] | null; tags: { name: string; value: string }[];
+    scheduled_at: string | null; last_event: string; created_at: string;
+  };
+  raw: Buffer;
+  event: EventInsert;
+  jobs: { payload: DeliverPayload; run_at: string; region: string }[];
+}
+
+/** An idempotency key completed by the same statement that commits the emails it answered for. */
+export interface IdempotencyCompletion {
+  team_id: string; method: string; path: string; key: string; response_status: number; response_body: unknown;
+}
+
+/**
+ * Inserts accepted emails with their first event and delivery jobs, and completes their
+ * idempotency keys, atomically, in one round trip.
+ */
+export async function emailsInsertAccepted(db: Queryable, emails: AcceptedEmail[], completions: IdempotencyCompletion[] = []): Promise<void> {
+  if (!emails.length && !completions.length) return;
+  await db.query(
+    `WITH e AS (
+       INSERT INTO emails (id, team_id, domain_id, api_key_id, source, message_id, from_header, to_addrs, cc_addrs, bcc_addrs, reply_to,
+                           subject, html, text_body, headers, tags, scheduled_at, last_event, raw, created_at)
+       SELECT r.id, r.team_id, r.domain_id, r.api_key_id, r.source, r.message_id, r.from_header, r.to_addrs, r.cc_addrs, r.bcc_addrs, r.reply_to,
+              r.subject, r.html, r.text_body, r.headers, r.tags, r.scheduled_at, r.last_event, b.raw, r.created_at
+       FROM json_populate_recordset(NULL::emails, $1::json) WITH ORDINALITY AS r
+       JOIN unnest($2::bytea[]) WITH ORDINALITY AS b (raw, n) ON b.n = r.ordinality
+       RETURNING id),
+     ev AS (
+       INSERT INTO email_events (id, email_id, team_id, type, recipient, data, detail, created_at)
+       SELECT id, email_id, team_id, type, recipient, data, detail, created_at FROM json_populate_recordset(NULL::email_events, $3::json)),
+     j AS (
+       INSERT INTO jobs (kind, payload, run_at, region)
+       SELECT '${DELIVER_JOB}', p.payload, p.run_at, p.region FROM json_to_recordset($4::json) AS p (payload jsonb, run_at timestamptz, region text)
+       RETURNING id),
+     k AS (
+       UPDATE idempotency_keys ik SET state = 'done', response_status = c.response_status, response_body = c.response_body
+       FROM json_to_recordset($6::json) AS c (team_id uuid, method text, path text, key text, response_status int, response_body jsonb)
+       WHERE ik.team_id = c.team_id AND ik.method = c.method AND ik.path = c.path AND ik.key = c.key)
+     SELECT (SELECT count(*) FROM e) AS n, pg_notify($5, '${DELIVER_JOB}')`,
+    [JSON.stringify(emails.map((e) => e.row)), emails.map((e) => e.raw), JSON.stringify(emails.map((e) => e.event)),
+      JSON.stringify(emails.flatMap((e) => e.jobs)), JOBS_CHANNEL, JSON.stringify(completions)],
+  );
+}
+
+const RECORD_COLUMNS = `id, message_id, to_addrs AS "to", from_header AS "from", created_at::text AS created_at, subject,
+  bcc_addrs AS bcc, cc_addrs AS cc, reply_to, last_event, scheduled_at::text AS scheduled_at`;
+
+export interface EmailListItem {
+  id: string; message_id: string; to: string[]; from: string; created_at: string; subject: string;
+  bcc: string[]; cc: string[]; reply_to: string[]; last_event: string; scheduled_at: string | null;
+}
+export interface EmailRecord extends EmailListItem {
+  html: string | null; text: string | null; tags: { name: string; value: string }[];
+}
+
+export async function emailFindById(db: Queryable, teamId: string, id: string): Promise<EmailRecord | undefined> {
+  const { rows } = await db.query<EmailRecord>(`SELECT ${RECORD_COLUMNS}, html, text_body AS text, tags FROM emails WHERE team_id = $1 AND id = $2`, [teamId, id]);
+  return rows[0];
+}
+
+export async function emailList(db: Queryable, teamId: string, page: PageQuery): Promise<Page<EmailListItem>> {
+  return paginate<EmailListItem>(db, { table: 'emails', columns: RECORD_COLUMNS, teamId, page });
+}
+
+export async function emailEventsList(db: Queryable, teamId: string, emailId: string) {
+  const { rows } = await db.query(
+    `SELECT id, type, recipient, data, detail, created_at::text AS created_at FROM email_events WHERE team_id = $1 AND email_id = $2 ORDER BY created_at, id`,
+    [teamId, emailId],
+  );
+  return rows as { id: string; type: string; recipient: string | null; data: unknown; detail: unknown; created_at: string }[];
+}
+
+/** What the delivery job needs: the raw message, the sender's domain and its key, the event base. */
+export interface EmailForDelivery {
+  id: string; team_id: string; domain_id: string | null; message_id: string; from_header: string; subject: string;
+  to_addrs: string[]; headers: { name: string; value: string }[] | null; tags: { name: string; value: string }[];
+  last_event: string; delayed_once: boolean; raw: Buffer | null; created_at: Date;
+}
+
+export async function emailFindForDelivery(db: Queryable, id: string): Promise<EmailForDelivery | undefined> {
+  const { rows } = await db.query<EmailForDelivery>(
+    `SELECT id, team_id, domain_id, message_id, from_header, subject, to_addrs, headers, tags, last_event, delayed_once, raw, created_at
+     FROM emails WHERE id = $1`, [id]);
+  return rows[0];
+}
+
+/**
+ * Records events (one statement) and, when `lastEvent` is given, moves the email's last_event to
+ * it, unless the email was canceled (later delivery events must not hide that).
+ */
+export async function emailEventsInsert(db: Queryable, events: EventInsert[], opts: { lastEvent?: string; markDelayed?: boolean } = {}): Promise<void> {
+  if (!events.length) return;
+  await db.query(
+    `WITH ev AS (
+       INSERT INTO email_events (id, email_id, team_id, type, recipient, data, detail, created_at)
+       SELECT id, email_id, team_id, type, recipient, data, detail, created_at FROM json_populate_recordset(NULL::email_events, $1::json))
+     UPDATE emails SET last_event = coalesce($3::text, last_event), delayed_once = delayed_once OR $4::boolean
+     WHERE id = $2 AND last_event <> 'canceled' AND ($3::text IS NOT NULL OR $4::boolean)`,
+    [JSON.stringify(events), events[0].email_id, opts.lastEvent ?? null, opts.markDelayed ?? false],
+  );
+}
+
+/**
+ * Delivery progress of an email: recipients that already reached an end (delivered, bounced,
+ * suppressed, failed), and how many delivery attempts were deferred so far.
+ */
+export async function emailDeliveryProgress(db: Queryable, emailId: string): Promise<{ done: Set<string>; deferrals: number }> {
+  const { rows } = await db.query<{ recipient: string | null; type: string }>(
+    `SELECT recipient, type FROM email_events
+     WHERE email_id = $1 AND type IN ('email.delivered', 'email.bounced', 'email.suppressed', 'email.failed', 'email.delivery_delayed', 'email.delivery_attempt')`,
+    [emailId],
+  );
+  const done = new Set<string>();
+  const perRecipient = new Map<string, number>();
+  for (const r of rows) {
+    if (r.type === 'email.delivery_delayed' || r.type === 'email.delivery_attempt') perRecipient.set(r.recipient ?? '', (perRecipient.get(r.recipient ?? '') ?? 0) + 1);
+    else if (r.recipient) done.add(r.recipient);
+  }
+  return { done, deferrals: Math.max(0, ...perRecipient.values()) };
+}
+
+/** Reschedules a scheduled email and its pending delivery jobs; false when it is not scheduled. */
+export async function emailReschedule(db: Queryable, teamId: string, id: string, at: Date): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `WITH e AS (UPDATE emails SET scheduled_at = $3 WHERE team_id = $1 AND id = $2 AND last_event = 'scheduled' RETURNING id),
+     j AS (UPDATE jobs SET run_at = $3 WHERE kind = '${DELIVER_JOB}' AND payload->>'email_id' = $2::text AND state = 'pending' AND locked_by IS NULL AND EXISTS (SELECT 1 FROM e) RETURNING id)
+     SELECT 1 FROM e`,
+    [teamId, id, at],
+  );
+  return Boolean(rowCount);
+}
+
+/** Cancels a scheduled email: its jobs are deleted and its last event becomes `canceled`. */
+export async function emailCancel(db: Queryable, teamId: string, id: string, event: EventInsert): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `WITH e AS (UPDATE emails SET last_event = 'canceled' WHERE team_id = $1 AND id = $2 AND last_event = 'scheduled' RETURNING id),
+     j AS (DELETE FROM jobs WHERE kind = '${DELIVER_JOB}' AND payload->>'email_id' = $2::text AND EXISTS (SELECT 1 FROM e) RETURNING id),
+     ev AS (INSERT INTO email_events (id, email_id, team_id, type, recipient, data, created_at)
+            SELECT $3, $2, $1, 'email.canceled', NULL, $4::jsonb, now() FROM e)
+     SELECT 1 FROM e`,
+    [teamId, id, event.id, JSON.stringify(event.data)],
+  );
+  return Boolean(rowCount);
+}
+
+export async function emailLastEvent(db: Queryable, teamId: string, id: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ last_event: string }>('SELECT last_event FROM emails WHERE team_id = $1 AND id = $2', [teamId, id]);
+  return rows[0]?.last_event;
+}
+
+/** Retention: drops raw bodies older than `days` (metadata and events stay). */
+export async function emailsPurgeRaw(db: Queryable, days: number, limit = 1000): Promise<number> {
+  const { rowCount } = await db.query(
+    `UPDATE emails SET raw = NULL, raw_purged_at = now()
+     WHERE id IN (SELECT id FROM emails WHERE raw IS NOT NULL AND created_at < now() - make_interval(days => $1) LIMIT $2)`,
+    [days, limit],
+  );
+  return rowCount ?? 0;
+}

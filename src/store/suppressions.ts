@@ -1,0 +1,43 @@
+// The per-team suppression list: hard bounces, complaints and manual entries.
+import { uuid } from '../lib/ids.js';
+import type { Queryable } from './db.js';
+import { paginate, type Page, type PageQuery } from './paginate.js';
+
+export interface SuppressionRow {
+  id: string; email: string; origin: 'bounce' | 'complaint' | 'manual'; source_id: string | null; created_at: string;
+}
+const COLUMNS = 'id, email, origin, source_id, created_at::text AS created_at';
+
+/** Adds (or keeps) an address; returns the row either way. */
+export async function suppressionAdd(db: Queryable, teamId: string, email: string, origin: SuppressionRow['origin'], sourceId: string | null, reason?: string): Promise<SuppressionRow> {
+  const { rows } = await db.query<SuppressionRow>(
+    `WITH ins AS (
+       INSERT INTO suppressions (id, team_id, email, origin, source_id, reason) VALUES ($1, $2, lower($3), $4, $5, $6)
+       ON CONFLICT (team_id, email) DO NOTHING RETURNING ${COLUMNS})
+     SELECT * FROM ins UNION ALL SELECT ${COLUMNS} FROM suppressions WHERE team_id = $2 AND email = lower($3) LIMIT 1`,
+    [uuid(), teamId, email, origin, sourceId, reason ?? null],
+  );
+  return rows[0];
+}
+
+/** The subset of `emails` on the team's suppression list, with why. */
+export async function suppressionsFind(db: Queryable, teamId: string, emails: string[]): Promise<Map<string, SuppressionRow>> {
+  if (!emails.length) return new Map();
+  const { rows } = await db.query<SuppressionRow>(`SELECT ${COLUMNS} FROM suppressions WHERE team_id = $1 AND email = ANY($2::text[])`, [teamId, emails.map((e) => e.toLowerCase())]);
+  return new Map(rows.map((r) => [r.email, r]));
+}
+
+export async function suppressionFindByIdOrEmail(db: Queryable, teamId: string, idOrEmail: string, isId: boolean): Promise<SuppressionRow | undefined> {
+  const { rows } = await db.query<SuppressionRow>(
+    `SELECT ${COLUMNS} FROM suppressions WHERE team_id = $1 AND ${isId ? 'id = $2::uuid' : 'email = lower($2)'}`, [teamId, idOrEmail]);
+  return rows[0];
+}
+
+export async function suppressionDelete(db: Queryable, teamId: string, id: string): Promise<boolean> {
+  const { rowCount } = await db.query('DELETE FROM suppressions WHERE team_id = $1 AND id = $2', [teamId, id]);
+  return Boolean(rowCount);
+}
+
+export async function suppressionList(db: Queryable, teamId: string, page: PageQuery, origin?: string): Promise<Page<SuppressionRow>> {
+  return paginate<SuppressionRow>(db, { table: 'suppressions', columns: COLUMNS, teamId, page, where: origin ? 'origin = $1' : undefined, params: origin ? [origin] : [] });
+}
