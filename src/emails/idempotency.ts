@@ -33,15 +33,17 @@ export async function withIdempotency(pool: Pool, scope: IdempotencyScope, key: 
   if (key.length < 1 || key.length > 256) throw new AppError('invalid_idempotency_key');
   const k = { ...scope, key, hash: createHash('sha256').update(canonical(body ?? null)).digest('hex') };
   const existing = await idempotencyClaim(pool, k);
-  if (existing) {
+  if (existing === 'racing') throw new AppError('concurrent_idempotent_requests');
+  if (existing !== 'claimed') {
     const expired = existing.age_ms > TTL_MS;
     const abandoned = existing.state === 'in_flight' && existing.age_ms > ABANDONED_MS;
     if (expired || abandoned) {
       if (!(await idempotencyTakeOver(pool, k, expired ? TTL_MS : ABANDONED_MS, expired ? 'any' : 'in_flight'))) throw new AppError('concurrent_idempotent_requests');
+    } else if (existing.state === 'in_flight') {
+      // Checked before the body: the first request may still fail and release the key.
+      throw new AppError('concurrent_idempotent_requests');
     } else if (existing.request_hash !== k.hash) {
       throw new AppError('invalid_idempotent_request');
-    } else if (existing.state === 'in_flight') {
-      throw new AppError('concurrent_idempotent_requests');
     } else {
       return { status: existing.response_status ?? 200, body: existing.response_body };
     }

@@ -9,8 +9,11 @@ export interface IdempotencyRow {
   age_ms: number;
 }
 
-/** Claims the key for this request; returns undefined when claimed, or the existing row. */
-export async function idempotencyClaim(db: Queryable, k: { teamId: string; method: string; path: string; key: string; hash: string }): Promise<IdempotencyRow | undefined> {
+/**
+ * Claims the key for this request: 'claimed', the existing row, or 'racing' when another request
+ * committed its claim while ours waited (ON CONFLICT saw it, but our snapshot cannot read it).
+ */
+export async function idempotencyClaim(db: Queryable, k: { teamId: string; method: string; path: string; key: string; hash: string }): Promise<IdempotencyRow | 'claimed' | 'racing'> {
   const { rows } = await db.query<IdempotencyRow & { claimed: boolean }>(
     `WITH ins AS (
        INSERT INTO idempotency_keys (team_id, method, path, key, request_hash, state) VALUES ($1, $2, $3, $4, $5, 'in_flight')
@@ -22,7 +25,8 @@ export async function idempotencyClaim(db: Queryable, k: { teamId: string; metho
     [k.teamId, k.method, k.path, k.key, k.hash],
   );
   const r = rows[0];
-  return !r || r.claimed ? undefined : r;
+  if (!r) return 'racing';
+  return r.claimed ? 'claimed' : r;
 }
 
 /** Replaces an expired or abandoned claim with ours; false if someone else got there first. */
