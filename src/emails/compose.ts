@@ -6,6 +6,7 @@ import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import { UNSAFE_HEADER_CHARS, type Address } from './addresses.js';
 import type { ResolvedAttachment } from './attachments.js';
 import { htmlToText } from './html-to-text.js';
+import { writeSimpleMessage } from './mime-fast.js';
 import type { SendRequest } from './validate.js';
 
 export interface ComposeOptions {
@@ -64,6 +65,14 @@ export async function composeMessage(req: SendRequest, opts: ComposeOptions): Pr
   const lf = (s: string) => s.replace(/\r\n?/g, '\n');
   const html = req.html !== undefined ? lf(req.html) : undefined;
   const text = lf(plainTextFor({ html, text: req.text }));
+
+  if (!req.attachments.length) {
+    const raw = writeSimpleMessage({
+      from: req.from, to: req.to, cc: req.cc, replyTo: req.replyTo, subject: req.subject, messageId, date: opts.date,
+      text, html, headers,
+    });
+    return { raw, messageId };
+  }
 
   const composer = new MailComposer({
     from: { name: req.from.name ?? '', address: req.from.address },

@@ -1,0 +1,91 @@
+// Shared by the benchmarks: a fresh database on the system PostgreSQL, Mailroom started from the
+// compiled build as a separate process (so its CPU and memory are its own), peak RSS, machine line.
+// Benchmarks measure; they assert nothing.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+
+export const ROOT = path.resolve(import.meta.dirname, '..');
+const SERVER = process.env.MAILROOM_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export function machine(): string {
+  const cpu = /model name\s*:\s*(.*)/.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? 'unknown CPU';
+  return `${os.cpus().length} cores (${cpu}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, PostgreSQL on 127.0.0.1 (fsync on)`;
+}
+
+export async function freshDb(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `mailroom_bench_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: SERVER });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.end();
+  const u = new URL(SERVER);
+  u.pathname = `/${name}`;
+  return {
+    url: u.toString(),
+    async drop() {
+      const a = new pg.Client({ connectionString: SERVER });
+      await a.connect();
+      await a.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await a.end();
+    },
+  };
+}
+
+export interface Service { proc: ChildProcess; url: string; peakRssMb(): number; stop(): Promise<void> }
+
+/** Starts `node dist/main.js start` with env; resolves once it listens (or the worker has started). */
+export async function startService(env: Record<string, string>): Promise<Service> {
+  if (!fs.existsSync(path.join(ROOT, 'dist/main.js'))) throw new Error('run `npm run build` first');
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-bench-'));
+  // BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the service.
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const proc = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'dist/main.js'), 'start'], {
+    env: { PATH: process.env.PATH!, MAILROOM_DATA_DIR: dataDir, MAILROOM_LOG_LEVEL: 'info', MAILROOM_HTTP_LISTEN: '127.0.0.1:0', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  // Only the start-up lines are kept; the rest is drained so the pipe never blocks the service.
+  proc.stdout!.on('data', (d) => { if (out.length < 100_000) out += d; });
+  const started = Date.now();
+  let url = '';
+  while (Date.now() - started < 30_000) {
+    if (/"mailroom started"/.test(out) || /"http listening"/.test(out)) {
+      url = /"http":"([^"]+)"/.exec(out)?.[1] ?? /"url":"([^"]+)"/.exec(out)?.[1] ?? '';
+      break;
+    }
+    if (proc.exitCode !== null) throw new Error(`service exited: ${out}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  if (!/"mailroom started"/.test(out) && !url) {
+    proc.kill('SIGKILL');
+    throw new Error(`service did not start: ${out}`);
+  }
+  return {
+    proc, url,
+    peakRssMb() {
+      const status = fs.readFileSync(`/proc/${proc.pid}/status`, 'utf8');
+      return Math.round(Number(/VmHWM:\s+(\d+)/.exec(status)![1]) / 1024);
+    },
+    async stop() {
+      if (proc.exitCode === null) {
+        const exited = new Promise((r) => proc.once('exit', r));
+        proc.kill('SIGTERM');
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
+        if (proc.exitCode === null) proc.kill('SIGKILL');
+      }
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function api(url: string, key: string, method: string, p: string, body?: unknown): Promise<any> {
+  const res = await fetch(url + p, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const json = await res.json();
+  if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+export const KEY = 're_bench_0000_benchbenchbenchbenchbench';

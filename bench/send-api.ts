@@ -1,0 +1,48 @@
+// POST /emails and POST /emails/batch throughput and latency (issue 3 targets: >= 2,000
+// emails/s at 64 connections with p99 < 50 ms; batch >= 10,000 emails/s), with the service's
+// peak RSS. The service runs the api role only, so acceptance is measured on its own.
+// Usage: npm run build && node --import tsx bench/send-api.ts [seconds]
+import autocannon from 'autocannon';
+import { api, freshDb, KEY, machine, startService } from './lib.js';
+
+const seconds = Number(process.argv[2] ?? 20);
+
+async function run(url: string, path: string, body: string, connections: number) {
+  return autocannon({
+    url: url + path, method: 'POST', connections, duration: seconds, body,
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+  });
+}
+
+const db = await freshDb();
+const svc = await startService({
+  MAILROOM_DATABASE_URL: db.url, MAILROOM_BOOTSTRAP_API_KEY: KEY, MAILROOM_ROLES: 'api', MAILROOM_DELIVERY_MODE: 'capture', MAILROOM_RATE_LIMIT: '1000000',
+});
+try {
+  const dom = await api(svc.url, KEY, 'POST', '/domains', { name: 'bench.example' });
+  await api(svc.url, KEY, 'POST', `/domains/${dom.id}/verify`);
+  const email = { from: 'Bench <bench@bench.example>', to: 'sink@sink.test', subject: 'Benchmark', html: '<p>Hello <b>there</b>, this is a small benchmark email.</p>' };
+  await run(svc.url, '/emails', JSON.stringify(email), 8); // warm-up (JIT, pool)
+  const single = await run(svc.url, '/emails', JSON.stringify(email), 64);
+  const batch = await run(svc.url, '/emails/batch', JSON.stringify(Array.from({ length: 100 }, () => email)), 8);
+  const count = async () => {
+    const pg = (await import('pg')).default;
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    const n = Number((await c.query('SELECT count(*) FROM emails')).rows[0].count);
+    await c.end();
+    return n;
+  };
+  const committed = await count();
+  const ok = (r: autocannon.Result) => r.requests.total - r.non2xx - r.errors;
+  console.log(JSON.stringify({
+    machine: machine(),
+    single: { connections: 64, seconds, emails_per_s: Math.round(ok(single) / seconds), p50_ms: single.latency.p50, p99_ms: single.latency.p99, non2xx: single.non2xx, errors: single.errors },
+    batch: { connections: 8, per_request: 100, seconds, emails_per_s: Math.round((ok(batch) * 100) / seconds), p50_ms: batch.latency.p50, p99_ms: batch.latency.p99, non2xx: batch.non2xx, errors: batch.errors },
+    emails_committed: committed,
+    peak_rss_mb: svc.peakRssMb(),
+  }, null, 2));
+} finally {
+  await svc.stop();
+  await db.drop();
+}

@@ -1,0 +1,87 @@
+// A synchronous MIME writer for the common message (text and/or html, no attachments), built on
+// nodemailer's own encoders (encoded words, folding, quoted-printable) so that its output follows
+// the same rules as MailComposer's. Measured on the 2-core box: MailComposer ~880 µs per small
+// message (stream machinery), this ~25 µs; the accept path composes every email, so it matters.
+// Messages with attachments go through MailComposer (compose.ts).
+import { randomBytes } from 'node:crypto';
+import * as mimeFuncs from 'nodemailer/lib/mime-funcs/index.js';
+import * as qp from 'nodemailer/lib/qp/index.js';
+import type { Address } from './addresses.js';
+
+const CRLF = '\r\n';
+const PLAIN_ADDRESS = /^[^\s"(),:;<>@[\\\]]+@[^\s"(),:;<>@[\\\]]+$/;
+
+function addressName(name: string): string {
+  if (/^[\w ]*$/.test(name)) return name;
+  if (/^[\x20-\x7e]*$/.test(name)) return mimeFuncs.quoteString(name);
+  return mimeFuncs.encodeWord(name, 'Q', 52);
+}
+
+export function addressList(list: Address[]): string {
+  return list.map((a) => (a.name ? `${addressName(a.name)} <${a.address}>` : PLAIN_ADDRESS.test(a.address) ? a.address : `<${a.address}>`)).join(', ');
+}
+
+/** Unstructured header text: encoded words when not printable ASCII. */
+function headerText(value: string): string {
+  return /^[\x20-\x7e\t]*$/.test(value) ? value : mimeFuncs.encodeWords(value, 'Q', 52, true);
+}
+
+const header = (key: string, value: string) => mimeFuncs.foldLines(`${key}: ${value}`, 76);
+
+/** RFC 5322 date, as MailComposer writes it. */
+export const rfc2822Date = (d: Date) => d.toUTCString().replace(/GMT/, '+0000');
+
+function textPart(contentType: string, body: string): string {
+  const crlf = body.replace(/\r?\n/g, CRLF);
+  const plain = /^[\x20-\x7e\r\n\t]*$/.test(crlf) && !mimeFuncs.hasLongerLines(crlf, 76);
+  const encoding = plain ? '7bit' : 'quoted-printable';
+  const content = plain ? crlf : qp.wrap(qp.encode(Buffer.from(crlf, 'utf8')), 76);
+  return `Content-Type: ${contentType}; charset=utf-8${CRLF}Content-Transfer-Encoding: ${encoding}${CRLF}${CRLF}${content}`;
+}
+
+export interface FastMessage {
+  from: Address;
+  to: Address[];
+  cc: Address[];
+  replyTo: Address[];
+  subject: string;
+  messageId: string; // with <>
+  date: Date;
+  text: string; // '' = no text part
+  html?: string;
+  headers: Record<string, string>; // caller's and ours, already merged and checked
+}
+
+export function writeSimpleMessage(m: FastMessage): Buffer {
+  const lines = [
+    header('From', addressList([m.from])),
+    header('To', addressList(m.to)),
+    ...(m.cc.length ? [header('Cc', addressList(m.cc))] : []),
+    ...(m.replyTo.length ? [header('Reply-To', addressList(m.replyTo))] : []),
+    header('Subject', headerText(m.subject)),
+    `Message-ID: ${m.messageId}`,
+    `Date: ${rfc2822Date(m.date)}`,
+    'MIME-Version: 1.0',
+  ];
+  for (const [k, v] of Object.entries(m.headers)) lines.push(header(k, headerText(v)));
+  const parts: string[] = [];
+  if (m.text) parts.push(textPart('text/plain', m.text));
+  if (m.html !== undefined && m.html !== '') parts.push(textPart('text/html', m.html));
+  if (parts.length === 0) parts.push(textPart('text/plain', ''));
+  let body: string;
+  if (parts.length === 1) {
+    const [head, content] = splitPart(parts[0]);
+    lines.push(...head);
+    body = content;
+  } else {
+    const boundary = `--_MR_${randomBytes(12).toString('hex')}`;
+    lines.push(`Content-Type: multipart/alternative;${CRLF} boundary="${boundary}"`);
+    body = parts.map((p) => `--${boundary}${CRLF}${p}${CRLF}`).join('') + `--${boundary}--${CRLF}`;
+  }
+  return Buffer.from(`${lines.join(CRLF)}${CRLF}${CRLF}${body}`, 'utf8');
+}
+
+function splitPart(part: string): [string[], string] {
+  const i = part.indexOf(CRLF + CRLF);
+  return [part.slice(0, i).split(CRLF), part.slice(i + 4)];
+}
