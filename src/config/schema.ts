@@ -1,6 +1,7 @@
 // Every setting Mailroom reads, declared once: env name, type, default, description.
 // Names are stable (DESIGN.md section 6); tests and operators depend on them. No module reads
 // process.env: load.ts turns this schema into a frozen Config.
+import { isIP } from 'node:net';
 import os from 'node:os';
 
 export const REGIONS = ['us-east-1', 'eu-west-1', 'sa-east-1', 'ap-northeast-1'] as const;
@@ -76,12 +77,56 @@ const smtpListeners: Parser<SmtpListener[]> = (raw) =>
     if (port > 65535) fail(`port out of range in "${item}"`);
     return { host, port, security: m[3] as 'starttls' | 'tls' };
   });
+/** IPv4/IPv6 addresses or CIDR blocks (`10.0.0.0/8`, `::1`), comma separated. */
+const cidrList: Parser<string[]> = (raw) =>
+  raw.split(',').map((s) => s.trim()).filter(Boolean).map((s) => {
+    const [ip, bits, extra] = s.split('/');
+    const family = isIP(ip);
+    const max = family === 6 ? 128 : 32;
+    if (!family || extra !== undefined || (bits !== undefined && !(/^\d{1,3}$/.test(bits) && Number(bits) <= max))) fail(`each entry must be an IP address or CIDR block, got "${s}"`);
+    return s;
+  });
+/** Durations such as `0s,500ms,5m,2h`, comma separated, as milliseconds (at least one). */
+const durations: Parser<number[]> = (raw) => {
+  const unit: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+  const out = raw.split(',').map((s) => s.trim()).filter(Boolean).map((s) => {
+    const m = /^(\d+)(ms|s|m|h|d)$/.exec(s);
+    return m ? Number(m[1]) * unit[m[2]] : fail(`each duration must look like 500ms, 5s, 5m, 2h or 1d, got "${s}"`);
+  });
+  return out.length ? out : fail('must list at least one duration');
+};
 const hostPortList: Parser<HostPort[]> = (raw) => raw.split(',').map((s) => s.trim()).filter(Boolean).map(hostPort);
 const dnsServers: Parser<string[]> = (raw) =>
   raw.split(',').map((s) => s.trim()).filter(Boolean).map((s) => {
     if (!/^(\[[0-9a-fA-F:]+\]|[0-9.]+|[0-9a-fA-F:]+)(:\d{1,5})?$/.test(s)) fail(`each DNS server must be an IP address with an optional :port, got "${s}"`);
     return s;
   });
+
+export interface RegionEgress {
+  relayUrl?: string;
+  heloName?: string;
+  sourceAddress?: string;
+}
+const regionEgress: Parser<Partial<Record<Region, RegionEgress>>> = (raw) => {
+  let v: unknown;
+  try {
+    v = JSON.parse(raw);
+  } catch {
+    return fail('must be JSON such as {"eu-west-1":{"relayUrl":"smtp://relay:587","heloName":"eu.mail.example.com","sourceAddress":"192.0.2.10"}}');
+  }
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return fail('must be a JSON object keyed by region');
+  const out: Partial<Record<Region, RegionEgress>> = {};
+  for (const [region, e] of Object.entries(v as Record<string, unknown>)) {
+    if (!(REGIONS as readonly string[]).includes(region)) fail(`unknown region "${region}"`);
+    if (!e || typeof e !== 'object') fail(`${region}: must be an object`);
+    const { relayUrl, heloName, sourceAddress, ...rest } = e as Record<string, unknown>;
+    if (Object.keys(rest).length) fail(`${region}: unknown keys ${Object.keys(rest).join(', ')} (relayUrl, heloName, sourceAddress)`);
+    if (relayUrl !== undefined) url(['smtp:', 'smtps:'])(String(relayUrl));
+    if (sourceAddress !== undefined && !/^[0-9a-fA-F.:]+$/.test(String(sourceAddress))) fail(`${region}: sourceAddress must be an IP address`);
+    out[region as Region] = { relayUrl: relayUrl as string | undefined, heloName: heloName as string | undefined, sourceAddress: sourceAddress as string | undefined };
+  }
+  return out;
+};
 
 const def = <T>(s: Setting<T>): Setting<T> => s;
 
@@ -92,6 +137,9 @@ export const schema = {
   publicUrl: def({ env: 'MAILROOM_PUBLIC_URL', description: 'base of tracking, unsubscribe and dashboard links', default: 'http://localhost:3000', parse: url(['http:', 'https:']) }),
   smtpListen: def({ env: 'MAILROOM_SMTP_LISTEN', description: 'SMTP submission listeners, [host:]port:starttls|tls, comma separated', default: smtpListeners('127.0.0.1:2587:starttls,127.0.0.1:2465:tls'), parse: smtpListeners }),
   smtpMaxSize: def({ env: 'MAILROOM_SMTP_MAX_SIZE', description: 'largest message accepted over SMTP, bytes', default: 40 * 1024 * 1024, parse: int(1024, 200 * 1024 * 1024) }),
+  smtpMaxConnectionsPerIp: def({ env: 'MAILROOM_SMTP_MAX_CONNECTIONS_PER_IP', description: 'concurrent SMTP submission connections allowed from one client address', default: 50, parse: int(1, 100_000) }),
+  smtpTrustedNetworks: def({ env: 'MAILROOM_SMTP_TRUSTED_NETWORKS', description: 'client addresses/CIDR blocks allowed to submit WITHOUT TLS or AUTH, as the key in MAILROOM_SMTP_TRUSTED_API_KEY (benchmarks, a trusted relay); empty = none', default: [] as string[], parse: cidrList }),
+  smtpTrustedApiKey: def({ env: 'MAILROOM_SMTP_TRUSTED_API_KEY', description: 'API key whose team and permissions apply to mail from MAILROOM_SMTP_TRUSTED_NETWORKS', default: undefined, parse: optStr, secret: true }),
   mxListen: def({ env: 'MAILROOM_MX_LISTEN', description: 'inbound MX listener addresses', default: hostPortList('127.0.0.1:2525'), parse: hostPortList }),
   mxHost: def({ env: 'MAILROOM_MX_HOST', description: 'public host name of this service (MX target of return-path and receiving records, SPF a: mechanism)', default: () => os.hostname(), parse: str }),
   tlsCert: def({ env: 'MAILROOM_TLS_CERT', description: 'PEM certificate file for SMTP; unset = self-signed, generated into the data directory', default: undefined, parse: optStr }),
@@ -104,13 +152,27 @@ export const schema = {
   bootstrapApiKey: def({ env: 'MAILROOM_BOOTSTRAP_API_KEY', description: 'a full-access key for the default team, created at start if absent', default: undefined, parse: optStr, secret: true }),
   rateLimit: def({ env: 'MAILROOM_RATE_LIMIT', description: 'API requests per second per team', default: 10, parse: int(1, 1_000_000) }),
   allowPrivateNetworks: def({ env: 'MAILROOM_ALLOW_PRIVATE_NETWORKS', description: 'allow webhook and attachment URLs on private addresses', default: false, parse: bool }),
+  webhookRetrySchedule: def({ env: 'MAILROOM_WEBHOOK_RETRY_SCHEDULE', description: 'webhook attempt delays, each after the previous failure (first = first attempt), e.g. 0s,5s,5m,30m,2h,5h,10h,10h', default: durations('0s,5s,5m,30m,2h,5h,10h,10h'), parse: durations }),
+  webhookTimeoutMs: def({ env: 'MAILROOM_WEBHOOK_TIMEOUT_MS', description: 'time a webhook endpoint has to answer, milliseconds', default: 15_000, parse: int(100, 120_000) }),
+  webhookConcurrency: def({ env: 'MAILROOM_WEBHOOK_CONCURRENCY', description: 'webhook requests in flight per endpoint at most', default: 16, parse: int(1, 256) }),
   secretKey: def({ env: 'MAILROOM_SECRET_KEY', description: 'encryption and signing key; unset = generated into the data directory', default: undefined, parse: optStr, secret: true }),
   redisUrl: def({ env: 'MAILROOM_REDIS_URL', description: 'Redis for rate-limit counters shared across processes', default: undefined, parse: optUrl(['redis:', 'rediss:']), secret: true }),
   roles: def({ env: 'MAILROOM_ROLES', description: 'roles this process runs: api, smtp, mx, worker', default: [...ROLES] as Role[], parse: listOf(ROLES) }),
+  regionEgress: def({ env: 'MAILROOM_REGION_EGRESS', description: 'per-region egress as JSON: {"eu-west-1":{"relayUrl","heloName","sourceAddress"}}; unset keys use the global settings', default: {} as Partial<Record<Region, RegionEgress>>, parse: regionEgress, secret: true }),
   regions: def({ env: 'MAILROOM_REGIONS', description: 'regions whose deliveries this worker claims', default: [...REGIONS] as Region[], parse: listOf(REGIONS) }),
   retentionDays: def({ env: 'MAILROOM_RETENTION_DAYS', description: 'days raw message bodies are kept', default: 30, parse: int(1, 3650) }),
   logRetentionDays: def({ env: 'MAILROOM_LOG_RETENTION_DAYS', description: 'days API request logs are kept', default: 30, parse: int(1, 3650) }),
   logLevel: def({ env: 'MAILROOM_LOG_LEVEL', description: 'structured log level: debug, info, warn, error, silent', default: 'info' as 'debug' | 'info' | 'warn' | 'error' | 'silent', parse: oneOf(['debug', 'info', 'warn', 'error', 'silent'] as const) }),
+  dashboardFrom: def({ env: 'MAILROOM_DASHBOARD_FROM', description: 'sender of dashboard mail (password resets), e.g. "Mailroom <no-reply@example.com>", on a verified domain; unset = no reset by email', default: undefined, parse: optStr }),
+  githubClientId: def({ env: 'MAILROOM_GITHUB_CLIENT_ID', description: 'GitHub OAuth app client id: enables "Sign in with GitHub" (with the secret)', default: undefined, parse: optStr }),
+  githubClientSecret: def({ env: 'MAILROOM_GITHUB_CLIENT_SECRET', description: 'GitHub OAuth app client secret', default: undefined, parse: optStr, secret: true }),
+  githubOauthUrl: def({ env: 'MAILROOM_GITHUB_OAUTH_URL', description: 'GitHub base for /login/oauth/authorize and /login/oauth/access_token (tests point it at a fake provider)', default: 'https://github.com', parse: url(['http:', 'https:']) }),
+  githubApiUrl: def({ env: 'MAILROOM_GITHUB_API_URL', description: 'GitHub API base for /user and /user/emails', default: 'https://api.github.com', parse: url(['http:', 'https:']) }),
+  googleClientId: def({ env: 'MAILROOM_GOOGLE_CLIENT_ID', description: 'Google OAuth client id: enables "Sign in with Google" (with the secret)', default: undefined, parse: optStr }),
+  googleClientSecret: def({ env: 'MAILROOM_GOOGLE_CLIENT_SECRET', description: 'Google OAuth client secret', default: undefined, parse: optStr, secret: true }),
+  googleAuthUrl: def({ env: 'MAILROOM_GOOGLE_AUTH_URL', description: 'Google authorization endpoint', default: 'https://accounts.google.com/o/oauth2/v2/auth', parse: url(['http:', 'https:']) }),
+  googleTokenUrl: def({ env: 'MAILROOM_GOOGLE_TOKEN_URL', description: 'Google token endpoint', default: 'https://oauth2.googleapis.com/token', parse: url(['http:', 'https:']) }),
+  googleUserinfoUrl: def({ env: 'MAILROOM_GOOGLE_USERINFO_URL', description: 'Google OpenID Connect userinfo endpoint', default: 'https://openidconnect.googleapis.com/v1/userinfo', parse: url(['http:', 'https:']) }),
 };
 
 export type Schema = typeof schema;

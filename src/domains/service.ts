@@ -194,6 +194,10 @@ export class Domains {
     if (!row || !row.sending) return undefined;
     const sendState = capabilityStates(domainRecords(row, this.hosts), row.record_status).sending;
     if (sendState !== 'verified' && sendState !== 'temporary_failure') return undefined;
-    return { row, privateKey: this.sealer.open(row.dkim_private_key) };
+    try {
+      return { row, privateKey: this.sealer.open(row.dkim_private_key) };
+    } catch {
+      throw new Error(`cannot decrypt the DKIM key of ${row.name}: MAILROOM_SECRET_KEY is not the one it was sealed with (every process sharing a database must use the same secret)`);
+    }
   }
 }

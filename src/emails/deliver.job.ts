@@ -2,7 +2,7 @@
 // (load; skip what is done; check the domain; hold suppressed recipients; sign; send; record).
 // Recipients that already reached an end are skipped, so a re-run after a crash does not
 // deliver twice what was recorded. Expected outcomes are events, never exceptions.
-import type { Config } from '../config/schema.js';
+import type { Config, Region } from '../config/schema.js';
 import type { Domains } from '../domains/service.js';
 import type { Logger } from '../lib/log.js';
 import { dkimSign } from '../mta/dkim.js';
@@ -59,12 +59,12 @@ export function deliverJob(deps: DeliverDeps) {
 
     const { row } = domain;
     const signed = await dkimSign(email.raw, [{ domain: row.name, selector: row.dkim_selector, privateKey: domain.privateKey, algorithm: 'rsa-sha256' }]);
-    const route: Route = deps.config.deliveryMode === 'relay'
-      ? { mode: 'relay', url: deps.config.relayUrl! }
-      : { mode: 'mx', domain: p.domain, port: deps.config.outboundPort, dns: deps.config.dnsServers };
+    const egress = deps.config.regionEgress[row.region as Region] ?? {};
+    const relayUrl = egress.relayUrl ?? (deps.config.deliveryMode === 'relay' ? deps.config.relayUrl : undefined);
+    const route: Route = relayUrl ? { mode: 'relay', url: relayUrl } : { mode: 'mx', domain: p.domain, port: deps.config.outboundPort, dns: deps.config.dnsServers };
     const results = await deliver(
       { mailFrom: returnPath(email.id, `${row.custom_return_path}.${row.name}`), recipients: pending, raw: signed, tls: row.tls },
-      route, { heloName: deps.config.heloName, pool: deps.smtp },
+      route, { heloName: egress.heloName ?? deps.config.heloName, localAddress: egress.sourceAddress, pool: deps.smtp },
     );
     return settle(deps, email, results, attempt);
   };

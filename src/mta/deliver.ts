@@ -20,6 +20,7 @@ export type Route =
 
 export interface DeliverOptions {
   heloName: string;
+  localAddress?: string; // source IP (per-region egress)
   pool: Pool;
   timeoutMs?: number; // DNS lookup budget, default 10 s (SMTP timeouts belong to the pool)
 }
@@ -43,7 +44,7 @@ interface NextHost {
 
 export async function deliver(msg: OutboundMessage, route: Route, opts: DeliverOptions): Promise<RecipientResult[]> {
   const recipients = [...new Set(msg.recipients)];
-  const plan = route.mode === 'relay' ? relayCandidates(route.url, msg.tls, opts.heloName) : await mxCandidates(msg, recipients, route, opts);
+  const plan = route.mode === 'relay' ? relayCandidates(route.url, msg.tls, opts.heloName, opts.localAddress) : await mxCandidates(msg, recipients, route, opts);
   if ('results' in plan) return inCallerOrder(msg.recipients, plan.results);
 
   const candidates = plan.candidates.slice(0, MAX_CANDIDATES);
@@ -90,14 +91,14 @@ async function mxCandidates(
         candidates: dest.hosts.flatMap((h) =>
           (h.addresses ?? [h.host]).map((address) => ({
             mxHost: h.host,
-            target: { address, port: route.port, servername: h.host, tls: msg.tls, heloName: opts.heloName },
+            target: { address, port: route.port, servername: h.host, tls: msg.tls, heloName: opts.heloName, localAddress: opts.localAddress },
           })),
         ),
       };
   }
 }
 
-function relayCandidates(url: string, tls: TlsPolicy, heloName: string): { candidates: Candidate[] } {
+function relayCandidates(url: string, tls: TlsPolicy, heloName: string, localAddress?: string): { candidates: Candidate[] } {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -108,7 +109,7 @@ function relayCandidates(url: string, tls: TlsPolicy, heloName: string): { candi
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
   const auth = parsed.username ? { user: decodeURIComponent(parsed.username), pass: decodeURIComponent(parsed.password) } : undefined;
   const port = Number(parsed.port) || (secure ? 465 : 587);
-  return { candidates: [{ mxHost: host, target: { address: host, port, servername: host, tls, secure, heloName, auth } }] };
+  return { candidates: [{ mxHost: host, target: { address: host, port, servername: host, tls, secure, heloName, auth, localAddress } }] };
 }
 
 function use8Bit(raw: Buffer): boolean {

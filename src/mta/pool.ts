@@ -13,6 +13,7 @@ export interface Target {
   secure?: boolean; // implicit TLS (smtps relay)
   heloName: string;
   auth?: { user: string; pass: string };
+  localAddress?: string; // source IP for this connection (per-region egress)
 }
 
 export interface PoolOptions {
@@ -67,7 +68,7 @@ export class Pool {
 
   async acquire(target: Target): Promise<Lease> {
     if (this.closing) throw new ConnectError('connection pool is shut down');
-    const key = JSON.stringify([target.address, target.port, target.servername, target.tls, target.secure, target.heloName, target.auth?.user, target.auth?.pass]);
+    const key = JSON.stringify([target.address, target.port, target.servername, target.tls, target.secure, target.heloName, target.auth?.user, target.auth?.pass, target.localAddress]);
     const hostKey = `${target.address}:${target.port}`;
     const deadline = Date.now() + this.opts.timeoutMs;
     for (;;) {
@@ -216,6 +217,7 @@ export class Pool {
       secure: target.secure ?? false,
       servername,
       name: target.heloName,
+      ...(target.localAddress ? { localAddress: target.localAddress } : {}),
       // MX certificates are commonly self-signed or name another host; opportunistic TLS still
       // encrypts. 'enforced' requires STARTTLS but cannot verify what most MX hosts present.
       tls: { rejectUnauthorized: false, servername },

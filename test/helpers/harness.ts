@@ -29,7 +29,9 @@ export async function startTestApp(overrides: Partial<Config> = {}, opts: { db?:
   const key = apiKeyToken();
   const config = loadConfig({ MAILROOM_LOG_LEVEL: 'silent', ...opts.env }, {
     databaseUrl: db.url, dataDir, httpListen: { host: '127.0.0.1', port: 0 }, bootstrapApiKey: key,
-    roles: ['api', 'worker'], rateLimit: 1000, mxHost: 'mx.mailroom.test', ...overrides,
+    roles: ['api', 'worker'], rateLimit: 1000, mxHost: 'mx.mailroom.test',
+    // Processes sharing a database must share the secret (DKIM keys are sealed with it).
+    secretKey: `test-secret:${db.url}`, ...overrides,
   });
   const app = await startApp(config, { log: createLogger('silent') });
   const url = app.httpUrl!;
