@@ -29,14 +29,15 @@ export async function startMailWorld(overrides: Partial<Config> = {}): Promise<M
   if (error) throw new Error(error.message);
   publishRecords(dns, 'example.com', data!.records as unknown as WireRecord[]);
   await t.resend.domains.verify(data!.id);
-  return {
+  const world: MailWorld = {
     dns, mx, t, domainId: data!.id,
     async close() {
       await t.close();
-      await mx.close();
+      await world.mx.close(); // a test may have replaced the recording MX
       await dns.close();
     },
   };
+  return world;
 }
 
 /** Polls GET /emails/:id until last_event is one of `want` (bounded). */

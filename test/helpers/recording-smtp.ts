@@ -29,7 +29,7 @@ export interface RecordingSmtp {
 const smtpError = (verdict: { code: number; message: string }) =>
   Object.assign(new Error(verdict.message), { responseCode: verdict.code });
 
-export async function startRecordingSmtp(opts: { starttls?: boolean; host?: string } = {}): Promise<RecordingSmtp> {
+export async function startRecordingSmtp(opts: { starttls?: boolean; host?: string; port?: number } = {}): Promise<RecordingSmtp> {
   const host = opts.host ?? '127.0.0.1';
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   const waiters = new Set<() => void>();
@@ -124,7 +124,7 @@ export async function startRecordingSmtp(opts: { starttls?: boolean; host?: stri
 
   await new Promise<void>((resolve, reject) => {
     server.server.once('error', reject);
-    server.listen(0, host, () => resolve());
+    server.listen(opts.port ?? 0, host, () => resolve());
   });
   state.port = (server.server.address() as AddressInfo).port;
   return state;
