@@ -69,7 +69,8 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
       periodic.push(every('request-log retention', 3600_000, () => requestLogDeleteOlderThan(db.pool, config.logRetentionDays), log, 60_000));
       periodic.push(every('message retention', 3600_000, () => emailsPurgeRaw(db.pool, config.retentionDays), log, 90_000));
       periodic.push(every('idempotency-key expiry', 3600_000, () => idempotencyDeleteExpired(db.pool), log, 120_000));
-      const smtp = new SmtpPool();
+      // Postfix allows 20 concurrent connections per destination by default; so do we.
+      const smtp = new SmtpPool({ maxPerHost: 20 });
       const worker = new Worker({
         pool: db.pool, log, concurrency: 50, regions: config.regions,
         handlers: { [DELIVER_JOB]: deliverJob({ pool: db.pool, domains, config, smtp, log }) },

@@ -109,11 +109,40 @@ export interface EmailForDelivery {
   last_event: string; delayed_once: boolean; raw: Buffer | null; created_at: Date;
 }
 
-export async function emailFindForDelivery(db: Queryable, id: string): Promise<EmailForDelivery | undefined> {
-  const { rows } = await db.query<EmailForDelivery>(
-    `SELECT id, team_id, domain_id, message_id, from_header, subject, to_addrs, headers, tags, last_event, delayed_once, raw, created_at
-     FROM emails WHERE id = $1`, [id]);
-  return rows[0];
+export interface DeliveryState {
+  email: EmailForDelivery;
+  /** recipients that already reached an end: delivered, bounced, suppressed, failed */
+  done: Set<string>;
+  /** deferred attempts so far (the most of any recipient) */
+  deferrals: number;
+  /** which of the asked recipients are on the team's suppression list, and why */
+  suppressed: Map<string, string>;
+}
+
+/**
+ * Everything a delivery attempt must know, in one round trip: the email, its delivery progress
+ * (so a re-run after a crash skips what was recorded), and the suppressed recipients.
+ */
+export async function emailLoadForDelivery(db: Queryable, emailId: string, recipients: string[]): Promise<DeliveryState | undefined> {
+  const { rows } = await db.query<EmailForDelivery & { progress: { recipient: string | null; type: string }[] | null; suppressed: { email: string; origin: string }[] | null }>(
+    `SELECT e.id, e.team_id, e.domain_id, e.message_id, e.from_header, e.subject, e.to_addrs, e.headers, e.tags, e.last_event, e.delayed_once, e.raw, e.created_at,
+       (SELECT json_agg(json_build_object('recipient', ev.recipient, 'type', ev.type)) FROM email_events ev
+         WHERE ev.email_id = e.id AND ev.type IN ('email.delivered', 'email.bounced', 'email.suppressed', 'email.failed', 'email.delivery_delayed', 'email.delivery_attempt')) AS progress,
+       (SELECT json_agg(json_build_object('email', s.email, 'origin', s.origin)) FROM suppressions s
+         WHERE s.team_id = e.team_id AND s.email = ANY($2::text[])) AS suppressed
+     FROM emails e WHERE e.id = $1`,
+    [emailId, recipients.map((r) => r.toLowerCase())],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  const { progress, suppressed, ...email } = row;
+  const done = new Set<string>();
+  const perRecipient = new Map<string, number>();
+  for (const r of progress ?? []) {
+    if (r.type === 'email.delivery_delayed' || r.type === 'email.delivery_attempt') perRecipient.set(r.recipient ?? '', (perRecipient.get(r.recipient ?? '') ?? 0) + 1);
+    else if (r.recipient) done.add(r.recipient);
+  }
+  return { email, done, deferrals: Math.max(0, ...perRecipient.values()), suppressed: new Map((suppressed ?? []).map((s) => [s.email, s.origin])) };
 }
 
 /**
@@ -132,23 +161,27 @@ export async function emailEventsInsert(db: Queryable, events: EventInsert[], op
   );
 }
 
-/**
- * Delivery progress of an email: recipients that already reached an end (delivered, bounced,
- * suppressed, failed), and how many delivery attempts were deferred so far.
- */
-export async function emailDeliveryProgress(db: Queryable, emailId: string): Promise<{ done: Set<string>; deferrals: number }> {
-  const { rows } = await db.query<{ recipient: string | null; type: string }>(
-    `SELECT recipient, type FROM email_events
-     WHERE email_id = $1 AND type IN ('email.delivered', 'email.bounced', 'email.suppressed', 'email.failed', 'email.delivery_delayed', 'email.delivery_attempt')`,
-    [emailId],
+export interface EventGroup {
+  events: EventInsert[];
+  lastEvent?: string;
+  markDelayed?: boolean;
+}
+
+/** Records the events of many emails in one statement (delivery results are group-committed). */
+export async function emailEventsInsertMany(db: Queryable, groups: EventGroup[]): Promise<void> {
+  const events = groups.flatMap((g) => g.events);
+  if (!events.length) return;
+  const updates = groups.filter((g) => g.events.length && (g.lastEvent || g.markDelayed))
+    .map((g) => ({ email_id: g.events[0].email_id, last_event: g.lastEvent ?? null, mark_delayed: g.markDelayed ?? false }));
+  await db.query(
+    `WITH ev AS (
+       INSERT INTO email_events (id, email_id, team_id, type, recipient, data, detail, created_at)
+       SELECT id, email_id, team_id, type, recipient, data, detail, created_at FROM json_populate_recordset(NULL::email_events, $1::json))
+     UPDATE emails e SET last_event = coalesce(u.last_event, e.last_event), delayed_once = e.delayed_once OR u.mark_delayed
+     FROM json_to_recordset($2::json) AS u (email_id uuid, last_event text, mark_delayed boolean)
+     WHERE e.id = u.email_id AND e.last_event <> 'canceled'`,
+    [JSON.stringify(events), JSON.stringify(updates)],
   );
-  const done = new Set<string>();
-  const perRecipient = new Map<string, number>();
-  for (const r of rows) {
-    if (r.type === 'email.delivery_delayed' || r.type === 'email.delivery_attempt') perRecipient.set(r.recipient ?? '', (perRecipient.get(r.recipient ?? '') ?? 0) + 1);
-    else if (r.recipient) done.add(r.recipient);
-  }
-  return { done, deferrals: Math.max(0, ...perRecipient.values()) };
 }
 
 /** Reschedules a scheduled email and its pending delivery jobs; false when it is not scheduled. */

@@ -1,0 +1,102 @@
+// Outbound delivery throughput (issue 3 target: >= 1,000 messages/s to a local sink, DKIM
+// RSA-2048, connection reuse) with Postfix relaying the same number of messages of the same size
+// to the same sink in the same run; then the latency from the API's 200 to the receiving server
+// at low load (target p50 < 100 ms). Usage: npm run build && node --import tsx bench/delivery.ts [N]
+import { execFileSync, spawn } from 'node:child_process';
+import path from 'node:path';
+import pg from 'pg';
+import { startFakeDns } from '../test/helpers/fake-dns.js';
+import { startRecordingSmtp } from '../test/helpers/recording-smtp.js';
+import { publishRecords, type WireRecord } from '../test/helpers/publish-records.js';
+import { api, freshDb, KEY, machine, ROOT, startService } from './lib.js';
+
+const N = Number(process.argv[2] ?? 10_000);
+const SINK_PORT = 26026;
+const PF_PORT = 26025;
+const sinkSh = path.join(ROOT, 'bench/peers/smtp-sink.sh');
+const pfSh = path.join(ROOT, 'bench/peers/postfix-instance.sh');
+const sinkCount = () => Number(execFileSync(sinkSh, ['count', String(SINK_PORT)]).toString().trim().split(/\s+/)[0]);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const BODY = `<p>${'Benchmark delivery body. '.repeat(60)}</p>`; // ~1.6 KB of HTML, ~2 KB signed message
+
+async function waitForSink(target: number, timeoutMs: number): Promise<number> {
+  const t0 = Date.now();
+  while (sinkCount() < target) {
+    if (Date.now() - t0 > timeoutMs) throw new Error(`sink has ${sinkCount()} of ${target}`);
+    await sleep(100);
+  }
+  return (Date.now() - t0) / 1000;
+}
+
+const dns = await startFakeDns();
+dns.set('mx.mailroom.test', 'A', ['127.0.0.1']);
+dns.set('sink.test', 'MX', [{ exchange: 'mx.sink.test', priority: 10 }]);
+dns.set('mx.sink.test', 'A', ['127.0.0.1']);
+const db = await freshDb();
+const env = {
+  MAILROOM_DATABASE_URL: db.url, MAILROOM_BOOTSTRAP_API_KEY: KEY, MAILROOM_RATE_LIMIT: '1000000', MAILROOM_SECRET_KEY: 'bench-secret',
+  MAILROOM_DNS_SERVERS: dns.address, MAILROOM_MX_HOST: 'mx.mailroom.test', MAILROOM_OUTBOUND_PORT: String(SINK_PORT),
+};
+const result: Record<string, unknown> = { machine: machine(), messages: N };
+execFileSync(sinkSh, ['start', String(SINK_PORT)]);
+try {
+  // 1. Accept N emails with the api role only, so the worker starts with a full queue.
+  const apiSvc = await startService({ ...env, MAILROOM_ROLES: 'api' });
+  const dom = await api(apiSvc.url, KEY, 'POST', '/domains', { name: 'bench.example' });
+  publishRecords(dns, 'bench.example', dom.records as WireRecord[]);
+  await api(apiSvc.url, KEY, 'POST', `/domains/${dom.id}/verify`);
+  const email = { from: 'Bench <bench@bench.example>', subject: 'Delivery benchmark', html: BODY, text: '' };
+  for (let i = 0; i < N; i += 100) {
+    await api(apiSvc.url, KEY, 'POST', '/emails/batch', Array.from({ length: Math.min(100, N - i) }, (_, j) => ({ ...email, to: `r${i + j}@sink.test` })));
+  }
+  await apiSvc.stop();
+
+  // 2. Mailroom: a worker delivers the queue to the sink (MX lookup, DKIM, pooled connections).
+  const base = sinkCount();
+  const worker = await startService({ ...env, MAILROOM_ROLES: 'worker' });
+  const mrSeconds = await waitForSink(base + N, 600_000);
+  const c = new pg.Client({ connectionString: db.url });
+  await c.connect();
+  const events = Object.fromEntries((await c.query('SELECT type, count(*)::int AS n FROM email_events GROUP BY type')).rows.map((r) => [r.type, r.n]));
+  await c.end();
+  result.mailroom = { seconds: mrSeconds, messages_per_s: Math.round(N / mrSeconds), peak_rss_mb: worker.peakRssMb(), events };
+  await worker.stop();
+
+  // 3. Postfix, same run, same sink, same count and size: smtp-source → smtpd (queue on disk) → smtp → sink.
+  execFileSync(pfSh, ['start', '/tmp/mr-bench-postfix', String(PF_PORT), String(SINK_PORT)]);
+  try {
+    const pfBase = sinkCount();
+    const t0 = Date.now();
+    const src = spawn('smtp-source', ['-d', '-s', '20', '-m', String(N), '-l', '2000', '-f', 'bench@bench.example', '-t', 'r@sink.test', `127.0.0.1:${PF_PORT}`], { stdio: 'ignore' });
+    await waitForSink(pfBase + N, 600_000);
+    const pfSeconds = (Date.now() - t0) / 1000;
+    src.kill();
+    result.postfix = { seconds: pfSeconds, messages_per_s: Math.round(N / pfSeconds), version: execFileSync('postconf', ['-d', 'mail_version']).toString().trim() };
+  } finally {
+    execFileSync(pfSh, ['stop', '/tmp/mr-bench-postfix']);
+  }
+  result.ratio_mailroom_to_postfix = Number(((result.mailroom as { messages_per_s: number }).messages_per_s / (result.postfix as { messages_per_s: number }).messages_per_s).toFixed(2));
+
+  // 4. Latency at low load: all roles, 20 emails/s for 10 s, to a recording server that timestamps arrivals.
+  const rec = await startRecordingSmtp();
+  dns.set('rec.test', 'MX', [{ exchange: 'mx.rec.test', priority: 10 }]);
+  dns.set('mx.rec.test', 'A', ['127.0.0.1']);
+  const all = await startService({ ...env, MAILROOM_OUTBOUND_PORT: String(rec.port) });
+  const sentAt = new Map<string, number>();
+  for (let i = 0; i < 200; i++) {
+    const to = `lat${i}@rec.test`;
+    await api(all.url, KEY, 'POST', '/emails', { ...email, to });
+    sentAt.set(to, Date.now());
+    await sleep(50);
+  }
+  await rec.waitFor(200, 30_000);
+  const lat = rec.messages.map((m) => m.receivedAt - sentAt.get(m.rcptTo[0])!).sort((a, b) => a - b);
+  result.latency_ms = { p50: lat[Math.floor(lat.length * 0.5)], p99: lat[Math.floor(lat.length * 0.99)], max: lat[lat.length - 1], samples: lat.length };
+  await all.stop();
+  await rec.close();
+  console.log(JSON.stringify(result, null, 2));
+} finally {
+  execFileSync(sinkSh, ['stop', String(SINK_PORT)]);
+  await dns.close();
+  await db.drop();
+}
