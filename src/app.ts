@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import type { Config } from './config/schema.js';
+import type { Config, SmtpListener } from './config/schema.js';
 import { ApiKeys } from './auth/api-keys.js';
 import { Domains } from './domains/service.js';
 import { deliverJob } from './emails/deliver.job.js';
@@ -18,12 +18,21 @@ import { Worker } from './queue/worker.js';
 import { resolveSecretKey } from './lib/secret.js';
 import { createLimiter } from './ratelimit/limiter.js';
 import { RequestLogRecorder } from './request-logs/recorder.js';
+import { startSubmission } from './smtp/submission.js';
 import { openDatabase, type Database } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { requestLogDeleteOlderThan } from './store/request-logs.js';
 import { DELIVER_JOB, emailsPurgeRaw } from './store/emails.js';
 import { idempotencyDeleteExpired } from './store/idempotency.js';
 import { teamEnsureDefault } from './store/teams.js';
+import { TrackingRecorder } from './tracking/recorder.js';
+import { TrackingSigner } from './tracking/tokens.js';
+import { WebhookLog } from './webhooks/message-log.js';
+import { Webhooks } from './webhooks/service.js';
+import { createDashboardAuth } from './dashboard-auth/index.js';
+import { sessionsDeleteExpired, throttleDeleteStale } from './store/sessions.js';
+import { emailMetricsRollup } from './store/email-metrics.js';
+import { startWebhookWorker } from './webhooks/worker.js';
 
 export interface RunningApp {
   config: Config;
@@ -35,13 +44,16 @@ export interface RunningApp {
   defaultTeamId: string;
   http?: FastifyInstance;
   httpUrl?: string;
+  /** SMTP submission listeners as bound (real ports when configured with port 0). */
+  smtpListeners?: SmtpListener[];
   close(): Promise<void>;
 }
 
 export async function startApp(config: Config, opts: { log?: Logger } = {}): Promise<RunningApp> {
   const log = opts.log ?? createLogger(config.logLevel);
   fs.mkdirSync(config.dataDir, { recursive: true });
-  const sealer = new Sealer(resolveSecretKey(config.secretKey, config.dataDir));
+  const secretKey = resolveSecretKey(config.secretKey, config.dataDir);
+  const sealer = new Sealer(secretKey);
   const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, log });
   const closers: (() => Promise<unknown>)[] = [];
   let closed = false;
@@ -59,7 +71,9 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
     const apiKeys = new ApiKeys(db.pool);
     if (config.bootstrapApiKey && (await apiKeys.ensure(team.id, config.bootstrapApiKey, 'Bootstrap'))) log.info('bootstrap API key created');
     const domains = new Domains(db.pool, config, sealer, log);
-    const sender = new EmailSender(db.pool, domains, config);
+    const tracking = new TrackingSigner(secretKey);
+    const sender = new EmailSender(db.pool, domains, config, tracking);
+    const webhooks = new Webhooks(db.pool, config, sealer);
     const app: RunningApp = { config, log, db, apiKeys, domains, sender, defaultTeamId: team.id, close };
     const periodic: Periodic[] = [];
     closers.push(async () => { await Promise.all(periodic.map((p) => p.stop())); });
@@ -69,6 +83,8 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
       periodic.push(every('request-log retention', 3600_000, () => requestLogDeleteOlderThan(db.pool, config.logRetentionDays), log, 60_000));
       periodic.push(every('message retention', 3600_000, () => emailsPurgeRaw(db.pool, config.retentionDays), log, 90_000));
       periodic.push(every('idempotency-key expiry', 3600_000, () => idempotencyDeleteExpired(db.pool), log, 120_000));
+      periodic.push(every('metrics rollup', 60_000, () => emailMetricsRollup(db.pool), log, 20_000));
+      periodic.push(every('dashboard session expiry', 3600_000, () => Promise.all([sessionsDeleteExpired(db.pool), throttleDeleteStale(db.pool, 3600)]), log, 150_000));
       // Postfix allows 20 concurrent connections per destination by default; so do we.
       const smtp = new SmtpPool({ maxPerHost: 20 });
       const worker = new Worker({
@@ -79,23 +95,40 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
       // Closed in reverse order: the worker finishes its deliveries before the SMTP pool closes.
       closers.push(async () => { await smtp.closeAll(); });
       closers.push(async () => { await worker.stop(); });
+      // Its own worker: endpoints slow to answer never take the slots of email deliveries.
+      const webhookWorker = await startWebhookWorker({ pool: db.pool, config, sealer, log });
+      closers.push(() => webhookWorker.stop());
     }
-    if (config.roles.includes('api')) {
-      const limiter = await createLimiter({ limit: config.rateLimit, redisUrl: config.redisUrl, log });
-      const recorder = new RequestLogRecorder(db.pool, log);
+    // One limiter and one request-log recorder for the API and SMTP submission: the same per-team limit.
+    const serving = config.roles.includes('api') || config.roles.includes('smtp');
+    const limiter = serving ? await createLimiter({ limit: config.rateLimit, redisUrl: config.redisUrl, log }) : undefined;
+    const recorder = serving ? new RequestLogRecorder(db.pool, log) : undefined;
+    if (limiter && recorder) {
       periodic.push(every('api-key last-used', 10_000, () => apiKeys.flushTouches(), log));
-      const server = await buildServer({ config, log, pool: db.pool, apiKeys, limiter, recorder, domains, sender, isReady: async () => !closed && (await db.pool.query('SELECT 1'), true) });
+      // Closed after the listeners (closers run in reverse): the buffers behind them last.
+      closers.push(async () => { await limiter.close(); });
+      closers.push(async () => { await recorder.flush(); await apiKeys.flushTouches(); });
+    }
+    // Before HTTP, so that "http listening" (which tools wait for) means every listener is up.
+    if (config.roles.includes('smtp') && limiter && recorder) {
+      const submission = await startSubmission({ config, log, pool: db.pool, apiKeys, sender, limiter, recorder });
+      app.smtpListeners = submission.listeners;
+      closers.push(() => submission.close());
+    }
+    if (config.roles.includes('api') && limiter && recorder) {
+      const hits = new TrackingRecorder(db.pool, log); // opens and clicks, flushed after the server closes
+      closers.push(() => hits.flush());
+      const server = await buildServer({ config, log, pool: db.pool, apiKeys, limiter, recorder, domains, sender, webhooks,
+        webhookLog: new WebhookLog(db.pool, webhooks), tracking: { signer: tracking, recorder: hits },
+        dashboard: createDashboardAuth({ pool: db.pool, config, sealer, secretKey, sender, defaultTeamId: team.id, log }), isReady: async () => !closed && (await db.pool.query('SELECT 1'), true) });
       await server.listen({ host: config.httpListen.host, port: config.httpListen.port });
       const addr = server.server.address() as AddressInfo;
       app.http = server;
       app.httpUrl = `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`;
-      // Closed in reverse: the server first (stops accepting, drains), then the buffers behind it.
-      closers.push(async () => { await limiter.close(); });
-      closers.push(async () => { await recorder.flush(); await apiKeys.flushTouches(); });
       closers.push(async () => { await server.close(); });
       log.info('http listening', { url: app.httpUrl });
     }
-    for (const role of config.roles) if (role === 'smtp' || role === 'mx') log.warn(`role ${role} is not part of this build yet; skipped`);
+    for (const role of config.roles) if (role === 'mx') log.warn(`role ${role} is not part of this build yet; skipped`);
     return app;
   } catch (err) {
     await close();

@@ -19,7 +19,10 @@ export const ERRORS = {
   forbidden: e('validation_error', 403, 'The request is not allowed.', 550, '5.7.1'),
   domain_not_verified: e('validation_error', 403, 'The domain is not verified. Please, add and verify your domain.', 550, '5.7.1'),
   payload_too_large: e('validation_error', 413, 'The request body is too large.', 552, '5.3.4'),
+  invalid_recipient: e('validation_error', 422, 'Invalid recipient address.', 553, '5.1.3'),
   missing_api_key: e('missing_api_key', 401, 'Missing API key in the authorization header.', 530, '5.7.0'),
+  not_signed_in: e('missing_api_key', 401, 'Sign in to continue.', 530, '5.7.0'), // dashboard session missing or expired
+  invalid_credentials: e('validation_error', 401, 'The email or password is incorrect.', 535, '5.7.8'),
   restricted_api_key: e('restricted_api_key', 401, 'This API key is restricted to only send emails.', 550, '5.7.1'),
   invalid_api_key: e('invalid_api_key', 403, 'API key is invalid.', 535, '5.7.8'),
   not_found: e('not_found', 404, 'The requested endpoint does not exist.', 550, '5.1.1'),

@@ -25,6 +25,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   }
   if (out.deliveryMode === 'relay' && !out.relayUrl) errors.push('MAILROOM_RELAY_URL: must be set when MAILROOM_DELIVERY_MODE=relay');
   if (Boolean(out.tlsCert) !== Boolean(out.tlsKey)) errors.push('MAILROOM_TLS_CERT and MAILROOM_TLS_KEY: set both or neither');
+  if ((out.smtpTrustedNetworks as string[]).length && !out.smtpTrustedApiKey) errors.push('MAILROOM_SMTP_TRUSTED_API_KEY: must be set when MAILROOM_SMTP_TRUSTED_NETWORKS is');
   if (errors.length) throw new ConfigError(`Invalid configuration:\n  ${errors.join('\n  ')}`);
   return Object.freeze(out) as Config;
 }

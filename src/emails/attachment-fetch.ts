@@ -6,7 +6,7 @@ import https from 'node:https';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
 import { AppError } from '../errors.js';
-import { blockedAddressReason } from './network-guard.js';
+import { blockedAddressReason } from '../lib/network-guard.js';
 
 export interface FetchOptions {
   /** MAILROOM_ALLOW_PRIVATE_NETWORKS: allow loopback/private/link-local targets. */

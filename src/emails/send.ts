@@ -12,10 +12,12 @@ import type { Pool } from '../store/db.js';
 import { emailsInsertAccepted, type AcceptedEmail, type IdempotencyCompletion } from '../store/emails.js';
 import { Batcher } from '../queue/batcher.js';
 import { resolveAttachments } from './attachments.js';
-import { composeMessage } from './compose.js';
+import { composeMessage, plainTextFor } from './compose.js';
 import { makeEvent } from './events.js';
 import { formatAddress } from './addresses.js';
 import { pathAttachmentBudget, validateSendRequest, type SendRequest } from './validate.js';
+import { applyTracking, listUnsubscribeUrls } from '../tracking/apply.js';
+import type { TrackingSigner } from '../tracking/tokens.js';
 
 export interface SendContext {
   teamId: string;
@@ -38,7 +40,7 @@ export class EmailSender {
   private readonly batcher: Batcher<Pending, void>;
   private readonly domainCache = new Map<string, { row: DomainRow; until: number }>();
 
-  constructor(private readonly pool: Pool, private readonly domains: Domains, private readonly config: Config) {
+  constructor(private readonly pool: Pool, private readonly domains: Domains, private readonly config: Config, private readonly tracking?: TrackingSigner) {
     this.batcher = new Batcher<Pending, void>(async (items) => {
       await emailsInsertAccepted(this.pool, items.map((i) => i.email), items.flatMap((i) => (i.completion ? [i.completion] : [])));
       return items.map(() => undefined);
@@ -72,14 +74,14 @@ export class EmailSender {
 
   async prepareValidated(ctx: SendContext, req: SendRequest, now: Date, prebuilt?: PrebuiltMessage): Promise<AcceptedEmail> {
     const domain = await this.sendingDomain(ctx, req.from.domain);
+    const id = uuid(); // before composing: tracking links carry it
     let composed = prebuilt;
     if (!composed) {
       const attachments = req.attachments.some((a) => a.path)
         ? await resolveAttachments(req.attachments, { allowPrivateNetworks: this.config.allowPrivateNetworks, maxBytes: pathAttachmentBudget(req), timeoutMs: 15_000 })
         : req.attachments;
-      composed = await composeMessage({ ...req, attachments }, { messageIdDomain: domain.name, date: now });
+      composed = await composeMessage({ ...req, ...this.tracked(id, req, domain), attachments }, { messageIdDomain: domain.name, date: now });
     }
-    const id = uuid();
     const scheduled = Boolean(req.scheduledAt);
     const headers = Object.entries(req.headers).map(([name, value]) => ({ name, value }));
     const row: AcceptedEmail['row'] = {
@@ -101,6 +103,23 @@ export class EmailSender {
     }));
     const event = makeEvent({ ...row, created_at: now }, scheduled ? 'email.scheduled' : 'email.sent', { at: now });
     return { row, raw: composed.raw, event, jobs };
+  }
+
+  /**
+   * The HTML recipients get when the domain tracks opens or clicks, with links and pixel on
+   * MAILROOM_PUBLIC_URL (Resend uses a verified tracking subdomain instead). The text part is
+   * derived from the original HTML, so its links are not rewritten. The stored html stays as sent.
+   */
+  private tracked(id: string, req: SendRequest, domain: DomainRow): Partial<SendRequest> {
+    if (!this.tracking || req.html === undefined || !(domain.open_tracking || domain.click_tracking)) return {};
+    const unsubscribe = Object.entries(req.headers).find(([k]) => k.toLowerCase() === 'list-unsubscribe')?.[1];
+    return {
+      text: plainTextFor(req),
+      html: applyTracking(req.html, {
+        emailId: id, openTracking: domain.open_tracking, clickTracking: domain.click_tracking, baseUrl: this.config.publicUrl,
+        sign: this.tracking, unsubscribeUrls: listUnsubscribeUrls(unsubscribe),
+      }),
+    };
   }
 
   /** Commits one email (sharing the statement with concurrent sends). */

@@ -1,4 +1,5 @@
-// The request pipeline every API route shares: authenticate the bearer key, count the request
+// The request pipeline every API route shares: authenticate the bearer key (or the dashboard's
+// session cookie, see dashboard-auth/sessions.ts), count the request
 // against the team's rate limit (headers on every response, success or error), refuse
 // sending_access keys outside the send endpoints, and record the request in the request log.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -11,7 +12,8 @@ export function installApiHooks(app: FastifyInstance, deps: ApiDeps): void {
     if (req.routeOptions.config?.public) return;
     let authError: unknown;
     try {
-      req.auth = await deps.apiKeys.authenticate(req.headers.authorization);
+      // No Authorization header + a dashboard session cookie: the session's team (sessions.ts).
+      req.auth = (await deps.dashboard?.sessions.authenticateApi(req)) ?? await deps.apiKeys.authenticate(req.headers.authorization);
     } catch (err) {
       authError = err;
     }
@@ -31,7 +33,7 @@ export function installApiHooks(app: FastifyInstance, deps: ApiDeps): void {
   });
 
   app.addHook('onResponse', async (req, reply) => {
-    if (req.routeOptions.config?.public) return;
+    if (req.routeOptions.config?.public || (req.auth && 'session' in req.auth)) return; // the log is for API requests, not dashboard clicks
     const parse = (s: string | undefined) => {
       if (!s) return null;
       try { return JSON.parse(s); } catch { return null; }

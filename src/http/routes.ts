@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ApiDeps } from './types.js';
 import { registerHealth } from './health.js';
+import { registerDashboard } from './dashboard/index.js';
 import apiKeysCreate from './api/api-keys.create.js';
 import apiKeysList from './api/api-keys.list.js';
 import apiKeysUpdate from './api/api-keys.update.js';
@@ -21,17 +22,34 @@ import emailsList from './api/emails.list.js';
 import emailsUpdate from './api/emails.update.js';
 import emailsCancel from './api/emails.cancel.js';
 import emailsEvents from './api/emails.events.js';
+import emailsMetrics from './api/emails.metrics.js';
 import suppressions from './api/suppressions.js';
+import webhooksCreate from './api/webhooks.create.js';
+import webhooksList from './api/webhooks.list.js';
+import webhooksGet from './api/webhooks.get.js';
+import webhooksUpdate from './api/webhooks.update.js';
+import webhooksDelete from './api/webhooks.delete.js';
+import webhooksRotate from './api/webhooks.rotate.js';
+import webhooksEventsList from './api/webhooks.events.list.js';
+import webhooksEventsGet from './api/webhooks.events.get.js';
+import webhooksEventsAttempts from './api/webhooks.events.attempts.js';
+import webhooksEventsReplay from './api/webhooks.events.replay.js';
+import trackingOpen from './api/tracking.open.js';
+import trackingClick from './api/tracking.click.js';
 
 const ENDPOINTS = [
   apiKeysCreate, apiKeysList, apiKeysUpdate, apiKeysDelete,
   domainsCreate, domainsList, domainsGet, domainsUpdate, domainsVerify, domainsDelete,
   logsList, logsGet,
-  emailsSend, emailsBatch, emailsGet, emailsList, emailsUpdate, emailsCancel, emailsEvents,
+  emailsSend, emailsBatch, emailsGet, emailsList, emailsUpdate, emailsCancel, emailsEvents, emailsMetrics,
   suppressions,
+  webhooksCreate, webhooksList, webhooksGet, webhooksUpdate, webhooksDelete, webhooksRotate,
+  webhooksEventsList, webhooksEventsGet, webhooksEventsAttempts, webhooksEventsReplay,
+  trackingOpen, trackingClick,
 ];
 
 export async function registerRoutes(app: FastifyInstance, deps: ApiDeps): Promise<void> {
   registerHealth(app, deps);
   for (const register of ENDPOINTS) register(app, deps);
+  await registerDashboard(app, deps); // the SPA at / and /dashboard-api/*
 }

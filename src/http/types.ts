@@ -8,6 +8,12 @@ import type { RateDecision, RateLimiter } from '../ratelimit/limiter.js';
 import type { RequestLogRecorder } from '../request-logs/recorder.js';
 import type { Domains } from '../domains/service.js';
 import type { EmailSender } from '../emails/send.js';
+import type { Webhooks } from '../webhooks/service.js';
+import type { WebhookLog } from '../webhooks/message-log.js';
+import type { TrackingSigner } from '../tracking/tokens.js';
+import type { TrackingRecorder } from '../tracking/recorder.js';
+import type { DashboardAuth } from '../dashboard-auth/index.js';
+import type { SessionRequestAuth } from '../dashboard-auth/sessions.js';
 
 export interface ApiDeps {
   config: Config;
@@ -18,12 +24,20 @@ export interface ApiDeps {
   recorder: RequestLogRecorder;
   domains: Domains;
   sender: EmailSender;
+  webhooks: Webhooks;
+  webhookLog: WebhookLog;
+  tracking: { signer: TrackingSigner; recorder: TrackingRecorder };
   isReady: () => Promise<boolean>;
+  /** dashboard sign-in; when present, a session cookie authenticates API requests too */
+  dashboard?: DashboardAuth;
 }
+
+/** An API key, or a dashboard session acting for its current team (id null: no key). */
+export type RequestAuth = ApiKeyAuth | SessionRequestAuth;
 
 declare module 'fastify' {
   interface FastifyRequest {
-    auth?: ApiKeyAuth;
+    auth?: RequestAuth;
     rate?: RateDecision;
     responsePayload?: string;
   }
@@ -36,7 +50,7 @@ declare module 'fastify' {
 }
 
 /** The authenticated key of a request that passed the auth hook. */
-export function authOf(req: { auth?: ApiKeyAuth }): ApiKeyAuth {
+export function authOf(req: { auth?: RequestAuth }): RequestAuth {
   if (!req.auth) throw new Error('route reached without authentication');
   return req.auth;
 }

@@ -86,6 +86,7 @@ export class Worker {
   private wanted = false; // a claim may find something: woken, or the last claim was full
   private loop: Promise<void> | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
+  private idleUntil = 0; // when idleTimer fires
   private renewTimer: NodeJS.Timeout | undefined;
 
   constructor(opts: WorkerOptions) {
@@ -130,6 +131,7 @@ export class Worker {
     if (!this.started) return;
     this.started = false;
     clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
     const listenerClosed = this.listener.close();
     await this.loop;
     let timer: NodeJS.Timeout | undefined;
@@ -198,10 +200,14 @@ export class Worker {
     this.sleep(ms);
   }
 
+  /** Wakes after `ms`, unless an earlier wake-up is already set (a longer sleep never hides it). */
   private sleep(ms: number): void {
     if (!this.started) return;
+    const until = Date.now() + ms;
+    if (this.idleTimer && this.idleUntil <= until) return;
     clearTimeout(this.idleTimer);
-    this.idleTimer = setTimeout(() => this.wake(), ms);
+    this.idleUntil = until;
+    this.idleTimer = setTimeout(() => { this.idleTimer = undefined; this.wake(); }, ms);
   }
 
   private run(row: JobRow): void {
@@ -234,7 +240,10 @@ export class Worker {
   }
 
   private recordOutcome(row: JobRow, outcome: void | JobOutcome): Promise<boolean> {
-    if (outcome && 'retryAt' in outcome) return jobReschedule(this.pool, this.id, row.id, outcome.retryAt);
+    if (outcome && 'retryAt' in outcome) {
+      // Not notified: without this, a job due again in 10 ms could wait out a whole idle sleep.
+      return jobReschedule(this.pool, this.id, row.id, outcome.retryAt).finally(() => this.sleep(outcome.retryAt.getTime() - Date.now()));
+    }
     if (row.every_ms !== null) return jobRescheduleRecurring(this.pool, this.id, row.id, null);
     return this.deletes.add(row.id);
   }

@@ -108,3 +108,9 @@ export async function domainsClaimDueChecks(db: Queryable, limit: number, leaseS
   );
   return rows;
 }
+
+/** The team that owns a domain name (names are unique in the installation), for system mail. */
+export async function domainTeamByName(db: Queryable, name: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ team_id: string }>('SELECT team_id FROM domains WHERE lower(name) = lower($1)', [name]);
+  return rows[0]?.team_id;
+}

@@ -4,6 +4,7 @@
 import type { Queryable } from './db.js';
 import { JOBS_CHANNEL } from './jobs.js';
 import { paginate, type Page, type PageQuery } from './paginate.js';
+import { emailFilterSql, type EmailFilters } from './email-filters.js';
 
 export const DELIVER_JOB = 'email.deliver';
 
@@ -90,8 +91,9 @@ export async function emailFindById(db: Queryable, teamId: string, id: string): 
   return rows[0];
 }
 
-export async function emailList(db: Queryable, teamId: string, page: PageQuery): Promise<Page<EmailListItem>> {
-  return paginate<EmailListItem>(db, { table: 'emails', columns: RECORD_COLUMNS, teamId, page });
+export async function emailList(db: Queryable, teamId: string, page: PageQuery, filters: EmailFilters = {}): Promise<Page<EmailListItem>> {
+  const f = emailFilterSql(filters); // dashboard filters (email-filters.ts); none = the plain list
+  return paginate<EmailListItem>(db, { table: 'emails', columns: RECORD_COLUMNS, teamId, page, where: f?.where, params: f?.params });
 }
 
 export async function emailEventsList(db: Queryable, teamId: string, emailId: string) {

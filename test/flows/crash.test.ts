@@ -127,7 +127,9 @@ describe('crash safety (kill -9)', () => {
     }
     const dup = duplicates();
     process.stdout.write(`# crash (one process): ${l.acked.length} acknowledged, ${mx.messages.length - before} SMTP transactions, ${dup} duplicated recipients\n`);
-    assert.ok(dup <= Math.max(5, l.acked.length * 0.02), `${dup} duplicates`);
+    // Only deliveries in flight at the kill can repeat (the SMTP transaction ended but its result
+    // was not recorded): at most the worker's concurrency (50).
+    assert.ok(dup <= 50, `${dup} duplicates`);
   });
 
   test('the worker process killed alone mid-delivery: a new worker finishes, nothing lost', async () => {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { blockedAddressReason } from '../../src/emails/network-guard.js';
+import { blockedAddressReason } from '../../src/lib/network-guard.js';
 
 test('refuses loopback, private, link-local, CGNAT, multicast and reserved IPv4', () => {
   const cases: [string, string][] = [

@@ -1,6 +1,6 @@
 // SSRF guard: says whether an IP address is a public unicast address a server may fetch from.
-// Pure byte arithmetic (no node:net BlockList, whose IPv4-mapped handling varies); also used for
-// webhook URLs later, so it may move to lib/ when a second caller appears.
+// Pure byte arithmetic (no node:net BlockList, whose IPv4-mapped handling varies). Callers:
+// attachment `path` fetches (emails/) and webhook endpoints (webhooks/).
 import { isIP } from 'node:net';
 
 type Range = [bytes: number[], prefix: number, label: string];

@@ -1,0 +1,217 @@
+// Who may sign in and how: first-run setup, password sign-in (throttled), the second factor
+// (TOTP or a recovery code), TOTP enrolment, invites. Returns values and cookies; the HTTP
+// endpoints under http/dashboard/ only translate.
+import type { FastifyRequest } from 'fastify';
+import { AppError } from '../errors.js';
+import type { Sealer } from '../lib/crypto.js';
+import { randomToken, sha256Hex } from '../lib/ids.js';
+import { withTx, type Pool } from '../store/db.js';
+import { recoveryCodeConsume, recoveryCodesRemaining, recoveryCodesReplace } from '../store/credentials.js';
+import { sessionDeleteAllOfUser, sessionSetTeam } from '../store/sessions.js';
+import {
+  inviteConsume, inviteFindOpen, inviteInsert, memberAdd, membershipsOfUser, userClaimTotpStep, userCount, userFindByEmail,
+  userFindById, userInsert, userSetPassword, userSetTotp, type InviteRow, type Role, type UserRow,
+} from '../store/users.js';
+import { hashPassword, passwordProblem, verifyPassword } from './password.js';
+import type { SessionAuth, Sessions } from './sessions.js';
+import type { LoginThrottle } from './throttle.js';
+import { newTotpSecret, otpauthUri, verifyTotp } from './totp.js';
+
+const SETUP_LOCK = 7_317_007; // advisory lock: two first visitors cannot both become the owner
+const INVITE_DAYS = 7;
+const RECOVERY_CODES = 10;
+const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export interface Started { mfa_required: boolean; csrf: string; cookies: string[] }
+
+export const normaliseRecoveryCode = (c: string) => c.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+export function checkEmail(email: unknown): string {
+  if (typeof email !== 'string' || !EMAIL_RE.test(email.trim()) || email.length > 254) throw new AppError('validation_error', 'Enter a valid email address.');
+  return email.trim();
+}
+
+function checkPassword(password: unknown): string {
+  const problem = passwordProblem(password);
+  if (problem) throw new AppError('validation_error', problem);
+  return password as string;
+}
+
+export class Accounts {
+  constructor(private readonly pool: Pool, private readonly sessions: Sessions, private readonly sealer: Sealer,
+    private readonly throttle: LoginThrottle, private readonly defaultTeamId: string) {}
+
+  async setupNeeded(): Promise<boolean> {
+    return (await userCount(this.pool)) === 0;
+  }
+
+  /** First run: the first visitor becomes the owner of the default team. */
+  async setup(req: FastifyRequest, input: { email: unknown; password: unknown; name?: unknown }): Promise<Started> {
+    const email = checkEmail(input.email);
+    const password = checkPassword(input.password);
+    const hash = await hashPassword(password);
+    const user = await withTx(this.pool, async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [SETUP_LOCK]);
+      if ((await userCount(tx)) > 0) throw new AppError('forbidden', 'Setup is already done: sign in instead.');
+      const u = await userInsert(tx, { email, name: typeof input.name === 'string' ? input.name.slice(0, 100) : '', passwordHash: hash });
+      await memberAdd(tx, this.defaultTeamId, u.id, 'owner');
+      return u;
+    });
+    return this.start(req, user);
+  }
+
+  /** Password sign-in; throttled per account and client address. */
+  async login(req: FastifyRequest, input: { email: unknown; password: unknown }): Promise<Started> {
+    const email = typeof input.email === 'string' ? input.email.trim() : '';
+    const password = typeof input.password === 'string' ? input.password : '';
+    const keys = this.throttle.passwordKeys(email, req.ip);
+    await this.throttle.check(keys);
+    const user = email ? await userFindByEmail(this.pool, email) : undefined;
+    const ok = await verifyPassword(password, user?.password_hash ?? null);
+    if (!user || !ok) {
+      await this.throttle.fail(keys);
+      throw new AppError('invalid_credentials');
+    }
+    await this.throttle.succeed(keys);
+    return this.start(req, user);
+  }
+
+  /** A session for a user who proved who they are (password or OAuth); pending when TOTP is on. */
+  async start(req: FastifyRequest, user: UserRow, preferTeamId?: string): Promise<Started> {
+    const teams = await membershipsOfUser(this.pool, user.id);
+    if (!teams.length) throw new AppError('forbidden', 'This account is not a member of any team. Ask an owner for an invite.');
+    const team = teams.find((t) => t.team_id === preferTeamId) ?? teams[0];
+    const s = await this.sessions.create(req, user.id, team.team_id, user.totp_enabled);
+    return { mfa_required: user.totp_enabled, csrf: s.csrf, cookies: s.cookies };
+  }
+
+  /** Completes a pending session with a TOTP code or a recovery code. */
+  async secondFactor(pending: SessionAuth, code: unknown): Promise<{ csrf: string; cookies: string[]; recovery_codes_left?: number }> {
+    if (typeof code !== 'string' || !code.trim()) throw new AppError('validation_error', 'Enter the 6-digit code from your authenticator app, or a recovery code.');
+    const keys = this.throttle.mfaKeys(pending.userId);
+    await this.throttle.check(keys);
+    const user = await userFindById(this.pool, pending.userId);
+    if (!user?.totp_enabled || !user.totp_secret) throw new AppError('forbidden', 'Two-factor authentication is not enabled for this account.');
+    let recoveryLeft: number | undefined;
+    let ok = false;
+    if (/^\s*\d{6}\s*$/.test(code)) {
+      ok = await this.acceptTotp(user, code);
+    } else if (await recoveryCodeConsume(this.pool, user.id, sha256Hex(normaliseRecoveryCode(code)))) {
+      ok = true;
+      recoveryLeft = await recoveryCodesRemaining(this.pool, user.id);
+    }
+    if (!ok) {
+      await this.throttle.fail(keys);
+      throw new AppError('validation_error', 'That code is not valid. Codes change every 30 seconds; each can be used once.');
+    }
+    await this.throttle.succeed(keys);
+    const s = await this.sessions.promote(pending.sessionId);
+    return { ...s, recovery_codes_left: recoveryLeft };
+  }
+
+  /** A TOTP code for the user's secret, within ±1 step, never the same step twice. */
+  private async acceptTotp(user: UserRow, code: string): Promise<boolean> {
+    if (!user.totp_secret) return false;
+    const step = verifyTotp(this.sealer.open(user.totp_secret), code);
+    return step !== null && (await userClaimTotpStep(this.pool, user.id, step));
+  }
+
+  /** Enrolment step 1: a new secret (stored sealed, not active yet) and its otpauth:// URI. */
+  async totpBegin(auth: SessionAuth): Promise<{ secret: string; otpauth_uri: string }> {
+    const user = await userFindById(this.pool, auth.userId);
+    if (user?.totp_enabled) throw new AppError('validation_error', 'Two-factor authentication is already on. Turn it off first to enrol a new device.');
+    const secret = newTotpSecret();
+    await userSetTotp(this.pool, auth.userId, this.sealer.seal(secret), false);
+    return { secret, otpauth_uri: otpauthUri(secret, auth.email) };
+  }
+
+  /** Enrolment step 2: a valid code turns TOTP on; returns fresh recovery codes (shown once). */
+  async totpEnable(auth: SessionAuth, code: unknown): Promise<{ recovery_codes: string[] }> {
+    const user = await userFindById(this.pool, auth.userId);
+    if (!user?.totp_secret || user.totp_enabled) throw new AppError('validation_error', 'Start the set-up first.');
+    if (typeof code !== 'string' || !(await this.acceptTotp(user, code))) throw new AppError('validation_error', 'That code is not valid: check the time on your device and try the current code.');
+    await userSetTotp(this.pool, auth.userId, user.totp_secret, true); // keeps the step just used: it is spent
+    return { recovery_codes: await this.newRecoveryCodes(auth.userId) };
+  }
+
+  /** Turning TOTP off or renewing recovery codes needs a current code. */
+  async totpDisable(auth: SessionAuth, code: unknown): Promise<void> {
+    await this.requireCurrentCode(auth, code);
+    await userSetTotp(this.pool, auth.userId, null, false);
+    await recoveryCodesReplace(this.pool, auth.userId, []);
+  }
+
+  async recoveryCodesRenew(auth: SessionAuth, code: unknown): Promise<{ recovery_codes: string[] }> {
+    await this.requireCurrentCode(auth, code);
+    return { recovery_codes: await this.newRecoveryCodes(auth.userId) };
+  }
+
+  private async requireCurrentCode(auth: SessionAuth, code: unknown): Promise<void> {
+    const keys = this.throttle.mfaKeys(auth.userId);
+    await this.throttle.check(keys);
+    const user = await userFindById(this.pool, auth.userId);
+    if (!user?.totp_enabled) throw new AppError('validation_error', 'Two-factor authentication is not on.');
+    if (typeof code !== 'string' || !(await this.acceptTotp(user, code))) {
+      await this.throttle.fail(keys);
+      throw new AppError('validation_error', 'That code is not valid.');
+    }
+  }
+
+  private async newRecoveryCodes(userId: string): Promise<string[]> {
+    const codes = Array.from({ length: RECOVERY_CODES }, () => randomToken(10).toLowerCase()).map((c) => `${c.slice(0, 5)}-${c.slice(5)}`);
+    await recoveryCodesReplace(this.pool, userId, codes.map((c) => sha256Hex(normaliseRecoveryCode(c))));
+    return codes;
+  }
+
+  async changePassword(auth: SessionAuth, current: unknown, next: unknown): Promise<void> {
+    const user = await userFindById(this.pool, auth.userId);
+    if (!user) throw new AppError('not_signed_in');
+    if (user.password_hash && !(await verifyPassword(typeof current === 'string' ? current : '', user.password_hash))) throw new AppError('invalid_credentials', 'The current password is incorrect.');
+    await userSetPassword(this.pool, user.id, await hashPassword(checkPassword(next)));
+    await sessionDeleteAllOfUser(this.pool, user.id, auth.sessionId); // other devices sign in again
+  }
+
+  async invite(auth: SessionAuth, role: unknown, email: unknown, baseUrl: string): Promise<{ id: string; url: string; expires_at: string }> {
+    if (role !== 'admin' && role !== 'member') throw new AppError('validation_error', 'Invite role must be "admin" or "member".');
+    const bound = email === undefined || email === null || email === '' ? null : checkEmail(email);
+    const token = randomToken(32);
+    const expiresAt = new Date(Date.now() + INVITE_DAYS * 86400_000);
+    const id = await inviteInsert(this.pool, { teamId: auth.teamId, tokenHash: sha256Hex(token), role, email: bound, createdBy: auth.userId, expiresAt });
+    return { id, url: `${baseUrl}/dashboard/invite/${token}`, expires_at: expiresAt.toISOString() };
+  }
+
+  async inviteFind(token: string): Promise<InviteRow> {
+    const inv = /^[A-Za-z0-9]{32}$/.test(token) ? await inviteFindOpen(this.pool, sha256Hex(token)) : undefined;
+    if (!inv) throw new AppError('not_found', 'This invite link is not valid any more. Ask for a new one.');
+    return inv;
+  }
+
+  /** Adds a user to the invite's team (once; an email-bound invite only for that address). */
+  async inviteJoin(token: string, user: { id: string; email: string }): Promise<{ team_id: string; role: Role }> {
+    const inv = await this.inviteFind(token);
+    if (inv.email && inv.email.toLowerCase() !== user.email.toLowerCase()) throw new AppError('forbidden', `This invite is for ${inv.email}.`);
+    await withTx(this.pool, async (tx) => {
+      if (!(await inviteConsume(tx, inv.id))) throw new AppError('not_found', 'This invite link is not valid any more.');
+      await memberAdd(tx, inv.team_id, user.id, inv.role);
+    });
+    return { team_id: inv.team_id, role: inv.role };
+  }
+
+  /** A new account from an invite link, then signed in to the invite's team. */
+  async inviteSignup(req: FastifyRequest, token: string, input: { email: unknown; password: unknown; name?: unknown }): Promise<Started> {
+    const email = checkEmail(input.email);
+    const hash = await hashPassword(checkPassword(input.password));
+    await this.inviteFind(token);
+    if (await userFindByEmail(this.pool, email)) throw new AppError('validation_error', 'An account with this email exists: sign in, then open the invite link again.');
+    const user = await userInsert(this.pool, { email, name: typeof input.name === 'string' ? input.name.slice(0, 100) : '', passwordHash: hash });
+    const joined = await this.inviteJoin(token, user);
+    return this.start(req, user, joined.team_id);
+  }
+
+  async switchTeam(auth: SessionAuth, teamId: unknown): Promise<void> {
+    const teams = await membershipsOfUser(this.pool, auth.userId);
+    const t = teams.find((m) => m.team_id === teamId);
+    if (!t) throw new AppError('not_found', 'Team not found');
+    await sessionSetTeam(this.pool, auth.sessionId, t.team_id);
+  }
+}

@@ -1,0 +1,30 @@
+// The dashboard's sign-in capability, assembled once by the composition root and handed to the
+// HTTP layer: sessions (also used by the API hook), accounts, OAuth, password reset, throttling.
+import type { Config } from '../config/schema.js';
+import type { EmailSender } from '../emails/send.js';
+import type { Sealer } from '../lib/crypto.js';
+import type { Logger } from '../lib/log.js';
+import type { Pool } from '../store/db.js';
+import { Accounts } from './accounts.js';
+import { OAuth } from './oauth.js';
+import { PasswordReset } from './password-reset.js';
+import { Sessions } from './sessions.js';
+import { LoginThrottle } from './throttle.js';
+
+export interface DashboardAuth {
+  sessions: Sessions;
+  accounts: Accounts;
+  oauth: OAuth;
+  reset: PasswordReset;
+}
+
+export function createDashboardAuth(d: { pool: Pool; config: Config; sealer: Sealer; secretKey: string; sender: EmailSender; defaultTeamId: string; log: Logger }): DashboardAuth {
+  const sessions = new Sessions(d.pool, d.secretKey, d.config.publicUrl.startsWith('https:'));
+  const throttle = new LoginThrottle(d.pool);
+  return {
+    sessions,
+    accounts: new Accounts(d.pool, sessions, d.sealer, throttle, d.defaultTeamId),
+    oauth: new OAuth(d.config, d.secretKey),
+    reset: new PasswordReset(d.pool, d.config, d.sender, throttle, d.log),
+  };
+}

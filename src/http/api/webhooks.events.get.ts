@@ -1,0 +1,12 @@
+// GET /webhooks/:id/events/:message_id → {object: "webhook_event", id, type, created_at, status,
+// next_attempt_at, attempts, payload} (payload: the body the endpoint receives).
+import type { FastifyInstance } from 'fastify';
+import { authOf, type ApiDeps } from '../types.js';
+import { MessageParams } from './webhooks.schema.js';
+
+export default function register(app: FastifyInstance, deps: ApiDeps): void {
+  app.get('/webhooks/:id/events/:message_id', { schema: { tags: ['Webhooks'], summary: 'Retrieve an event sent to a webhook endpoint', params: MessageParams } }, async (req) => {
+    const p = req.params as { id: string; message_id: string };
+    return deps.webhookLog.message(authOf(req).team_id, p.id, p.message_id);
+  });
+}

@@ -1,0 +1,19 @@
+// The dashboard's HTTP surface: the built SPA, and the dashboard-only endpoints under
+// /dashboard-api/ (sign-in, account, team, invites, OAuth, password reset, raw MIME). Its data
+// comes from the ordinary API, authenticated by the session cookie (see http/hooks.ts).
+import type { FastifyInstance } from 'fastify';
+import type { ApiDeps } from '../types.js';
+import account from './account.js';
+import emailsRaw from './emails-raw.js';
+import invites from './invites.js';
+import oauth from './oauth.js';
+import passwordReset from './password-reset.js';
+import session from './session.js';
+import team from './team.js';
+import { registerUi } from './ui.js';
+
+export async function registerDashboard(app: FastifyInstance, deps: ApiDeps): Promise<void> {
+  await registerUi(app);
+  if (!deps.dashboard) return;
+  for (const register of [session, account, team, invites, oauth, passwordReset, emailsRaw]) register(app, deps);
+}

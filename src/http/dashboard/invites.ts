@@ -1,0 +1,32 @@
+// Invite links: what an invite is for (shown before joining), joining as the signed-in user, or
+// creating an account from the link.
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { sessionSetTeam } from '../../store/sessions.js';
+import type { ApiDeps } from '../types.js';
+import { body, dash, noStore, PUBLIC, setCookies, TAGS } from './common.js';
+
+export default function register(app: FastifyInstance, deps: ApiDeps): void {
+  const opts = (summary: string, extra: object = {}) => ({ config: PUBLIC, onRequest: noStore, schema: { tags: TAGS, summary, hide: true, ...extra } });
+
+  app.get('/dashboard-api/invites/:token', opts('What an invite link is for'), async (req) => {
+    const inv = await dash(deps).accounts.inviteFind((req.params as { token: string }).token);
+    return { team_name: inv.team_name, role: inv.role, email: inv.email, expires_at: inv.expires_at };
+  });
+
+  app.post('/dashboard-api/invites/:token/accept', opts('Join the invite\'s team as the signed-in user'), async (req) => {
+    const d = dash(deps);
+    const { auth } = await d.sessions.require(req, { allowMfaSetup: true });
+    const joined = await d.accounts.inviteJoin((req.params as { token: string }).token, { id: auth.userId, email: auth.email });
+    await sessionSetTeam(deps.pool, auth.sessionId, joined.team_id);
+    return joined;
+  });
+
+  app.post('/dashboard-api/invites/:token/signup', opts('Create an account from an invite link', {
+    body: body({ email: Type.Optional(Type.Unknown()), password: Type.Optional(Type.Unknown()), name: Type.Optional(Type.Unknown()) }),
+  }), async (req, reply) => {
+    const s = await dash(deps).accounts.inviteSignup(req, (req.params as { token: string }).token, req.body as { email: unknown; password: unknown });
+    setCookies(reply, s.cookies);
+    return { mfa_required: s.mfa_required, csrf: s.csrf };
+  });
+}

@@ -1,0 +1,47 @@
+// Parses the email list's optional filters from the query string (status, start_date, end_date,
+// domain_id, api_key_id, tag=name[:value], q=recipient address or subject words).
+import { AppError, invalidField } from '../errors.js';
+import { isUuid } from '../lib/ids.js';
+import type { EmailFilters } from '../store/email-filters.js';
+
+export const EMAIL_STATUSES = ['queued', 'scheduled', 'sent', 'delivered', 'delivery_delayed', 'bounced', 'complained', 'opened', 'clicked', 'failed', 'canceled', 'suppressed'];
+
+export const FILTER_KEYS = ['status', 'start_date', 'end_date', 'domain_id', 'api_key_id', 'tag', 'q'] as const;
+
+function date(v: string, field: string): Date {
+  const d = new Date(v);
+  if (!v || Number.isNaN(d.getTime())) throw invalidField(field, 'must be an ISO 8601 date or date-time.');
+  return d;
+}
+
+export function parseEmailFilters(q: Record<string, unknown>): EmailFilters {
+  const f: EmailFilters = {};
+  const s = (k: string) => (typeof q[k] === 'string' && (q[k] as string).trim() !== '' ? (q[k] as string).trim() : undefined);
+  const status = s('status');
+  if (status) {
+    if (!EMAIL_STATUSES.includes(status)) throw invalidField('status', `must be one of ${EMAIL_STATUSES.join(', ')}.`);
+    f.status = status;
+  }
+  if (s('start_date')) f.startDate = date(s('start_date')!, 'start_date');
+  if (s('end_date')) f.endDate = date(s('end_date')!, 'end_date');
+  for (const [k, prop] of [['domain_id', 'domainId'], ['api_key_id', 'apiKeyId']] as const) {
+    const v = s(k);
+    if (v === undefined) continue;
+    if (!isUuid(v)) throw new AppError('invalid_parameter', `The \`${k}\` parameter must be a valid UUID.`);
+    f[prop] = v;
+  }
+  const tag = s('tag');
+  if (tag) {
+    const i = tag.search(/[:=]/);
+    f.tag = i < 0 ? { name: tag } : { name: tag.slice(0, i), value: tag.slice(i + 1) };
+  }
+  const search = s('q');
+  if (search) {
+    if (search.includes('@')) f.recipient = search.slice(0, 320);
+    else {
+      const words = search.split(/[^\p{L}\p{N}_]+/u).filter(Boolean).slice(0, 8).map((w) => w.toLowerCase());
+      if (words.length) f.subjectWords = words;
+    }
+  }
+  return f;
+}

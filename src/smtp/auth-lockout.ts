@@ -1,0 +1,40 @@
+// Failed SMTP AUTH attempts per client address: after MAX_FAILURES within WINDOW_MS the address
+// is locked out (temporary 4xx) for LOCK_MS, so a password guesser gets a handful of tries an hour.
+// In memory, per process: each submission process counts its own clients.
+export const MAX_FAILURES = 10;
+const WINDOW_MS = 10 * 60_000;
+const LOCK_MS = 15 * 60_000;
+const MAX_TRACKED = 100_000;
+
+export class AuthLockout {
+  private readonly byIp = new Map<string, { failures: number; since: number; lockedUntil: number }>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** Milliseconds the address stays locked out, or 0. */
+  lockedFor(ip: string): number {
+    const e = this.byIp.get(ip);
+    return e ? Math.max(0, e.lockedUntil - this.now()) : 0;
+  }
+
+  fail(ip: string): void {
+    const now = this.now();
+    let e = this.byIp.get(ip);
+    if (!e || now - e.since > WINDOW_MS) {
+      if (!e && this.byIp.size >= MAX_TRACKED) this.prune(now);
+      e = { failures: 0, since: now, lockedUntil: 0 };
+      this.byIp.set(ip, e);
+    }
+    e.failures++;
+    if (e.failures >= MAX_FAILURES) e.lockedUntil = now + LOCK_MS;
+  }
+
+  succeed(ip: string): void {
+    if (!this.lockedFor(ip)) this.byIp.delete(ip);
+  }
+
+  private prune(now: number): void {
+    for (const [ip, e] of this.byIp) if (e.lockedUntil < now && now - e.since > WINDOW_MS) this.byIp.delete(ip);
+    if (this.byIp.size >= MAX_TRACKED) this.byIp.clear(); // under a flood from many addresses: forget rather than grow
+  }
+}

@@ -1,0 +1,58 @@
+// smtp-server 3.21.6 with two changes, made by subclassing (no patched node_modules):
+// 1. no 100 ms wait before the greeting. The library holds every new connection for a hard-coded
+//    100 ms "to detect early talkers" (SMTPConnection#init), which caps clients that open one
+//    connection per message at sessions/0.1 s (20 sessions → 200 msg/s; DEPENDENCIES.md measured
+//    185). Submission clients authenticate, so the spam heuristic buys nothing here; a client that
+//    talks before the greeting is still refused ("You talk too soon"): the greeting just comes at once.
+// 2. replies whose text already starts with an enhanced status code (ours, from the error table)
+//    are sent as is, instead of getting the library's guess for the reply code prepended.
+import type net from 'node:net';
+import type tls from 'node:tls';
+import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+import { AppError } from '../errors.js';
+import { SMTPConnection, type SMTPConnectionOptions } from 'smtp-server/lib/smtp-connection.js';
+
+const ENHANCED = /^[245]\.\d{1,3}\.\d{1,3} /;
+const SHUTTING_DOWN = new AppError('service_unavailable').toSmtp().message;
+
+class SubmissionConnection extends SMTPConnection {
+  override init(): void {
+    this._setListeners(() => {
+      const max = this._server.options.maxClients;
+      if (max && this._server.connections.size > max) {
+        return this.send(421, `${this.name} Too many connected clients, try again in a moment`, false);
+      }
+      this.connectionReady();
+    });
+  }
+
+  override send(code: number, data?: string | string[] | null, context?: string | false): void {
+    if (code === 421 && data === 'Server shutting down') data = SHUTTING_DOWN;
+    if (typeof data === 'string' && ENHANCED.test(data)) return super.send(code, data, false);
+    super.send(code, data, context);
+  }
+
+  /** True while the client is sending DATA or a handler (policy, commit) has not answered yet. */
+  get busy(): boolean {
+    return Boolean(this._dataStream) || this._handlerPending;
+  }
+}
+
+export class SubmissionServer extends SMTPServer {
+  constructor(options: SMTPServerOptions) {
+    super(options);
+  }
+
+  override connect(socket: net.Socket | tls.TLSSocket, socketOptions?: SMTPConnectionOptions | null): void {
+    const connection = new SubmissionConnection(this, socket, socketOptions);
+    this.connections.add(connection);
+    connection.on('error', (err) => this._onError(err));
+    connection.on('connect', (data) => this._onClientConnect(data));
+    connection.init();
+  }
+
+  /** Connections not in the middle of a message or a pending reply. */
+  idleConnections(): SMTPConnection[] {
+    return [...this.connections].filter((c) => !(c as SubmissionConnection).busy);
+  }
+}

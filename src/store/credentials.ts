@@ -1,0 +1,59 @@
+// Second factors and alternative ways in: recovery codes (hashed, one use), OAuth account links,
+// password-reset tokens (hashed, one use, short-lived).
+import type { Queryable } from './db.js';
+
+export async function recoveryCodesReplace(db: Queryable, userId: string, hashes: string[]): Promise<void> {
+  await db.query(
+    `WITH d AS (DELETE FROM recovery_codes WHERE user_id = $1)
+     INSERT INTO recovery_codes (user_id, code_hash) SELECT $1, h FROM unnest($2::text[]) AS h`,
+    [userId, hashes],
+  );
+}
+
+/** Uses a recovery code; false when it is unknown or was used already. */
+export async function recoveryCodeConsume(db: Queryable, userId: string, hash: string): Promise<boolean> {
+  const { rowCount } = await db.query('UPDATE recovery_codes SET used_at = now() WHERE user_id = $1 AND code_hash = $2 AND used_at IS NULL', [userId, hash]);
+  return Boolean(rowCount);
+}
+
+export async function recoveryCodesRemaining(db: Queryable, userId: string): Promise<number> {
+  const { rows } = await db.query<{ n: string }>('SELECT count(*) AS n FROM recovery_codes WHERE user_id = $1 AND used_at IS NULL', [userId]);
+  return Number(rows[0].n);
+}
+
+export async function recoveryCodesDelete(db: Queryable, userId: string): Promise<void> {
+  await db.query('DELETE FROM recovery_codes WHERE user_id = $1', [userId]);
+}
+
+export async function oauthAccountFind(db: Queryable, provider: string, subject: string): Promise<{ user_id: string } | undefined> {
+  const { rows } = await db.query<{ user_id: string }>('SELECT user_id FROM oauth_accounts WHERE provider = $1 AND subject = $2', [provider, subject]);
+  return rows[0];
+}
+
+export async function oauthAccountLink(db: Queryable, a: { provider: string; subject: string; userId: string; email: string }): Promise<void> {
+  await db.query(
+    'INSERT INTO oauth_accounts (provider, subject, user_id, email) VALUES ($1, $2, $3, $4) ON CONFLICT (provider, subject) DO NOTHING',
+    [a.provider, a.subject, a.userId, a.email],
+  );
+}
+
+export async function oauthAccountsOfUser(db: Queryable, userId: string) {
+  const { rows } = await db.query<{ provider: string; email: string }>('SELECT provider, email FROM oauth_accounts WHERE user_id = $1 ORDER BY provider', [userId]);
+  return rows;
+}
+
+export async function passwordResetInsert(db: Queryable, tokenHash: string, userId: string, expiresAt: Date): Promise<void> {
+  await db.query('INSERT INTO password_resets (token_hash, user_id, expires_at) VALUES ($1, $2, $3)', [tokenHash, userId, expiresAt]);
+}
+
+/** Uses a reset token; the user it was for, or undefined when unknown, used or expired. */
+export async function passwordResetConsume(db: Queryable, tokenHash: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ user_id: string }>(
+    'UPDATE password_resets SET used_at = now() WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING user_id', [tokenHash]);
+  return rows[0]?.user_id;
+}
+
+export async function passwordResetValid(db: Queryable, tokenHash: string): Promise<boolean> {
+  const { rowCount } = await db.query('SELECT 1 FROM password_resets WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now()', [tokenHash]);
+  return Boolean(rowCount);
+}

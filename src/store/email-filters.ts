@@ -1,0 +1,35 @@
+// Optional filters of the email list (dashboard): status, date range, domain, API key, tag, and a
+// search by recipient address or subject words. Each maps to an index from 0007_dashboard.sql;
+// without filters the list query is exactly the unfiltered one.
+
+export interface EmailFilters {
+  status?: string;       // last_event
+  startDate?: Date;      // created_at >= start
+  endDate?: Date;        // created_at < end
+  domainId?: string;
+  apiKeyId?: string;
+  tag?: { name: string; value?: string };
+  recipient?: string;    // exact address, any case
+  subjectWords?: string[]; // every word must start a word of the subject
+}
+
+/** A WHERE fragment with $1.. placeholders (paginate.ts shifts them after team_id), or undefined. */
+export function emailFilterSql(f: EmailFilters): { where: string; params: unknown[] } | undefined {
+  const conds: string[] = [];
+  const params: unknown[] = [];
+  const p = (v: unknown) => {
+    params.push(v);
+    return `$${params.length}`;
+  };
+  if (f.status) conds.push(`last_event = ${p(f.status)}`);
+  if (f.startDate) conds.push(`created_at >= ${p(f.startDate)}`);
+  if (f.endDate) conds.push(`created_at < ${p(f.endDate)}`);
+  if (f.domainId) conds.push(`domain_id = ${p(f.domainId)}::uuid`);
+  if (f.apiKeyId) conds.push(`api_key_id = ${p(f.apiKeyId)}::uuid`);
+  if (f.tag) conds.push(`tags @> ${p(JSON.stringify([f.tag.value === undefined ? { name: f.tag.name } : f.tag]))}::jsonb`);
+  if (f.recipient) conds.push(`mailroom_lower_addrs(to_addrs) @> ARRAY[lower(${p(f.recipient)})]`);
+  if (f.subjectWords?.length) {
+    conds.push(`to_tsvector('simple'::regconfig, subject) @@ to_tsquery('simple'::regconfig, ${p(f.subjectWords.map((w) => `${w}:*`).join(' & '))})`);
+  }
+  return conds.length ? { where: conds.join(' AND '), params } : undefined;
+}

@@ -1,0 +1,137 @@
+// Webhook messages and their attempts: the delivery job's claim and its one-statement record of a
+// batch of attempts, and the reads behind GET /webhooks/:id/events[/...] and replay.
+import type { Queryable } from './db.js';
+import { paginate, type Page, type PageQuery } from './paginate.js';
+
+export interface ClaimedMessage {
+  id: string;
+  type: string;
+  attempts: number; // including this one
+  event_created_at: Date | null; // null when the event is gone
+  data: Record<string, unknown> | null;
+}
+
+/**
+ * Leases up to `limit` due messages of one endpoint, oldest event first: their next_attempt_at
+ * moves `leaseMs` ahead (a crashed run's messages come back then) and the attempt is counted.
+ */
+export async function webhookMessagesClaimDue(db: Queryable, webhookId: string, limit: number, leaseMs: number): Promise<ClaimedMessage[]> {
+  const { rows } = await db.query<ClaimedMessage & { event_seq: string }>(
+    `WITH due AS MATERIALIZED (
+       SELECT id FROM webhook_messages
+       WHERE webhook_id = $1 AND status IN ('pending', 'attempting') AND next_attempt_at <= now()
+       ORDER BY next_attempt_at, event_seq LIMIT $2 FOR UPDATE SKIP LOCKED),
+     c AS (
+       UPDATE webhook_messages m SET next_attempt_at = now() + $3::float8 * interval '1 millisecond', attempts = m.attempts + 1
+       FROM due WHERE m.id = due.id RETURNING m.id, m.type, m.attempts, m.event_id, m.event_seq)
+     SELECT c.id, c.type, c.attempts, c.event_seq, e.created_at AS event_created_at, e.data
+     FROM c LEFT JOIN email_events e ON e.id = c.event_id ORDER BY c.event_seq`,
+    [webhookId, limit, leaseMs],
+  );
+  return rows;
+}
+
+export interface AttemptRecord {
+  message_id: string;
+  attempt_id: string;
+  status: 'success' | 'attempting' | 'failed'; // the message's status after this attempt
+  next_attempt_at: string | null;
+  sent_at: string;
+  endpoint: string;
+  request_headers: Record<string, string>;
+  request_body: string;
+  response_status: number | null;
+  response_body: string | null;
+  duration_ms: number;
+  error_type: string | null;
+  error_message: string | null;
+}
+
+/**
+ * Writes a batch of attempts, their messages' new states and the endpoint's failure state in one
+ * statement. `disable` (e.g. 'gone' after a 410) disables the endpoint; so does failing with no
+ * success for `disableAfterMs`. Returns the endpoint's status afterwards.
+ */
+export async function webhookAttemptsRecord(db: Queryable, webhookId: string, teamId: string, attempts: AttemptRecord[], o: {
+  anySuccess: boolean; firstFailureAt: string | null; disable: string | null; disableAfterMs: number;
+}): Promise<{ status: string; disabled_now: boolean } | undefined> {
+  const { rows } = await db.query(
+    `WITH r AS (
+       SELECT * FROM json_to_recordset($1::json) AS r (message_id text, attempt_id text, status text, next_attempt_at timestamptz, sent_at timestamptz,
+         endpoint text, request_headers jsonb, request_body text, response_status int, response_body text, duration_ms int, error_type text, error_message text)),
+     a AS (
+       INSERT INTO webhook_attempts (id, message_id, team_id, endpoint, request_headers, request_body, response_status, response_body, duration_ms, error_type, error_message, created_at)
+       SELECT attempt_id, message_id, $3, endpoint, request_headers, request_body, response_status, response_body, duration_ms, error_type, error_message, sent_at FROM r),
+     m AS (
+       UPDATE webhook_messages m SET status = r.status, next_attempt_at = r.next_attempt_at, last_attempt_at = r.sent_at FROM r WHERE m.id = r.message_id),
+     old AS (SELECT status FROM webhooks WHERE id = $2)
+     UPDATE webhooks w SET
+       failing_since = CASE WHEN $4 THEN NULL ELSE coalesce(w.failing_since, $5::timestamptz) END,
+       status = CASE WHEN $6::text IS NOT NULL OR (NOT $4 AND coalesce(w.failing_since, $5::timestamptz) < now() - $7::float8 * interval '1 millisecond') THEN 'disabled' ELSE w.status END,
+       disabled_reason = CASE WHEN w.status = 'disabled' THEN w.disabled_reason WHEN $6::text IS NOT NULL THEN $6
+                              WHEN NOT $4 AND coalesce(w.failing_since, $5::timestamptz) < now() - $7::float8 * interval '1 millisecond' THEN 'failing' ELSE NULL END
+     FROM old WHERE w.id = $2
+     RETURNING w.status, (old.status = 'enabled' AND w.status = 'disabled') AS disabled_now`,
+    [JSON.stringify(attempts), webhookId, teamId, o.anySuccess, o.firstFailureAt, o.disable, o.disableAfterMs],
+  );
+  return rows[0];
+}
+
+/** An endpoint was disabled: what still waits for it fails (replay brings a message back). */
+export async function webhookMessagesFailOutstanding(db: Queryable, webhookId: string): Promise<number> {
+  const { rowCount } = await db.query(
+    "UPDATE webhook_messages SET status = 'failed', next_attempt_at = NULL WHERE webhook_id = $1 AND status IN ('pending', 'attempting')", [webhookId]);
+  return rowCount ?? 0;
+}
+
+/** When the endpoint's next message is due (its delivery job sleeps until then), if any waits. */
+export async function webhookMessagesNextDue(db: Queryable, webhookId: string): Promise<Date | undefined> {
+  const { rows } = await db.query<{ at: Date | null }>(
+    "SELECT min(next_attempt_at) AS at FROM webhook_messages WHERE webhook_id = $1 AND status IN ('pending', 'attempting')", [webhookId]);
+  return rows[0].at ?? undefined;
+}
+
+const MESSAGE_COLUMNS = "id, type, created_at::text AS created_at, status";
+
+export async function webhookMessageList(db: Queryable, teamId: string, webhookId: string, page: PageQuery): Promise<Page<{ id: string; type: string; created_at: string; status: string }>> {
+  return paginate(db, { table: 'webhook_messages', columns: MESSAGE_COLUMNS, teamId, page, where: 'webhook_id = $1', params: [webhookId] });
+}
+
+export async function webhookMessageFind(db: Queryable, teamId: string, webhookId: string, id: string) {
+  const { rows } = await db.query<{ id: string; type: string; created_at: string; status: string; next_attempt_at: string | null; attempts: number; event_created_at: Date | null; data: Record<string, unknown> | null }>(
+    `SELECT m.id, m.type, m.created_at::text AS created_at, m.status, m.next_attempt_at::text AS next_attempt_at, m.attempts,
+            e.created_at AS event_created_at, e.data
+     FROM webhook_messages m LEFT JOIN email_events e ON e.id = m.event_id
+     WHERE m.team_id = $1 AND m.webhook_id = $2 AND m.id = $3`,
+    [teamId, webhookId, id],
+  );
+  return rows[0];
+}
+
+const ATTEMPT_COLUMNS = `id, coalesce(response_status, 0) AS http_status_code, coalesce(response_body, '') AS response, created_at::text AS sent_at,
+  duration_ms, endpoint, CASE WHEN error_type IS NULL THEN NULL ELSE json_build_object('type', error_type, 'message', error_message) END AS error,
+  request_headers, request_body`;
+
+export async function webhookAttemptList(db: Queryable, teamId: string, messageId: string, page: PageQuery): Promise<Page<Record<string, unknown>>> {
+  return paginate(db, { table: 'webhook_attempts', columns: ATTEMPT_COLUMNS, teamId, page, where: 'message_id = $1', params: [messageId] });
+}
+
+/** Queues a message again (same id), as a fresh run of the retry schedule. False when unknown. */
+export async function webhookMessageReplay(db: Queryable, teamId: string, webhookId: string, id: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE webhook_messages SET status = 'pending', attempts = 0, next_attempt_at = now()
+     WHERE team_id = $1 AND webhook_id = $2 AND id = $3`,
+    [teamId, webhookId, id],
+  );
+  return Boolean(rowCount);
+}
+
+/** Retention: messages (and their attempts) older than `days`. */
+export async function webhookMessagesDeleteOlderThan(db: Queryable, days: number, limit = 10_000): Promise<number> {
+  const { rowCount } = await db.query(
+    `DELETE FROM webhook_messages WHERE id IN (
+       SELECT id FROM webhook_messages WHERE created_at < now() - make_interval(days => $1) AND status IN ('success', 'failed') LIMIT $2)`,
+    [days, limit],
+  );
+  return rowCount ?? 0;
+}

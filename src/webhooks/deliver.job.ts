@@ -1,0 +1,124 @@
+// Delivery to one endpoint (job key = endpoint id, so one run per endpoint at a time, and a slow
+// endpoint only ever holds its own job): claim due messages in batches, POST them with up to
+// MAILROOM_WEBHOOK_CONCURRENCY in flight, record the batch in one statement, repeat for a time
+// slice, then finish: give the job's key up (later wake-ups make a new job), look once more, and
+// leave a job for the next retry if one waits. 410 or 5 days without a success disable it.
+import { randomUUID } from 'node:crypto';
+import type { Config } from '../config/schema.js';
+import type { Sealer } from '../lib/crypto.js';
+import type { Logger } from '../lib/log.js';
+import type { Job, JobContext, JobOutcome } from '../queue/worker.js';
+import type { Pool } from '../store/db.js';
+import { webhookAttemptsRecord, webhookMessagesClaimDue, webhookMessagesFailOutstanding, webhookMessagesNextDue, type AttemptRecord, type ClaimedMessage } from '../store/webhook-messages.js';
+import { webhookEndpointsWake, webhookJobReleaseKey } from '../store/webhook-outbox.js';
+import { webhookFindForDelivery, type WebhookRow } from '../store/webhooks.js';
+import type { WebhookHttp } from './http-post.js';
+import { envelopeBody } from './payload.js';
+import { nextAttemptDelayMs, parseRetryAfter } from './retry.js';
+import { secretKeyBytes, signedHeaders } from './signature.js';
+
+export interface DeliverDeps { pool: Pool; config: Config; sealer: Sealer; http: WebhookHttp; log: Logger }
+
+const SLICE_MS = 5_000; // then the job goes to the back of the queue: endpoints take turns
+export const DISABLE_AFTER_MS = 5 * 24 * 3_600_000;
+
+/** The secrets that sign now: the current one, and the previous one during a rotation's overlap. */
+export function signingKeys(w: WebhookRow, sealer: Sealer, now = Date.now()): Buffer[] {
+  const keys = [secretKeyBytes(sealer.open(w.secret_sealed))];
+  if (w.previous_secret_sealed && w.previous_secret_until && w.previous_secret_until.getTime() > now) keys.push(secretKeyBytes(sealer.open(w.previous_secret_sealed)));
+  return keys;
+}
+
+async function mapLimit<T, R>(items: T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return out;
+}
+
+async function attempt(deps: DeliverDeps, w: WebhookRow, keys: Buffer[], m: ClaimedMessage): Promise<AttemptRecord & { gone: boolean }> {
+  const sentAt = new Date();
+  const base = { message_id: m.id, attempt_id: `atmpt_${randomUUID().replace(/-/g, '')}`, sent_at: sentAt.toISOString(), endpoint: w.endpoint };
+  if (!m.data || !m.event_created_at) {
+    return { ...base, status: 'failed', next_attempt_at: null, request_headers: {}, request_body: '', response_status: null, response_body: null,
+      duration_ms: 0, error_type: 'network', error_message: 'the event no longer exists', gone: false };
+  }
+  const body = envelopeBody(m.type, m.event_created_at, m.data);
+  const headers = { 'content-type': 'application/json', 'user-agent': 'Mailroom-Webhooks/1.0', ...signedHeaders(keys, m.id, body, sentAt.getTime()) };
+  const r = await deps.http.post(w.id, w.endpoint, headers, body);
+  const ok = r.status !== null && r.status >= 200 && r.status < 300;
+  const gone = r.status === 410;
+  let status: AttemptRecord['status'] = 'success';
+  let next: string | null = null;
+  if (!ok) {
+    const retryAfter = r.status === 429 || r.status === 503 ? parseRetryAfter(r.retryAfter) : undefined;
+    const delay = gone ? null : nextAttemptDelayMs(deps.config.webhookRetrySchedule, m.attempts, retryAfter);
+    status = delay === null ? 'failed' : 'attempting';
+    if (delay !== null) next = new Date(Date.now() + delay).toISOString();
+  }
+  return {
+    ...base, status, next_attempt_at: next, request_headers: headers, request_body: body, response_status: r.status, response_body: r.body,
+    duration_ms: r.durationMs, error_type: r.error?.type ?? null, error_message: r.error?.message ?? null, gone,
+  };
+}
+
+export function webhookDeliverJob(deps: DeliverDeps) {
+  const concurrency = deps.config.webhookConcurrency;
+  const batchSize = concurrency * 4;
+  // A claimed message comes back after this if its run dies: longer than a batch can take.
+  const leaseMs = deps.config.webhookTimeoutMs * 5 + 60_000;
+  return async (job: Job<{ webhook_id: string }>, ctx: JobContext): Promise<void | JobOutcome> => {
+    const w = await webhookFindForDelivery(deps.pool, job.payload.webhook_id);
+    if (!w) return;
+    // Ending: give the key up first. It waits for a fan-out transaction that woke this running job
+    // (WAKE_ENDPOINTS row-locks it), so its messages are seen below; later ones make a new job.
+    const finish = async (disabled: boolean): Promise<void> => {
+      if (job.key !== null) await webhookJobReleaseKey(deps.pool, job.id, ctx.workerId);
+      if (disabled) return void (await webhookMessagesFailOutstanding(deps.pool, w.id)); // replay brings them back
+      const next = await webhookMessagesNextDue(deps.pool, w.id);
+      if (next) await webhookEndpointsWake(deps.pool, [w.id], next); // due now, or the next retry
+    };
+    if (w.status !== 'enabled') return finish(true);
+    const keys = signingKeys(w, deps.sealer);
+    // Each batch's write overlaps the next batch's requests (one batch in flight on each side).
+    let writing: Promise<{ status: string; disabled_now: boolean } | undefined> | undefined;
+    const written = async (): Promise<'go' | 'disabled'> => {
+      const state = await writing;
+      writing = undefined;
+      if (state === undefined) return 'go';
+      return state.status === 'enabled' ? 'go' : 'disabled';
+    };
+    const until = Date.now() + SLICE_MS;
+    let gone = false;
+    for (;;) {
+      if (gone) break;
+      if (Date.now() >= until || ctx.signal.aborted) {
+        if ((await written()) === 'disabled') return finish(true);
+        return { retryAt: new Date() }; // others' turn; back at once
+      }
+      const batch = await webhookMessagesClaimDue(deps.pool, w.id, batchSize, leaseMs);
+      if (!batch.length) break;
+      const records = await mapLimit(batch, concurrency, (m) => attempt(deps, w, keys, m));
+      if ((await written()) === 'disabled') return finish(true);
+      const failures = records.filter((r) => r.status !== 'success');
+      gone = records.some((r) => r.gone); // a 410: no further batch
+      writing = webhookAttemptsRecord(deps.pool, w.id, w.team_id, records.map(({ gone: _, ...r }) => r), {
+        anySuccess: failures.length < records.length,
+        firstFailureAt: failures[0]?.sent_at ?? null,
+        disable: gone ? 'gone' : null,
+        disableAfterMs: DISABLE_AFTER_MS,
+      }).then((state) => {
+        if (state?.disabled_now) ctx.log.warn('webhook endpoint disabled', { webhookId: w.id, endpoint: w.endpoint, gone });
+        return state ?? { status: 'deleted', disabled_now: false };
+      });
+      writing.catch(() => undefined); // awaited (and thrown) by the next written()
+    }
+    return finish((await written()) === 'disabled');
+  };
+}

@@ -1,0 +1,48 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { startTestApp, type TestApp } from '../helpers/harness.js';
+import { UI_DIST } from '../../src/http/dashboard/ui.js';
+
+const built = fs.existsSync(path.join(UI_DIST, 'index.html'));
+
+describe('the dashboard is served beside the API without hiding its JSON errors', { skip: built ? false : 'ui/dist not built (npm run build)' }, () => {
+  let t: TestApp;
+  before(async () => { t = await startTestApp(); });
+  after(async () => { await t.close(); });
+
+  test('/ and client routes under /dashboard/ answer the SPA with a strict CSP', async () => {
+    for (const p of ['/', '/dashboard', '/dashboard/emails/123', '/dashboard/reset/abc']) {
+      const r = await fetch(t.url + p);
+      assert.equal(r.status, 200, p);
+      assert.match(r.headers.get('content-type')!, /text\/html/);
+      assert.match(r.headers.get('content-security-policy')!, /script-src 'self'/);
+      assert.equal(r.headers.get('x-frame-options'), 'DENY');
+      assert.equal(r.headers.get('referrer-policy'), 'no-referrer');
+      const html = await r.text();
+      assert.match(html, /<div id="app">/);
+      assert.doesNotMatch(html, /https?:\/\/(?!localhost)/, 'no CDN or remote font');
+    }
+  });
+
+  test('built assets are served with long caching', async () => {
+    const html = await (await fetch(t.url + '/')).text();
+    const js = /src="(\/assets\/[^"]+\.js)"/.exec(html)![1];
+    const r = await fetch(t.url + js);
+    assert.equal(r.status, 200);
+    assert.match(r.headers.get('cache-control')!, /max-age=31536000/);
+    assert.ok((await r.arrayBuffer()).byteLength > 1000);
+  });
+
+  test('API paths keep Resend\'s JSON 404 and 401', async () => {
+    for (const p of ['/nope', '/emails/nope/deeper', '/assets/missing.js', '/dashboard-api/nope']) {
+      const r = await t.api('GET', p, { key: null });
+      assert.equal(r.status, 404, p);
+      assert.equal(r.body.name, 'not_found', p);
+    }
+    const r = await t.api('GET', '/emails', { key: null });
+    assert.equal(r.status, 401);
+    assert.equal(r.body.name, 'missing_api_key');
+  });
+});

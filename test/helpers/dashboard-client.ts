@@ -1,0 +1,38 @@
+// A browser stand-in for the dashboard's HTTP calls: keeps cookies (Set-Cookie in, Cookie out),
+// sends the CSRF header the SPA sends, and parses JSON. One client = one browser.
+export interface Res { status: number; headers: Headers; body: any; setCookies: string[] }
+
+export class DashboardClient {
+  readonly jar = new Map<string, string>();
+  csrf: string | undefined;
+  constructor(readonly url: string) {}
+
+  cookieHeader(): string {
+    return [...this.jar].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+
+  async req(method: string, path: string, body?: unknown, o: { csrf?: boolean; headers?: Record<string, string> } = {}): Promise<Res> {
+    const headers: Record<string, string> = { ...(o.headers ?? {}) };
+    if (this.jar.size) headers.cookie = this.cookieHeader();
+    if (o.csrf !== false && this.csrf && method !== 'GET') headers['x-csrf-token'] = this.csrf;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const res = await fetch(this.url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), redirect: 'manual' });
+    const setCookies = res.headers.getSetCookie();
+    for (const c of setCookies) {
+      const [pair, ...attrs] = c.split(';');
+      const i = pair.indexOf('=');
+      const name = pair.slice(0, i).trim();
+      const value = pair.slice(i + 1).trim();
+      if (attrs.some((a) => /^\s*max-age=0\s*$/i.test(a)) || value === '') this.jar.delete(name);
+      else this.jar.set(name, value);
+    }
+    const text = await res.text();
+    let parsed: unknown = text;
+    try { parsed = JSON.parse(text); } catch { /* not JSON */ }
+    if (parsed && typeof parsed === 'object' && typeof (parsed as { csrf?: unknown }).csrf === 'string') this.csrf = (parsed as { csrf: string }).csrf;
+    return { status: res.status, headers: res.headers, body: parsed, setCookies };
+  }
+
+  get = (p: string) => this.req('GET', p);
+  post = (p: string, b?: unknown, o?: { csrf?: boolean }) => this.req('POST', p, b ?? {}, o);
+}

@@ -1,0 +1,43 @@
+// The dashboard's one way to the server: same-origin fetch with the session cookie, the CSRF
+// header on state-changing calls, Resend-shaped errors turned into ApiError, and a signal when
+// the session is gone (401) so the shell can show the sign-in screen.
+export class ApiError extends Error {
+  constructor(readonly status: number, message: string, readonly name: string) {
+    super(message);
+  }
+}
+
+let csrf = '';
+export const setCsrf = (token: string | undefined) => { csrf = token ?? ''; };
+
+export const SIGNED_OUT_EVENT = 'mailroom:signed-out';
+
+export async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (method !== 'GET') headers['x-csrf-token'] = csrf;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' });
+  const text = await res.text();
+  let data: any = text;
+  try { data = text ? JSON.parse(text) : null; } catch { /* plain text (raw MIME) */ }
+  if (!res.ok) {
+    if (res.status === 401 && !path.startsWith('/dashboard-api/login') && !path.startsWith('/dashboard-api/setup')) window.dispatchEvent(new Event(SIGNED_OUT_EVENT));
+    throw new ApiError(res.status, data?.message ?? `Request failed (${res.status})`, data?.name ?? 'error');
+  }
+  if (data && typeof data === 'object' && typeof data.csrf === 'string') setCsrf(data.csrf);
+  return data as T;
+}
+
+export const get = <T = any>(path: string) => api<T>('GET', path);
+export const post = <T = any>(path: string, body: unknown = {}) => api<T>('POST', path, body);
+export const patch = <T = any>(path: string, body: unknown) => api<T>('PATCH', path, body);
+export const del = <T = any>(path: string) => api<T>('DELETE', path);
+
+export interface List<T> { object: 'list'; has_more: boolean; data: T[] }
+
+export const qs = (params: Record<string, string | number | undefined | null | false>) => {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '' && v !== false) q.set(k, String(v));
+  const s = q.toString();
+  return s ? `?${s}` : '';
+};

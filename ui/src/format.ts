@@ -1,0 +1,41 @@
+// Display helpers: dates as the server sends them ("2026-01-02 10:11:12.123+00"), relative times,
+// numbers, and status colours.
+
+export function parseDate(s: string | null | undefined): Date | null {
+  if (!s) return null;
+  const iso = s.includes('T') ? s : s.replace(' ', 'T').replace(/\+00$/, 'Z');
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? null : d;
+}
+
+export function fmtDate(s: string | null | undefined): string {
+  const d = parseDate(s);
+  return d ? d.toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' }) : '—';
+}
+
+export function ago(s: string | null | undefined): string {
+  const d = parseDate(s);
+  if (!d) return '—';
+  const sec = Math.round((Date.now() - d.getTime()) / 1000);
+  if (sec < 45) return 'just now';
+  const units: [number, string][] = [[60, 'minute'], [3600, 'hour'], [86400, 'day'], [2592000, 'month'], [31536000, 'year']];
+  let best: [number, string] = units[0];
+  for (const u of units) if (sec >= u[0]) best = u;
+  const n = Math.round(sec / best[0]);
+  return `${n} ${best[1]}${n === 1 ? '' : 's'} ago`;
+}
+
+export const num = (n: number | undefined) => (n ?? 0).toLocaleString();
+export const pct = (n: number | undefined) => `${((n ?? 0) * 100).toFixed(1)}%`;
+
+export type Tone = 'ok' | 'warn' | 'bad' | 'info' | 'muted';
+
+export function tone(status: string): Tone {
+  if (['delivered', 'verified', 'enabled', 'success', 'opened', 'clicked', 'owner'].includes(status)) return 'ok';
+  if (['bounced', 'failed', 'complained', 'suppressed', 'disabled', 'temporary_failure', 'canceled'].includes(status)) return 'bad';
+  if (['delivery_delayed', 'pending', 'attempting', 'not_started', 'scheduled', 'queued'].includes(status)) return 'warn';
+  if (['sent', 'admin'].includes(status)) return 'info';
+  return 'muted';
+}
+
+export const label = (s: string) => s.replace(/^email\./, '').replace(/_/g, ' ');

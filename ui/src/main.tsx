@@ -1,0 +1,93 @@
+// The dashboard SPA: loads the session state, then shows the signed-out screens (setup, sign-in,
+// MFA, reset, invite) or the signed-in shell with the page for the current client route.
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { get, setCsrf, SIGNED_OUT_EVENT } from './api';
+import { Layout } from './components/Layout';
+import { Loading } from './components/ui';
+import { current, match, navigate, useRoute } from './router';
+import { SessionContext, type DashState } from './session';
+import { applyTheme, loadTheme } from './theme';
+import { AccountPage } from './pages/Account';
+import { ApiKeys } from './pages/ApiKeys';
+import { DomainDetail, Domains } from './pages/Domains';
+import { EmailDetail } from './pages/EmailDetail';
+import { Emails } from './pages/Emails';
+import { Invite } from './pages/Invite';
+import { LogDetail, Logs } from './pages/Logs';
+import { Mailbox } from './pages/Mailbox';
+import { Metrics } from './pages/Metrics';
+import { Forgot, Reset, Setup, SignIn } from './pages/SignIn';
+import { Suppressions } from './pages/Suppressions';
+import { Team } from './pages/Team';
+import { WebhookDetail, Webhooks } from './pages/Webhooks';
+import './styles.css';
+
+applyTheme(loadTheme());
+
+type Page = [string, string, (p: Record<string, string>, q: URLSearchParams) => preact.JSX.Element];
+const PAGES: Page[] = [
+  ['/emails', 'Emails', (_p, q) => <Emails query={q} />],
+  ['/emails/:id', 'Email', (p) => <EmailDetail id={p.id} />],
+  ['/metrics', 'Metrics', (_p, q) => <Metrics query={q} />],
+  ['/domains', 'Domains', () => <Domains />],
+  ['/domains/:id', 'Domain', (p) => <DomainDetail id={p.id} />],
+  ['/api-keys', 'API keys', () => <ApiKeys />],
+  ['/webhooks', 'Webhooks', () => <Webhooks />],
+  ['/webhooks/:id', 'Webhook', (p) => <WebhookDetail id={p.id} />],
+  ['/logs', 'Logs', (_p, q) => <Logs query={q} />],
+  ['/logs/:id', 'Log', (p) => <LogDetail id={p.id} />],
+  ['/suppressions', 'Suppressions', () => <Suppressions />],
+  ['/mailbox', 'Mailbox', () => <Mailbox />],
+  ['/team', 'Team', () => <Team />],
+  ['/account', 'Account', () => <AccountPage />],
+];
+
+function App() {
+  const [state, setState] = useState<DashState>();
+  const route = useRoute();
+  const reload = async () => {
+    const s = await get<DashState>('/dashboard-api/state');
+    setCsrf(s.csrf);
+    setState(s);
+  };
+  useEffect(() => {
+    reload();
+    const onOut = () => { reload(); };
+    window.addEventListener(SIGNED_OUT_EVENT, onOut);
+    return () => window.removeEventListener(SIGNED_OUT_EVENT, onOut);
+  }, []);
+  const { path, query } = route;
+  const invite = match('/invite/:token', path);
+  const reset = match('/reset/:token', path);
+  let title = 'Mailroom';
+  let view: preact.JSX.Element;
+  if (!state) view = <main class="auth"><Loading /></main>;
+  else if (invite) view = <Invite token={invite.token} />;
+  else if (!state.signed_in) {
+    if (reset) view = <Reset token={reset.token} />;
+    else if (state.setup_needed) view = <Setup />;
+    else if (path === '/forgot' && !state.mfa_pending) view = <Forgot />;
+    else view = <SignIn query={query} />;
+    title = 'Sign in · Mailroom';
+  } else {
+    const found = PAGES.map(([pattern, name, fn]) => ({ name, fn, params: match(pattern, path) })).find((p) => p.params);
+    if (!found || state.mfa_setup_required && path !== '/account') {
+      view = <Loading />;
+    } else {
+      title = `${found.name} · Mailroom`;
+      view = <Layout path={path}>{found.fn(found.params!, query)}</Layout>;
+    }
+  }
+  useEffect(() => {
+    document.title = title;
+    if (!state?.signed_in) return;
+    const now = current().path; // not `path`: a navigation may have happened since this render
+    const known = PAGES.some(([pattern]) => match(pattern, now));
+    if (state.mfa_setup_required && now !== '/account') navigate('/account', { replace: true });
+    else if (!known) navigate(state.setup_needed ? '/domains' : '/emails', { replace: true });
+  }, [state, path, title]);
+  return state ? <SessionContext.Provider value={{ state, reload }}>{view}</SessionContext.Provider> : view;
+}
+
+render(<App />, document.getElementById('app')!);

@@ -1,0 +1,150 @@
+// Domains: the list with status, adding one (then its DNS records to publish), and a domain's page
+// with every record as a copyable row with its own status, Verify, region, tracking and TLS.
+import { useState } from 'preact/hooks';
+import { del, get, patch, post, type List } from '../api';
+import { Alert, Badge, Copy, Empty, KV, Loading, PageHead } from '../components/ui';
+import { Link } from '../components/Link';
+import { ago, fmtDate } from '../format';
+import { useAction, useLoad } from '../hooks';
+import { navigate } from '../router';
+import { canEdit, useSession } from '../session';
+
+interface DomainItem { id: string; name: string; status: string; region: string; created_at: string }
+interface DnsRecord { record: string; name: string; value: string; type: string; ttl: string; status: string; priority?: number }
+interface Domain extends DomainItem {
+  open_tracking: boolean; click_tracking: boolean; tls: string; records: DnsRecord[]; custom_return_path: string;
+  capabilities: { sending: string; receiving: string };
+}
+
+const REGIONS = ['us-east-1', 'eu-west-1', 'sa-east-1', 'ap-northeast-1'];
+
+function AddDomain({ onAdded }: { onAdded: (id: string) => void }) {
+  const a = useAction(async (d: Record<string, string>) => {
+    const r = await post<{ id: string }>('/domains', { name: d.name.trim(), region: d.region });
+    onAdded(r.id);
+  });
+  return (
+    <form class="inline-form" onSubmit={(e) => { e.preventDefault(); a.run(Object.fromEntries(new FormData(e.currentTarget as HTMLFormElement)) as Record<string, string>); }}>
+      <label class="sr-only" for="domain-name">Domain name</label>
+      <input id="domain-name" name="name" required placeholder="mail.example.com" class="grow" />
+      <label class="sr-only" for="domain-region">Region</label>
+      <select id="domain-region" name="region">{REGIONS.map((r) => <option key={r}>{r}</option>)}</select>
+      <button class="btn primary" disabled={a.busy}>Add domain</button>
+      {a.error && <Alert>{a.error}</Alert>}
+    </form>
+  );
+}
+
+export function Domains() {
+  const { state } = useSession();
+  const list = useLoad(() => get<List<DomainItem>>('/domains'), []);
+  const open = (id: string) => navigate(`/domains/${id}`);
+  return (
+    <>
+      <PageHead title="Domains" sub="The domains you send from. Each needs a few DNS records before it can send." />
+      {canEdit(state) && <AddDomain onAdded={open} />}
+      {list.error && <Alert>{list.error}</Alert>}
+      {!list.data ? <Loading /> : list.data.data.length === 0 ? (
+        <Empty title="Add a domain">
+          <p>Type the domain you send from above (a subdomain such as <code>mail.example.com</code> keeps your main domain's reputation apart).
+            Mailroom then shows the records to publish at your DNS provider:</p>
+          <ul>
+            <li><strong>DKIM</strong>: a TXT record holding the public key that signs your mail.</li>
+            <li><strong>SPF</strong>: an MX and a TXT record on the bounce subdomain (<code>send.</code>), so bounces come back here.</li>
+            <li><strong>DMARC</strong> (recommended): a TXT record at <code>_dmarc</code>.</li>
+          </ul>
+          <p>Then press <em>Verify</em>; Mailroom also re-checks on its own.</p>
+        </Empty>
+      ) : (
+        <div class="table-wrap">
+          <table class="list">
+            <thead><tr><th scope="col">Domain</th><th scope="col">Status</th><th scope="col">Region</th><th scope="col">Added</th></tr></thead>
+            <tbody>
+              {list.data.data.map((d) => (
+                <tr key={d.id}>
+                  <td><Link href={`/domains/${d.id}`}>{d.name}</Link></td>
+                  <td><Badge status={d.status} /></td>
+                  <td>{d.region}</td>
+                  <td title={fmtDate(d.created_at)}>{ago(d.created_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  );
+}
+
+export function DomainDetail({ id }: { id: string }) {
+  const { state } = useSession();
+  const edit = canEdit(state);
+  const d = useLoad(() => get<Domain>(`/domains/${id}`), [id]);
+  const [note, setNote] = useState<string>();
+  const verify = useAction(async () => {
+    await post(`/domains/${id}/verify`);
+    setNote('Verification started: records are checked now and again over the next hours.');
+    setTimeout(d.reload, 1000);
+    d.reload();
+  });
+  const save = useAction(async (body: object) => { await patch(`/domains/${id}`, body); d.reload(); });
+  const remove = useAction(async () => {
+    if (!confirm(`Delete ${d.data?.name}? Mail from it will be refused.`)) return;
+    await del(`/domains/${id}`);
+    navigate('/domains');
+  });
+  if (d.error) return <><p><Link href="/domains">← Domains</Link></p><Alert>{d.error}</Alert></>;
+  if (!d.data) return <Loading />;
+  const dom = d.data;
+  const fqdn = (name: string) => (name === '@' || !name ? dom.name : `${name}.${dom.name}`);
+  return (
+    <>
+      <p><Link href="/domains">← Domains</Link></p>
+      <PageHead title={dom.name} sub={<>Region {dom.region} · added {fmtDate(dom.created_at)}</>}>
+        <Badge status={dom.status} />
+        {edit && <button class="btn primary" onClick={() => verify.run()} disabled={verify.busy}>{verify.busy ? 'Verifying…' : 'Verify'}</button>}
+      </PageHead>
+      {note && <Alert kind="info">{note}</Alert>}
+      {verify.error && <Alert>{verify.error}</Alert>}
+      <section class="card">
+        <h2>DNS records</h2>
+        <p class="muted small">Publish these at your DNS provider. Names are relative to {dom.name}; each row shows its own status.</p>
+        <div class="table-wrap">
+          <table class="list records">
+            <thead><tr><th scope="col">Record</th><th scope="col">Type</th><th scope="col">Name</th><th scope="col">Value</th><th scope="col">Priority</th><th scope="col">TTL</th><th scope="col">Status</th></tr></thead>
+            <tbody>
+              {dom.records.map((r, i) => (
+                <tr key={i}>
+                  <td>{r.record}</td>
+                  <td>{r.type}</td>
+                  <td><span class="mono">{r.name}</span> <Copy text={fqdn(r.name)} label="Copy" small /></td>
+                  <td class="value"><span class="mono clip" title={r.value}>{r.value}</span> <Copy text={r.value} label="Copy" small /></td>
+                  <td>{r.priority ?? ''}</td>
+                  <td>{r.ttl}</td>
+                  <td><Badge status={r.status} /></td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </section>
+      <section class="card">
+        <h2>Settings</h2>
+        <KV items={[['Region', dom.region], ['Return path', `${dom.custom_return_path}.${dom.name}`], ['Sending', dom.capabilities.sending]]} />
+        <fieldset disabled={!edit || save.busy} class="settings">
+          <legend class="sr-only">Tracking and TLS</legend>
+          <label class="check"><input type="checkbox" checked={dom.open_tracking} onChange={(e) => save.run({ open_tracking: (e.target as HTMLInputElement).checked })} /> Open tracking <span class="muted small">(a pixel in HTML mail)</span></label>
+          <label class="check"><input type="checkbox" checked={dom.click_tracking} onChange={(e) => save.run({ click_tracking: (e.target as HTMLInputElement).checked })} /> Click tracking <span class="muted small">(links go through this server)</span></label>
+          <label class="field-inline">TLS
+            <select value={dom.tls} onChange={(e) => save.run({ tls: (e.target as HTMLSelectElement).value })}>
+              <option value="opportunistic">Opportunistic (use TLS when offered)</option>
+              <option value="enforced">Enforced (never send without TLS)</option>
+            </select>
+          </label>
+        </fieldset>
+        {save.error && <Alert>{save.error}</Alert>}
+      </section>
+      {edit && <section class="card danger"><h2>Delete domain</h2><p class="muted">Its DKIM key is deleted; sending from it stops.</p><button class="btn bad" onClick={() => remove.run()}>Delete {dom.name}</button></section>}
+    </>
+  );
+}

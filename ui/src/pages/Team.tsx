@@ -1,0 +1,101 @@
+// Team settings: members and roles, invite links, "require MFA" (owners), new team; switching
+// teams is in the navigation.
+import { useState } from 'preact/hooks';
+import { del, get, patch, post } from '../api';
+import { Alert, Badge, Copy, Loading, PageHead } from '../components/ui';
+import { ago } from '../format';
+import { useAction, useLoad } from '../hooks';
+import { navigate } from '../router';
+import { canEdit, useSession } from '../session';
+
+interface Member { user_id: string; email: string; name: string; role: string; totp_enabled: boolean; created_at: string }
+interface Invite { id: string; role: string; email: string | null; expires_at: string; created_at: string }
+
+export function Team() {
+  const { state, reload } = useSession();
+  const edit = canEdit(state);
+  const owner = state.team?.role === 'owner';
+  const team = useLoad(() => get<{ members: Member[]; invites: Invite[] }>('/dashboard-api/team'), [state.team?.id]);
+  const [link, setLink] = useState<string>();
+  const invite = useAction(async (form: HTMLFormElement) => {
+    const d = Object.fromEntries(new FormData(form)) as Record<string, string>;
+    setLink((await post<{ url: string }>('/dashboard-api/team/invites', { role: d.role, email: d.email || undefined })).url);
+    form.reset();
+    team.reload();
+  });
+  const act = useAction(async (fn: () => Promise<unknown>) => { await fn(); team.reload(); await reload(); });
+  const create = useAction(async (form: HTMLFormElement) => {
+    await post('/dashboard-api/teams', { name: new FormData(form).get('name') });
+    await reload();
+    navigate('/domains');
+  });
+  return (
+    <>
+      <PageHead title={`Team: ${state.team?.name}`} sub={`You are ${state.team?.role === 'admin' ? 'an admin' : `the ${state.team?.role}`}. Owners and admins change things; members can look.`} />
+      {act.error && <Alert>{act.error}</Alert>}
+      <section class="card">
+        <h2>Members</h2>
+        {!team.data ? <Loading /> : (
+          <div class="table-wrap">
+            <table class="list">
+              <thead><tr><th scope="col">Member</th><th scope="col">Role</th><th scope="col">Two-factor</th><th scope="col">Joined</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+              <tbody>{team.data.members.map((m) => (
+                <tr key={m.user_id}>
+                  <td>{m.name ? <>{m.name} <span class="muted small">{m.email}</span></> : m.email}</td>
+                  <td>{edit && m.user_id !== state.user?.id && (owner || m.role !== 'owner') ? (
+                    <select aria-label={`Role of ${m.email}`} value={m.role} onChange={(e) => act.run(() => patch(`/dashboard-api/team/members/${m.user_id}`, { role: (e.target as HTMLSelectElement).value }))}>
+                      {(owner ? ['owner', 'admin', 'member'] : ['admin', 'member']).map((r) => <option key={r}>{r}</option>)}
+                    </select>
+                  ) : <Badge status={m.role} />}</td>
+                  <td>{m.totp_enabled ? <Badge status="enabled" text="on" /> : <Badge status="muted" text="off" />}</td>
+                  <td>{ago(m.created_at)}</td>
+                  <td class="right">
+                    {m.user_id === state.user?.id ? <button class="btn ghost sm" onClick={() => confirm('Leave this team?') && act.run(async () => { await del(`/dashboard-api/team/members/${m.user_id}`); })}>Leave</button>
+                      : edit && (owner || m.role !== 'owner') && <button class="btn ghost sm bad" onClick={() => confirm(`Remove ${m.email}?`) && act.run(() => del(`/dashboard-api/team/members/${m.user_id}`))}>Remove</button>}
+                  </td>
+                </tr>
+              ))}</tbody>
+            </table>
+          </div>
+        )}
+      </section>
+      {edit && (
+        <section class="card">
+          <h2>Invite people</h2>
+          <form class="inline-form" onSubmit={(e) => { e.preventDefault(); invite.run(e.currentTarget as HTMLFormElement); }}>
+            <label class="field-inline">Role <select name="role"><option value="member">Member (view)</option><option value="admin">Admin (manage)</option></select></label>
+            <label class="field-inline grow">Only for <input name="email" type="email" placeholder="optional: their email" /></label>
+            <button class="btn primary">Create invite link</button>
+          </form>
+          {invite.error && <Alert>{invite.error}</Alert>}
+          {link && <div class="token" aria-live="polite"><code class="mono">{link}</code><Copy text={link} /></div>}
+          {link && <p class="muted small">Send this link yourself; it works once, for 7 days.</p>}
+          {team.data && team.data.invites.length > 0 && (
+            <ul class="plain">{team.data.invites.map((i) => (
+              <li key={i.id}>{i.role} invite{i.email ? ` for ${i.email}` : ''}, expires {new Date(i.expires_at).toLocaleDateString()} <button class="btn ghost sm" onClick={() => act.run(() => del(`/dashboard-api/team/invites/${i.id}`))}>Revoke</button></li>
+            ))}</ul>
+          )}
+        </section>
+      )}
+      {owner && (
+        <section class="card">
+          <h2>Security</h2>
+          <label class="check">
+            <input type="checkbox" checked={state.team?.require_mfa} onChange={(e) => act.run(() => patch('/dashboard-api/team', { require_mfa: (e.target as HTMLInputElement).checked }))} />
+            Require two-factor authentication for every member
+          </label>
+          <p class="muted small">Members without it can only set it up until they do. Turn it on for your own account first.</p>
+        </section>
+      )}
+      <section class="card">
+        <h2>New team</h2>
+        <form class="inline-form" onSubmit={(e) => { e.preventDefault(); create.run(e.currentTarget as HTMLFormElement); }}>
+          <label class="sr-only" for="team-name">Team name</label>
+          <input id="team-name" name="name" required maxLength={100} placeholder="Team name" class="grow" />
+          <button class="btn">Create team</button>
+        </form>
+        {create.error && <Alert>{create.error}</Alert>}
+      </section>
+    </>
+  );
+}

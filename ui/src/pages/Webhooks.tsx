@@ -1,0 +1,138 @@
+// Webhooks: endpoints with their events and status, adding one (signing secret shown once), and an
+// endpoint's page with the delivery log (each message's attempts: status, latency, response) and replay.
+import { Fragment } from 'preact';
+import { useState } from 'preact/hooks';
+import { del, get, patch, post, type List } from '../api';
+import { Alert, Badge, Code, Copy, Empty, KV, Loading, PageHead } from '../components/ui';
+import { Link } from '../components/Link';
+import { ago, fmtDate } from '../format';
+import { useAction, useLoad } from '../hooks';
+import { navigate } from '../router';
+import { canEdit, useSession } from '../session';
+
+interface Webhook { id: string; endpoint: string; events: string[]; status: string; created_at: string }
+interface Message { id: string; type: string; created_at: string; status: string }
+interface Attempt { id: string; http_status_code: number; response: string; sent_at: string; duration_ms: number; endpoint: string; error: { type: string; message: string } | null }
+
+const EMAIL_EVENTS = ['email.sent', 'email.scheduled', 'email.delivered', 'email.delivery_delayed', 'email.bounced', 'email.complained', 'email.opened', 'email.clicked', 'email.failed', 'email.suppressed', 'email.received'];
+
+export function Webhooks() {
+  const { state } = useSession();
+  const edit = canEdit(state);
+  const list = useLoad(() => get<List<Webhook>>('/webhooks'), []);
+  const [secret, setSecret] = useState<string>();
+  const create = useAction(async (form: HTMLFormElement) => {
+    const fd = new FormData(form);
+    const events = fd.getAll('events') as string[];
+    if (!events.length) throw new Error('Pick at least one event.');
+    const r = await post<{ id: string; signing_secret: string }>('/webhooks', { endpoint: fd.get('endpoint'), events });
+    setSecret(r.signing_secret);
+    form.reset();
+    list.reload();
+  });
+  return (
+    <>
+      <PageHead title="Webhooks" sub="Mailroom POSTs signed events (Standard Webhooks) to your endpoints, with retries." />
+      {secret && (
+        <section class="card highlight" aria-live="polite">
+          <h2>Signing secret</h2>
+          <p>Verify each request's <code>webhook-signature</code> with it. It stays readable through the API, but copy it now for convenience.</p>
+          <div class="token"><code class="mono">{secret}</code><Copy text={secret} /></div>
+          <button class="btn ghost sm" onClick={() => setSecret(undefined)}>Done</button>
+        </section>
+      )}
+      {edit && (
+        <details class="card" open={list.data?.data.length === 0}>
+          <summary>Add an endpoint</summary>
+          <form onSubmit={(e) => { e.preventDefault(); create.run(e.currentTarget as HTMLFormElement); }}>
+            <div class="field"><label for="wh-url">Endpoint URL</label><input id="wh-url" name="endpoint" type="url" required placeholder="https://example.com/webhooks/mailroom" /></div>
+            <fieldset class="events"><legend>Events</legend>
+              {EMAIL_EVENTS.map((ev) => <label key={ev} class="check"><input type="checkbox" name="events" value={ev} defaultChecked={['email.delivered', 'email.bounced', 'email.complained'].includes(ev)} /> {ev}</label>)}
+            </fieldset>
+            {create.error && <Alert>{create.error}</Alert>}
+            <button class="btn primary" disabled={create.busy}>Add endpoint</button>
+          </form>
+        </details>
+      )}
+      {!list.data ? (list.error ? <Alert>{list.error}</Alert> : <Loading />) : list.data.data.length === 0 ? (
+        <Empty title="No webhook endpoints">Add one to hear about deliveries, bounces and complaints as they happen.</Empty>
+      ) : (
+        <div class="table-wrap">
+          <table class="list">
+            <thead><tr><th scope="col">Endpoint</th><th scope="col">Events</th><th scope="col">Status</th><th scope="col">Added</th></tr></thead>
+            <tbody>{list.data.data.map((w) => (
+              <tr key={w.id}>
+                <td class="ellipsis"><Link href={`/webhooks/${w.id}`}>{w.endpoint}</Link></td>
+                <td class="small">{w.events.length > 3 ? `${w.events.slice(0, 3).join(', ')} +${w.events.length - 3}` : w.events.join(', ')}</td>
+                <td><Badge status={w.status} /></td>
+                <td title={fmtDate(w.created_at)}>{ago(w.created_at)}</td>
+              </tr>
+            ))}</tbody>
+          </table>
+        </div>
+      )}
+    </>
+  );
+}
+
+export function WebhookDetail({ id }: { id: string }) {
+  const { state } = useSession();
+  const edit = canEdit(state);
+  const w = useLoad(() => get<Webhook & { signing_secret?: string }>(`/webhooks/${id}`), [id]);
+  const msgs = useLoad(() => get<List<Message>>(`/webhooks/${id}/events?limit=50`), [id]);
+  const [open, setOpen] = useState<string>();
+  const toggle = useAction(async () => { await patch(`/webhooks/${id}`, { status: w.data?.status === 'enabled' ? 'disabled' : 'enabled' }); w.reload(); });
+  const remove = useAction(async () => { if (confirm('Delete this endpoint?')) { await del(`/webhooks/${id}`); navigate('/webhooks'); } });
+  if (w.error) return <><p><Link href="/webhooks">← Webhooks</Link></p><Alert>{w.error}</Alert></>;
+  if (!w.data) return <Loading />;
+  return (
+    <>
+      <p><Link href="/webhooks">← Webhooks</Link></p>
+      <PageHead title={w.data.endpoint}>
+        <Badge status={w.data.status} />
+        {edit && <button class="btn" onClick={() => toggle.run()}>{w.data.status === 'enabled' ? 'Disable' : 'Enable'}</button>}
+        {edit && <button class="btn bad ghost" onClick={() => remove.run()}>Delete</button>}
+      </PageHead>
+      {(toggle.error || remove.error) && <Alert>{toggle.error ?? remove.error}</Alert>}
+      <section class="card"><KV items={[['Events', w.data.events.join(', ')], ['Added', fmtDate(w.data.created_at)], ...(w.data.signing_secret ? [['Signing secret', <span class="mono">{w.data.signing_secret.slice(0, 10)}… <Copy text={w.data.signing_secret} small /></span>] as [string, any]] : [])]} /></section>
+      <section class="card">
+        <h2>Delivery log</h2>
+        {!msgs.data ? <Loading /> : msgs.data.data.length === 0 ? <p class="muted">Nothing sent to this endpoint yet.</p> : (
+          <div class="table-wrap">
+            <table class="list" data-testid="webhook-log">
+              <thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col"><span class="sr-only">Details</span></th></tr></thead>
+              <tbody>{msgs.data.data.map((m) => (
+                <Fragment key={m.id}>
+                  <tr>
+                    <td class="mono">{m.type}</td>
+                    <td><Badge status={m.status} /></td>
+                    <td title={fmtDate(m.created_at)}>{ago(m.created_at)}</td>
+                    <td class="right"><button class="btn ghost sm" aria-expanded={open === m.id} onClick={() => setOpen(open === m.id ? undefined : m.id)}>Attempts</button></td>
+                  </tr>
+                  {open === m.id && <tr><td colSpan={4}><Attempts webhookId={id} messageId={m.id} canReplay={edit} onReplay={msgs.reload} /></td></tr>}
+                </Fragment>
+              ))}</tbody>
+            </table>
+          </div>
+        )}
+      </section>
+    </>
+  );
+}
+
+function Attempts({ webhookId, messageId, canReplay, onReplay }: { webhookId: string; messageId: string; canReplay: boolean; onReplay: () => void }) {
+  const a = useLoad(() => get<List<Attempt>>(`/webhooks/${webhookId}/events/${messageId}/attempts`), [messageId]);
+  const replay = useAction(async () => { await post(`/webhooks/${webhookId}/events/${messageId}/replay`); setTimeout(() => { a.reload(); onReplay(); }, 800); });
+  return (
+    <div class="attempts">
+      {canReplay && <button class="btn sm" onClick={() => replay.run()} disabled={replay.busy}>Replay</button>}
+      {replay.error && <Alert>{replay.error}</Alert>}
+      {!a.data ? <Loading /> : a.data.data.length === 0 ? <p class="muted">No attempts yet.</p> : a.data.data.map((t) => (
+        <div key={t.id} class="attempt">
+          <KV items={[['Sent', fmtDate(t.sent_at)], ['HTTP status', t.http_status_code ? String(t.http_status_code) : 'no answer'], ['Latency', `${Math.round(t.duration_ms)} ms`], ...(t.error ? [['Error', `${t.error.type}: ${t.error.message}`] as [string, string]] : [])]} />
+          {t.response && <Code>{t.response.slice(0, 2000)}</Code>}
+        </div>
+      ))}
+    </div>
+  );
+}
