@@ -1,6 +1,7 @@
 // Records every API request without slowing it: entries are buffered in memory and written in
 // one statement per batch (every FLUSH_MS or BATCH entries), and flushed on shutdown. Bodies are
 // cleaned first: attachment contents elided, secrets masked, very long strings cut.
+import { BufferedWriter } from '../lib/buffered-writer.js';
 import type { Logger } from '../lib/log.js';
 import type { Queryable } from '../store/db.js';
 import { requestLogInsertMany, type RequestLogRow } from '../store/request-logs.js';
@@ -43,36 +44,21 @@ export function sanitizeBody(v: unknown, key = '', depth = 0): unknown {
 }
 
 export class RequestLogRecorder {
-  private buffer: RequestLogRow[] = [];
-  private timer: NodeJS.Timeout | undefined;
-  private flushing: Promise<void> | undefined;
-  dropped = 0;
+  private readonly writer: BufferedWriter<RequestLogRow>;
 
-  constructor(private readonly db: Queryable, private readonly log: Logger) {}
-
-  record(row: RequestLogRow): void {
-    if (this.buffer.length >= MAX_BUFFER) {
-      this.dropped++;
-      return;
-    }
-    this.buffer.push({ ...row, request_body: sanitizeBody(row.request_body), response_body: sanitizeBody(row.response_body) });
-    if (this.buffer.length >= BATCH) void this.flush();
-    else if (!this.timer) {
-      this.timer = setTimeout(() => void this.flush(), FLUSH_MS);
-      this.timer.unref();
-    }
+  constructor(db: Queryable, log: Logger) {
+    this.writer = new BufferedWriter((rows) => requestLogInsertMany(db, rows), { name: 'request log', flushMs: FLUSH_MS, batch: BATCH, maxBuffer: MAX_BUFFER, log });
   }
 
-  async flush(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    while (this.flushing) await this.flushing;
-    if (!this.buffer.length) return;
-    const rows = this.buffer.splice(0, BATCH);
-    this.flushing = requestLogInsertMany(this.db, rows)
-      .catch((err) => this.log.error('request log write failed', { err, rows: rows.length }))
-      .finally(() => { this.flushing = undefined; });
-    await this.flushing;
-    if (this.buffer.length) await this.flush();
+  get dropped(): number {
+    return this.writer.dropped;
+  }
+
+  record(row: RequestLogRow): void {
+    this.writer.push({ ...row, request_body: sanitizeBody(row.request_body), response_body: sanitizeBody(row.response_body) });
+  }
+
+  flush(): Promise<void> {
+    return this.writer.flush();
   }
 }

@@ -2,6 +2,7 @@
 // FLUSH_MS (or BATCH hits) as email.opened / email.clicked events in one statement, after one read
 // of the emails they belong to. Repeated opens of an email are dropped in memory first; the
 // database keeps only the first open anyway. Flushed on shutdown.
+import { BufferedWriter } from '../lib/buffered-writer.js';
 import type { Logger } from '../lib/log.js';
 import type { Queryable } from '../store/db.js';
 import type { EventInsert } from '../store/emails.js';
@@ -24,13 +25,16 @@ export interface Hit {
 }
 
 export class TrackingRecorder {
-  private buffer: Hit[] = [];
   private readonly seenOpens = new Set<string>();
-  private timer: NodeJS.Timeout | undefined;
-  private flushing: Promise<void> | undefined;
-  dropped = 0;
+  private readonly writer: BufferedWriter<Hit>;
 
-  constructor(private readonly db: Queryable, private readonly log: Logger) {}
+  constructor(private readonly db: Queryable, log: Logger) {
+    this.writer = new BufferedWriter((hits) => this.write(hits), { name: 'tracking', flushMs: FLUSH_MS, batch: BATCH, maxBuffer: MAX_BUFFER, log });
+  }
+
+  get dropped(): number {
+    return this.writer.dropped;
+  }
 
   record(hit: Hit): void {
     if (hit.kind === 'open') {
@@ -38,29 +42,11 @@ export class TrackingRecorder {
       if (this.seenOpens.size >= SEEN_OPENS) this.seenOpens.clear();
       this.seenOpens.add(hit.emailId);
     }
-    if (this.buffer.length >= MAX_BUFFER) {
-      this.dropped++;
-      return;
-    }
-    this.buffer.push(hit);
-    if (this.buffer.length >= BATCH) void this.flush();
-    else if (!this.timer) {
-      this.timer = setTimeout(() => void this.flush(), FLUSH_MS);
-      this.timer.unref();
-    }
+    this.writer.push(hit);
   }
 
-  async flush(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    while (this.flushing) await this.flushing;
-    if (!this.buffer.length) return;
-    const hits = this.buffer.splice(0, BATCH);
-    this.flushing = this.write(hits)
-      .catch((err) => this.log.error('tracking write failed', { err, hits: hits.length }))
-      .finally(() => { this.flushing = undefined; });
-    await this.flushing;
-    if (this.buffer.length) await this.flush();
+  flush(): Promise<void> {
+    return this.writer.flush();
   }
 
   private async write(hits: Hit[]): Promise<void> {
