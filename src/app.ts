@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import type { Config, SmtpListener } from './config/schema.js';
+import type { Config, HostPort, SmtpListener } from './config/schema.js';
 import { ApiKeys } from './auth/api-keys.js';
 import { Domains } from './domains/service.js';
 import { deliverJob } from './emails/deliver.job.js';
@@ -18,12 +18,15 @@ import { Worker } from './queue/worker.js';
 import { resolveSecretKey } from './lib/secret.js';
 import { createLimiter } from './ratelimit/limiter.js';
 import { RequestLogRecorder } from './request-logs/recorder.js';
+import { startMx } from './smtp/mx.js';
+import { DownloadLinks } from './inbound/download-links.js';
 import { startSubmission } from './smtp/submission.js';
 import { openDatabase, type Database } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { requestLogDeleteOlderThan } from './store/request-logs.js';
 import { DELIVER_JOB, emailsPurgeRaw } from './store/emails.js';
 import { idempotencyDeleteExpired } from './store/idempotency.js';
+import { receivedEmailsPurge } from './store/received-emails.js';
 import { teamEnsureDefault } from './store/teams.js';
 import { TrackingRecorder } from './tracking/recorder.js';
 import { TrackingSigner } from './tracking/tokens.js';
@@ -46,6 +49,8 @@ export interface RunningApp {
   httpUrl?: string;
   /** SMTP submission listeners as bound (real ports when configured with port 0). */
   smtpListeners?: SmtpListener[];
+  /** Inbound MX listeners as bound. */
+  mxListeners?: HostPort[];
   close(): Promise<void>;
 }
 
@@ -82,6 +87,7 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
       periodic.push(every('domain re-check', 60_000, () => domains.recheckDue(), log, 5_000));
       periodic.push(every('request-log retention', 3600_000, () => requestLogDeleteOlderThan(db.pool, config.logRetentionDays), log, 60_000));
       periodic.push(every('message retention', 3600_000, () => emailsPurgeRaw(db.pool, config.retentionDays), log, 90_000));
+      periodic.push(every('inbound retention', 3600_000, () => receivedEmailsPurge(db.pool, config.retentionDays), log, 100_000));
       periodic.push(every('idempotency-key expiry', 3600_000, () => idempotencyDeleteExpired(db.pool), log, 120_000));
       periodic.push(every('metrics rollup', 60_000, () => emailMetricsRollup(db.pool), log, 20_000));
       periodic.push(every('dashboard session expiry', 3600_000, () => Promise.all([sessionsDeleteExpired(db.pool), throttleDeleteStale(db.pool, 3600)]), log, 150_000));
@@ -115,11 +121,16 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
       app.smtpListeners = submission.listeners;
       closers.push(() => submission.close());
     }
+    if (config.roles.includes('mx')) {
+      const mx = await startMx({ config, log, pool: db.pool });
+      app.mxListeners = mx.listeners;
+      closers.push(() => mx.close());
+    }
     if (config.roles.includes('api') && limiter && recorder) {
       const hits = new TrackingRecorder(db.pool, log); // opens and clicks, flushed after the server closes
       closers.push(() => hits.flush());
       const server = await buildServer({ config, log, pool: db.pool, apiKeys, limiter, recorder, domains, sender, webhooks,
-        webhookLog: new WebhookLog(db.pool, webhooks), tracking: { signer: tracking, recorder: hits },
+        webhookLog: new WebhookLog(db.pool, webhooks), tracking: { signer: tracking, recorder: hits }, downloads: new DownloadLinks(secretKey, config.publicUrl),
         dashboard: createDashboardAuth({ pool: db.pool, config, sealer, secretKey, sender, defaultTeamId: team.id, log }), isReady: async () => !closed && (await db.pool.query('SELECT 1'), true) });
       await server.listen({ host: config.httpListen.host, port: config.httpListen.port });
       const addr = server.server.address() as AddressInfo;
@@ -128,7 +139,6 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
       closers.push(async () => { await server.close(); });
       log.info('http listening', { url: app.httpUrl });
     }
-    for (const role of config.roles) if (role === 'mx') log.warn(`role ${role} is not part of this build yet; skipped`);
     return app;
   } catch (err) {
     await close();

@@ -39,6 +39,10 @@ export const ERRORS = {
   monthly_quota_exceeded: e('monthly_quota_exceeded', 429, 'You have exceeded your monthly email sending quota.', 452, '4.3.1'),
   rate_limit_exceeded: e('rate_limit_exceeded', 429, 'Too many requests. Please limit the number of requests per second. Or contact support to increase rate limit.', 451, '4.7.1'),
   security_error: e('security_error', 451, 'We may have found a security issue with the request.', 550, '5.7.1'),
+  // Inbound MX refusals (SMTP only; the HTTP side is never used for them).
+  relay_denied: e('validation_error', 403, 'Relay access denied: this server does not accept mail for that domain.', 550, '5.7.1'),
+  message_malformed: e('validation_error', 422, 'The message is not a valid RFC 5322 message.', 550, '5.6.0'),
+  too_many_connections: e('rate_limit_exceeded', 429, 'Too many connections from your address, try again later.', 421, '4.7.0'),
   application_error: e('application_error', 500, 'An unexpected error occurred.', 451, '4.3.0'),
   service_unavailable: e('application_error', 503, 'The service is shutting down or not ready. Please retry.', 421, '4.3.2'),
 } as const satisfies Record<string, ErrorSpec>;

@@ -23,6 +23,11 @@ import emailsUpdate from './api/emails.update.js';
 import emailsCancel from './api/emails.cancel.js';
 import emailsEvents from './api/emails.events.js';
 import emailsMetrics from './api/emails.metrics.js';
+import emailsReceivingList from './api/emails.receiving.list.js';
+import emailsReceivingGet from './api/emails.receiving.get.js';
+import emailsReceivingAttachmentsList from './api/emails.receiving.attachments.list.js';
+import emailsReceivingAttachmentsGet from './api/emails.receiving.attachments.get.js';
+import inboundDownload from './api/inbound.download.js';
 import suppressions from './api/suppressions.js';
 import webhooksCreate from './api/webhooks.create.js';
 import webhooksList from './api/webhooks.list.js';
@@ -42,6 +47,7 @@ const ENDPOINTS = [
   domainsCreate, domainsList, domainsGet, domainsUpdate, domainsVerify, domainsDelete,
   logsList, logsGet,
   emailsSend, emailsBatch, emailsGet, emailsList, emailsUpdate, emailsCancel, emailsEvents, emailsMetrics,
+  emailsReceivingList, emailsReceivingGet, emailsReceivingAttachmentsList, emailsReceivingAttachmentsGet, inboundDownload,
   suppressions,
   webhooksCreate, webhooksList, webhooksGet, webhooksUpdate, webhooksDelete, webhooksRotate,
   webhooksEventsList, webhooksEventsGet, webhooksEventsAttempts, webhooksEventsReplay,

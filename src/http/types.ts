@@ -12,6 +12,7 @@ import type { Webhooks } from '../webhooks/service.js';
 import type { WebhookLog } from '../webhooks/message-log.js';
 import type { TrackingSigner } from '../tracking/tokens.js';
 import type { TrackingRecorder } from '../tracking/recorder.js';
+import type { DownloadLinks } from '../inbound/download-links.js';
 import type { DashboardAuth } from '../dashboard-auth/index.js';
 import type { SessionRequestAuth } from '../dashboard-auth/sessions.js';
 
@@ -27,6 +28,8 @@ export interface ApiDeps {
   webhooks: Webhooks;
   webhookLog: WebhookLog;
   tracking: { signer: TrackingSigner; recorder: TrackingRecorder };
+  /** signed download links of received mail */
+  downloads: DownloadLinks;
   isReady: () => Promise<boolean>;
   /** dashboard sign-in; when present, a session cookie authenticates API requests too */
   dashboard?: DashboardAuth;

@@ -59,6 +59,21 @@ export async function domainFindByName(db: Queryable, teamId: string, name: stri
   return rows[0];
 }
 
+/** What the inbound MX needs to route a recipient host: the domain named so, or whose return-path host it is. */
+export interface InboundDomain { id: string; team_id: string; name: string; custom_return_path: string; sending: boolean; receiving: boolean; receiving_status: string | null }
+
+export async function domainsFindForInboundHost(db: Queryable, host: string): Promise<InboundDomain[]> {
+  // A return-path host is <custom_return_path>.<name>; its parent domains are the host's suffixes.
+  const labels = host.split('.');
+  const parents = labels.slice(1).map((_, i) => labels.slice(i + 1).join('.'));
+  const { rows } = await db.query<InboundDomain>(
+    `SELECT id, team_id, name, custom_return_path, sending, receiving, record_status->'receiving_mx'->>'status' AS receiving_status
+     FROM domains WHERE lower(name) = $1 OR (lower(name) = ANY($2::text[]) AND lower(custom_return_path || '.' || name) = $1)`,
+    [host, parents],
+  );
+  return rows;
+}
+
 export async function domainExistsByName(db: Queryable, name: string): Promise<boolean> {
   const { rowCount } = await db.query('SELECT 1 FROM domains WHERE lower(name) = lower($1)', [name]);
   return Boolean(rowCount);

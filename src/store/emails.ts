@@ -224,3 +224,21 @@ export async function emailsPurgeRaw(db: Queryable, days: number, limit = 1000):
   );
   return rowCount ?? 0;
 }
+
+/** An email as later events (async bounces, complaints) need it; by id, or by Message-ID within a team's recent mail. */
+export interface EmailForReport {
+  id: string; team_id: string; domain_id: string | null; created_at: Date; from_header: string; to_addrs: string[]; cc_addrs: string[]; bcc_addrs: string[];
+  subject: string; message_id: string; tags: { name: string; value: string }[]; headers: { name: string; value: string }[] | null; delayed_once: boolean; last_event: string;
+}
+const REPORT_COLUMNS = 'id, team_id, domain_id, created_at, from_header, to_addrs, cc_addrs, bcc_addrs, subject, message_id, tags, headers, delayed_once, last_event';
+
+export async function emailFindForReport(db: Queryable, by: { id: string } | { teamId: string; messageId: string }): Promise<EmailForReport | undefined> {
+  // No index on message_id (it would cost every accepted email an index update): the lookup by
+  // Message-ID, needed only for complaints without a VERP address, walks the team's last 45 days.
+  const { rows } = 'id' in by
+    ? await db.query<EmailForReport>(`SELECT ${REPORT_COLUMNS} FROM emails WHERE id = $1`, [by.id])
+    : await db.query<EmailForReport>(
+      `SELECT ${REPORT_COLUMNS} FROM emails WHERE team_id = $1 AND message_id = $2 AND created_at > now() - interval '45 days' ORDER BY created_at DESC LIMIT 1`,
+      [by.teamId, by.messageId]);
+  return rows[0];
+}

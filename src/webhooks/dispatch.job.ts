@@ -16,7 +16,7 @@ const PASS_LIMIT = 2_000; // events per transaction
 const MAX_PASSES = 25; // per run, so that a backlog does not hold a worker slot for long
 
 // Recorded for the email's timeline (GET /emails/:id/events) but not webhook events.
-const INTERNAL_TYPES = new Set(['email.delivery_attempt', 'email.canceled']);
+const INTERNAL_TYPES = new Set(['email.delivery_attempt', 'email.canceled', 'email.auto_replied', 'email.report_ignored']);
 
 // Random, 128 bits; from randomUUID, whose entropy Node draws in bulk (a randomBytes call per id cost 2% CPU at 2,000 deliveries/s).
 export const newMessageId = (): string => `msg_${randomUUID().replace(/-/g, '')}`;

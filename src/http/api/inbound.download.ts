@@ -1,0 +1,28 @@
+// GET /inbound/raw/:id and /inbound/attachment/:id?expires&signature (public: the signed link is
+// the credential; no key, no rate limit, not request-logged): streams a received message or one
+// attachment from its chunks. An expired, altered or unsigned link is a 404.
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '../../errors.js';
+import { isUuid } from '../../lib/ids.js';
+import { blobStream } from '../../store/blobs.js';
+import { receivedAttachmentFind, receivedEmailRawBlob } from '../../store/received-emails.js';
+import type { ApiDeps } from '../types.js';
+
+const safeName = (n: string) => n.replace(/[^\w.\- ]+/g, '_').slice(0, 200) || 'attachment';
+
+export default function register(app: FastifyInstance, deps: ApiDeps): void {
+  app.get('/inbound/:kind/:id', { config: { public: true }, schema: { hide: true } }, async (req, reply) => {
+    const { kind, id } = req.params as { kind: string; id: string };
+    const { expires, signature } = req.query as { expires?: string; signature?: string };
+    if ((kind !== 'raw' && kind !== 'attachment') || !isUuid(id) || !deps.downloads.valid(kind, id, expires, signature)) throw new AppError('not_found');
+    reply.header('cache-control', 'private, no-store');
+    if (kind === 'raw') {
+      const r = await receivedEmailRawBlob(deps.pool, id);
+      if (!r?.raw_blob) throw new AppError('not_found', 'The raw message was removed by retention.');
+      return reply.type('message/rfc822').header('content-length', r.raw_size).header('content-disposition', `attachment; filename="${id}.eml"`).send(blobStream(deps.pool, r.raw_blob));
+    }
+    const a = await receivedAttachmentFind(deps.pool, id);
+    if (!a?.blob_id) throw new AppError('not_found', 'The attachment was removed by retention.');
+    return reply.type(a.content_type).header('content-length', a.size).header('content-disposition', `attachment; filename="${safeName(a.filename ?? '')}"`).send(blobStream(deps.pool, a.blob_id));
+  });
+}

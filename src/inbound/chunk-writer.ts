@@ -1,0 +1,87 @@
+// Writes the blobs of one received message (raw, attachments) as chunks. A small message keeps
+// its chunks in memory and commits them with its rows in one statement; once a message passes
+// SPILL_BYTES its chunks are written as they come, inside a transaction of its own that the
+// final statement commits, so memory stays bounded and a failure leaves nothing behind.
+import { BLOB_CHUNK_BYTES, blobChunksInsert, type BlobChunk } from '../store/blobs.js';
+import type { Pool, Queryable, Tx } from '../store/db.js';
+
+const SPILL_BYTES = 1024 * 1024;
+
+export class ChunkWriter {
+  private pending: BlobChunk[] = [];
+  private pendingBytes = 0;
+  private tx?: Tx;
+
+  constructor(private readonly pool: Pool) {}
+
+  /** Whether chunks already went to the database (the final write must then use `finish`'s db). */
+  get spilled(): boolean {
+    return this.tx !== undefined;
+  }
+
+  /** Streams one blob in; returns its size in bytes. */
+  async writeBlob(blobId: string, source: AsyncIterable<Buffer | string>): Promise<number> {
+    let n = 0;
+    let size = 0;
+    let buf: Buffer[] = [];
+    let bufBytes = 0;
+    const emit = async (data: Buffer) => {
+      this.pending.push({ blob_id: blobId, n: n++, data });
+      this.pendingBytes += data.length;
+      if (this.pendingBytes >= SPILL_BYTES) await this.spill();
+    };
+    for await (const c of source) {
+      const chunk = typeof c === 'string' ? Buffer.from(c) : c;
+      size += chunk.length;
+      buf.push(chunk);
+      bufBytes += chunk.length;
+      while (bufBytes >= BLOB_CHUNK_BYTES) {
+        const all = buf.length === 1 ? buf[0] : Buffer.concat(buf);
+        await emit(Buffer.from(all.subarray(0, BLOB_CHUNK_BYTES)));
+        const rest = all.subarray(BLOB_CHUNK_BYTES);
+        buf = rest.length ? [rest] : [];
+        bufBytes = rest.length;
+      }
+    }
+    if (bufBytes || n === 0) await emit(buf.length === 1 ? buf[0] : Buffer.concat(buf));
+    return size;
+  }
+
+  private async spill(): Promise<void> {
+    if (!this.tx) {
+      this.tx = await this.pool.connect();
+      await this.tx.query('BEGIN');
+    }
+    const chunks = this.pending;
+    this.pending = [];
+    this.pendingBytes = 0;
+    await blobChunksInsert(this.tx, chunks);
+  }
+
+  /** The chunks not yet written; `write` must insert them with the rows, on `db`. */
+  async finish(write: (db: Queryable | undefined, chunks: BlobChunk[]) => Promise<void>): Promise<void> {
+    const chunks = this.pending;
+    this.pending = [];
+    if (!this.tx) return write(undefined, chunks);
+    const tx = this.tx;
+    this.tx = undefined;
+    try {
+      await write(tx, chunks);
+      await tx.query('COMMIT');
+    } catch (err) {
+      await tx.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      tx.release();
+    }
+  }
+
+  async abort(): Promise<void> {
+    this.pending = [];
+    if (!this.tx) return;
+    const tx = this.tx;
+    this.tx = undefined;
+    await tx.query('ROLLBACK').catch(() => undefined);
+    tx.release();
+  }
+}

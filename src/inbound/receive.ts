@@ -1,0 +1,88 @@
+// Received mail for receiving-enabled domains, as named steps: authenticate (SPF, DKIM, DMARC,
+// ARC) once, then per team: store the raw message once, parse it as a stream with each
+// attachment stored on its own, and commit the email, its attachments and its email.received
+// event together. Small messages from concurrent sessions share one statement (group commit).
+import type { Resolver } from 'node:dns/promises';
+import type { Config } from '../config/schema.js';
+import { uuid } from '../lib/ids.js';
+import { Batcher } from '../queue/batcher.js';
+import type { BlobChunk } from '../store/blobs.js';
+import type { Pool } from '../store/db.js';
+import { receivedEmailsInsert, type ReceivedAttachmentRow, type ReceivedInsert } from '../store/received-emails.js';
+import { authenticateInbound, type Authentication } from './authenticate.js';
+import { ChunkWriter } from './chunk-writer.js';
+import { parseInbound } from './parse.js';
+import type { Spool } from './spool.js';
+
+export interface InboundEnvelope {
+  mailFrom: string; // '' = null sender
+  clientIp: string;
+  helo: string;
+  tls: boolean;
+}
+
+export interface TeamDelivery { teamId: string; domainId: string; recipients: string[] }
+
+/** The email.received webhook data (resend-compat.md 9.3): no body, no headers, no tags. */
+export function receivedEventData(email: ReceivedInsert['email'], attachments: ReceivedAttachmentRow[]) {
+  return {
+    email_id: email.id, created_at: new Date(email.created_at).toISOString(), from: email.from_addr, to: email.to_addrs,
+    bcc: email.bcc_addrs, cc: email.cc_addrs, received_for: email.received_for, message_id: email.message_id, subject: email.subject,
+    attachments: attachments.map((a) => ({ id: a.id, filename: a.filename, content_type: a.content_type, content_disposition: a.content_disposition, content_id: a.content_id })),
+  };
+}
+
+export class InboundReceiver {
+  private readonly batch: Batcher<{ items: ReceivedInsert[]; chunks: BlobChunk[] }, void>;
+
+  constructor(private readonly deps: { pool: Pool; config: Config; resolver: Resolver }) {
+    this.batch = new Batcher<{ items: ReceivedInsert[]; chunks: BlobChunk[] }, void>(async (writes) => {
+      await receivedEmailsInsert(deps.pool, writes.flatMap((w) => w.items), writes.flatMap((w) => w.chunks));
+      return writes.map(() => undefined);
+    });
+  }
+
+  authenticate(spool: Spool, env: InboundEnvelope): Promise<Authentication> {
+    return authenticateInbound(spool.buffer() ?? spool.stream(), {
+      ip: env.clientIp, helo: env.helo, sender: env.mailFrom, mta: this.deps.config.mxHost, resolver: this.deps.resolver,
+    });
+  }
+
+  /** Stores the message for one team; returns the received email's id. */
+  async store(spool: Spool, env: InboundEnvelope, to: TeamDelivery, auth: Authentication): Promise<string> {
+    const id = uuid();
+    const createdAt = new Date().toISOString();
+    const writer = new ChunkWriter(this.deps.pool);
+    try {
+      const rawBlob = uuid();
+      await writer.writeBlob(rawBlob, spool.stream());
+      const attachments: ReceivedAttachmentRow[] = [];
+      const parsed = await parseInbound(spool.stream(), async (meta, content) => {
+        const blobId = uuid();
+        const size = await writer.writeBlob(blobId, content);
+        attachments.push({
+          id: uuid(), email_id: id, team_id: to.teamId, position: meta.position, filename: meta.filename, content_type: meta.contentType,
+          content_id: meta.contentId, content_disposition: meta.contentDisposition, size, blob_id: blobId, created_at: createdAt,
+        });
+        return size;
+      });
+      attachments.sort((a, b) => a.position - b.position);
+      const email: ReceivedInsert['email'] = {
+        id, team_id: to.teamId, domain_id: to.domainId, mail_from: env.mailFrom, received_for: to.recipients,
+        from_addr: parsed.from, to_addrs: parsed.to, cc_addrs: parsed.cc, bcc_addrs: parsed.bcc, reply_to: parsed.replyTo,
+        subject: parsed.subject, message_id: parsed.messageId, html: parsed.html, text_body: parsed.text, headers: parsed.headers,
+        authentication: { ...auth }, client_ip: env.clientIp, helo: env.helo, tls: env.tls, raw_blob: rawBlob, raw_size: spool.size, created_at: createdAt,
+      };
+      const event = {
+        id: uuid(), email_id: id, team_id: to.teamId, type: 'email.received', recipient: null, data: receivedEventData(email, attachments),
+        detail: { mail_from: env.mailFrom, client_ip: env.clientIp, helo: env.helo, tls: env.tls, size: spool.size, authentication: auth }, created_at: createdAt,
+      };
+      const item = { email, attachments, event };
+      await writer.finish((db, chunks) => (db ? receivedEmailsInsert(db, [item], chunks) : this.batch.add({ items: [item], chunks })));
+      return id;
+    } catch (err) {
+      await writer.abort();
+      throw err;
+    }
+  }
+}

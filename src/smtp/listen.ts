@@ -1,0 +1,54 @@
+// Binding SMTP servers to their addresses and closing them gracefully: shared by the submission
+// and MX listeners. On close: stop accepting; idle sessions get 421 at once; a message being
+// received or committed finishes (its reply is sent) and then gets 421; after the server's
+// closeTimeout everyone gets 421.
+import type { AddressInfo } from 'node:net';
+import { AppError } from '../errors.js';
+import type { Logger } from '../lib/log.js';
+import type { SubmissionServer } from './server.js';
+
+const SHUTDOWN_SWEEP_MS = 20;
+
+export async function listenAll<L extends { host: string; port: number }>(
+  entries: L[], make: (l: L) => SubmissionServer, log: Logger, what: string,
+): Promise<{ servers: SubmissionServer[]; bound: L[] }> {
+  const servers: SubmissionServer[] = [];
+  const bound: L[] = [];
+  try {
+    for (const l of entries) {
+      const server = make(l);
+      // Socket and TLS errors of single clients: the connection is gone, the server goes on.
+      server.on('error', (err: Error & { code?: string }) => log.debug(`${what} client error`, { err: err.message, code: err.code }));
+      await new Promise<void>((resolve, reject) => {
+        server.server.once('error', reject);
+        server.listen(l.port, l.host, () => { server.server.off('error', reject); resolve(); });
+      });
+      servers.push(server);
+      const addr = server.server.address() as AddressInfo;
+      bound.push({ ...l, port: addr.port });
+      log.info(`${what} listening`, { ...l, port: addr.port });
+    }
+  } catch (err) {
+    await closeServers(servers);
+    throw err;
+  }
+  return { servers, bound };
+}
+
+const closeServers = (servers: SubmissionServer[]) => Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+
+export function gracefulCloser(servers: SubmissionServer[]): () => Promise<void> {
+  let closing: Promise<void> | undefined;
+  return () => {
+    closing ??= (async () => {
+      const reply = new AppError('service_unavailable').toSmtp();
+      const tell = () => { for (const s of servers) for (const c of s.idleConnections()) c.send(reply.code, reply.message); };
+      const sweep = setInterval(tell, SHUTDOWN_SWEEP_MS);
+      const done = closeServers(servers);
+      tell();
+      await done;
+      clearInterval(sweep);
+    })();
+    return closing;
+  };
+}

@@ -1,0 +1,138 @@
+// The policy hooks of the inbound MX listener: how many connections and messages a client
+// address may have, which recipients are taken (routing.ts: receiving domains and return paths,
+// never a relay), and what happens to DATA: spooled, size-checked, checked for a sane header
+// section, then stored as received mail and/or applied as a bounce/complaint report. A reply of
+// 250 is sent only after everything is committed; failures of ours answer 451 so the sender
+// retries, and nothing is ever sent back to the sender (no bounce loops).
+import path from 'node:path';
+import type { SMTPServerDataStream, SMTPServerOptions, SMTPServerSession } from 'smtp-server';
+import type { Config } from '../config/schema.js';
+import { AppError } from '../errors.js';
+import type { InboundReceiver, InboundEnvelope, TeamDelivery } from '../inbound/receive.js';
+import { malformedReason } from '../inbound/parse.js';
+import { handleReturnPathMessage } from '../inbound/return-path.js';
+import type { InboundRouter, Route } from '../inbound/routing.js';
+import { Spool } from '../inbound/spool.js';
+import type { Logger } from '../lib/log.js';
+import type { Pool } from '../store/db.js';
+import { smtpError } from './session.js';
+
+export interface MxDeps {
+  config: Config;
+  log: Logger;
+  pool: Pool;
+  router: InboundRouter;
+  receiver: InboundReceiver;
+}
+
+type Handlers = Required<Pick<SMTPServerOptions, 'onConnect' | 'onClose' | 'onMailFrom' | 'onRcptTo' | 'onData'>>;
+interface MxState { routes: Map<string, Route>; spool?: Spool }
+
+const RATE_WINDOW_MS = 60_000;
+const stateOf = (s: SMTPServerSession): MxState => {
+  const holder = s as SMTPServerSession & { mx?: MxState };
+  holder.mx ??= { routes: new Map() };
+  return holder.mx;
+};
+
+export function mxHandlers(deps: MxDeps): Handlers {
+  const { config, log } = deps;
+  const spoolDir = path.join(config.dataDir, 'inbound-spool');
+  const perIp = new Map<string, number>();
+  const counted = new Set<string>();
+  const rate = new Map<string, { start: number; n: number }>();
+
+  const fail = (err: unknown, what: string) => {
+    if (err instanceof AppError) return smtpError(err);
+    log.error(`mx: ${what} failed`, { err });
+    return smtpError(new AppError('application_error', 'Temporary local problem, please try again later.'));
+  };
+
+  async function process(spool: Spool, session: SMTPServerSession): Promise<string[]> {
+    const st = stateOf(session);
+    const env: InboundEnvelope = {
+      mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+      clientIp: session.remoteAddress, helo: session.hostNameAppearsAs ?? '', tls: Boolean(session.secure),
+    };
+    const teams = new Map<string, TeamDelivery>();
+    const returnPaths: { rcpt: string; route: Extract<Route, { kind: 'return_path' }> }[] = [];
+    for (const r of session.envelope.rcptTo) {
+      const route = st.routes.get(r.address.toLowerCase());
+      if (route?.kind === 'receive') {
+        const t = teams.get(route.teamId) ?? { teamId: route.teamId, domainId: route.domainId, recipients: [] };
+        t.recipients.push(r.address.toLowerCase());
+        teams.set(route.teamId, t);
+      } else if (route?.kind === 'return_path') returnPaths.push({ rcpt: r.address.toLowerCase(), route });
+    }
+    const ids: string[] = [];
+    if (teams.size) {
+      const auth = await deps.receiver.authenticate(spool, env);
+      for (const t of teams.values()) ids.push(await deps.receiver.store(spool, env, t, auth));
+    }
+    if (returnPaths.length) {
+      const raw = await spool.readAll();
+      for (const { rcpt, route } of returnPaths) {
+        const out = await handleReturnPathMessage({ pool: deps.pool, log }, raw, { teamId: route.teamId, domainId: route.domainId, emailId: route.emailId, rcpt, mailFrom: env.mailFrom });
+        ids.push(`${out.kind}${out.emailId ? `:${out.emailId}` : ''}`);
+      }
+    }
+    return ids;
+  }
+
+  return {
+    onConnect(session, callback) {
+      const ip = session.remoteAddress;
+      const n = (perIp.get(ip) ?? 0) + 1;
+      if (n > config.mxMaxConnectionsPerIp) return callback(smtpError(new AppError('too_many_connections')));
+      perIp.set(ip, n);
+      counted.add(session.id);
+      callback();
+    },
+    onClose(session) {
+      stateOf(session).spool?.dispose(); // a client gone mid-DATA leaves no file behind
+      if (!counted.delete(session.id)) return;
+      const n = (perIp.get(session.remoteAddress) ?? 1) - 1;
+      if (n <= 0) perIp.delete(session.remoteAddress);
+      else perIp.set(session.remoteAddress, n);
+    },
+    onMailFrom(_address, session, callback) {
+      const now = Date.now();
+      const r = rate.get(session.remoteAddress);
+      if (!r || now - r.start >= RATE_WINDOW_MS) {
+        if (rate.size > 100_000) rate.clear();
+        rate.set(session.remoteAddress, { start: now, n: 1 });
+      } else if (++r.n > config.mxRateLimit) {
+        return callback(smtpError(new AppError('rate_limit_exceeded', 'Too many messages from your address, try again later.')));
+      }
+      stateOf(session).routes.clear();
+      callback();
+    },
+    onRcptTo(address, session, callback) {
+      deps.router.route(address.address).then((route) => {
+        if (route.kind === 'refuse') return callback(smtpError(route.error));
+        stateOf(session).routes.set(address.address.toLowerCase(), route);
+        callback();
+      }, (err) => callback(fail(err, 'recipient lookup')));
+    },
+    onData(stream: SMTPServerDataStream, session, callback) {
+      const spool = new Spool(spoolDir);
+      stateOf(session).spool = spool;
+      stream.on('data', (chunk: Buffer) => { if (!stream.sizeExceeded) spool.write(chunk); });
+      stream.once('end', () => {
+        const finish = async () => {
+          if (stream.sizeExceeded) throw new AppError('payload_too_large', `Message size exceeds the limit of ${config.mxMaxSize} bytes.`);
+          const reason = malformedReason(spool.head());
+          if (reason) throw new AppError('message_malformed', `Malformed message: ${reason}.`);
+          return process(spool, session);
+        };
+        finish().then(
+          (ids) => callback(null, `2.0.0 Ok: queued as ${ids.join(' ')}`),
+          (err) => callback(fail(err, 'storing a message')),
+        ).finally(() => {
+          spool.dispose();
+          if (stateOf(session).spool === spool) stateOf(session).spool = undefined;
+        });
+      });
+    },
+  };
+}

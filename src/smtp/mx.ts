@@ -1,0 +1,63 @@
+// The inbound MX listener (role `mx`, MAILROOM_MX_LISTEN): plain SMTP on port 25 with STARTTLS
+// offered (never required: RFC 3207 forbids requiring it on a public MX), no AUTH, the size
+// limit advertised in EHLO, 100 recipients per transaction, and graceful shutdown. Policy lives
+// in mx-session.ts; this file owns sockets and their lifecycle.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { HostPort } from '../config/schema.js';
+import { createResolver } from '../domains/dns-check.js';
+import { InboundReceiver } from '../inbound/receive.js';
+import { InboundRouter } from '../inbound/routing.js';
+import { loadTlsKeyPair } from '../lib/tls-cert.js';
+import type { Logger } from '../lib/log.js';
+import type { Config } from '../config/schema.js';
+import type { Pool } from '../store/db.js';
+import { gracefulCloser, listenAll } from './listen.js';
+import { mxHandlers } from './mx-session.js';
+import { SubmissionServer } from './server.js';
+
+const MAX_RECIPIENTS = 100; // RFC 5321 4.5.3.1.8: a server must accept at least 100
+const IDLE_TIMEOUT_MS = 300_000; // RFC 5321 4.5.3.2.7: 5 minutes
+const CLOSE_TIMEOUT_MS = 30_000;
+
+export interface Mx {
+  listeners: HostPort[];
+  close(): Promise<void>;
+}
+
+export async function startMx(deps: { config: Config; log: Logger; pool: Pool }): Promise<Mx> {
+  const { config, log, pool } = deps;
+  const tls = loadTlsKeyPair({ certFile: config.tlsCert, keyFile: config.tlsKey, dataDir: config.dataDir, hostname: config.mxHost });
+  // Spool files of a previous run that was killed mid-message: those messages were never acknowledged.
+  fs.rmSync(path.join(config.dataDir, 'inbound-spool'), { recursive: true, force: true });
+  const handlers = mxHandlers({
+    config, log, pool, router: new InboundRouter(pool),
+    receiver: new InboundReceiver({ pool, config, resolver: createResolver(config.dnsServers) }),
+  });
+  const { servers, bound } = await listenAll(config.mxListen, () => new SubmissionServer({
+    ...handlers,
+    secure: false,
+    key: tls.key,
+    cert: tls.cert,
+    minVersion: 'TLSv1.2',
+    name: config.mxHost,
+    banner: 'Mailroom ESMTP',
+    logger: false,
+    size: config.mxMaxSize,
+    authOptional: true,
+    disabledCommands: ['AUTH'],
+    hideSTARTTLS: false,
+    hidePIPELINING: false,
+    hide8BITMIME: false,
+    hideSMTPUTF8: false,
+    hideENHANCEDSTATUSCODES: false,
+    hideDSN: true,
+    hideREQUIRETLS: true,
+    disableReverseLookup: true,
+    maxRecipients: MAX_RECIPIENTS,
+    maxClients: 10_000,
+    socketTimeout: IDLE_TIMEOUT_MS,
+    closeTimeout: CLOSE_TIMEOUT_MS,
+  }), log, 'smtp mx');
+  return { listeners: bound, close: gracefulCloser(servers) };
+}
