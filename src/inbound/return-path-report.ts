@@ -128,8 +128,10 @@ function parseNonStandard(root: MimePart, subject: string, delayed: boolean): Re
     if (!text && p.contentType === 'text/html' && p.children.length === 0) text = partText(p).replace(/<[^>]+>/g, ' ');
   }
   const reply = QUOTED_REPLY.exec(text);
-  const diagnostic = reply ? `smtp; ${reply[1]} ${reply[2].trim()}` : undefined;
-  const status = reply ? parseEnhancedCode(reply[2]) ?? `${reply[1][0]}.0.0` : delayed ? '4.0.0' : '5.0.0';
+  // Without a quoted reply, a line carrying an enhanced code ("... by that name. (#5.1.1)", qmail).
+  const codeLine = reply ? undefined : text.split(/\r?\n/).find((l) => /(?<![\d.])[45]\.\d{1,3}\.\d{1,3}(?![\d.])/.test(l))?.trim();
+  const diagnostic = reply ? `smtp; ${reply[1]} ${reply[2].trim()}` : codeLine ? `x-unix; ${codeLine.slice(0, 300)}` : undefined;
+  const status = (reply ? parseEnhancedCode(reply[2]) ?? `${reply[1][0]}.0.0` : codeLine && parseEnhancedCode(codeLine)) || (delayed ? '4.0.0' : '5.0.0');
   const failed = (headerValue(root, 'x-failed-recipients') ?? '').split(',').map((a) => typedAddress(a)).filter((a) => a.includes('@'));
   // Otherwise every address the text names; return-path.ts keeps those that are the email's recipients.
   const named = failed.length ? failed : [...new Set([...text.slice(0, 64 * 1024).matchAll(ADDRESS)].map((m) => m[1].toLowerCase()))].filter((a) => !DAEMON_SENDER.test(a));

@@ -19,9 +19,20 @@ export interface InboundWorld extends MailWorld {
   sign(raw: Buffer): Promise<Buffer>;
 }
 
+/** A port that was free a moment ago (signed download links need MAILROOM_PUBLIC_URL to name the real port). */
+async function freePort(): Promise<number> {
+  const srv = net.createServer();
+  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+  const port = (srv.address() as net.AddressInfo).port;
+  await new Promise<void>((resolve) => srv.close(() => resolve()));
+  return port;
+}
+
 export async function startInboundWorld(overrides: Partial<Config> = {}): Promise<InboundWorld> {
+  const port = await freePort();
   const w = await startMailWorld({
     roles: ['api', 'worker', 'mx'], mxListen: [{ host: '127.0.0.1', port: 0 }], allowPrivateNetworks: true,
+    httpListen: { host: '127.0.0.1', port }, publicUrl: `http://127.0.0.1:${port}`,
     webhookRetrySchedule: [0, 200, 400], ...overrides,
   });
   const res = await w.t.api('POST', '/domains', { body: { name: 'inbound.test', capabilities: { sending: 'disabled', receiving: 'enabled' } } });
