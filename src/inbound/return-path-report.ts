@@ -49,6 +49,16 @@ function enclosedMessageId(root: MimePart): string | undefined {
   return undefined;
 }
 
+/**
+ * The original's Message-ID: from an enclosed message or its headers, else from a copy quoted in
+ * the text (Exim, qmail), else the report's own In-Reply-To (Exchange, auto-replies).
+ */
+function originalMessageIdOf(root: MimePart, text = ''): string | undefined {
+  const quoted = /^Message-ID:[ \t]*(<[^>\s]+>)/im.exec(text)?.[1];
+  const inReplyTo = /<[^>\s]+>/.exec(headerValue(root, 'in-reply-to') ?? '')?.[0];
+  return enclosedMessageId(root) ?? quoted ?? inReplyTo;
+}
+
 /** Addresses of the enclosed original's To/Cc (when the reporter did not redact them). */
 function enclosedRecipients(root: MimePart): string[] {
   for (const p of walk(root)) {
@@ -79,7 +89,7 @@ function parseDsn(root: MimePart, statusPart: MimePart): ReturnPathReport {
       remoteMta: typedValue(b.get('remote-mta')?.[0]),
     });
   }
-  const originalMessageId = enclosedMessageId(root);
+  const originalMessageId = originalMessageIdOf(root);
   const base = { format: 'dsn' as const, reportingMta: typedValue(perMessage?.get('reporting-mta')?.[0]), arrivalDate: perMessage?.get('arrival-date')?.[0], originalMessageId };
   if (recipients.some((r) => r.action === 'failed')) return { kind: 'bounce', ...base, recipients };
   if (recipients.some((r) => r.action === 'delayed')) return { kind: 'delay', ...base, recipients };
@@ -89,7 +99,7 @@ function parseDsn(root: MimePart, statusPart: MimePart): ReturnPathReport {
 function parseArf(root: MimePart, feedback: MimePart): ReturnPathReport {
   const f = parseHeaderBlock(partText(feedback));
   const feedbackType = (f.get('feedback-type')?.[0] ?? 'other').trim().toLowerCase();
-  const originalMessageId = enclosedMessageId(root);
+  const originalMessageId = originalMessageIdOf(root);
   if (!COMPLAINT_TYPES.has(feedbackType)) return { kind: 'unknown', reason: `feedback report of type ${feedbackType}`, originalMessageId };
   const named = (f.get('original-rcpt-to') ?? []).map(typedAddress).filter((a) => a.includes('@'));
   return {
@@ -127,17 +137,20 @@ function parseNonStandard(root: MimePart, subject: string, delayed: boolean): Re
     if (p.contentType === 'text/plain' && p.children.length === 0) { text = partText(p); break; }
     if (!text && p.contentType === 'text/html' && p.children.length === 0) text = partText(p).replace(/<[^>]+>/g, ' ');
   }
-  const reply = QUOTED_REPLY.exec(text);
+  // The notice proper ends where the copy of the original begins (Exim, qmail, Sendmail wording).
+  const cut = text.search(/^[ \t-]*(?:-+ ?This is a copy of the message|Below this line is a copy|-+ ?Original message|-+ ?The original message)/im);
+  const notice = cut > 0 ? text.slice(0, cut) : text;
+  const reply = QUOTED_REPLY.exec(notice);
   // Without a quoted reply, a line carrying an enhanced code ("... by that name. (#5.1.1)", qmail).
-  const codeLine = reply ? undefined : text.split(/\r?\n/).find((l) => /(?<![\d.])[45]\.\d{1,3}\.\d{1,3}(?![\d.])/.test(l))?.trim();
+  const codeLine = reply ? undefined : notice.split(/\r?\n/).find((l) => /(?<![\d.])[45]\.\d{1,3}\.\d{1,3}(?![\d.])/.test(l))?.trim();
   const diagnostic = reply ? `smtp; ${reply[1]} ${reply[2].trim()}` : codeLine ? `x-unix; ${codeLine.slice(0, 300)}` : undefined;
   const status = (reply ? parseEnhancedCode(reply[2]) ?? `${reply[1][0]}.0.0` : codeLine && parseEnhancedCode(codeLine)) || (delayed ? '4.0.0' : '5.0.0');
   const failed = (headerValue(root, 'x-failed-recipients') ?? '').split(',').map((a) => typedAddress(a)).filter((a) => a.includes('@'));
   // Otherwise every address the text names; return-path.ts keeps those that are the email's recipients.
-  const named = failed.length ? failed : [...new Set([...text.slice(0, 64 * 1024).matchAll(ADDRESS)].map((m) => m[1].toLowerCase()))].filter((a) => !DAEMON_SENDER.test(a));
+  const named = failed.length ? failed : [...new Set([...notice.slice(0, 64 * 1024).matchAll(ADDRESS)].map((m) => m[1].toLowerCase()))].filter((a) => !DAEMON_SENDER.test(a));
   const action: ReportAction = delayed ? 'delayed' : 'failed';
   const recipients = (named.length ? named : ['']).map((recipient) => ({ recipient, action, status, diagnosticCode: diagnostic }));
-  return { kind: delayed ? 'delay' : 'bounce', format: 'non_standard', originalMessageId: enclosedMessageId(root), recipients };
+  return { kind: delayed ? 'delay' : 'bounce', format: 'non_standard', originalMessageId: originalMessageIdOf(root, text), recipients };
 }
 
 /** Reads a message that reached a return path. `mailFrom` is the envelope sender ('' = null sender). */
@@ -151,13 +164,13 @@ export function parseReturnPathMessage(raw: Buffer, mailFrom = ''): ReturnPathRe
   if (feedback) return parseArf(root, feedback);
 
   const auto = autoReplyReason(root, subject);
-  if (auto) return { kind: 'auto_reply', reason: auto, originalMessageId: enclosedMessageId(root) };
+  if (auto) return { kind: 'auto_reply', reason: auto, originalMessageId: originalMessageIdOf(root) };
 
   const from = headerValue(root, 'from') ?? '';
   const fromDaemon = mailFrom === '' || DAEMON_SENDER.test(typedAddress(/<([^>]+)>/.exec(from)?.[1] ?? from));
   const looksLikeBounce = headerValue(root, 'x-failed-recipients') !== undefined || (fromDaemon && BOUNCE_SUBJECT.test(subject));
   if (looksLikeBounce) return parseNonStandard(root, subject, DELAY_SUBJECT.test(subject) && !/fail|undeliverable|returned/i.test(subject));
-  return { kind: 'unknown', reason: fromDaemon ? 'message from a mailer daemon that is not a bounce' : 'not a bounce, complaint or auto-reply', originalMessageId: enclosedMessageId(root) };
+  return { kind: 'unknown', reason: fromDaemon ? 'message from a mailer daemon that is not a bounce' : 'not a bounce, complaint or auto-reply', originalMessageId: originalMessageIdOf(root) };
 }
 
 export interface ReportClassification { type: 'Permanent' | 'Transient'; subType: BounceSubType; category: string; reply: string }
