@@ -170,4 +170,64 @@ describe('inbound mail: the MX listener receives, stores and reports mail for re
     assert.deepEqual(spoolFiles(w), []);
     assert.equal(await count(w, 'received_emails'), before);
   });
+
+  test('a message with a 6 MB attachment is spooled to disk, stored in chunks and downloaded identical; retention later drops the bytes', async () => {
+    const big = randomBytes(6 * 1024 * 1024);
+    const raw = await compose({ from: 'someone@sender.test', to: 'big@inbound.test', subject: 'big one', text: 'see attached', attachments: [{ filename: 'data.bin', content: big }] });
+    const { response } = await w.deliver(raw, { from: 'someone@sender.test', to: ['big@inbound.test'] });
+    const id = /queued as ([0-9a-f-]{36})/.exec(response)![1];
+    const [a] = ((await w.t.resend.emails.receiving.attachments.list({ emailId: id })).data as any).data;
+    assert.equal(a.size, big.length);
+    const res = await fetch(a.download_url);
+    assert.ok(Buffer.from(await res.arrayBuffer()).equals(big));
+    assert.deepEqual(spoolFiles(w), []);
+
+    // Retention (MAILROOM_RETENTION_DAYS): the raw message and attachment contents go, the record stays.
+    const { receivedEmailsPurge } = await import('../../src/store/received-emails.js');
+    await w.t.db.pool.query("UPDATE received_emails SET created_at = now() - interval '31 days' WHERE id = $1", [id]);
+    assert.ok(await receivedEmailsPurge(w.t.db.pool, 30) >= 1);
+    const got = (await w.t.resend.emails.receiving.get(id)).data as any;
+    assert.equal(got.raw, null);
+    assert.equal(got.subject, 'big one');
+    assert.equal((await fetch(a.download_url)).status, 404);
+    const { rows } = await w.t.db.pool.query('SELECT count(*)::int AS n FROM blob_chunks WHERE blob_id IN (SELECT blob_id FROM received_attachments WHERE email_id = $1)', [id]);
+    assert.equal(rows[0].n, 0);
+  });
+
+  test('STARTTLS is offered and used; AUTH is not offered on the MX', async () => {
+    const { replies } = await smtpTalk(w.mxPort, ['EHLO client.test', 'QUIT']);
+    assert.match(replies[1], /STARTTLS/);
+    assert.doesNotMatch(replies[1], /AUTH/);
+    assert.match(replies[1], /SIZE 41943040/);
+    const raw = await compose({ from: 'someone@sender.test', to: 'tls@inbound.test', subject: 'over tls', text: 'x' });
+    const { response } = await w.deliver(raw, { from: 'someone@sender.test', to: ['tls@inbound.test'] });
+    const id = /queued as ([0-9a-f-]{36})/.exec(response)![1];
+    const { rows } = await w.t.db.pool.query('SELECT tls FROM received_emails WHERE id = $1', [id]);
+    assert.equal(rows[0].tls, true);
+  });
+});
+
+describe('inbound MX limits per client address', () => {
+  let w: InboundWorld;
+  before(async () => { w = await startInboundWorld({ mxMaxConnectionsPerIp: 2, mxRateLimit: 3 }); });
+  after(async () => { await w.close(); });
+
+  test('connections beyond the per-address limit get 421 4.7.0', async () => {
+    const a = await smtpTalk(w.mxPort, [], { keepOpen: true });
+    const b = await smtpTalk(w.mxPort, [], { keepOpen: true });
+    const c = await smtpTalk(w.mxPort, [], { keepOpen: true });
+    assert.match(a.replies[0], /^220/);
+    assert.match(b.replies[0], /^220/);
+    assert.match(c.replies[0], /^421 4\.7\.0 /);
+    for (const x of [a, b, c]) x.socket.destroy();
+  });
+
+  test('messages beyond the per-address rate get 451 4.7.1 at MAIL FROM', async () => {
+    await sleep(100); // the previous test's sockets are closed
+    const lines = ['EHLO client.test'];
+    for (let i = 0; i < 4; i++) lines.push('MAIL FROM:<a@sender.test>', 'RSET');
+    const { replies } = await smtpTalk(w.mxPort, [...lines, 'QUIT']);
+    const mail = replies.slice(2, 10).filter((_, i) => i % 2 === 0); // the MAIL replies, between RSETs
+    assert.deepEqual(mail.map((r) => r.slice(0, 9)), ['250 2.1.0', '250 2.1.0', '250 2.1.0', '451 4.7.1']);
+  });
 });
