@@ -1,8 +1,8 @@
 // SPF, DKIM, DMARC and ARC of a received message, evaluated by mailauth through the configured
 // resolver, reduced to Resend's vocabulary (pass|fail|gray|processing_failed|unknown).
-import type { Resolver } from 'node:dns/promises';
 import type { Readable } from 'node:stream';
 import { authenticate } from 'mailauth';
+import type { ResolveFn } from './dns-cache.js';
 
 export type AuthVerdict = 'pass' | 'fail' | 'gray' | 'processing_failed' | 'unknown';
 export interface Authentication { spf: AuthVerdict; dkim: AuthVerdict; dmarc: AuthVerdict; arc: AuthVerdict }
@@ -21,11 +21,11 @@ export function verdict(result: string | undefined): AuthVerdict {
 type Status = { status?: { result?: string } } | false | undefined;
 const resultOf = (x: Status) => (x && typeof x === 'object' ? x.status?.result : undefined);
 
-export async function authenticateInbound(input: Buffer | Readable, env: { ip: string; helo: string; sender: string; mta: string; resolver: Resolver }): Promise<Authentication> {
+export async function authenticateInbound(input: Buffer | Readable, env: { ip: string; helo: string; sender: string; mta: string; resolve: ResolveFn }): Promise<Authentication> {
   try {
     const res = await authenticate(input, {
       ip: env.ip, helo: env.helo, sender: env.sender, mta: env.mta, disableBimi: true,
-      resolver: (name: string, type: string) => env.resolver.resolve(name, type as never) as Promise<never>,
+      resolver: env.resolve as (name: string, type: string) => Promise<never>,
     });
     // DKIM: pass when any signature passes (the aligned one matters for DMARC, reported separately).
     const dkimResults = (res.dkim?.results ?? []).map((r: { status?: { result?: string } }) => r.status?.result);

@@ -11,6 +11,7 @@ import type { Pool } from '../store/db.js';
 import { receivedEmailsInsert, type ReceivedAttachmentRow, type ReceivedInsert } from '../store/received-emails.js';
 import { authenticateInbound, type Authentication } from './authenticate.js';
 import { ChunkWriter } from './chunk-writer.js';
+import { cachedResolve, type ResolveFn } from './dns-cache.js';
 import { parseInbound } from './parse.js';
 import type { Spool } from './spool.js';
 
@@ -34,8 +35,10 @@ export function receivedEventData(email: ReceivedInsert['email'], attachments: R
 
 export class InboundReceiver {
   private readonly batch: Batcher<{ items: ReceivedInsert[]; chunks: BlobChunk[] }, void>;
+  private readonly resolve: ResolveFn;
 
   constructor(private readonly deps: { pool: Pool; config: Config; resolver: Resolver }) {
+    this.resolve = cachedResolve(deps.resolver);
     this.batch = new Batcher<{ items: ReceivedInsert[]; chunks: BlobChunk[] }, void>(async (writes) => {
       await receivedEmailsInsert(deps.pool, writes.flatMap((w) => w.items), writes.flatMap((w) => w.chunks));
       return writes.map(() => undefined);
@@ -44,12 +47,15 @@ export class InboundReceiver {
 
   authenticate(spool: Spool, env: InboundEnvelope): Promise<Authentication> {
     return authenticateInbound(spool.buffer() ?? spool.stream(), {
-      ip: env.clientIp, helo: env.helo, sender: env.mailFrom, mta: this.deps.config.mxHost, resolver: this.deps.resolver,
+      ip: env.clientIp, helo: env.helo, sender: env.mailFrom, mta: this.deps.config.mxHost, resolve: this.resolve,
     });
   }
 
-  /** Stores the message for one team; returns the received email's id. */
-  async store(spool: Spool, env: InboundEnvelope, to: TeamDelivery, auth: Authentication): Promise<string> {
+  /**
+   * Stores the message for one team; returns the received email's id. `auth` may still be
+   * running: the raw message and its parts are written meanwhile, and the rows wait for it.
+   */
+  async store(spool: Spool, env: InboundEnvelope, to: TeamDelivery, authPending: Promise<Authentication>): Promise<string> {
     const id = uuid();
     const createdAt = new Date().toISOString();
     const writer = new ChunkWriter(this.deps.pool);
@@ -67,6 +73,7 @@ export class InboundReceiver {
         return size;
       });
       attachments.sort((a, b) => a.position - b.position);
+      const auth = await authPending;
       const email: ReceivedInsert['email'] = {
         id, team_id: to.teamId, domain_id: to.domainId, mail_from: env.mailFrom, received_for: to.recipients,
         from_addr: parsed.from, to_addrs: parsed.to, cc_addrs: parsed.cc, bcc_addrs: parsed.bcc, reply_to: parsed.replyTo,

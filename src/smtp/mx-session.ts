@@ -66,7 +66,9 @@ export function mxHandlers(deps: MxDeps): Handlers {
     }
     const ids: string[] = [];
     if (teams.size) {
-      const auth = await deps.receiver.authenticate(spool, env);
+      // Authentication (DNS lookups) runs while the message is parsed and written.
+      const auth = deps.receiver.authenticate(spool, env);
+      auth.catch(() => undefined); // awaited by store(); a failure there is reported once
       for (const t of teams.values()) ids.push(await deps.receiver.store(spool, env, t, auth));
     }
     if (returnPaths.length) {

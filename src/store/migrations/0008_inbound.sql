@@ -14,6 +14,9 @@ CREATE TABLE blob_chunks (
   data     bytea NOT NULL,
   PRIMARY KEY (blob_id, n)
 );
+-- Stored out of line without compression: most large contents (images, PDFs, archives) are
+-- compressed already, and pglz trying each 256 KB chunk cost CPU for nothing.
+ALTER TABLE blob_chunks ALTER COLUMN data SET STORAGE EXTERNAL;
 
 CREATE TABLE received_emails (
   id              uuid PRIMARY KEY,
