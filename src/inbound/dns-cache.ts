@@ -1,17 +1,17 @@
 // A short-lived cache of DNS answers (and of "no such name") for inbound authentication: SPF,
 // DKIM key and DMARC lookups repeat for every message from the same sender, and a busy MX would
 // otherwise ask the resolver three or more times per message. Answers live CACHE_MS (a floor far
-// below usual TTLs, so a changed record is seen within a minute); failures other than "no data"
-// (timeouts, SERVFAIL) are not cached, so they are retried by the next message.
+// below usual TTLs: MAILROOM_MX_DNS_CACHE_SECONDS, 60 by default, so a changed record is seen
+// within a minute); failures other than "no data" (timeouts, SERVFAIL) are not cached.
 import type { Resolver } from 'node:dns/promises';
 
-const CACHE_MS = 60_000;
 const MAX_ENTRIES = 20_000;
 const NEGATIVE = new Set(['ENOTFOUND', 'ENODATA', 'NXDOMAIN', 'ENONAME']);
 
 export type ResolveFn = (name: string, type: string) => Promise<unknown>;
 
-export function cachedResolve(resolver: Resolver, now: () => number = Date.now): ResolveFn {
+export function cachedResolve(resolver: Pick<Resolver, 'resolve'>, cacheMs: number, now: () => number = Date.now): ResolveFn {
+  if (cacheMs <= 0) return (name, type) => resolver.resolve(name, type as never) as Promise<unknown>;
   const cache = new Map<string, { until: number; value?: unknown; error?: unknown }>();
   const inflight = new Map<string, Promise<unknown>>();
   return async (name, type) => {
@@ -24,8 +24,8 @@ export function cachedResolve(resolver: Resolver, now: () => number = Date.now):
     const pending = inflight.get(key);
     if (pending) return pending;
     const p = (resolver.resolve(name, type as never) as Promise<unknown>).then(
-      (value) => { remember(key, { until: now() + CACHE_MS, value }); return value; },
-      (error: { code?: string }) => { if (NEGATIVE.has(error?.code ?? '')) remember(key, { until: now() + CACHE_MS, error }); throw error; },
+      (value) => { remember(key, { until: now() + cacheMs, value }); return value; },
+      (error: { code?: string }) => { if (NEGATIVE.has(error?.code ?? '')) remember(key, { until: now() + cacheMs, error }); throw error; },
     ).finally(() => inflight.delete(key));
     inflight.set(key, p);
     return p;

@@ -38,7 +38,7 @@ export class InboundReceiver {
   private readonly resolve: ResolveFn;
 
   constructor(private readonly deps: { pool: Pool; config: Config; resolver: Resolver }) {
-    this.resolve = cachedResolve(deps.resolver);
+    this.resolve = cachedResolve(deps.resolver, deps.config.mxDnsCacheSeconds * 1000);
     this.batch = new Batcher<{ items: ReceivedInsert[]; chunks: BlobChunk[] }, void>(async (writes) => {
       await receivedEmailsInsert(deps.pool, writes.flatMap((w) => w.items), writes.flatMap((w) => w.chunks));
       return writes.map(() => undefined);

@@ -33,7 +33,7 @@ export async function startInboundWorld(overrides: Partial<Config> = {}): Promis
   const w = await startMailWorld({
     roles: ['api', 'worker', 'mx'], mxListen: [{ host: '127.0.0.1', port: 0 }], allowPrivateNetworks: true,
     httpListen: { host: '127.0.0.1', port }, publicUrl: `http://127.0.0.1:${port}`,
-    webhookRetrySchedule: [0, 200, 400], ...overrides,
+    webhookRetrySchedule: [0, 200, 400], mxDnsCacheSeconds: 0, ...overrides, // tests change records between messages
   });
   const res = await w.t.api('POST', '/domains', { body: { name: 'inbound.test', capabilities: { sending: 'disabled', receiving: 'enabled' } } });
   if (res.status !== 201) throw new Error(JSON.stringify(res.body));
