@@ -24,24 +24,27 @@ db=$(field database_url); pid=$(field pid); small=$(field small); large=$(field 
 [[ -n "$db" && -n "$small" ]] || { cat "$out" >&2; exit 1; }
 count() { psql "$db" -Atc 'SELECT count(*) FROM received_emails'; }
 now() { date +%s.%N; }
+cpu() { awk '{print $14 + $15}' "/proc/$pid/stat"; }   # Mailroom's CPU time, clock ticks
+TICK=$(getconf CLK_TCK)
 
 # row LABEL N FILE SESSIONS → prints "msgs_per_s seconds committed errors"
 row() {
   local label=$1 n=$2 file=$3 sessions=$4
   local before t0 t1 after err
-  before=$(count); t0=$(now)
+  before=$(count); t0=$(now); local c0; c0=$(cpu)
   timeout 300 smtp-source -d -s "$sessions" -m "$n" -F "$file" -f "$FROM" -t "$TO" "127.0.0.1:$PORT" 2> /tmp/mr-inbound-source.err || true
   t1=$(now); after=$(count); err=$(grep -c . /tmp/mr-inbound-source.err || true)
   local committed=$((after - before)); local secs; secs=$(echo "$t1 - $t0" | bc)
-  echo "[$label] $committed of $n committed in ${secs}s, smtp-source errors: $err" >&2
-  echo "$(echo "$committed / $secs" | bc) $secs $committed $err"
+  local cpums; cpums=$(echo "scale=2; ($(cpu) - $c0) * 1000 / $TICK / $committed" | bc)
+  echo "[$label] $committed of $n committed in ${secs}s, smtp-source errors: $err, Mailroom CPU ${cpums} ms/msg" >&2
+  echo "$(echo "$committed / $secs" | bc) $secs $committed $err $cpums"
 }
 
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 row warmup 1000 "$small" "$SESSIONS" >/dev/null
-read -r S_RATE S_SECS S_COMM S_ERR < <(row small "$N_SMALL" "$small" "$SESSIONS")
+read -r S_RATE S_SECS S_COMM S_ERR S_CPU < <(row small "$N_SMALL" "$small" "$SESSIONS")
 RSS_SMALL=$(awk '/VmHWM/{print int($2/1024)}' "/proc/$pid/status")
-read -r L_RATE L_SECS L_COMM L_ERR < <(row large "$N_LARGE" "$large" "$SESSIONS")
+read -r L_RATE L_SECS L_COMM L_ERR L_CPU < <(row large "$N_LARGE" "$large" "$SESSIONS")
 RSS=$(awk '/VmHWM/{print int($2/1024)}' "/proc/$pid/status")
 AUTH=$(psql "$db" -Atc "SELECT string_agg(v || '=' || n, ', ') FROM (SELECT authentication->>'spf' || '/' || (authentication->>'dkim') || '/' || (authentication->>'dmarc') AS v, count(*) AS n FROM received_emails GROUP BY 1) x")
 ATT=$(psql "$db" -Atc "SELECT count(*) FROM received_attachments WHERE size = 1048576")
@@ -52,9 +55,9 @@ exec 3>&-; sleep 3
 CPU=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
 echo "Mailroom inbound MX, $(date -u +%Y-%m-%dT%H:%MZ); machine: $(nproc) cores, $CPU; load before/after: $LOAD0 / $LOAD1"
 echo "message files: small $(stat -c %s /tmp/mr-inbound-small.eml) bytes, large $(stat -c %s /tmp/mr-inbound-large.eml) bytes; spf/dkim/dmarc verdicts: $AUTH; 1 MB attachments stored: $ATT"
-printf '%-44s %7s %9s %9s %7s\n' row N seconds msg/s errors
-printf '%-44s %7s %9s %9s %7s\n' "Mailroom 10 KB, reused connections" "$N_SMALL" "$S_SECS" "$S_RATE" "$S_ERR"
-printf '%-44s %7s %9s %9s %7s\n' "Mailroom 1 MB attachment, reused connections" "$N_LARGE" "$L_SECS" "$L_RATE" "$L_ERR"
+printf '%-44s %7s %9s %9s %7s %12s\n' row N seconds msg/s errors 'CPU ms/msg'
+printf '%-44s %7s %9s %9s %7s %12s\n' "Mailroom 10 KB, reused connections" "$N_SMALL" "$S_SECS" "$S_RATE" "$S_ERR" "$S_CPU"
+printf '%-44s %7s %9s %9s %7s %12s\n' "Mailroom 1 MB attachment, reused connections" "$N_LARGE" "$L_SECS" "$L_RATE" "$L_ERR" "$L_CPU"
 echo "Mailroom peak RSS (VmHWM): ${RSS_SMALL} MB after the 10 KB row, ${RSS} MB after the 1 MB row"
 
 if [[ "$PEER" == 1 ]]; then

@@ -2,7 +2,7 @@
 // A received email, its blob chunks, its attachments and its email.received event are written
 // by one statement, so a message is stored whole or not at all.
 import type { Queryable } from './db.js';
-import type { BlobChunk } from './blobs.js';
+import { chunkParams, chunksFrom, type BlobChunk } from './blobs.js';
 import type { EventInsert } from './emails.js';
 import { paginate, type Page, type PageQuery } from './paginate.js';
 
@@ -23,14 +23,13 @@ export interface ReceivedInsert { email: ReceivedEmailRow; attachments: Received
 /** Inserts received emails with their remaining chunks, attachments and events, in one round trip. */
 export async function receivedEmailsInsert(db: Queryable, items: ReceivedInsert[], chunks: BlobChunk[]): Promise<void> {
   await db.query(
-    `WITH b AS (INSERT INTO blob_chunks (blob_id, n, data) SELECT * FROM unnest($1::uuid[], $2::int[], $3::bytea[])),
-     e AS (INSERT INTO received_emails SELECT * FROM json_populate_recordset(NULL::received_emails, $4::json)),
-     a AS (INSERT INTO received_attachments SELECT * FROM json_populate_recordset(NULL::received_attachments, $5::json)),
+    `WITH b AS (INSERT INTO blob_chunks (blob_id, n, data) ${chunksFrom(4)}),
+     e AS (INSERT INTO received_emails SELECT * FROM json_populate_recordset(NULL::received_emails, $1::json)),
+     a AS (INSERT INTO received_attachments SELECT * FROM json_populate_recordset(NULL::received_attachments, $2::json)),
      ev AS (INSERT INTO email_events (id, email_id, team_id, type, recipient, data, detail, created_at)
-            SELECT id, email_id, team_id, type, recipient, data, detail, created_at FROM json_populate_recordset(NULL::email_events, $6::json))
+            SELECT id, email_id, team_id, type, recipient, data, detail, created_at FROM json_populate_recordset(NULL::email_events, $3::json))
      SELECT 1`,
-    [chunks.map((c) => c.blob_id), chunks.map((c) => c.n), chunks.map((c) => c.data),
-      JSON.stringify(items.map((i) => i.email)), JSON.stringify(items.flatMap((i) => i.attachments)), JSON.stringify(items.map((i) => i.event))],
+    [JSON.stringify(items.map((i) => i.email)), JSON.stringify(items.flatMap((i) => i.attachments)), JSON.stringify(items.map((i) => i.event)), ...chunkParams(chunks)],
   );
 }
 
