@@ -35,7 +35,7 @@ describe('contact.* webhooks', () => {
       const sdk = t.resend.webhooks.verify({
         payload: r.body, webhookSecret: w.signing_secret,
         headers: { id: r.headers['svix-id'] as string, timestamp: r.headers['svix-timestamp'] as string, signature: r.headers['svix-signature'] as string },
-      }) as { type: string; created_at: string; data: Record<string, unknown> };
+      }) as unknown as { type: string; created_at: string; data: Record<string, unknown> };
       const sw = new Webhook(w.signing_secret).verify(r.body, {
         'webhook-id': r.headers['webhook-id'] as string, 'webhook-timestamp': r.headers['webhook-timestamp'] as string, 'webhook-signature': r.headers['webhook-signature'] as string,
       });

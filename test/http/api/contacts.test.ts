@@ -1,8 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Resend } from 'resend';
-import { startTestApp, type TestApp } from '../../helpers/harness.js';
-import { teamCreate } from '../../../src/store/teams.js';
+import { otherTeamClient, startTestApp, type TestApp } from '../../helpers/harness.js';
 
 const UNKNOWN = '1b4e28ba-2fa1-11d2-883f-0016d3cca427';
 
@@ -11,8 +10,7 @@ describe('contacts through the resend SDK', () => {
   let b: Resend;
   before(async () => {
     t = await startTestApp();
-    const team = await teamCreate(t.db.pool, 'Team B');
-    b = new Resend((await t.app.apiKeys.create(team.id, { name: 'b' })).token, { baseUrl: t.url });
+    b = await otherTeamClient(t, 'Team B');
   });
   after(async () => { await t.close(); });
 
@@ -98,8 +96,7 @@ describe('contacts through the resend SDK', () => {
   });
 
   test('list is legacy: everything without a limit, pages with limit/after/before, items without properties', async () => {
-    const team = await teamCreate(t.db.pool, 'Lister');
-    const c = new Resend((await t.app.apiKeys.create(team.id, { name: 'l' })).token, { baseUrl: t.url });
+    const c = await otherTeamClient(t, 'Lister');
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push((await c.contacts.create({ email: `l${i}@example.com` })).data!.id);
     const all = (await c.contacts.list()).data!;
