@@ -48,7 +48,7 @@ export function propertyValue(field: string, v: unknown): string | number | null
 function properties(v: unknown): PropertyInput | undefined {
   if (v === undefined) return undefined;
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw invalidField('properties', 'must be an object of property keys and values.');
-  const out: PropertyInput = {};
+  const out: PropertyInput = Object.create(null); // keys are the client's: none may reach a prototype
   for (const [k, x] of Object.entries(v)) out[k] = propertyValue(`properties.${shown(k)}`, x);
   return out;
 }

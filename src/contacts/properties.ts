@@ -13,8 +13,9 @@ import {
 import { propertyValue, type PropertyInput } from './input.js';
 
 const KEY = /^[A-Za-z0-9_]{1,50}$/;
-// Resend's built-in contact fields: a custom property of the same name would shadow them.
-const RESERVED = new Set(['email', 'first_name', 'last_name', 'unsubscribed']);
+// Resend's built-in contact fields (a custom property would shadow them), and `__proto__`, which
+// no JSON body can carry (the parser refuses it).
+const RESERVED = new Set(['email', 'first_name', 'last_name', 'unsubscribed', '__proto__']);
 const TYPES = ['string', 'number'] as const;
 
 const view = (p: ContactPropertyRow) => ({ object: 'contact_property' as const, ...p });
@@ -36,7 +37,7 @@ export async function propertyCreate(pool: Pool, teamId: string, body: Record<st
   if (body.type === undefined || body.type === null) throw missingField('type');
   const { key, type } = body;
   if (typeof key !== 'string' || !KEY.test(key)) throw invalidField('key', 'must be 1-50 letters, digits or underscores.');
-  if (RESERVED.has(key.toLowerCase())) throw invalidField('key', `${shown(key)} is a built-in contact field.`);
+  if (RESERVED.has(key.toLowerCase())) throw invalidField('key', `${shown(key)} is reserved.`);
   if (!TYPES.includes(type as never)) throw invalidField('type', 'must be "string" or "number".');
   const t = type as ContactPropertyRow['type'];
   const row = await contactPropertyInsert(pool, teamId, { key, type: t, fallback_value: fallback(t, body.fallback_value) });
@@ -88,7 +89,7 @@ export async function propertiesCheck(tx: Queryable, teamId: string, values: Pro
 export async function propertiesEffective(db: Queryable, teamId: string, stored: Record<string, PropertyValue>): Promise<Record<string, PropertyValue>> {
   const out: Record<string, PropertyValue> = {};
   for (const d of await contactPropertiesFind(db, teamId)) {
-    const v = stored[d.key] ?? d.fallback_value;
+    const v = Object.hasOwn(stored, d.key) ? stored[d.key] : d.fallback_value; // not `constructor` of Object.prototype
     if (v !== null && v !== undefined) out[d.key] = v;
   }
   return out;

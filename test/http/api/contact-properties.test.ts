@@ -54,7 +54,8 @@ describe('contact properties through the resend SDK', () => {
       [{ key: 'a'.repeat(51), type: 'string' }, 'validation_error', /`key`/],
       [{ key: 'line\nbreak', type: 'string' }, 'validation_error', /`key`/],
       [{ key: 42, type: 'string' }, 'validation_error', /`key`/],
-      [{ key: 'Email', type: 'string' }, 'validation_error', /`key`.*built-in/],
+      [{ key: 'Email', type: 'string' }, 'validation_error', /`key`.*reserved/],
+      [{ key: '__proto__', type: 'string' }, 'validation_error', /`key`.*reserved/],
       [{ key: 'plan', type: 'string' }, 'validation_error', /`key`.*already exists/],
       [{ key: 'k2', type: 'boolean' }, 'validation_error', /`type`.*"string" or "number"/],
       [{ key: 'k3', type: 'number', fallback_value: 'ten' }, 'validation_error', /`fallback_value`.*number/],
@@ -88,10 +89,12 @@ describe('contact properties through the resend SDK', () => {
     await c.contactProperties.create({ key: 'company', type: 'string', fallbackValue: 'Acme' });
     await c.contactProperties.create({ key: 'seats', type: 'number' });
     await c.contactProperties.create({ key: 'tier', type: 'string' });
+    await c.contactProperties.create({ key: 'constructor', type: 'string', fallbackValue: 'Object' }); // a name every JS object has
 
     const { data } = await c.contacts.create({ email: 'p@example.com', properties: { seats: 3, tier: null } });
     const id = data!.id;
-    assert.deepEqual((await c.contacts.get(id)).data!.properties, { company: 'Acme', seats: 3 });
+    assert.deepEqual((await c.contacts.get(id)).data!.properties, { company: 'Acme', seats: 3, constructor: 'Object' });
+    await c.contactProperties.remove((await c.contactProperties.list()).data!.data.find((p) => p.key === 'constructor')!.id);
 
     await c.contacts.update({ id, properties: { company: 'Globex', tier: 'gold' } });
     assert.deepEqual((await c.contacts.get(id)).data!.properties, { company: 'Globex', seats: 3, tier: 'gold' });
