@@ -78,7 +78,8 @@ function splitNameAddr(s: string): { name?: string; spec: string } | null {
   return { name, spec: s.slice(lt + 1, -1).trim() };
 }
 
-const shown = (s: string): string => JSON.stringify(s.length > 80 ? `${s.slice(0, 80)}…` : s);
+/** A value quoted for an error message, cut at 80 characters. */
+export const shown = (s: string): string => JSON.stringify(s.length > 80 ? `${s.slice(0, 80)}…` : s);
 
 /**
  * Parses one address; throws `validation_error` naming `field` when it is malformed.

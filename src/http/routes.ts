@@ -29,6 +29,16 @@ import emailsReceivingAttachmentsList from './api/emails.receiving.attachments.l
 import emailsReceivingAttachmentsGet from './api/emails.receiving.attachments.get.js';
 import inboundDownload from './api/inbound.download.js';
 import suppressions from './api/suppressions.js';
+import contactsCreate from './api/contacts.create.js';
+import contactsList from './api/contacts.list.js';
+import contactsGet from './api/contacts.get.js';
+import contactsUpdate from './api/contacts.update.js';
+import contactsDelete from './api/contacts.delete.js';
+import contactPropertiesCreate from './api/contact-properties.create.js';
+import contactPropertiesList from './api/contact-properties.list.js';
+import contactPropertiesGet from './api/contact-properties.get.js';
+import contactPropertiesUpdate from './api/contact-properties.update.js';
+import contactPropertiesDelete from './api/contact-properties.delete.js';
 import webhooksCreate from './api/webhooks.create.js';
 import webhooksList from './api/webhooks.list.js';
 import webhooksGet from './api/webhooks.get.js';
@@ -49,6 +59,8 @@ const ENDPOINTS = [
   emailsSend, emailsBatch, emailsGet, emailsList, emailsUpdate, emailsCancel, emailsEvents, emailsMetrics,
   emailsReceivingList, emailsReceivingGet, emailsReceivingAttachmentsList, emailsReceivingAttachmentsGet, inboundDownload,
   suppressions,
+  contactsCreate, contactsList, contactsGet, contactsUpdate, contactsDelete,
+  contactPropertiesCreate, contactPropertiesList, contactPropertiesGet, contactPropertiesUpdate, contactPropertiesDelete,
   webhooksCreate, webhooksList, webhooksGet, webhooksUpdate, webhooksDelete, webhooksRotate,
   webhooksEventsList, webhooksEventsGet, webhooksEventsAttempts, webhooksEventsReplay,
   trackingOpen, trackingClick,

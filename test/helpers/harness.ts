@@ -10,6 +10,7 @@ import { startApp, type RunningApp } from '../../src/app.js';
 import { createLogger } from '../../src/lib/log.js';
 import { apiKeyToken } from '../../src/lib/ids.js';
 import { freshDatabase, type TestDatabase } from './db.js';
+import { teamCreate } from '../../src/store/teams.js';
 
 export interface TestApp {
   app: RunningApp;
@@ -59,4 +60,10 @@ export async function startTestApp(overrides: Partial<Config> = {}, opts: { db?:
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A new team in the app's database and an SDK client with a full-access key of it. */
+export async function otherTeamClient(t: TestApp, name: string): Promise<Resend> {
+  const team = await teamCreate(t.db.pool, name);
+  return new Resend((await t.app.apiKeys.create(team.id, { name })).token, { baseUrl: t.url });
 }

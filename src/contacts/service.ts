@@ -1,0 +1,135 @@
+// Contacts (resend-compat 7.1): create, read, list, update, delete by id or address, per team.
+// Every change records its contact.created|updated|deleted event in the same transaction (the
+// webhook outbox signs, retries and logs it). Returns Resend's wire shapes.
+import { invalidField, notFound } from '../errors.js';
+import { isUuid } from '../lib/ids.js';
+import { withTx, type Pool } from '../store/db.js';
+import type { PageQuery } from '../store/paginate.js';
+import {
+  contactDelete, contactEventInsert, contactFind, contactInsert, contactList, contactUpdate, type ContactFields, type ContactRow,
+} from '../store/contacts.js';
+import { contactEmail, contactInput } from './input.js';
+import { propertiesCheck, propertiesEffective } from './properties.js';
+import { refuseUnknownRefs } from './refs.js';
+
+type ContactEventType = 'contact.created' | 'contact.updated' | 'contact.deleted';
+
+/** The webhook `data` (resend-compat 9.3); no segments exist yet, hence null and []. */
+const eventData = (c: ContactRow) => ({
+  id: c.id, audience_id: null, segment_ids: [], created_at: c.created_ts.toISOString(), updated_at: c.updated_ts.toISOString(),
+  email: c.email, first_name: c.first_name, last_name: c.last_name, unsubscribed: c.unsubscribed,
+});
+
+const recordEvent = (tx: Parameters<typeof contactEventInsert>[0], type: ContactEventType, c: ContactRow) => contactEventInsert(tx, c.team_id, c.id, type, eventData(c));
+
+/**
+ * A path's id or address. Anything else cannot name a contact (undefined). The router has
+ * already percent-decoded the segment, so both `a@b.c` and `a%40b.c` arrive here as `a@b.c`.
+ */
+function keyOf(idOrEmail: string): { id: string } | { email: string } | undefined {
+  if (isUuid(idOrEmail)) return { id: idOrEmail.toLowerCase() };
+  try {
+    return { email: contactEmail(idOrEmail) };
+  } catch {
+    return undefined;
+  }
+}
+
+const UNIQUE_EMAIL = 'contacts_team_id_email_key';
+const isEmailTaken = (err: unknown) => (err as { code?: string; constraint?: string }).code === '23505' && (err as { constraint?: string }).constraint === UNIQUE_EMAIL;
+
+/**
+ * Creates the contact, or, when the team already has one with that address, changes nothing and
+ * answers with the existing id (`created: false`): a create is safe to repeat.
+ */
+export async function contactCreate(pool: Pool, teamId: string, body: Record<string, unknown>): Promise<{ created: boolean; body: { object: 'contact'; id: string } }> {
+  const input = contactInput(body, true);
+  refuseUnknownRefs(body);
+  const stored = Object.fromEntries(Object.entries(input.properties ?? {}).filter(([, v]) => v !== null)) as ContactFields['properties'];
+  const fields: ContactFields = {
+    email: input.email!, first_name: input.first_name ?? null, last_name: input.last_name ?? null, unsubscribed: input.unsubscribed ?? false, properties: stored,
+  };
+  // A concurrent delete can remove the row found by the conflict between the two statements: try again.
+  for (let attempt = 0; ; attempt++) {
+    const out = await withTx(pool, async (tx) => {
+      await propertiesCheck(tx, teamId, input.properties ?? {});
+      const row = await contactInsert(tx, teamId, fields);
+      if (row) {
+        await recordEvent(tx, 'contact.created', row);
+        return { created: true, id: row.id };
+      }
+      const existing = await contactFind(tx, teamId, { email: fields.email });
+      return existing && { created: false, id: existing.id };
+    });
+    if (out) return { created: out.created, body: { object: 'contact', id: out.id } };
+    if (attempt >= 2) throw new Error('contact create kept racing with deletes');
+  }
+}
+
+export async function contactGet(pool: Pool, teamId: string, idOrEmail: string) {
+  const key = keyOf(idOrEmail);
+  const c = key && (await contactFind(pool, teamId, key));
+  if (!c) throw notFound('Contact');
+  return {
+    object: 'contact' as const, id: c.id, email: c.email, first_name: c.first_name, last_name: c.last_name, created_at: c.created_at,
+    unsubscribed: c.unsubscribed, properties: await propertiesEffective(pool, teamId, c.properties),
+  };
+}
+
+export async function contactsList(pool: Pool, teamId: string, page: PageQuery) {
+  const p = await contactList(pool, teamId, page);
+  return { object: 'list' as const, has_more: p.has_more, data: p.data };
+}
+
+/**
+ * Changes the given fields (a property set to null loses its value). A change, including an
+ * unsubscribe, records contact.updated; a request that changes nothing records no event.
+ */
+export async function contactUpdateFields(pool: Pool, teamId: string, idOrEmail: string, body: Record<string, unknown>) {
+  const input = contactInput(body, false);
+  refuseUnknownRefs(body);
+  const key = keyOf(idOrEmail);
+  if (!key) throw notFound('Contact');
+  try {
+    return await withTx(pool, async (tx) => {
+      const c = await contactFind(tx, teamId, key, true);
+      if (!c) throw notFound('Contact');
+      await propertiesCheck(tx, teamId, input.properties ?? {});
+      const properties = { ...c.properties };
+      for (const [k, v] of Object.entries(input.properties ?? {})) {
+        if (v === null) delete properties[k];
+        else properties[k] = v;
+      }
+      const next: ContactFields = {
+        email: input.email ?? c.email,
+        first_name: input.first_name === undefined ? c.first_name : input.first_name,
+        last_name: input.last_name === undefined ? c.last_name : input.last_name,
+        unsubscribed: input.unsubscribed ?? c.unsubscribed,
+        properties,
+      };
+      const before: ContactFields = { email: c.email, first_name: c.first_name, last_name: c.last_name, unsubscribed: c.unsubscribed, properties: c.properties };
+      if (!sameFields(before, next)) await recordEvent(tx, 'contact.updated', await contactUpdate(tx, teamId, c.id, next));
+      return { object: 'contact' as const, id: c.id };
+    });
+  } catch (err) {
+    if (isEmailTaken(err)) throw invalidField('email', 'another contact of this team already has this address.');
+    throw err;
+  }
+}
+
+function sameFields(a: ContactFields, b: ContactFields): boolean {
+  const props = (p: ContactFields['properties']) => JSON.stringify(Object.entries(p).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)));
+  return a.email === b.email && a.first_name === b.first_name && a.last_name === b.last_name && a.unsubscribed === b.unsubscribed && props(a.properties) === props(b.properties);
+}
+
+/** Resend answers 200 `deleted: true` with the path's value even for a contact that never existed. */
+export async function contactRemove(pool: Pool, teamId: string, idOrEmail: string) {
+  const key = keyOf(idOrEmail);
+  if (key) {
+    await withTx(pool, async (tx) => {
+      const c = await contactDelete(tx, teamId, key);
+      if (c) await recordEvent(tx, 'contact.deleted', c);
+    });
+  }
+  return { object: 'contact' as const, contact: idOrEmail, deleted: true };
+}
