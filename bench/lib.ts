@@ -89,3 +89,20 @@ export async function api(url: string, key: string, method: string, p: string, b
 }
 
 export const KEY = 're_bench_0000_benchbenchbenchbenchbench';
+
+/**
+ * For the serve.ts scripts a shell benchmark drives: runs `setup`, prints its result as one JSON
+ * line, and keeps the service up until stdin closes (or SIGTERM); then `stop`, and exit.
+ */
+export async function serveUntilStdinEnds(setup: () => Promise<unknown>, stop: () => Promise<void>): Promise<void> {
+  const end = async () => { await stop(); process.exit(0); };
+  try {
+    console.log(JSON.stringify(await setup()));
+  } catch (err) {
+    console.error(err);
+    await end();
+  }
+  process.stdin.resume();
+  process.stdin.on('end', () => void end());
+  process.on('SIGTERM', () => void end());
+}

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { dkimSign } from 'mailauth/lib/dkim/sign.js';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import { startFakeDns } from '../../test/helpers/fake-dns.js';
-import { api, freshDb, KEY, startService } from '../lib.js';
+import { api, freshDb, KEY, serveUntilStdinEnds, startService } from '../lib.js';
 
 const port = Number(process.argv[2] ?? 26525);
 const dns = await startFakeDns();
@@ -41,17 +41,10 @@ const svc = await startService({
   MAILROOM_RATE_LIMIT: '1000000', MAILROOM_MX_LISTEN: `127.0.0.1:${port}`, MAILROOM_DNS_SERVERS: dns.address,
   MAILROOM_MX_RATE_LIMIT: '10000000', MAILROOM_MX_MAX_CONNECTIONS_PER_IP: '1000',
 });
-const stop = async () => { await svc.stop(); await db.drop(); await dns.close(); process.exit(0); };
-try {
+await serveUntilStdinEnds(async () => {
   // capture mode: domains verify without DNS, so the receiving MX record counts as verified.
   const dom = await api(svc.url, KEY, 'POST', '/domains', { name: 'inbound.bench', capabilities: { sending: 'disabled', receiving: 'enabled' } });
   await api(svc.url, KEY, 'POST', `/domains/${dom.id}/verify`);
   const files = { small: await messageFile('small'), large: await messageFile('large', randomBytes(1024 * 1024)) };
-  console.log(JSON.stringify({ mx_port: port, database_url: db.url, pid: svc.proc.pid, files, sizes: { small: fs.statSync(files.small).size, large: fs.statSync(files.large).size } }));
-} catch (err) {
-  console.error(err);
-  await stop();
-}
-process.stdin.resume();
-process.stdin.on('end', () => void stop());
-process.on('SIGTERM', () => void stop());
+  return { mx_port: port, database_url: db.url, pid: svc.proc.pid, files };
+}, async () => { await svc.stop(); await db.drop(); await dns.close(); });

@@ -2,7 +2,7 @@
 // benchmark, with a verified sending domain and 127.0.0.1 as a trusted network (smtp-source
 // speaks neither TLS nor AUTH). Prints one JSON line {smtp_port, database_url} and keeps running
 // until stdin closes; then stops the service and drops the database.
-import { api, freshDb, KEY, startService } from '../lib.js';
+import { api, freshDb, KEY, serveUntilStdinEnds, startService } from '../lib.js';
 
 const port = Number(process.argv[2] ?? 26587);
 const db = await freshDb();
@@ -11,15 +11,8 @@ const svc = await startService({
   MAILROOM_RATE_LIMIT: '1000000', MAILROOM_LOG_LEVEL: 'info', MAILROOM_SMTP_LISTEN: `127.0.0.1:${port}:starttls`,
   MAILROOM_SMTP_TRUSTED_NETWORKS: '127.0.0.1/32', MAILROOM_SMTP_TRUSTED_API_KEY: KEY
 });
-const stop = async () => { await svc.stop(); await db.drop(); process.exit(0); };
-try {
+await serveUntilStdinEnds(async () => {
   const dom = await api(svc.url, KEY, 'POST', '/domains', { name: 'bench.example' });
   await api(svc.url, KEY, 'POST', `/domains/${dom.id}/verify`);
-  console.log(JSON.stringify({ smtp_port: port, database_url: db.url, pid: svc.proc.pid }));
-} catch (err) {
-  console.error(err);
-  await stop();
-}
-process.stdin.resume();
-process.stdin.on('end', () => void stop());
-process.on('SIGTERM', () => void stop());
+  return { smtp_port: port, database_url: db.url, pid: svc.proc.pid };
+}, async () => { await svc.stop(); await db.drop(); });

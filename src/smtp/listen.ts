@@ -3,11 +3,21 @@
 // received or committed finishes (its reply is sent) and then gets 421; after the server's
 // closeTimeout everyone gets 421.
 import type { AddressInfo } from 'node:net';
+import type { SMTPServerOptions } from 'smtp-server';
 import { AppError } from '../errors.js';
 import type { Logger } from '../lib/log.js';
 import type { SubmissionServer } from './server.js';
 
 const SHUTDOWN_SWEEP_MS = 20;
+
+/** What every listener of ours shares: TLS 1.2+, the extensions advertised, no reverse DNS, no library logging. */
+export function commonServerOptions(tls: { key: string | Buffer; cert: string | Buffer }, name: string): SMTPServerOptions {
+  return {
+    key: tls.key, cert: tls.cert, minVersion: 'TLSv1.2', name, logger: false,
+    hideSTARTTLS: false, hidePIPELINING: false, hide8BITMIME: false, hideSMTPUTF8: false, hideENHANCEDSTATUSCODES: false,
+    hideDSN: true, hideREQUIRETLS: true, disableReverseLookup: true, maxClients: 10_000,
+  };
+}
 
 export async function listenAll<L extends { host: string; port: number }>(
   entries: L[], make: (l: L) => SubmissionServer, log: Logger, what: string,

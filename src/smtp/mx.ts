@@ -12,7 +12,7 @@ import { loadTlsKeyPair } from '../lib/tls-cert.js';
 import type { Logger } from '../lib/log.js';
 import type { Config } from '../config/schema.js';
 import type { Pool } from '../store/db.js';
-import { gracefulCloser, listenAll } from './listen.js';
+import { commonServerOptions, gracefulCloser, listenAll } from './listen.js';
 import { mxHandlers } from './mx-session.js';
 import { SubmissionServer } from './server.js';
 
@@ -35,27 +35,14 @@ export async function startMx(deps: { config: Config; log: Logger; pool: Pool })
     receiver: new InboundReceiver({ pool, config, resolver: createResolver(config.dnsServers) }),
   });
   const { servers, bound } = await listenAll(config.mxListen, () => new SubmissionServer({
+    ...commonServerOptions(tls, config.mxHost),
     ...handlers,
     secure: false,
-    key: tls.key,
-    cert: tls.cert,
-    minVersion: 'TLSv1.2',
-    name: config.mxHost,
     banner: 'Mailroom ESMTP',
-    logger: false,
     size: config.mxMaxSize,
     authOptional: true,
     disabledCommands: ['AUTH'],
-    hideSTARTTLS: false,
-    hidePIPELINING: false,
-    hide8BITMIME: false,
-    hideSMTPUTF8: false,
-    hideENHANCEDSTATUSCODES: false,
-    hideDSN: true,
-    hideREQUIRETLS: true,
-    disableReverseLookup: true,
     maxRecipients: MAX_RECIPIENTS,
-    maxClients: 10_000,
     socketTimeout: IDLE_TIMEOUT_MS,
     closeTimeout: CLOSE_TIMEOUT_MS,
   }), log, 'smtp mx');

@@ -5,7 +5,7 @@ import type { SMTPServerOptions } from 'smtp-server';
 import type { SmtpListener } from '../config/schema.js';
 import { AppError } from '../errors.js';
 import { loadTlsKeyPair } from '../lib/tls-cert.js';
-import { gracefulCloser, listenAll } from './listen.js';
+import { commonServerOptions, gracefulCloser, listenAll } from './listen.js';
 import { SubmissionServer } from './server.js';
 import { submissionHandlers, type SubmissionDeps } from './session.js';
 
@@ -26,29 +26,16 @@ export async function startSubmission(deps: SubmissionDeps): Promise<Submission>
   const handlers = submissionHandlers(deps);
 
   const optionsFor = (l: SmtpListener): SMTPServerOptions => ({
+    ...commonServerOptions(tls, config.mxHost),
     ...handlers,
     secure: l.security === 'tls',
-    key: tls.key,
-    cert: tls.cert,
-    minVersion: 'TLSv1.2',
-    name: config.mxHost,
     banner: 'Mailroom',
-    logger: false,
     size: config.smtpMaxSize,
     authMethods: ['PLAIN', 'LOGIN'],
     authOptional: false,
     authRequiredMessage: new AppError('missing_api_key', 'Authentication required: AUTH PLAIN or LOGIN (after STARTTLS) with username `resend` and an API key as the password.').toSmtp().message,
-    hideSTARTTLS: false,
     disabledCommands: l.security === 'tls' ? ['STARTTLS'] : [],
-    hidePIPELINING: false,
-    hide8BITMIME: false,
-    hideSMTPUTF8: false,
-    hideENHANCEDSTATUSCODES: false,
-    hideDSN: true,
-    hideREQUIRETLS: true,
-    disableReverseLookup: true,
     maxRecipients: MAX_RECIPIENTS,
-    maxClients: 10_000,
     socketTimeout: IDLE_TIMEOUT_MS,
     closeTimeout: CLOSE_TIMEOUT_MS,
   });
