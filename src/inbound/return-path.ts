@@ -8,7 +8,7 @@ import { bounceExtra, makeEvent } from '../emails/events.js';
 import { uuid } from '../lib/ids.js';
 import type { Logger } from '../lib/log.js';
 import { withTx, type Pool } from '../store/db.js';
-import { emailEventsInsertMany, emailFindForReport, type EmailForReport, type EventInsert } from '../store/emails.js';
+import { emailEventKeys, emailEventsInsertMany, emailFindForReport, type EmailForReport, type EventInsert } from '../store/emails.js';
 import { returnPathMessageInsert } from '../store/received-emails.js';
 import { suppressionAdd } from '../store/suppressions.js';
 import { classifyReportRecipient, parseReturnPathMessage, type ReturnPathReport } from './return-path-report.js';
@@ -45,10 +45,13 @@ export async function handleReturnPathMessage(deps: { pool: Pool; log: Logger },
   const suppress: { address: string; origin: 'bounce' | 'complaint'; reason: string }[] = [];
   let lastEvent: string | undefined;
   let markDelayed = false;
+  // A report sent twice (the reporter's retry after a lost 250) is recorded once.
+  const seen = email ? await emailEventKeys(deps.pool, email.id, ['email.bounced', 'email.complained']) : new Set<string>();
 
   if (email && (report.kind === 'bounce' || report.kind === 'delay')) {
     const reported = report.recipients.filter((r) => r.action === 'failed' || r.action === 'delayed');
     for (const { recipient, entry: r } of matchRecipients(email, reported)) {
+      if (r.action === 'failed' && seen.has(`email.bounced ${recipient}`)) continue;
       const c = classifyReportRecipient(r);
       const detail = { source: report.format === 'dsn' ? 'dsn' : 'bounce_message', action: r.action, status: r.status ?? null, diagnostic_code: r.diagnosticCode ?? null,
         remote_mta: r.remoteMta ?? null, reporting_mta: report.reportingMta ?? null, category: c.category, response: c.reply };
@@ -69,6 +72,7 @@ export async function handleReturnPathMessage(deps: { pool: Pool; log: Logger },
   } else if (email && report.kind === 'complaint') {
     const named = (report.recipients.length ? report.recipients : recipientsOf(email)).map((recipient) => ({ recipient }));
     for (const { recipient } of matchRecipients(email, named)) {
+      if (seen.has(`email.complained ${recipient}`)) continue;
       events.push(makeEvent(email, 'email.complained', { recipient, detail: { feedback_type: report.feedbackType, user_agent: report.userAgent ?? null, arrival_date: report.arrivalDate ?? null, source_ip: report.sourceIp ?? null } }));
       suppress.push({ address: recipient, origin: 'complaint', reason: `complaint (${report.feedbackType})` });
       lastEvent = 'complained';

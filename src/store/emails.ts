@@ -104,6 +104,13 @@ export async function emailEventsList(db: Queryable, teamId: string, emailId: st
   return rows as { id: string; type: string; recipient: string | null; data: unknown; detail: unknown; created_at: string }[];
 }
 
+/** "type recipient" of the email's events of these types (to record a repeated report once). */
+export async function emailEventKeys(db: Queryable, emailId: string, types: string[]): Promise<Set<string>> {
+  const { rows } = await db.query<{ k: string }>(
+    `SELECT type || ' ' || coalesce(recipient, '') AS k FROM email_events WHERE email_id = $1 AND type = ANY($2::text[])`, [emailId, types]);
+  return new Set(rows.map((r) => r.k));
+}
+
 /** What the delivery job needs: the raw message, the sender's domain and its key, the event base. */
 export interface EmailForDelivery {
   id: string; team_id: string; domain_id: string | null; message_id: string; from_header: string; subject: string;

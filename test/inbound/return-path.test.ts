@@ -62,6 +62,12 @@ describe('return paths: asynchronous bounces, delay notices, complaints and auto
     assert.equal(s?.origin, 'bounce');
     assert.equal(s?.source_id, o.id);
 
+    // The same DSN again (the reporter retried after losing our 250): kept, but recorded once.
+    await report(postfixDsn(o, [{ addr: 'alice@dest.test', status: '5.1.1', diag: 'smtp; 550 5.1.1 <alice@dest.test>: Recipient address rejected: User unknown in local recipient table' }]), o.returnPath);
+    const { rows } = await w.t.db.pool.query('SELECT count(*)::int AS n FROM return_path_messages WHERE email_id = $1', [o.id]);
+    assert.equal(rows[0].n, 2);
+    assert.equal((await events(o.id)).filter((x) => x.type === 'email.bounced').length, 1);
+
     const hooks = await rcv.waitFor(1);
     const body = JSON.parse(hooks[0].body);
     assert.equal(body.type, 'email.bounced');
