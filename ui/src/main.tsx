@@ -17,6 +17,7 @@ import { Invite } from './pages/Invite';
 import { LogDetail, Logs } from './pages/Logs';
 import { Mailbox } from './pages/Mailbox';
 import { Metrics } from './pages/Metrics';
+import { ReceivedDetail, Receiving } from './pages/Receiving';
 import { Forgot, Reset, Setup, SignIn } from './pages/SignIn';
 import { Suppressions } from './pages/Suppressions';
 import { Team } from './pages/Team';
@@ -29,6 +30,8 @@ type Page = [string, string, (p: Record<string, string>, q: URLSearchParams) => 
 const PAGES: Page[] = [
   ['/emails', 'Emails', (_p, q) => <Emails query={q} />],
   ['/emails/:id', 'Email', (p) => <EmailDetail id={p.id} />],
+  ['/receiving', 'Receiving', () => <Receiving />],
+  ['/receiving/:id', 'Received email', (p) => <ReceivedDetail id={p.id} />],
   ['/metrics', 'Metrics', (_p, q) => <Metrics query={q} />],
   ['/domains', 'Domains', () => <Domains />],
   ['/domains/:id', 'Domain', (p) => <DomainDetail id={p.id} />],
