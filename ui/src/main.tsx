@@ -10,6 +10,7 @@ import { SessionContext, type DashState } from './session';
 import { applyTheme, loadTheme } from './theme';
 import { AccountPage } from './pages/Account';
 import { ApiKeys } from './pages/ApiKeys';
+import { Contacts } from './pages/Contacts';
 import { DomainDetail, Domains } from './pages/Domains';
 import { EmailDetail } from './pages/EmailDetail';
 import { Emails } from './pages/Emails';
@@ -41,6 +42,7 @@ const PAGES: Page[] = [
   ['/logs', 'Logs', (_p, q) => <Logs query={q} />],
   ['/logs/:id', 'Log', (p) => <LogDetail id={p.id} />],
   ['/suppressions', 'Suppressions', () => <Suppressions />],
+  ['/contacts', 'Contacts', () => <Contacts />],
   ['/mailbox', 'Mailbox', () => <Mailbox />],
   ['/team', 'Team', () => <Team />],
   ['/account', 'Account', () => <AccountPage />],
