@@ -128,6 +128,7 @@ describe('Receiving and Contacts pages in a browser', { skip: browserSkip, timeo
     await row.getByRole('button', { name: 'Edit names of ada@example.com' }).click();
     const edit = page.getByRole('form', { name: 'Edit ada@example.com' });
     await edit.getByLabel('Last name').fill('Lovelace');
+    await shot('contacts-edit');
     await edit.getByRole('button', { name: 'Save' }).click();
     await row.getByText('Ada Lovelace').waitFor();
     assert.equal((await w.t.api('GET', `/contacts/${id}`)).body.last_name, 'Lovelace');

@@ -1,8 +1,8 @@
 // Small building blocks: status badge, empty state, copy button, alert, page header, key/value list,
-// tabs, and the "Load more" end of a paged table.
+// tabs, a paged list table and its relative-time cell.
 import type { ComponentChildren, RefObject } from 'preact';
 import { useState } from 'preact/hooks';
-import { label, tone } from '../format';
+import { ago, fmtDate, label, tone } from '../format';
 
 export function Badge({ status, text }: { status: string; text?: string }) {
   return <span class={`badge ${tone(status)}`}>{text ?? label(status)}</span>;
@@ -74,14 +74,29 @@ export function Code({ children }: { children: string }) {
   return <pre class="code" tabIndex={0}>{children}</pre>;
 }
 
-/** The end of a paged table: the scroll sentinel, and a "Load more" button for keyboards. */
-export function MoreRows({ list }: { list: { sentinel: RefObject<HTMLDivElement | null>; hasMore: boolean; busy: boolean; more: () => void } }) {
+/**
+ * A list table fed by usePaged: the header cells, the rows, then a scroll sentinel and a
+ * "Load more" button for keyboards.
+ */
+export function PagedTable({ list, head, children, testId }: {
+  list: { sentinel: RefObject<HTMLDivElement | null>; hasMore: boolean; busy: boolean; more: () => void };
+  head: ComponentChildren; children: ComponentChildren; testId?: string;
+}) {
   return (
-    <>
+    <div class="table-wrap">
+      <table class="list" data-testid={testId}>
+        <thead><tr>{head}</tr></thead>
+        <tbody>{children}</tbody>
+      </table>
       <div ref={list.sentinel} />
       {list.hasMore && <button class="btn wide" onClick={list.more} disabled={list.busy}>{list.busy ? 'Loading…' : 'Load more'}</button>}
-    </>
+    </div>
   );
+}
+
+/** A table cell with a relative time ("5 minutes ago"); the exact date on hover. */
+export function AgoCell({ at }: { at: string }) {
+  return <td title={fmtDate(at)} class="nowrap">{ago(at)}</td>;
 }
 
 /** A tab list (arrow keys move between tabs) and the panel of the selected tab. */

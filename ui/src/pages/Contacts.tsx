@@ -2,8 +2,7 @@
 // admins add contacts, edit names, unsubscribe or resubscribe and delete; members only read.
 import { useState } from 'preact/hooks';
 import { del, patch, post, qs } from '../api';
-import { Alert, Badge, Empty, Loading, MoreRows, PageHead } from '../components/ui';
-import { ago, fmtDate } from '../format';
+import { AgoCell, Alert, Badge, Empty, Loading, PagedTable, PageHead } from '../components/ui';
 import { useAction, usePaged } from '../hooks';
 import { canEdit, useSession } from '../session';
 
@@ -66,41 +65,35 @@ export function Contacts() {
       {!list.loaded ? <Loading /> : list.rows.length === 0 ? (
         <Empty title="No contacts yet">{edit ? 'Add one above, or' : 'Owners and admins add them here, or'} create them through the API (<code>POST /contacts</code>, the SDK's <code>resend.contacts.create</code>).</Empty>
       ) : (
-        <div class="table-wrap">
-          <table class="list" data-testid="contacts">
-            <thead><tr><th scope="col">Email</th><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Created</th>{edit && <th scope="col"><span class="sr-only">Actions</span></th>}</tr></thead>
-            <tbody>
-              {list.rows.map((c) => editing === c.id ? (
-                <tr key={c.id}>
-                  <td colSpan={cols}>
-                    <form class="inline-form" aria-label={`Edit ${c.email}`} onSubmit={(e) => { e.preventDefault(); rename.run(c, e.currentTarget as HTMLFormElement); }}>
-                      <span class="strong">{c.email}</span>
-                      <label class="field-inline">First name <input name="first_name" defaultValue={c.first_name ?? ''} maxLength={256} size={14} /></label>
-                      <label class="field-inline">Last name <input name="last_name" defaultValue={c.last_name ?? ''} maxLength={256} size={14} /></label>
-                      <button class="btn primary sm" disabled={rename.busy}>Save</button>
-                      <button type="button" class="btn ghost sm" onClick={() => setEditing(undefined)}>Cancel</button>
-                    </form>
-                  </td>
-                </tr>
-              ) : (
-                <tr key={c.id}>
-                  <td class="ellipsis" title={c.email}>{c.email}</td>
-                  <td>{fullName(c) || <span class="muted">—</span>}</td>
-                  <td><Badge status={c.unsubscribed ? 'unsubscribed' : 'subscribed'} /></td>
-                  <td title={fmtDate(c.created_at)} class="nowrap">{ago(c.created_at)}</td>
-                  {edit && (
-                    <td class="right nowrap">
-                      <button class="btn ghost sm" onClick={() => setEditing(c.id)} aria-label={`Edit names of ${c.email}`}>Edit</button>{' '}
-                      <button class="btn ghost sm" onClick={() => toggle.run(c)} disabled={toggle.busy} aria-label={`${c.unsubscribed ? 'Resubscribe' : 'Unsubscribe'} ${c.email}`}>{c.unsubscribed ? 'Resubscribe' : 'Unsubscribe'}</button>{' '}
-                      <button class="btn ghost sm bad" onClick={() => remove.run(c)} aria-label={`Delete ${c.email}`}>Delete</button>
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <MoreRows list={list} />
-        </div>
+        <PagedTable list={list} testId="contacts" head={<><th scope="col">Email</th><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Created</th>{edit && <th scope="col"><span class="sr-only">Actions</span></th>}</>}>
+          {list.rows.map((c) => editing === c.id ? (
+            <tr key={c.id}>
+              <td colSpan={cols}>
+                <form class="inline-form" aria-label={`Edit ${c.email}`} onSubmit={(e) => { e.preventDefault(); rename.run(c, e.currentTarget as HTMLFormElement); }}>
+                  <span class="strong">{c.email}</span>
+                  <label class="field-inline">First name <input name="first_name" defaultValue={c.first_name ?? ''} maxLength={256} size={14} autoFocus /></label>
+                  <label class="field-inline">Last name <input name="last_name" defaultValue={c.last_name ?? ''} maxLength={256} size={14} /></label>
+                  <button class="btn primary sm" disabled={rename.busy}>Save</button>
+                  <button type="button" class="btn ghost sm" onClick={() => setEditing(undefined)}>Cancel</button>
+                </form>
+              </td>
+            </tr>
+          ) : (
+            <tr key={c.id}>
+              <td class="ellipsis" title={c.email}>{c.email}</td>
+              <td>{fullName(c) || <span class="muted">—</span>}</td>
+              <td><Badge status={c.unsubscribed ? 'unsubscribed' : 'subscribed'} /></td>
+              <AgoCell at={c.created_at} />
+              {edit && (
+                <td class="right nowrap">
+                  <button class="btn ghost sm" onClick={() => setEditing(c.id)} aria-label={`Edit names of ${c.email}`}>Edit</button>{' '}
+                  <button class="btn ghost sm" onClick={() => toggle.run(c)} disabled={toggle.busy} aria-label={`${c.unsubscribed ? 'Resubscribe' : 'Unsubscribe'} ${c.email}`}>{c.unsubscribed ? 'Resubscribe' : 'Unsubscribe'}</button>{' '}
+                  <button class="btn ghost sm bad" onClick={() => remove.run(c)} aria-label={`Delete ${c.email}`}>Delete</button>
+                </td>
+              )}
+            </tr>
+          ))}
+        </PagedTable>
       )}
     </>
   );

@@ -1,9 +1,8 @@
 // The Emails activity list: newest first, filters (status, dates, domain, tag, API key) and search
 // (recipient or subject) kept in the URL, more rows on scroll ("Load more" for keyboards).
 import { get, qs, type List } from '../api';
-import { Alert, Badge, Empty, Loading, MoreRows, PageHead } from '../components/ui';
+import { AgoCell, Alert, Badge, Empty, Loading, PagedTable, PageHead } from '../components/ui';
 import { Link } from '../components/Link';
-import { ago, fmtDate } from '../format';
 import { useLoad, usePaged } from '../hooks';
 import { setQuery } from '../router';
 
@@ -69,22 +68,16 @@ export function Emails({ query }: { query: URLSearchParams }) {
           </Empty>
         )
       ) : (
-        <div class="table-wrap">
-          <table class="list">
-            <thead><tr><th scope="col">To</th><th scope="col">Subject</th><th scope="col">Status</th><th scope="col">Sent</th></tr></thead>
-            <tbody>
-              {list.rows.map((e) => (
-                <tr key={e.id}>
-                  <td class="ellipsis" title={e.to.join(', ')}>{e.to.join(', ')}</td>
-                  <td class="ellipsis"><Link href={`/emails/${e.id}`}>{e.subject || '(no subject)'}</Link></td>
-                  <td><Badge status={e.last_event} /></td>
-                  <td title={fmtDate(e.created_at)} class="nowrap">{ago(e.created_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <MoreRows list={list} />
-        </div>
+        <PagedTable list={list} head={<><th scope="col">To</th><th scope="col">Subject</th><th scope="col">Status</th><th scope="col">Sent</th></>}>
+          {list.rows.map((e) => (
+            <tr key={e.id}>
+              <td class="ellipsis" title={e.to.join(', ')}>{e.to.join(', ')}</td>
+              <td class="ellipsis"><Link href={`/emails/${e.id}`}>{e.subject || '(no subject)'}</Link></td>
+              <td><Badge status={e.last_event} /></td>
+              <AgoCell at={e.created_at} />
+            </tr>
+          ))}
+        </PagedTable>
       )}
     </>
   );

@@ -3,10 +3,10 @@
 // text and headers, the raw message and the attachments with their signed download links.
 import { useState } from 'preact/hooks';
 import { get, qs, type List } from '../api';
-import { Alert, Badge, Code, Copy, Empty, KV, Loading, MoreRows, PageHead, Tabs } from '../components/ui';
+import { AgoCell, Alert, Badge, Code, Copy, Empty, KV, Loading, PagedTable, PageHead, Tabs } from '../components/ui';
 import { EmailPreview, HeadersTable } from '../components/EmailPreview';
 import { Link } from '../components/Link';
-import { ago, bytes, fmtDate } from '../format';
+import { bytes, fmtDate } from '../format';
 import { useLoad, usePaged } from '../hooks';
 
 interface AttachmentMeta { id: string; filename: string | null; content_type: string; content_disposition: string; size: number }
@@ -40,23 +40,17 @@ export function Receiving() {
           </ol>
         </Empty>
       ) : (
-        <div class="table-wrap">
-          <table class="list">
-            <thead><tr><th scope="col">From</th><th scope="col">To</th><th scope="col">Subject</th><th scope="col" class="right">Attachments</th><th scope="col">Received</th></tr></thead>
-            <tbody>
-              {list.rows.map((e) => (
-                <tr key={e.id}>
-                  <td class="ellipsis" title={e.from}>{e.from}</td>
-                  <td class="ellipsis" title={e.to.join(', ')}>{e.to.join(', ')}</td>
-                  <td class="ellipsis"><Link href={`/receiving/${e.id}`}>{e.subject || '(no subject)'}</Link></td>
-                  <td class="right">{e.attachments.length}</td>
-                  <td title={fmtDate(e.created_at)} class="nowrap">{ago(e.created_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <MoreRows list={list} />
-        </div>
+        <PagedTable list={list} head={<><th scope="col">From</th><th scope="col">To</th><th scope="col">Subject</th><th scope="col" class="right">Attachments</th><th scope="col">Received</th></>}>
+          {list.rows.map((e) => (
+            <tr key={e.id}>
+              <td class="ellipsis" title={e.from}>{e.from}</td>
+              <td class="ellipsis" title={e.to.join(', ')}>{e.to.join(', ')}</td>
+              <td class="ellipsis"><Link href={`/receiving/${e.id}`}>{e.subject || '(no subject)'}</Link></td>
+              <td class="right">{e.attachments.length}</td>
+              <AgoCell at={e.created_at} />
+            </tr>
+          ))}
+        </PagedTable>
       )}
     </>
   );
