@@ -4,21 +4,13 @@
 // code, sign-out. Screenshots of each page go to MAILROOM_SCREENSHOT_DIR (default: a temp dir).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/harness.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
+import { browserSkip, desktopPage, launchBrowser, OWNER, screenshots, setUpOwner } from '../helpers/browser.js';
 import { totp } from '../../src/dashboard-auth/totp.js';
-import { UI_DIST } from '../../src/http/dashboard/ui.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'];
-const OWNER = { name: 'Olive Owner', email: 'owner@example.com', password: 'owner-password-1' };
-const skip = !fs.existsSync(CHROMIUM) ? `no ${CHROMIUM} (apt-get install chromium)` : !fs.existsSync(path.join(UI_DIST, 'index.html')) ? 'ui/dist not built (npm run build)' : false;
-
-describe('dashboard in a browser', { skip, timeout: 150_000 }, () => {
+describe('dashboard in a browser', { skip: browserSkip, timeout: 150_000 }, () => {
   let t: TestApp;
   let hook: Receiver;
   let browser: Browser;
@@ -26,36 +18,28 @@ describe('dashboard in a browser', { skip, timeout: 150_000 }, () => {
   let secret = '';
   let apiKey = '';
   const errors: string[] = [];
-  const shots = process.env.MAILROOM_SCREENSHOT_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-dashboard-'));
-  const shot = async (name: string, p: Page = page, fullPage = true) => { await p.screenshot({ path: path.join(shots, `${name}.png`), fullPage }); };
+  const shots = screenshots('mailroom-dashboard');
+  const shot = (name: string, p: Page = page, fullPage = true) => shots.shot(name, p, fullPage);
   const go = (p: string) => page.goto(t.url + p);
 
   before(async () => {
-    fs.mkdirSync(shots, { recursive: true });
     hook = await startReceiver();
     t = await startTestApp({ deliveryMode: 'capture', allowPrivateNetworks: true });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, timeout: 30_000 });
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'light' });
-    ctx.setDefaultTimeout(10_000);
-    page = await ctx.newPage();
-    page.on('pageerror', (e) => errors.push(e.message));
+    browser = await launchBrowser();
+    page = await desktopPage(browser, errors);
   });
   after(async () => {
     await browser?.close();
     await t?.close();
     await hook?.close();
-    console.log(`# dashboard screenshots: ${shots}`);
+    console.log(`# dashboard screenshots: ${shots.dir}`);
   });
 
   test('first-run setup creates the owner and signs in', async () => {
     await go('/');
     await page.getByRole('heading', { name: 'Welcome to Mailroom' }).waitFor();
     await shot('01-setup');
-    await page.getByLabel('Your name').fill(OWNER.name);
-    await page.getByLabel('Email').fill(OWNER.email);
-    await page.getByLabel('Password', { exact: true }).fill(OWNER.password);
-    await page.getByLabel('Repeat the password').fill(OWNER.password);
-    await page.getByRole('button', { name: 'Create owner account' }).click();
+    await setUpOwner(page);
     await page.getByRole('heading', { name: 'Domains' }).waitFor();
     assert.equal(new URL(page.url()).pathname, '/dashboard/domains');
   });

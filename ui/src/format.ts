@@ -28,12 +28,19 @@ export function ago(s: string | null | undefined): string {
 export const num = (n: number | undefined) => (n ?? 0).toLocaleString();
 export const pct = (n: number | undefined) => `${((n ?? 0) * 100).toFixed(1)}%`;
 
+/** A byte count for people: 512 B, 12.3 KB, 4.5 MB (powers of 1024). */
+export function bytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  const [v, u] = n < 1024 ** 2 ? [n / 1024, 'KB'] : n < 1024 ** 3 ? [n / 1024 ** 2, 'MB'] : [n / 1024 ** 3, 'GB'];
+  return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${u}`;
+}
+
 export type Tone = 'ok' | 'warn' | 'bad' | 'info' | 'muted';
 
 export function tone(status: string): Tone {
-  if (['delivered', 'verified', 'enabled', 'success', 'opened', 'clicked', 'owner'].includes(status)) return 'ok';
-  if (['bounced', 'failed', 'complained', 'suppressed', 'disabled', 'temporary_failure', 'canceled'].includes(status)) return 'bad';
-  if (['delivery_delayed', 'pending', 'attempting', 'not_started', 'scheduled', 'queued'].includes(status)) return 'warn';
+  if (['delivered', 'verified', 'enabled', 'success', 'opened', 'clicked', 'owner', 'pass', 'subscribed'].includes(status)) return 'ok';
+  if (['bounced', 'failed', 'complained', 'suppressed', 'disabled', 'temporary_failure', 'canceled', 'fail'].includes(status)) return 'bad';
+  if (['delivery_delayed', 'pending', 'attempting', 'not_started', 'scheduled', 'queued', 'unsubscribed'].includes(status)) return 'warn';
   if (['sent', 'admin'].includes(status)) return 'info';
   return 'muted';
 }

@@ -1,5 +1,7 @@
-// Loading data for a page: value, error, loading flag and a reload function.
-import { useCallback, useEffect, useState } from 'preact/hooks';
+// Loading data for a page: value, error, loading flag and a reload function; actions with busy
+// and error state; cursor-paged lists.
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { get, type List } from './api';
 
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T | undefined; error: string | undefined; loading: boolean; reload: () => void } {
   const [data, setData] = useState<T>();
@@ -34,4 +36,44 @@ export function useAction<A extends unknown[], R>(fn: (...args: A) => Promise<R>
     }
   };
   return { run, busy, error, setError };
+}
+
+/**
+ * A cursor-paged list (`after`, `has_more`): the first page whenever `key` changes (or on
+ * reload), the next ones from `more()`, or on scroll once `sentinel` (a div below the table)
+ * comes into view. `setRows` lets a page change a row in place without losing the pages loaded.
+ */
+export function usePaged<T extends { id: string }>(path: (after?: string) => string, key: string) {
+  const [rows, setRows] = useState<T[]>([]);
+  const [hasMore, setHasMore] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+  const [loaded, setLoaded] = useState(false);
+  const [tick, setTick] = useState(0);
+  const load = async (after?: string) => {
+    setBusy(true);
+    try {
+      const r = await get<List<T>>(path(after));
+      setRows((prev) => (after ? [...prev, ...r.data] : r.data));
+      setHasMore(r.has_more);
+      setError(undefined);
+    } catch (e) {
+      setError((e as Error).message);
+    } finally {
+      setBusy(false);
+      setLoaded(true);
+    }
+  };
+  useEffect(() => { setLoaded(false); load(); }, [key, tick]);
+  const more = () => { if (!busy && rows.length) load(rows[rows.length - 1].id); };
+
+  const sentinel = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!sentinel.current || !hasMore) return;
+    const io = new IntersectionObserver((es) => { if (es[0].isIntersecting) more(); }, { rootMargin: '200px' });
+    io.observe(sentinel.current);
+    return () => io.disconnect();
+  }, [hasMore, busy, rows]);
+  const reload = useCallback(() => setTick((n) => n + 1), []);
+  return { rows, setRows, hasMore, busy, error, loaded, more, reload, sentinel };
 }

@@ -10,6 +10,7 @@ import { SessionContext, type DashState } from './session';
 import { applyTheme, loadTheme } from './theme';
 import { AccountPage } from './pages/Account';
 import { ApiKeys } from './pages/ApiKeys';
+import { Contacts } from './pages/Contacts';
 import { DomainDetail, Domains } from './pages/Domains';
 import { EmailDetail } from './pages/EmailDetail';
 import { Emails } from './pages/Emails';
@@ -17,6 +18,7 @@ import { Invite } from './pages/Invite';
 import { LogDetail, Logs } from './pages/Logs';
 import { Mailbox } from './pages/Mailbox';
 import { Metrics } from './pages/Metrics';
+import { ReceivedDetail, Receiving } from './pages/Receiving';
 import { Forgot, Reset, Setup, SignIn } from './pages/SignIn';
 import { Suppressions } from './pages/Suppressions';
 import { Team } from './pages/Team';
@@ -29,6 +31,8 @@ type Page = [string, string, (p: Record<string, string>, q: URLSearchParams) => 
 const PAGES: Page[] = [
   ['/emails', 'Emails', (_p, q) => <Emails query={q} />],
   ['/emails/:id', 'Email', (p) => <EmailDetail id={p.id} />],
+  ['/receiving', 'Receiving', () => <Receiving />],
+  ['/receiving/:id', 'Received email', (p) => <ReceivedDetail id={p.id} />],
   ['/metrics', 'Metrics', (_p, q) => <Metrics query={q} />],
   ['/domains', 'Domains', () => <Domains />],
   ['/domains/:id', 'Domain', (p) => <DomainDetail id={p.id} />],
@@ -38,6 +42,7 @@ const PAGES: Page[] = [
   ['/logs', 'Logs', (_p, q) => <Logs query={q} />],
   ['/logs/:id', 'Log', (p) => <LogDetail id={p.id} />],
   ['/suppressions', 'Suppressions', () => <Suppressions />],
+  ['/contacts', 'Contacts', () => <Contacts />],
   ['/mailbox', 'Mailbox', () => <Mailbox />],
   ['/team', 'Team', () => <Team />],
   ['/account', 'Account', () => <AccountPage />],

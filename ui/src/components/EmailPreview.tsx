@@ -1,5 +1,5 @@
 // An email's HTML in a sandboxed frame: no scripts, no same-origin access, a CSP in the srcdoc that
-// blocks remote content (tracking pixels included) until the reader asks for it.
+// blocks remote content (tracking pixels included) until the reader asks for it. Also its headers.
 import { useState } from 'preact/hooks';
 
 const REMOTE_IMG = /<img\b[^>]*\bsrc\s*=\s*["']?\s*(https?:)?\/\//gi;
@@ -31,4 +31,13 @@ export function parseHeaders(raw: string): [string, string][] {
     const i = line.indexOf(':');
     return i < 0 ? [line, ''] : [line.slice(0, i), line.slice(i + 1).trim()];
   });
+}
+
+/** Header name/value pairs as a table, in message order. */
+export function HeadersTable({ headers }: { headers: [string, string][] }) {
+  return (
+    <div class="table-wrap"><table class="list headers"><tbody>
+      {headers.map(([k, v], i) => <tr key={i}><th scope="row">{k}</th><td class="mono wrap">{v}</td></tr>)}
+    </tbody></table></div>
+  );
 }

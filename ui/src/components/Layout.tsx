@@ -9,8 +9,8 @@ import { applyTheme, loadTheme, nextTheme } from '../theme';
 import { Link } from './Link';
 
 const NAV: [string, string][] = [
-  ['/emails', 'Emails'], ['/metrics', 'Metrics'], ['/domains', 'Domains'], ['/api-keys', 'API keys'], ['/webhooks', 'Webhooks'],
-  ['/logs', 'Logs'], ['/suppressions', 'Suppressions'],
+  ['/emails', 'Emails'], ['/receiving', 'Receiving'], ['/metrics', 'Metrics'], ['/domains', 'Domains'], ['/api-keys', 'API keys'],
+  ['/webhooks', 'Webhooks'], ['/logs', 'Logs'], ['/suppressions', 'Suppressions'], ['/contacts', 'Contacts'],
 ];
 
 export function ThemeToggle() {

@@ -1,7 +1,8 @@
-// Small building blocks: status badge, empty state, copy button, alert, page header, key/value list.
-import type { ComponentChildren } from 'preact';
+// Small building blocks: status badge, empty state, copy button, alert, page header, key/value list,
+// tabs, a paged list table and its relative-time cell.
+import type { ComponentChildren, RefObject } from 'preact';
 import { useState } from 'preact/hooks';
-import { label, tone } from '../format';
+import { ago, fmtDate, label, tone } from '../format';
 
 export function Badge({ status, text }: { status: string; text?: string }) {
   return <span class={`badge ${tone(status)}`}>{text ?? label(status)}</span>;
@@ -52,9 +53,9 @@ export function PageHead({ title, children, sub }: { title: string; children?: C
   );
 }
 
-export function KV({ items }: { items: [string, ComponentChildren][] }) {
+export function KV({ items, class: c }: { items: [string, ComponentChildren][]; class?: string }) {
   return (
-    <dl class="kv">
+    <dl class={c ? `kv ${c}` : 'kv'}>
       {items.map(([k, v]) => (
         <div key={k}>
           <dt>{k}</dt>
@@ -71,4 +72,50 @@ export function Loading() {
 
 export function Code({ children }: { children: string }) {
   return <pre class="code" tabIndex={0}>{children}</pre>;
+}
+
+/**
+ * A list table fed by usePaged: the header cells, the rows, then a scroll sentinel and a
+ * "Load more" button for keyboards.
+ */
+export function PagedTable({ list, head, children, testId }: {
+  list: { sentinel: RefObject<HTMLDivElement | null>; hasMore: boolean; busy: boolean; more: () => void };
+  head: ComponentChildren; children: ComponentChildren; testId?: string;
+}) {
+  return (
+    <div class="table-wrap">
+      <table class="list" data-testid={testId}>
+        <thead><tr>{head}</tr></thead>
+        <tbody>{children}</tbody>
+      </table>
+      <div ref={list.sentinel} />
+      {list.hasMore && <button class="btn wide" onClick={list.more} disabled={list.busy}>{list.busy ? 'Loading…' : 'Load more'}</button>}
+    </div>
+  );
+}
+
+/** A table cell with a relative time ("5 minutes ago"); the exact date on hover. */
+export function AgoCell({ at }: { at: string }) {
+  return <td title={fmtDate(at)} class="nowrap">{ago(at)}</td>;
+}
+
+/** A tab list (arrow keys move between tabs) and the panel of the selected tab. */
+export function Tabs<T extends string>({ tabs, tab, onChange, label: l, children }: { tabs: readonly T[]; tab: T; onChange: (t: T) => void; label: string; children: ComponentChildren }) {
+  const onKey = (ev: KeyboardEvent) => {
+    if (ev.key !== 'ArrowRight' && ev.key !== 'ArrowLeft') return;
+    const i = tabs.indexOf(tab);
+    const next = tabs[(i + (ev.key === 'ArrowRight' ? 1 : tabs.length - 1)) % tabs.length];
+    onChange(next);
+    (document.getElementById(`tab-${next}`) as HTMLElement | null)?.focus();
+  };
+  return (
+    <>
+      <div class="tabs" role="tablist" aria-label={l} onKeyDown={onKey}>
+        {tabs.map((t) => (
+          <button key={t} id={`tab-${t}`} role="tab" type="button" aria-selected={tab === t} aria-controls="tabpanel" tabIndex={tab === t ? 0 : -1} onClick={() => onChange(t)}>{t}</button>
+        ))}
+      </div>
+      <section id="tabpanel" role="tabpanel" aria-labelledby={`tab-${tab}`} class="card">{children}</section>
+    </>
+  );
 }

@@ -2,8 +2,8 @@
 // bounce reason, clicked link), the rendered HTML, the plain text, the raw MIME and its headers.
 import { useState } from 'preact/hooks';
 import { get, type List } from '../api';
-import { Alert, Badge, Code, Copy, KV, Loading, PageHead } from '../components/ui';
-import { EmailPreview, parseHeaders } from '../components/EmailPreview';
+import { Alert, Badge, Code, Copy, KV, Loading, PageHead, Tabs } from '../components/ui';
+import { EmailPreview, HeadersTable, parseHeaders } from '../components/EmailPreview';
 import { Link } from '../components/Link';
 import { fmtDate } from '../format';
 import { useLoad } from '../hooks';
@@ -60,14 +60,6 @@ export function EmailDetail({ id }: { id: string }) {
   if (email.error) return <><p><Link href="/emails">← Emails</Link></p><Alert>{email.error}</Alert></>;
   if (!email.data) return <Loading />;
   const e = email.data;
-  const onKey = (ev: KeyboardEvent) => {
-    const i = TABS.indexOf(tab);
-    if (ev.key === 'ArrowRight' || ev.key === 'ArrowLeft') {
-      const next = TABS[(i + (ev.key === 'ArrowRight' ? 1 : TABS.length - 1)) % TABS.length];
-      setTab(next);
-      (document.getElementById(`tab-${next}`) as HTMLElement | null)?.focus();
-    }
-  };
   return (
     <>
       <p><Link href="/emails">← Emails</Link></p>
@@ -81,12 +73,7 @@ export function EmailDetail({ id }: { id: string }) {
           ['Tags', e.tags.length ? <span class="tags">{e.tags.map((t) => <span key={t.name} class="tag">{t.name}: {t.value}</span>)}</span> : '—'],
         ]} />
       </section>
-      <div class="tabs" role="tablist" aria-label="Email details" onKeyDown={onKey}>
-        {TABS.map((t) => (
-          <button key={t} id={`tab-${t}`} role="tab" type="button" aria-selected={tab === t} aria-controls="tabpanel" tabIndex={tab === t ? 0 : -1} onClick={() => setTab(t)}>{t}</button>
-        ))}
-      </div>
-      <section id="tabpanel" role="tabpanel" aria-labelledby={`tab-${tab}`} class="card">
+      <Tabs tabs={TABS} tab={tab} onChange={setTab} label="Email details">
         {tab === 'Timeline' && (events.data ? <Timeline events={events.data.data} /> : events.error ? <Alert>{events.error}</Alert> : <Loading />)}
         {tab === 'Preview' && <EmailPreview html={e.html} title={e.subject} />}
         {tab === 'Text' && (e.text ? <Code>{e.text}</Code> : <p class="muted">No plain-text part was given; recipients get one generated from the HTML (see Raw).</p>)}
@@ -97,11 +84,9 @@ export function EmailDetail({ id }: { id: string }) {
           </>
         ))}
         {tab === 'Headers' && (raw.error ? <Alert kind="warn">{raw.error}</Alert> : raw.data === undefined ? <Loading /> : (
-          <div class="table-wrap"><table class="list headers"><tbody>
-            {parseHeaders(raw.data).map(([k, v], i) => <tr key={i}><th scope="row">{k}</th><td class="mono wrap">{v}</td></tr>)}
-          </tbody></table></div>
+          <HeadersTable headers={parseHeaders(raw.data)} />
         ))}
-      </section>
+      </Tabs>
     </>
   );
 }

@@ -1,11 +1,9 @@
 // The Emails activity list: newest first, filters (status, dates, domain, tag, API key) and search
 // (recipient or subject) kept in the URL, more rows on scroll ("Load more" for keyboards).
-import { useEffect, useRef, useState } from 'preact/hooks';
 import { get, qs, type List } from '../api';
-import { Alert, Badge, Empty, Loading, PageHead } from '../components/ui';
+import { AgoCell, Alert, Badge, Empty, Loading, PagedTable, PageHead } from '../components/ui';
 import { Link } from '../components/Link';
-import { ago, fmtDate } from '../format';
-import { useLoad } from '../hooks';
+import { useLoad, usePaged } from '../hooks';
 import { setQuery } from '../router';
 
 export interface EmailItem { id: string; to: string[]; from: string; subject: string; last_event: string; created_at: string; scheduled_at: string | null }
@@ -22,38 +20,9 @@ export function Emails({ query }: { query: URLSearchParams }) {
     end_date: f.to ? new Date(new Date(`${f.to}T00:00:00`).getTime() + 86400_000).toISOString() : undefined,
   };
   const key = JSON.stringify(params);
-  const [rows, setRows] = useState<EmailItem[]>([]);
-  const [more, setMore] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string>();
-  const [loaded, setLoaded] = useState(false);
+  const list = usePaged<EmailItem>((after) => `/emails${qs({ ...params, limit: 50, after })}`, key);
   const domains = useLoad(() => get<List<{ id: string; name: string }>>('/domains'), []);
   const keys = useLoad(() => get<List<{ id: string; name: string }>>('/api-keys'), []);
-
-  const load = async (after?: string) => {
-    setBusy(true);
-    try {
-      const r = await get<List<EmailItem>>(`/emails${qs({ ...params, limit: 50, after })}`);
-      setRows((prev) => (after ? [...prev, ...r.data] : r.data));
-      setMore(r.has_more);
-      setError(undefined);
-    } catch (e) {
-      setError((e as Error).message);
-    } finally {
-      setBusy(false);
-      setLoaded(true);
-    }
-  };
-  useEffect(() => { setLoaded(false); load(); }, [key]);
-
-  // Infinite scroll: a sentinel below the table loads the next page when it comes into view.
-  const sentinel = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    if (!sentinel.current || !more) return;
-    const io = new IntersectionObserver((es) => { if (es[0].isIntersecting && !busy && rows.length) load(rows[rows.length - 1].id); }, { rootMargin: '200px' });
-    io.observe(sentinel.current);
-    return () => io.disconnect();
-  }, [more, busy, rows]);
 
   const onFilter = (e: Event) => {
     e.preventDefault();
@@ -83,8 +52,8 @@ export function Emails({ query }: { query: URLSearchParams }) {
         <button class="btn">Apply</button>
         {filtered && <button type="button" class="btn ghost" onClick={() => setQuery(Object.fromEntries(FILTERS.map((k) => [k, undefined])))}>Clear</button>}
       </form>
-      {error && <Alert>{error}</Alert>}
-      {!loaded ? <Loading /> : rows.length === 0 ? (
+      {list.error && <Alert>{list.error}</Alert>}
+      {!list.loaded ? <Loading /> : list.rows.length === 0 ? (
         filtered ? <Empty title="No emails match these filters" action={<button class="btn" onClick={() => setQuery(Object.fromEntries(FILTERS.map((k) => [k, undefined])))}>Clear filters</button>} /> : (
           <Empty title="No emails yet">
             <ol class="steps">
@@ -99,23 +68,16 @@ export function Emails({ query }: { query: URLSearchParams }) {
           </Empty>
         )
       ) : (
-        <div class="table-wrap">
-          <table class="list">
-            <thead><tr><th scope="col">To</th><th scope="col">Subject</th><th scope="col">Status</th><th scope="col">Sent</th></tr></thead>
-            <tbody>
-              {rows.map((e) => (
-                <tr key={e.id}>
-                  <td class="ellipsis" title={e.to.join(', ')}>{e.to.join(', ')}</td>
-                  <td class="ellipsis"><Link href={`/emails/${e.id}`}>{e.subject || '(no subject)'}</Link></td>
-                  <td><Badge status={e.last_event} /></td>
-                  <td title={fmtDate(e.created_at)} class="nowrap">{ago(e.created_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <div ref={sentinel} />
-          {more && <button class="btn wide" onClick={() => load(rows[rows.length - 1].id)} disabled={busy}>{busy ? 'Loading…' : 'Load more'}</button>}
-        </div>
+        <PagedTable list={list} head={<><th scope="col">To</th><th scope="col">Subject</th><th scope="col">Status</th><th scope="col">Sent</th></>}>
+          {list.rows.map((e) => (
+            <tr key={e.id}>
+              <td class="ellipsis" title={e.to.join(', ')}>{e.to.join(', ')}</td>
+              <td class="ellipsis"><Link href={`/emails/${e.id}`}>{e.subject || '(no subject)'}</Link></td>
+              <td><Badge status={e.last_event} /></td>
+              <AgoCell at={e.created_at} />
+            </tr>
+          ))}
+        </PagedTable>
       )}
     </>
   );

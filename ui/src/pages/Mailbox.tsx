@@ -3,7 +3,7 @@
 import { useState } from 'preact/hooks';
 import { get, type List } from '../api';
 import { Alert, Empty, Loading, PageHead } from '../components/ui';
-import { EmailPreview, parseHeaders } from '../components/EmailPreview';
+import { EmailPreview, HeadersTable, parseHeaders } from '../components/EmailPreview';
 import { Link } from '../components/Link';
 import { ago } from '../format';
 import { useLoad } from '../hooks';
@@ -46,7 +46,7 @@ export function Mailbox() {
                 {!email.data.html && email.data.text && <pre class="code">{email.data.text}</pre>}
                 {raw.data && (
                   <details><summary>Headers</summary>
-                    <table class="list headers"><tbody>{parseHeaders(raw.data).map(([k, v], i) => <tr key={i}><th scope="row">{k}</th><td class="mono wrap">{v}</td></tr>)}</tbody></table>
+                    <HeadersTable headers={parseHeaders(raw.data)} />
                   </details>
                 )}
               </>

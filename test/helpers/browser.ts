@@ -1,0 +1,44 @@
+// The dashboard in Debian's Chromium (playwright-core, never a downloaded browser): why a browser
+// test must skip, the launch, a desktop page that records script errors, screenshots into
+// MAILROOM_SCREENSHOT_DIR (default: a temp dir), and the first-run setup of the owner.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { UI_DIST } from '../../src/http/dashboard/ui.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'];
+
+export const OWNER = { name: 'Olive Owner', email: 'owner@example.com', password: 'owner-password-1' };
+
+/** A reason to skip (for `describe`'s `skip`), or false when a browser test can run. */
+export const browserSkip = !fs.existsSync(CHROMIUM) ? `no ${CHROMIUM} (apt-get install chromium)` : !fs.existsSync(path.join(UI_DIST, 'index.html')) ? 'ui/dist not built (npm run build)' : false;
+
+export const launchBrowser = () => chromium.launch({ executablePath: CHROMIUM, args: FLAGS, timeout: 30_000 });
+
+/** A 1280×800 light-theme page; uncaught script errors are pushed to `errors`. */
+export async function desktopPage(browser: Browser, errors: string[]): Promise<Page> {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'light' });
+  ctx.setDefaultTimeout(10_000);
+  const page = await ctx.newPage();
+  page.on('pageerror', (e) => errors.push(e.message));
+  return page;
+}
+
+/** `shot(name, page)` writes `<dir>/<name>.png`; a full-page capture unless told otherwise. */
+export function screenshots(prefix: string) {
+  const dir = process.env.MAILROOM_SCREENSHOT_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), `${prefix}-`));
+  fs.mkdirSync(dir, { recursive: true });
+  const shot = async (name: string, p: Page, fullPage = true) => { await p.screenshot({ path: path.join(dir, `${name}.png`), fullPage }); };
+  return { dir, shot };
+}
+
+/** Fills in the first-run form (the page must show "Welcome to Mailroom") and submits it. */
+export async function setUpOwner(page: Page): Promise<void> {
+  await page.getByLabel('Your name').fill(OWNER.name);
+  await page.getByLabel('Email').fill(OWNER.email);
+  await page.getByLabel('Password', { exact: true }).fill(OWNER.password);
+  await page.getByLabel('Repeat the password').fill(OWNER.password);
+  await page.getByRole('button', { name: 'Create owner account' }).click();
+}
