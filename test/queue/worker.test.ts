@@ -196,3 +196,24 @@ test('a recurring job has one row, runs every interval on one worker, and surviv
   const { rows } = await db.pool.query(`SELECT count(*)::int AS n FROM jobs WHERE kind = 'tick.job'`);
   assert.equal(rows[0].n, 1);
 });
+
+test('an idle worker with nothing scheduled waits for a notification instead of polling', { timeout: 10_000 }, async () => {
+  // Counts the worker's statements on a pool of its own (pg's Pool, wrapped; the listener has its own client).
+  const pool = createPool(db.url);
+  let queries = 0;
+  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+  (pool as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => { queries++; return query(...args); };
+  const worker = new Worker({ pool, log, handlers: { 'idle.none': async () => {} } });
+  try {
+    await worker.start();
+    await new Promise((r) => setTimeout(r, 500));
+    // One claim and one look for the next due job at start; an idle loop made hundreds here.
+    assert.ok(queries <= 4, `${queries} statements in 500 ms while idle`);
+    const ran = new Promise<void>((resolve) => { (worker as unknown as { handlers: Record<string, () => Promise<void>> }).handlers['idle.none'] = async () => resolve(); });
+    await enqueue(db.pool, { kind: 'idle.none', payload: {} });
+    await ran; // and a notification still wakes it at once
+  } finally {
+    await worker.stop(2_000);
+    await pool.end();
+  }
+});
