@@ -13,6 +13,7 @@ export interface DeliverPayload {
   team_id: string;
   domain: string; // recipient domain: one SMTP transaction carries all its recipients
   recipients: string[];
+  scheduled?: true; // the email was scheduled: its jobs are found by email (cancel, reschedule)
 }
 
 export interface EventInsert {
@@ -206,7 +207,7 @@ export async function emailEventsInsertMany(db: Queryable, groups: EventGroup[])
 export async function emailReschedule(db: Queryable, teamId: string, id: string, at: Date): Promise<boolean> {
   const { rowCount } = await db.query(
     `WITH e AS (UPDATE emails SET scheduled_at = $3 WHERE team_id = $1 AND id = $2 AND last_event = 'scheduled' RETURNING id),
-     j AS (UPDATE jobs SET run_at = $3 WHERE kind = '${DELIVER_JOB}' AND payload->>'email_id' = $2::text AND state = 'pending' AND locked_by IS NULL AND EXISTS (SELECT 1 FROM e) RETURNING id)
+     j AS (UPDATE jobs SET run_at = $3 WHERE kind = '${DELIVER_JOB}' AND payload ? 'scheduled' AND payload->>'email_id' = $2::text AND state = 'pending' AND locked_by IS NULL AND EXISTS (SELECT 1 FROM e) RETURNING id)
      SELECT 1 FROM e`,
     [teamId, id, at],
   );
@@ -217,7 +218,7 @@ export async function emailReschedule(db: Queryable, teamId: string, id: string,
 export async function emailCancel(db: Queryable, teamId: string, id: string, event: EventInsert): Promise<boolean> {
   const { rowCount } = await db.query(
     `WITH e AS (UPDATE emails SET last_event = 'canceled' WHERE team_id = $1 AND id = $2 AND last_event = 'scheduled' RETURNING id),
-     j AS (DELETE FROM jobs WHERE kind = '${DELIVER_JOB}' AND payload->>'email_id' = $2::text AND EXISTS (SELECT 1 FROM e) RETURNING id),
+     j AS (DELETE FROM jobs WHERE kind = '${DELIVER_JOB}' AND payload ? 'scheduled' AND payload->>'email_id' = $2::text AND EXISTS (SELECT 1 FROM e) RETURNING id),
      ev AS (INSERT INTO email_events (id, email_id, team_id, type, recipient, data, created_at)
             SELECT $3, $2, $1, 'email.canceled', NULL, $4::jsonb, now() FROM e)
      SELECT 1 FROM e`,
