@@ -82,7 +82,7 @@ export function deliverJob(deps: DeliverDeps) {
     }
 
     const { row } = domain;
-    const signed = await dkimSign(email.raw, [{ domain: row.name, selector: row.dkim_selector, privateKey: domain.privateKey, algorithm: 'rsa-sha256' }]);
+    const signed = await dkimSign(email.raw, domain.keys);
     const egress = deps.config.regionEgress[row.region as Region] ?? {};
     const relayUrl = egress.relayUrl ?? (deps.config.deliveryMode === 'relay' ? deps.config.relayUrl : undefined);
     const route: Route = relayUrl ? { mode: 'relay', url: relayUrl } : { mode: 'mx', domain: p.domain, port: deps.config.outboundPort, dns: deps.config.dnsServers };
