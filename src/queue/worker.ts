@@ -195,7 +195,7 @@ export class Worker {
           .catch((err) => this.log.warn('could not release leases; they will expire', { err }));
         return;
       }
-        for (const row of rows) this.run(row);
+      for (const row of rows) this.run(row);
       this.backlog = rows.length === limit;
       if (this.backlog) this.wanted = true; // a full batch: there may be more
     }
