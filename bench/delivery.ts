@@ -3,19 +3,34 @@
 // to the same sink in the same run; then the latency from the API's 200 to the receiving server
 // at low load (target p50 < 100 ms). Usage: npm run build && node --import tsx bench/delivery.ts [N]
 import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { startFakeDns } from '../test/helpers/fake-dns.js';
 import { startRecordingSmtp } from '../test/helpers/recording-smtp.js';
 import { publishRecords, type WireRecord } from '../test/helpers/publish-records.js';
-import { api, freshDb, KEY, machine, ROOT, startService } from './lib.js';
+import { api, cpuSeconds, freshDb, KEY, loadAverage, machine, postgresCpuSeconds, ROOT, startService } from './lib.js';
 
 const N = Number(process.argv[2] ?? 10_000);
 const SINK_PORT = 26026;
 const PF_PORT = 26025;
 const sinkSh = path.join(ROOT, 'bench/peers/smtp-sink.sh');
 const pfSh = path.join(ROOT, 'bench/peers/postfix-instance.sh');
-const sinkCount = () => Number(execFileSync(sinkSh, ['count', String(SINK_PORT)]).toString().trim().split(/\s+/)[0]);
+// The sink's counter file read in-process, as `smtp-sink.sh count` reads it: polling through the
+// script spawned bash, tail, tr and grep ten times a second (~15% of a core taken from both
+// Mailroom and Postfix while they were measured).
+const sinkCount = (): number => {
+  const fd = fs.openSync(`/tmp/mr-sink-${SINK_PORT}/counter`, 'r');
+  try {
+    const size = fs.fstatSync(fd).size;
+    const buf = Buffer.alloc(Math.min(200, size));
+    fs.readSync(fd, buf, 0, buf.length, size - buf.length);
+    const last = buf.toString('latin1').split(/[\r\n]/).filter((l) => l.includes('mesg=')).pop();
+    return last ? Number(last.slice(last.lastIndexOf('mesg=') + 5)) : 0;
+  } finally {
+    fs.closeSync(fd);
+  }
+};
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const BODY = `<p>${'Benchmark delivery body. '.repeat(60)}</p>`; // ~1.6 KB of HTML, ~2 KB signed message
 
@@ -54,12 +69,16 @@ try {
   // 2. Mailroom: a worker delivers the queue to the sink (MX lookup, DKIM, pooled connections).
   const base = sinkCount();
   const worker = await startService({ ...env, MAILROOM_ROLES: 'worker' });
+  const cpu0 = cpuSeconds(worker.proc.pid!);
+  const pg0 = postgresCpuSeconds();
   const mrSeconds = await waitForSink(base + N, 600_000);
+  const workerUs = Math.round(((cpuSeconds(worker.proc.pid!) - cpu0) / N) * 1e6);
+  const pgUs = Math.round(((postgresCpuSeconds() - pg0) / N) * 1e6);
   const c = new pg.Client({ connectionString: db.url });
   await c.connect();
   const events = Object.fromEntries((await c.query('SELECT type, count(*)::int AS n FROM email_events GROUP BY type')).rows.map((r) => [r.type, r.n]));
   await c.end();
-  result.mailroom = { seconds: mrSeconds, messages_per_s: Math.round(N / mrSeconds), peak_rss_mb: worker.peakRssMb(), events };
+  result.mailroom = { seconds: mrSeconds, messages_per_s: Math.round(N / mrSeconds), worker_cpu_us_per_msg: workerUs, postgres_cpu_us_per_msg: pgUs, peak_rss_mb: worker.peakRssMb(), events, load: loadAverage() };
   await worker.stop();
 
   // 3. Postfix, same run, same sink, same count and size: smtp-source → smtpd (queue on disk) → smtp → sink.
@@ -71,7 +90,7 @@ try {
     await waitForSink(pfBase + N, 600_000);
     const pfSeconds = (Date.now() - t0) / 1000;
     src.kill();
-    result.postfix = { seconds: pfSeconds, messages_per_s: Math.round(N / pfSeconds), version: execFileSync('postconf', ['-d', 'mail_version']).toString().trim() };
+    result.postfix = { seconds: pfSeconds, messages_per_s: Math.round(N / pfSeconds), load: loadAverage(), version: execFileSync('postconf', ['-d', 'mail_version']).toString().trim() };
   } finally {
     execFileSync(pfSh, ['stop', '/tmp/mr-bench-postfix']);
   }

@@ -34,6 +34,27 @@ export async function freshDb(): Promise<{ url: string; drop: () => Promise<void
   };
 }
 
+/** CPU seconds (user + system) a process has used so far: per-message cost that load from other work skews less than throughput. */
+export function cpuSeconds(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+}
+
+/** CPU seconds used so far by every PostgreSQL server process on this machine (other work included). */
+export function postgresCpuSeconds(): number {
+  let total = 0;
+  for (const pid of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') total += cpuSeconds(Number(pid));
+    } catch { /* exited meanwhile */ }
+  }
+  return total;
+}
+
+/** Load averages from /proc/loadavg, recorded with every result. */
+export const loadAverage = (): string => fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+
 export interface Service { proc: ChildProcess; url: string; peakRssMb(): number; stop(): Promise<void> }
 
 /** Starts `node dist/main.js start` with env; resolves once it listens (or the worker has started). */

@@ -47,7 +47,8 @@ export async function checkRecord(spec: DnsRecordSpec, resolver: Resolver): Prom
 
 function txtMatches(spec: DnsRecordSpec, txt: string): boolean {
   switch (spec.key) {
-    case 'dkim': {
+    case 'dkim':
+    case 'dkim_ed25519': {
       const want = tags(spec.value).get('p');
       const got = tags(txt);
       return Boolean(want) && got.get('p') === want && (!got.has('v') || got.get('v') === 'DKIM1');

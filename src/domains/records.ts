@@ -3,7 +3,10 @@
 // follow Resend's record objects (resend-compat.md 5.2).
 import type { DomainRow, RecordState } from '../store/domains.js';
 
-export type RecordKey = 'dkim' | 'spf_mx' | 'spf_txt' | 'dmarc' | 'receiving_mx' | 'tracking';
+export type RecordKey = 'dkim' | 'dkim_ed25519' | 'spf_mx' | 'spf_txt' | 'dmarc' | 'receiving_mx' | 'tracking';
+
+/** The Ed25519 key's own selector: receivers that do not know Ed25519 ignore its signature. */
+export const DKIM_ED25519_SELECTOR = 'mailroom-ed25519';
 
 export interface DnsRecordSpec {
   key: RecordKey;
@@ -26,7 +29,9 @@ export const dkimTxtValue = (publicKeyB64: string, algorithm: string) => `v=DKIM
 export const spfValue = (mxHost: string) => `v=spf1 a:${mxHost} ~all`;
 export const DMARC_VALUE = 'v=DMARC1; p=none;';
 
-export function domainRecords(d: Pick<DomainRow, 'name' | 'custom_return_path' | 'dkim_selector' | 'dkim_public_key' | 'dkim_algorithm' | 'sending' | 'receiving' | 'tracking_subdomain'>, hosts: Hosts): DnsRecordSpec[] {
+type RecordSource = Pick<DomainRow, 'name' | 'custom_return_path' | 'dkim_selector' | 'dkim_public_key' | 'dkim_algorithm' | 'dkim_ed25519_public_key' | 'sending' | 'receiving' | 'tracking_subdomain'>;
+
+export function domainRecords(d: RecordSource, hosts: Hosts): DnsRecordSpec[] {
   const fq = (rel: string) => `${rel}.${d.name}`;
   const out: DnsRecordSpec[] = [];
   if (d.sending) {
@@ -36,6 +41,10 @@ export function domainRecords(d: Pick<DomainRow, 'name' | 'custom_return_path' |
       { key: 'spf_txt', record: 'SPF', name: d.custom_return_path, fqdn: fq(d.custom_return_path), type: 'TXT', value: spfValue(hosts.mxHost), requiredFor: 'sending' },
       { key: 'dmarc', record: 'DMARC', name: '_dmarc', fqdn: fq('_dmarc'), type: 'TXT', value: DMARC_VALUE, requiredFor: null },
     );
+    // Required for nothing: turning it on never stops a verified domain from sending; it signs
+    // (beside RSA) once this record is found.
+    const edName = `${DKIM_ED25519_SELECTOR}._domainkey`;
+    if (d.dkim_ed25519_public_key) out.push({ key: 'dkim_ed25519', record: 'DKIM', name: edName, fqdn: fq(edName), type: 'TXT', value: dkimTxtValue(d.dkim_ed25519_public_key, 'ed25519'), requiredFor: null });
   }
   if (d.receiving) out.push({ key: 'receiving_mx', record: 'Receiving', name: d.name, fqdn: d.name, type: 'MX', value: hosts.mxHost, priority: 10, requiredFor: 'receiving' });
   if (d.tracking_subdomain) out.push({ key: 'tracking', record: 'Tracking', name: d.tracking_subdomain, fqdn: fq(d.tracking_subdomain), type: 'CNAME', value: hosts.trackingHost, requiredFor: 'tracking' });

@@ -9,15 +9,16 @@ import { AppError, notFound } from '../errors.js';
 import type { Sealer } from '../lib/crypto.js';
 import { isUuid, uuid } from '../lib/ids.js';
 import type { Logger } from '../lib/log.js';
+import type { DkimKey } from '../mta/dkim.js';
 import type { Pool } from '../store/db.js';
 import {
   domainDelete, domainExistsByName, domainFindById, domainFindByName, domainInsert, domainList, domainSaveVerification,
-  domainsClaimDueChecks, domainUpdateSettings, type DomainRow, type RecordCheck,
+  domainsClaimDueChecks, domainSetEd25519Key, domainUpdateSettings, type DomainRow, type RecordCheck,
 } from '../store/domains.js';
 import type { PageQuery } from '../store/paginate.js';
 import { checkRecord, createResolver } from './dns-check.js';
 import { normalizeDomainName, normalizeSubdomain } from './names.js';
-import { domainRecords, recordBody, type Hosts } from './records.js';
+import { DKIM_ED25519_SELECTOR, domainRecords, recordBody, type Hosts } from './records.js';
 import { capabilityStates, domainStatus, nextCheckAt, nextRecordCheck } from './status.js';
 
 const generateKeyPairAsync = promisify(generateKeyPair);
@@ -32,6 +33,13 @@ export interface DomainInput {
   tls?: string;
   capabilities?: { sending?: string; receiving?: string };
   tracking_subdomain?: string | null;
+  dkim_ed25519?: boolean; // Mailroom extension
+}
+
+/** A sending domain with the keys it signs with now: RSA, plus Ed25519 once its record verified. */
+export interface SendingDomain {
+  row: DomainRow;
+  keys: DkimKey[];
 }
 
 const enabled = (field: string, v: string | undefined, dflt: boolean): boolean => {
@@ -89,6 +97,7 @@ export class Domains {
       publicKeyEncoding: { type: 'spki', format: 'der' },
       privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
     });
+    const ed = input.dkim_ed25519 ? await this.newEd25519Key() : null;
     let row: DomainRow;
     try {
       row = await domainInsert(this.pool, {
@@ -96,6 +105,7 @@ export class Domains {
         open_tracking: input.open_tracking ?? false, click_tracking: input.click_tracking ?? false, tls, sending, receiving,
         tracking_subdomain: tracking, dkim_selector: DKIM_SELECTOR, dkim_algorithm: 'rsa',
         dkim_public_key: (publicKey as Buffer).toString('base64'), dkim_private_key: this.sealer.seal(privateKey as string),
+        dkim_ed25519_public_key: ed?.publicKey ?? null, dkim_ed25519_private_key: ed?.sealedPrivateKey ?? null,
       });
     } catch (err) {
       if ((err as { code?: string }).code === '23505') throw new AppError('forbidden', `The \`${name}\` domain has been registered already.`);
@@ -124,9 +134,20 @@ export class Domains {
     };
     if (input.tracking_subdomain !== undefined) patch.tracking_subdomain = input.tracking_subdomain ? normalizeSubdomain('tracking_subdomain', input.tracking_subdomain) : null;
     await domainUpdateSettings(this.pool, teamId, id, patch);
+    if (input.dkim_ed25519 === true && !d.dkim_ed25519_public_key) await domainSetEd25519Key(this.pool, teamId, id, await this.newEd25519Key());
+    if (input.dkim_ed25519 === false && d.dkim_ed25519_public_key) await domainSetEd25519Key(this.pool, teamId, id, null);
     // Capabilities or records changed: the aggregate status must follow.
     await this.refreshStatus(await this.find(teamId, id));
     return { object: 'domain' as const, id };
+  }
+
+  /** RFC 8463: the record publishes the raw 32-byte public key (the last 32 bytes of its SPKI form). */
+  private async newEd25519Key(): Promise<{ publicKey: string; sealedPrivateKey: string }> {
+    const { publicKey, privateKey } = await generateKeyPairAsync('ed25519', {
+      publicKeyEncoding: { type: 'spki', format: 'der' },
+      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    });
+    return { publicKey: (publicKey as Buffer).subarray(-32).toString('base64'), sealedPrivateKey: this.sealer.seal(privateKey as string) };
   }
 
   async remove(teamId: string, id: string) {
@@ -180,22 +201,28 @@ export class Domains {
     return due.length;
   }
 
-  /** The team's domain for a From address, with its signing key, if it may send now. */
-  async sendingDomain(teamId: string, name: string): Promise<{ row: DomainRow; privateKey: string } | undefined> {
+  /** The team's domain for a From address, with its signing keys, if it may send now. */
+  async sendingDomain(teamId: string, name: string): Promise<SendingDomain | undefined> {
     return this.usable(await domainFindByName(this.pool, teamId, name));
   }
 
   /** The same, by id: the delivery job re-checks the domain before every attempt. */
-  async sendingDomainById(teamId: string, id: string): Promise<{ row: DomainRow; privateKey: string } | undefined> {
+  async sendingDomainById(teamId: string, id: string): Promise<SendingDomain | undefined> {
     return this.usable(await domainFindById(this.pool, teamId, id));
   }
 
-  private usable(row: DomainRow | undefined): { row: DomainRow; privateKey: string } | undefined {
+  private usable(row: DomainRow | undefined): SendingDomain | undefined {
     if (!row || !row.sending) return undefined;
     const sendState = capabilityStates(domainRecords(row, this.hosts), row.record_status).sending;
     if (sendState !== 'verified' && sendState !== 'temporary_failure') return undefined;
     try {
-      return { row, privateKey: this.sealer.open(row.dkim_private_key) };
+      const keys: DkimKey[] = [{ domain: row.name, selector: row.dkim_selector, privateKey: this.sealer.open(row.dkim_private_key), algorithm: 'rsa-sha256' }];
+      // Ed25519 signs only while its own record is verified: a receiver that finds no key for a
+      // signature reports it as failed, and the RSA signature carries the message meanwhile.
+      if (row.dkim_ed25519_private_key && row.record_status.dkim_ed25519?.status === 'verified') {
+        keys.push({ domain: row.name, selector: DKIM_ED25519_SELECTOR, privateKey: this.sealer.open(row.dkim_ed25519_private_key), algorithm: 'ed25519-sha256' });
+      }
+      return { row, keys };
     } catch {
       throw new Error(`cannot decrypt the DKIM key of ${row.name}: MAILROOM_SECRET_KEY is not the one it was sealed with (every process sharing a database must use the same secret)`);
     }

@@ -41,8 +41,24 @@ function checkAddrSpec(spec: string): { reason: string } | { local: string; doma
   return { local, domain };
 }
 
+// Recipient and sender domains repeat (gmail.com, the team's own domain): their checked ASCII
+// form is kept. Measured on the batch path: address parsing was ~7% of the API's CPU, most of it
+// domainToASCII and the label checks.
+const asciiDomains = new Map<string, string | { reason: string }>();
+const MAX_CACHED_DOMAINS = 10_000;
+
 /** Converts a (possibly unicode) domain to lowercase ASCII and checks it is a public-looking hostname. */
 export function toAsciiDomain(raw: string): string | { reason: string } {
+  let out = asciiDomains.get(raw);
+  if (out === undefined) {
+    out = checkDomain(raw);
+    if (asciiDomains.size >= MAX_CACHED_DOMAINS) asciiDomains.clear();
+    asciiDomains.set(raw, out);
+  }
+  return out;
+}
+
+function checkDomain(raw: string): string | { reason: string } {
   if (raw.startsWith('[')) return { reason: 'IP address literals are not accepted as domains' };
   if (/[\s@<>()\[\]\\,;:"%/?#]/.test(raw)) return { reason: 'the domain contains characters that are not allowed' };
   const ascii = domainToASCII(raw);

@@ -3,7 +3,7 @@
 // the same rules as MailComposer's. Measured on the 2-core box: MailComposer ~880 µs per small
 // message (stream machinery), this ~25 µs; the accept path composes every email, so it matters.
 // Messages with attachments go through MailComposer (compose.ts).
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import * as mimeFuncs from 'nodemailer/lib/mime-funcs/index.js';
 import * as qp from 'nodemailer/lib/qp/index.js';
 import type { Address } from './addresses.js';
@@ -74,7 +74,9 @@ export function writeSimpleMessage(m: FastMessage): Buffer {
     lines.push(...head);
     body = content;
   } else {
-    const boundary = `--_MR_${randomBytes(12).toString('hex')}`;
+    // 122 random bits from randomUUID, whose entropy Node draws in bulk: randomBytes(12) per
+    // message was a getrandom call each time, ~6% of the API's CPU on the batch path.
+    const boundary = `--_MR_${randomUUID().replace(/-/g, '')}`;
     lines.push(`Content-Type: multipart/alternative;${CRLF} boundary="${boundary}"`);
     body = parts.map((p) => `--${boundary}${CRLF}${p}${CRLF}`).join('') + `--${boundary}--${CRLF}`;
   }

@@ -99,7 +99,7 @@ export class EmailSender {
       byDomain.set(a.domain, set);
     }
     const jobs = [...byDomain].map(([d, rcpts]) => ({
-      payload: { email_id: id, team_id: ctx.teamId, domain: d, recipients: [...rcpts] }, run_at: runAt, region: domain.region,
+      payload: { email_id: id, team_id: ctx.teamId, domain: d, recipients: [...rcpts], ...(scheduled ? { scheduled: true as const } : {}) }, run_at: runAt, region: domain.region,
     }));
     const event = makeEvent({ ...row, created_at: now }, scheduled ? 'email.scheduled' : 'email.sent', { at: now });
     return { row, raw: composed.raw, event, jobs };

@@ -1,5 +1,6 @@
 // DKIM signing (RFC 6376, relaxed/relaxed; RSA-SHA256, and Ed25519-SHA256 per RFC 8463) written
-// directly on node:crypto, with parsed keys cached; all keys sign in one pass, once per message.
+// directly on node:crypto, with parsed keys cached; all keys sign in one pass, once per message,
+// on libuv's thread pool.
 // Measured on the 2-core box: mailauth's dkimSign cost ~4-10 ms per message (stream parser, key
 // parsed from PEM on every call); this costs about the RSA signature itself (~1-2 ms).
 // Signatures are checked with mailauth's verifier in the tests.
@@ -81,7 +82,11 @@ function foldTags(tags: string): string {
 }
 const foldB = (b: string) => b.replace(/(.{1,72})(?=.)/g, '$1\r\n\t');
 
-function signSync(raw: Buffer, keys: DkimKey[], now: Date): Buffer {
+/** crypto.sign with a callback runs on libuv's thread pool, off the event loop. */
+const signOffLoop = (algorithm: string | null, data: Buffer, key: KeyObject) =>
+  new Promise<Buffer>((resolve, reject) => sign(algorithm, data, key, (err, sig) => (err ? reject(err) : resolve(sig))));
+
+async function signAll(raw: Buffer, keys: DkimKey[], now: Date): Promise<Buffer> {
   if (!keys.length) return raw;
   const { headers, body } = split(raw);
   const bh = createHash('sha256').update(relaxedBody(body)).digest('base64');
@@ -100,22 +105,24 @@ function signSync(raw: Buffer, keys: DkimKey[], now: Date): Buffer {
     picked.push(relaxedHeader(list.pop()!));
   }
   const t = Math.floor(now.getTime() / 1000);
-  const signatures = keys.map((k) => {
+  // The private-key operations run on the thread pool: RSA-2048 was ~45% of the delivery
+  // worker's busy time on the event loop (~0.34 ms per message on the 2-core box).
+  const signatures = await Promise.all(keys.map(async (k) => {
     const algo = k.algorithm === 'ed25519-sha256' ? 'ed25519-sha256' : 'rsa-sha256';
     const tags = `v=1; a=${algo}; c=relaxed/relaxed; d=${k.domain}; s=${k.selector}; t=${t}; bh=${bh}; h=${names.join(':')}; b=`;
     const data = Buffer.from(`${picked.map((p) => `${p}\r\n`).join('')}${relaxedHeader(`DKIM-Signature: ${tags}`)}`, 'binary');
     const b = algo === 'rsa-sha256'
-      ? sign('sha256', data, keyObject(k.privateKey)).toString('base64')
-      : sign(null, createHash('sha256').update(data).digest(), keyObject(k.privateKey)).toString('base64');
-    return `DKIM-Signature: ${foldTags(tags)}${foldB(b)}\r\n`;
-  });
+      ? await signOffLoop('sha256', data, keyObject(k.privateKey))
+      : await signOffLoop(null, createHash('sha256').update(data).digest(), keyObject(k.privateKey));
+    return `DKIM-Signature: ${foldTags(tags)}${foldB(b.toString('base64'))}\r\n`;
+  }));
   return Buffer.concat([Buffer.from(signatures.join(''), 'binary'), raw]);
 }
 
 /** Returns `raw` with one DKIM-Signature header per key prepended. Throws DkimSignError on an unusable key. */
 export async function dkimSign(raw: Buffer, keys: DkimKey[], now = new Date()): Promise<Buffer> {
   try {
-    return signSync(raw, keys, now);
+    return await signAll(raw, keys, now);
   } catch (err) {
     throw new DkimSignError(`DKIM signing failed: ${(err as Error).message}`);
   }

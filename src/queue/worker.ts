@@ -45,6 +45,7 @@ export interface WorkerOptions {
   handlers: Record<string, Handler>;
   concurrency?: number; // handlers in flight at most (default 10)
   batchSize?: number; // jobs per claim at most (default: concurrency)
+  refillAt?: number; // while more jobs are due than slots, claim again once this many slots are free (default batchSize / 4)
   leaseMs?: number; // default 60 s; renewed every leaseMs/3 while a handler runs
   regions?: string[]; // undefined: jobs of any region; otherwise these and region-less jobs
   kinds?: string[]; // default: every kind in handlers
@@ -68,6 +69,7 @@ export class Worker {
   private readonly filter: JobFilter;
   private readonly concurrency: number;
   private readonly batchSize: number;
+  private readonly refillAt: number;
   private readonly leaseMs: number;
   private readonly maxIdleMs: number;
   private readonly stopTimeoutMs: number;
@@ -84,6 +86,11 @@ export class Worker {
   });
   private started = false;
   private wanted = false; // a claim may find something: woken, or the last claim was full
+  // The last claim was full: more jobs are due than slots. Claims then wait for `refillAt` free
+  // slots instead of taking one job per finished one. Measured on the 2-core box, delivery with
+  // concurrency 50: claims of ~2 jobs, each ~1.7 ms of PostgreSQL time (it steps over the leased
+  // rows), were 45% of the database's time per message.
+  private backlog = false;
   private loop: Promise<void> | undefined;
   private idleTimer: NodeJS.Timeout | undefined;
   private idleUntil = 0; // when idleTimer fires
@@ -100,6 +107,7 @@ export class Worker {
     this.filter = { kinds, regions: opts.regions };
     this.concurrency = opts.concurrency ?? 10;
     this.batchSize = opts.batchSize ?? this.concurrency;
+    this.refillAt = Math.min(this.concurrency, Math.max(1, opts.refillAt ?? Math.floor(this.batchSize / 4)));
     this.leaseMs = opts.leaseMs ?? 60_000;
     this.maxIdleMs = opts.maxIdleMs ?? Math.min(5_000, this.leaseMs);
     this.stopTimeoutMs = opts.stopTimeoutMs ?? 30_000;
@@ -156,15 +164,20 @@ export class Worker {
 
   private wake(): void {
     this.wanted = true;
-    if (!this.started || this.loop) return;
+    if (!this.started || this.loop || !this.hasRoom()) return;
     this.loop = this.claimLoop().finally(() => {
       this.loop = undefined;
-      if (this.wanted && this.started && this.busy < this.concurrency) this.wake();
+      if (this.wanted && this.started && this.hasRoom()) this.wake();
     });
   }
 
+  /** Free slots enough for a claim: one, or `refillAt` while jobs are known to be waiting. */
+  private hasRoom(): boolean {
+    return this.concurrency - this.busy >= (this.backlog ? this.refillAt : 1);
+  }
+
   private async claimLoop(): Promise<void> {
-    while (this.started && this.wanted && this.busy < this.concurrency) {
+    while (this.started && this.wanted && this.hasRoom()) {
       this.wanted = false;
       const limit = Math.min(this.batchSize, this.concurrency - this.busy);
       let rows: JobRow[];
@@ -183,7 +196,8 @@ export class Worker {
         return;
       }
       for (const row of rows) this.run(row);
-      if (rows.length === limit) this.wanted = true; // a full batch: there may be more
+      this.backlog = rows.length === limit;
+      if (this.backlog) this.wanted = true; // a full batch: there may be more
     }
     if (!this.wanted) void this.sleepUntilNextDue();
   }
@@ -244,7 +258,7 @@ export class Worker {
       // Not notified: without this, a job due again in 10 ms could wait out a whole idle sleep.
       return jobReschedule(this.pool, this.id, row.id, outcome.retryAt).finally(() => this.sleep(outcome.retryAt.getTime() - Date.now()));
     }
-    if (row.every_ms !== null) return jobRescheduleRecurring(this.pool, this.id, row.id, null);
+    if (row.every_ms !== null) return this.rescheduleRecurring(row, null);
     return this.deletes.add(row.id);
   }
 
@@ -253,14 +267,20 @@ export class Worker {
     if (row.max_attempts === null || row.attempts < row.max_attempts) {
       const delayMs = backoffMs(row.attempts, this.backoff);
       log.warn('job failed; will retry', { err, retryInMs: delayMs });
-      return jobRetryLater(this.pool, this.id, row.id, delayMs, error);
+      // Not notified either: wake for it (nothing else would before maxIdleMs).
+      return jobRetryLater(this.pool, this.id, row.id, delayMs, error).finally(() => this.sleep(delayMs));
     }
     if (row.every_ms !== null) {
       log.error('recurring job failed on every attempt; skipping to its next run', { err, maxAttempts: row.max_attempts });
-      return jobRescheduleRecurring(this.pool, this.id, row.id, error);
+      return this.rescheduleRecurring(row, error);
     }
     log.error('job failed on every attempt; kept in state failed', { err, maxAttempts: row.max_attempts });
     return jobMarkFailed(this.pool, this.id, row.id, error);
+  }
+
+  /** The next run is a slot of the job's interval: wake for whichever job is due first. */
+  private rescheduleRecurring(row: JobRow, error: string | null): Promise<boolean> {
+    return jobRescheduleRecurring(this.pool, this.id, row.id, error).finally(() => void this.sleepUntilNextDue());
   }
 
   /** One statement for every running handler; a lease found lost aborts its handler's signal. */

@@ -27,6 +27,8 @@ export interface DomainRow {
   dkim_algorithm: string;
   dkim_public_key: string;
   dkim_private_key: string;
+  dkim_ed25519_public_key: string | null; // the optional second key (RFC 8463), null when not enabled
+  dkim_ed25519_private_key: string | null; // sealed
   record_status: Record<string, RecordCheck>;
   verify_started_at: Date | null;
   verified_at: Date | null;
@@ -34,18 +36,31 @@ export interface DomainRow {
 }
 
 const COLUMNS = `id, team_id, name, region, status, custom_return_path, open_tracking, click_tracking, tls, sending,
-  receiving, tracking_subdomain, dkim_selector, dkim_algorithm, dkim_public_key, dkim_private_key, record_status,
+  receiving, tracking_subdomain, dkim_selector, dkim_algorithm, dkim_public_key, dkim_private_key, dkim_ed25519_public_key, dkim_ed25519_private_key, record_status,
   verify_started_at, verified_at, created_at::text AS created_at`;
 
 export async function domainInsert(db: Queryable, d: Omit<DomainRow, 'status' | 'record_status' | 'verify_started_at' | 'verified_at' | 'created_at'>): Promise<DomainRow> {
   const { rows } = await db.query<DomainRow>(
     `INSERT INTO domains (id, team_id, name, region, custom_return_path, open_tracking, click_tracking, tls, sending, receiving,
-       tracking_subdomain, dkim_selector, dkim_algorithm, dkim_public_key, dkim_private_key)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING ${COLUMNS}`,
+       tracking_subdomain, dkim_selector, dkim_algorithm, dkim_public_key, dkim_private_key, dkim_ed25519_public_key, dkim_ed25519_private_key)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING ${COLUMNS}`,
     [d.id, d.team_id, d.name, d.region, d.custom_return_path, d.open_tracking, d.click_tracking, d.tls, d.sending, d.receiving,
-      d.tracking_subdomain, d.dkim_selector, d.dkim_algorithm, d.dkim_public_key, d.dkim_private_key],
+      d.tracking_subdomain, d.dkim_selector, d.dkim_algorithm, d.dkim_public_key, d.dkim_private_key, d.dkim_ed25519_public_key, d.dkim_ed25519_private_key],
   );
   return rows[0];
+}
+
+/**
+ * Sets (or with null removes) the domain's Ed25519 DKIM key. Its record's verification state is
+ * dropped with the old key: a new key is pending until its own record is found.
+ */
+export async function domainSetEd25519Key(db: Queryable, teamId: string, id: string, key: { publicKey: string; sealedPrivateKey: string } | null): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE domains SET dkim_ed25519_public_key = $3, dkim_ed25519_private_key = $4, record_status = record_status - 'dkim_ed25519', updated_at = now()
+     WHERE team_id = $1 AND id = $2`,
+    [teamId, id, key?.publicKey ?? null, key?.sealedPrivateKey ?? null],
+  );
+  return Boolean(rowCount);
 }
 
 export async function domainFindById(db: Queryable, teamId: string, id: string): Promise<DomainRow | undefined> {

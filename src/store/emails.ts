@@ -13,6 +13,7 @@ export interface DeliverPayload {
   team_id: string;
   domain: string; // recipient domain: one SMTP transaction carries all its recipients
   recipients: string[];
+  scheduled?: true; // the email was scheduled: its jobs are found by email (cancel, reschedule)
 }
 
 export interface EventInsert {
@@ -128,23 +129,39 @@ export interface DeliveryState {
   suppressed: Map<string, string>;
 }
 
+/** One delivery attempt's question: this email, these recipients. */
+export interface DeliveryLoad {
+  emailId: string;
+  recipients: string[];
+}
+
+type LoadedRow = EmailForDelivery & {
+  progress: { recipient: string | null; type: string }[] | null; suppressed: { email: string; origin: string }[] | null;
+};
+
 /**
- * Everything a delivery attempt must know, in one round trip: the email, its delivery progress
- * (so a re-run after a crash skips what was recorded), and the suppressed recipients.
+ * Everything the delivery attempts of many emails must know, in one round trip (the worker
+ * shares it across the deliveries it starts together): each email, its delivery progress (so a
+ * re-run after a crash skips what was recorded), and its suppressed recipients. One entry per
+ * load, in order; undefined for an email that no longer exists.
  */
-export async function emailLoadForDelivery(db: Queryable, emailId: string, recipients: string[]): Promise<DeliveryState | undefined> {
-  const { rows } = await db.query<EmailForDelivery & { progress: { recipient: string | null; type: string }[] | null; suppressed: { email: string; origin: string }[] | null }>(
-    `SELECT e.id, e.team_id, e.domain_id, e.message_id, e.from_header, e.subject, e.to_addrs, e.headers, e.tags, e.last_event, e.delayed_once, e.raw, e.created_at,
+export async function emailsLoadForDelivery(db: Queryable, loads: DeliveryLoad[]): Promise<(DeliveryState | undefined)[]> {
+  const { rows } = await db.query<LoadedRow & { n: number }>(
+    `SELECT q.n, e.id, e.team_id, e.domain_id, e.message_id, e.from_header, e.subject, e.to_addrs, e.headers, e.tags, e.last_event, e.delayed_once, e.raw, e.created_at,
        (SELECT json_agg(json_build_object('recipient', ev.recipient, 'type', ev.type)) FROM email_events ev
          WHERE ev.email_id = e.id AND ev.type IN ('email.delivered', 'email.bounced', 'email.suppressed', 'email.failed', 'email.delivery_delayed', 'email.delivery_attempt')) AS progress,
        (SELECT json_agg(json_build_object('email', s.email, 'origin', s.origin)) FROM suppressions s
-         WHERE s.team_id = e.team_id AND s.email = ANY($2::text[])) AS suppressed
-     FROM emails e WHERE e.id = $1`,
-    [emailId, recipients.map((r) => r.toLowerCase())],
+         WHERE s.team_id = e.team_id AND s.email IN (SELECT lower(r) FROM json_array_elements_text(q.recipients) AS r)) AS suppressed
+     FROM json_to_recordset($1::json) AS q (n int, email_id uuid, recipients json)
+     JOIN emails e ON e.id = q.email_id`,
+    [JSON.stringify(loads.map((l, n) => ({ n, email_id: l.emailId, recipients: l.recipients })))],
   );
-  const row = rows[0];
-  if (!row) return undefined;
-  const { progress, suppressed, ...email } = row;
+  const out: (DeliveryState | undefined)[] = loads.map(() => undefined);
+  for (const { n, progress, suppressed, ...email } of rows) out[n] = deliveryState(email, progress, suppressed);
+  return out;
+}
+
+function deliveryState(email: EmailForDelivery, progress: LoadedRow['progress'], suppressed: LoadedRow['suppressed']): DeliveryState {
   const done = new Set<string>();
   const perRecipient = new Map<string, number>();
   for (const r of progress ?? []) {
@@ -197,7 +214,7 @@ export async function emailEventsInsertMany(db: Queryable, groups: EventGroup[])
 export async function emailReschedule(db: Queryable, teamId: string, id: string, at: Date): Promise<boolean> {
   const { rowCount } = await db.query(
     `WITH e AS (UPDATE emails SET scheduled_at = $3 WHERE team_id = $1 AND id = $2 AND last_event = 'scheduled' RETURNING id),
-     j AS (UPDATE jobs SET run_at = $3 WHERE kind = '${DELIVER_JOB}' AND payload->>'email_id' = $2::text AND state = 'pending' AND locked_by IS NULL AND EXISTS (SELECT 1 FROM e) RETURNING id)
+     j AS (UPDATE jobs SET run_at = $3 WHERE kind = '${DELIVER_JOB}' AND payload ? 'scheduled' AND payload->>'email_id' = $2::text AND state = 'pending' AND locked_by IS NULL AND EXISTS (SELECT 1 FROM e) RETURNING id)
      SELECT 1 FROM e`,
     [teamId, id, at],
   );
@@ -208,7 +225,7 @@ export async function emailReschedule(db: Queryable, teamId: string, id: string,
 export async function emailCancel(db: Queryable, teamId: string, id: string, event: EventInsert): Promise<boolean> {
   const { rowCount } = await db.query(
     `WITH e AS (UPDATE emails SET last_event = 'canceled' WHERE team_id = $1 AND id = $2 AND last_event = 'scheduled' RETURNING id),
-     j AS (DELETE FROM jobs WHERE kind = '${DELIVER_JOB}' AND payload->>'email_id' = $2::text AND EXISTS (SELECT 1 FROM e) RETURNING id),
+     j AS (DELETE FROM jobs WHERE kind = '${DELIVER_JOB}' AND payload ? 'scheduled' AND payload->>'email_id' = $2::text AND EXISTS (SELECT 1 FROM e) RETURNING id),
      ev AS (INSERT INTO email_events (id, email_id, team_id, type, recipient, data, created_at)
             SELECT $3, $2, $1, 'email.canceled', NULL, $4::jsonb, now() FROM e)
      SELECT 1 FROM e`,

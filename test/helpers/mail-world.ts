@@ -58,15 +58,26 @@ export async function nudgeDeliveries(t: TestApp): Promise<void> {
   await t.db.pool.query("SELECT pg_notify('mailroom_jobs', 'email.deliver')");
 }
 
-/** DKIM, SPF and DMARC as the receiving server sees them, resolved through the fake DNS. */
-export async function receiverAuth(dns: FakeDns, msg: RecordedMessage) {
+/** mailauth's authenticate() as the receiving server runs it, resolving through the fake DNS. */
+function receiverCheck(dns: FakeDns, msg: RecordedMessage) {
   const r = new Resolver();
   r.setServers([dns.address]);
   const resolver = (name: string, rr: string) => r.resolve(name, rr as never) as Promise<never>;
-  const res = await authenticate(msg.raw, { ip: '127.0.0.1', helo: msg.heloName, sender: msg.mailFrom, mta: 'mx1.dest.test', resolver });
+  return authenticate(msg.raw, { ip: '127.0.0.1', helo: msg.heloName, sender: msg.mailFrom, mta: 'mx1.dest.test', resolver });
+}
+
+/** DKIM, SPF and DMARC as the receiving server sees them, resolved through the fake DNS. */
+export async function receiverAuth(dns: FakeDns, msg: RecordedMessage) {
+  const res = await receiverCheck(dns, msg);
   return {
     dkim: res.dkim?.results?.[0]?.status?.result,
     spf: res.spf && typeof res.spf === 'object' ? res.spf.status?.result : undefined,
     dmarc: res.dmarc && typeof res.dmarc === 'object' ? res.dmarc.status?.result : undefined,
   };
+}
+
+/** Every DKIM signature of a received message as `algorithm selector result`, in header order. */
+export async function receiverDkimSignatures(dns: FakeDns, msg: RecordedMessage): Promise<string[]> {
+  const res = await receiverCheck(dns, msg);
+  return (res.dkim?.results ?? []).map((r: { algo?: string; selector?: string; status?: { result?: string } }) => `${r.algo} ${r.selector} ${r.status?.result}`);
 }

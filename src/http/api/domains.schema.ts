@@ -10,6 +10,8 @@ export const DomainSettings = {
   tls: Type.Optional(Type.String()),
   capabilities: Type.Optional(Capabilities),
   tracking_subdomain: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  // Mailroom extension: a second DKIM key (Ed25519, RFC 8463) signing beside RSA once verified.
+  dkim_ed25519: Type.Optional(Type.Boolean({ description: 'Mailroom extension: also sign with an Ed25519 key (own selector `mailroom-ed25519`) once its DKIM record verifies' })),
 };
 
 export const CreateDomainBody = Type.Object({
