@@ -71,7 +71,7 @@ export class Domains {
   }
 
   private detail(d: DomainRow) {
-    return { ...this.summary(d), tracking_subdomain: d.tracking_subdomain, custom_return_path: d.custom_return_path, tls: d.tls, records: this.records(d) };
+    return { ...this.summary(d), tracking_subdomain: d.tracking_subdomain, custom_return_path: d.custom_return_path, tls: d.tls, dkim_ed25519: Boolean(d.dkim_ed25519_public_key), records: this.records(d) };
   }
 
   private async find(teamId: string, id: string): Promise<DomainRow> {

@@ -32,6 +32,7 @@ describe('DKIM Ed25519 dual signature (Mailroom extension)', () => {
     assert.match(record.value, /^v=DKIM1; k=ed25519; p=[A-Za-z0-9+/]{43}=$/);
     assert.equal(record.status, 'not_started');
     assert.equal(domain.status, 'verified', 'the RSA record still verifies the domain');
+    assert.equal(domain.dkim_ed25519, true);
 
     // Not published yet: RSA only.
     const before = await sendAndReceive('first@dest.test');
@@ -60,6 +61,7 @@ describe('DKIM Ed25519 dual signature (Mailroom extension)', () => {
     assert.equal((await w.t.api('PATCH', `/domains/${created.body.id}`, { body: { dkim_ed25519: false } })).status, 200);
     const after = (await w.t.api('GET', `/domains/${created.body.id}`)).body;
     assert.equal(ed25519Record(after.records), undefined);
+    assert.equal(after.dkim_ed25519, false);
     const again = await w.t.db.pool.query('SELECT dkim_ed25519_public_key, dkim_ed25519_private_key FROM domains WHERE id = $1', [created.body.id]);
     assert.deepEqual(again.rows[0], { dkim_ed25519_public_key: null, dkim_ed25519_private_key: null });
 
