@@ -144,6 +144,7 @@ export const schema = {
   mxMaxSize: def({ env: 'MAILROOM_MX_MAX_SIZE', description: 'largest message accepted by the inbound MX listener, bytes', default: 40 * 1024 * 1024, parse: int(1024, 200 * 1024 * 1024) }),
   mxMaxConnectionsPerIp: def({ env: 'MAILROOM_MX_MAX_CONNECTIONS_PER_IP', description: 'concurrent inbound MX connections allowed from one client address (beyond: 421)', default: 20, parse: int(1, 100_000) }),
   mxRateLimit: def({ env: 'MAILROOM_MX_RATE_LIMIT', description: 'messages per minute the inbound MX listener accepts from one client address (beyond: 451 4.7.1)', default: 600, parse: int(1, 10_000_000) }),
+  metricsToken: def({ env: 'MAILROOM_METRICS_TOKEN', description: 'bearer token that GET /metrics (Prometheus) requires; unset = the endpoint is off', default: undefined, parse: optStr, secret: true }),
   mxDnsCacheSeconds: def({ env: 'MAILROOM_MX_DNS_CACHE_SECONDS', description: 'seconds the inbound MX keeps DNS answers for SPF/DKIM/DMARC checks (0 = ask the resolver every time)', default: 60, parse: int(0, 86_400) }),
   mxHost: def({ env: 'MAILROOM_MX_HOST', description: 'public host name of this service (MX target of return-path and receiving records, SPF a: mechanism)', default: () => os.hostname(), parse: str }),
   tlsCert: def({ env: 'MAILROOM_TLS_CERT', description: 'PEM certificate file for SMTP; unset = self-signed, generated into the data directory', default: undefined, parse: optStr }),

@@ -17,6 +17,7 @@ import { suppressionAdd } from '../store/suppressions.js';
 import { Batcher } from '../queue/batcher.js';
 import { bounceExtra, failedExtra, makeEvent, suppressedExtra } from './events.js';
 import { GIVE_UP_AFTER_MS, nextRetryDelayMs } from './retry.js';
+import { counters } from '../lib/metrics.js';
 
 export interface DeliverDeps {
   pool: Pool;
@@ -115,6 +116,7 @@ async function settle(ctx: Ctx, email: EmailForDelivery, results: RecipientResul
   const expired = deferred.length > 0 && elapsed > GIVE_UP_AFTER_MS;
 
   for (const r of results) {
+    counters.deliveries.inc({ result: r.status });
     const detail = smtpDetail(r, attempt);
     if (r.status === 'delivered') {
       events.push(makeEvent(email, 'email.delivered', { recipient: r.recipient, detail }));

@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 import { rateLimitHeaders } from '../ratelimit/limiter.js';
 import type { ApiDeps } from './types.js';
+import { counters } from '../lib/metrics.js';
 
 export function installApiHooks(app: FastifyInstance, deps: ApiDeps): void {
   app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
@@ -33,6 +34,7 @@ export function installApiHooks(app: FastifyInstance, deps: ApiDeps): void {
   });
 
   app.addHook('onResponse', async (req, reply) => {
+    counters.httpRequests.inc({ method: req.method, route: req.routeOptions.url ?? '(unmatched)', status: reply.statusCode });
     if (req.routeOptions.config?.public || (req.auth && 'session' in req.auth)) return; // the log is for API requests, not dashboard clicks
     const parse = (s: string | undefined) => {
       if (!s) return null;

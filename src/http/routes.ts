@@ -29,6 +29,7 @@ import emailsReceivingAttachmentsList from './api/emails.receiving.attachments.l
 import emailsReceivingAttachmentsGet from './api/emails.receiving.attachments.get.js';
 import inboundDownload from './api/inbound.download.js';
 import suppressions from './api/suppressions.js';
+import metricsPrometheus from './api/metrics.prometheus.js';
 import contactsCreate from './api/contacts.create.js';
 import contactsList from './api/contacts.list.js';
 import contactsGet from './api/contacts.get.js';
@@ -58,7 +59,7 @@ const ENDPOINTS = [
   logsList, logsGet,
   emailsSend, emailsBatch, emailsGet, emailsList, emailsUpdate, emailsCancel, emailsEvents, emailsMetrics,
   emailsReceivingList, emailsReceivingGet, emailsReceivingAttachmentsList, emailsReceivingAttachmentsGet, inboundDownload,
-  suppressions,
+  suppressions, metricsPrometheus,
   contactsCreate, contactsList, contactsGet, contactsUpdate, contactsDelete,
   contactPropertiesCreate, contactPropertiesList, contactPropertiesGet, contactPropertiesUpdate, contactPropertiesDelete,
   webhooksCreate, webhooksList, webhooksGet, webhooksUpdate, webhooksDelete, webhooksRotate,

@@ -14,6 +14,7 @@ import { handleReturnPathMessage } from '../inbound/return-path.js';
 import type { InboundRouter, Route } from '../inbound/routing.js';
 import { Spool } from '../inbound/spool.js';
 import type { Logger } from '../lib/log.js';
+import { counters } from '../lib/metrics.js';
 import type { Pool } from '../store/db.js';
 import { smtpError } from './session.js';
 
@@ -111,6 +112,7 @@ export function mxHandlers(deps: MxDeps): Handlers {
     },
     onRcptTo(address, session, callback) {
       deps.router.route(address.address).then((route) => {
+        counters.mxRecipients.inc({ route: route.kind === 'refuse' ? 'refused' : route.kind });
         if (route.kind === 'refuse') return callback(smtpError(route.error));
         stateOf(session).routes.set(address.address.toLowerCase(), route);
         callback();
@@ -128,8 +130,12 @@ export function mxHandlers(deps: MxDeps): Handlers {
           return process(spool, session);
         };
         finish().then(
-          (ids) => callback(null, `2.0.0 Ok: queued as ${ids.join(' ')}`),
-          (err) => callback(fail(err, 'storing a message')),
+          (ids) => { counters.mxMessages.inc({ result: 'accepted', code: 250 }); callback(null, `2.0.0 Ok: queued as ${ids.join(' ')}`); },
+          (err) => {
+            const reply = fail(err, 'storing a message');
+            counters.mxMessages.inc({ result: 'refused', code: reply.responseCode });
+            callback(reply);
+          },
         ).finally(() => {
           spool.dispose();
           if (stateOf(session).spool === spool) stateOf(session).spool = undefined;

@@ -14,6 +14,7 @@ import type { EmailSender, SendContext } from '../emails/send.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../lib/log.js';
 import { uuid } from '../lib/ids.js';
+import { counters } from '../lib/metrics.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
 import type { RequestLogRecorder } from '../request-logs/recorder.js';
 import type { ApiKeyAuth } from '../store/api-keys.js';
@@ -68,6 +69,7 @@ export function submissionHandlers(deps: SubmissionDeps): Handlers {
   /** SMTP transactions are in the request log as endpoint `smtp` (method POST: the log's enum). */
   const record = (session: SMTPServerSession, started: number, outcome: { status: number; body: unknown; error?: string }, request: unknown, userAgent: string | null = null) => {
     const u = userOf(session);
+    counters.smtpSubmissions.inc({ result: outcome.status === 200 ? 'accepted' : 'refused', error: outcome.error ?? '' });
     deps.recorder.record({
       id: uuid(), team_id: u?.key.team_id ?? null, api_key_id: u?.key.id ?? null, method: 'POST', endpoint: 'smtp', path: 'smtp',
       status: outcome.status, error_name: outcome.error ?? null, user_agent: userAgent, ip: session.remoteAddress,

@@ -202,3 +202,12 @@ export async function jobRescheduleRecurring(db: Queryable, workerId: string, id
   );
   return Boolean(rowCount);
 }
+
+/** Queue depth per kind and state, and how late the oldest due pending job of each kind is. */
+export async function jobsSummary(db: Queryable): Promise<{ kind: string; state: string; n: number; lag_seconds: number | null }[]> {
+  const { rows } = await db.query(
+    `SELECT kind, state, count(*)::int AS n,
+            extract(epoch FROM now() - min(run_at) FILTER (WHERE state = 'pending' AND run_at <= now() AND (locked_until IS NULL OR locked_until < now())))::float8 AS lag_seconds
+     FROM jobs GROUP BY kind, state`);
+  return rows;
+}

@@ -16,6 +16,7 @@ import type { WebhookHttp } from './http-post.js';
 import { envelopeBody } from './payload.js';
 import { nextAttemptDelayMs, parseRetryAfter } from './retry.js';
 import { secretKeyBytes, signedHeaders } from './signature.js';
+import { counters } from '../lib/metrics.js';
 
 export interface DeliverDeps { pool: Pool; config: Config; sealer: Sealer; http: WebhookHttp; log: Logger }
 
@@ -53,6 +54,7 @@ async function attempt(deps: DeliverDeps, w: WebhookRow, keys: Buffer[], m: Clai
   const headers = { 'content-type': 'application/json', 'user-agent': 'Mailroom-Webhooks/1.0', ...signedHeaders(keys, m.id, body, sentAt.getTime()) };
   const r = await deps.http.post(w.id, w.endpoint, headers, body);
   const ok = r.status !== null && r.status >= 200 && r.status < 300;
+  counters.webhookAttempts.inc({ result: ok ? 'success' : 'failure' });
   const gone = r.status === 410;
   let status: AttemptRecord['status'] = 'success';
   let next: string | null = null;

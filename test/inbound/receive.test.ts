@@ -9,6 +9,7 @@ import { startInboundWorld, smtpTalk, type InboundWorld } from '../helpers/inbou
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { waitForLastEvent } from '../helpers/mail-world.js';
 import { sleep } from '../../src/lib/time.js';
+import { registry } from '../../src/lib/metrics.js';
 
 // A 1x1 PNG and a small PDF-like attachment with every byte value in it.
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
@@ -134,6 +135,11 @@ describe('inbound mail: the MX listener receives, stores and reports mail for re
     assert.match(replies[3], /^550 5\.7\.1 /);
     assert.match(replies[4], /^550 5\.7\.1 /, 'a sending-only domain does not receive');
     assert.match(replies[5], /^250/);
+    // The process's Prometheus counters saw them (GET /metrics renders this registry).
+    const text = registry.render();
+    const count = (re: RegExp) => Number(re.exec(text)?.[1] ?? 0);
+    assert.ok(count(/^mailroom_mx_recipients_total\{route="refused"\} (\d+)$/m) >= 2);
+    assert.ok(count(/^mailroom_mx_messages_total\{result="accepted",code="250"\} (\d+)$/m) >= 1);
   });
 
   test('a message with a malformed header section is refused with 550 5.6.0 and nothing is stored', async () => {
