@@ -4,7 +4,7 @@
 // sink as a stream. Also the cheap well-formedness check run before anything is stored.
 import type { Readable } from 'node:stream';
 import { MailParser, type AddressObject, type HeaderLines } from 'mailparser';
-import libmime from 'libmime';
+import { decodeWords } from './mime-tree.js';
 
 export interface AttachmentMeta {
   position: number;
@@ -42,14 +42,11 @@ const addresses = (v: unknown): string[] => {
   return out;
 };
 
-const decode = (value: string): string => {
-  try { return libmime.decodeWords(value); } catch { return value; }
-};
 
 function headerMap(lines: HeaderLines): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const { key, line } of lines) {
-    const value = decode(line.slice(line.indexOf(':') + 1).replace(/\r?\n[ \t]+/g, ' ').trim());
+    const value = decodeWords(line.slice(line.indexOf(':') + 1).replace(/\r?\n[ \t]+/g, ' ').trim());
     const prev = out[key];
     out[key] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
   }

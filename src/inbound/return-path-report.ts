@@ -36,14 +36,18 @@ function typedAddress(v: string | undefined): string {
 const typedValue = (v: string | undefined) => (v && v.includes(';') ? v.slice(v.indexOf(';') + 1).trim() : v?.trim()) || undefined;
 const statusCode = (v: string | undefined) => (v ? /\b([245]\.\d{1,3}\.\d{1,3})\b/.exec(v)?.[1] : undefined);
 
-/** The Message-ID of the original message enclosed in a report (message/rfc822 or just its headers). */
-function enclosedMessageId(root: MimePart): string | undefined {
+/** The header sections of the originals a report encloses (as message/rfc822 or just their headers), in order. */
+function* enclosedHeaders(root: MimePart): Generator<Map<string, string[]>> {
   for (const p of walk(root)) {
-    if (p === root) continue;
-    let headers: Map<string, string[]> | undefined;
-    if ((p.contentType === 'message/rfc822' || p.contentType === 'message/global') && p.children[0]) headers = p.children[0].headers;
-    else if (p.contentType === 'text/rfc822-headers' || p.contentType === 'message/global-headers') headers = parseHeaderBlock(partText(p));
-    const mid = headers?.get('message-id')?.[0]?.trim();
+    if ((p.contentType === 'message/rfc822' || p.contentType === 'message/global') && p.children[0]) yield p.children[0].headers;
+    else if (p.contentType === 'text/rfc822-headers' || p.contentType === 'message/global-headers') yield parseHeaderBlock(partText(p));
+  }
+}
+
+/** The Message-ID of the original message enclosed in a report. */
+function enclosedMessageId(root: MimePart): string | undefined {
+  for (const headers of enclosedHeaders(root)) {
+    const mid = headers.get('message-id')?.[0]?.trim();
     if (mid) return mid.startsWith('<') ? mid : `<${mid}>`;
   }
   return undefined;
@@ -61,11 +65,7 @@ function originalMessageIdOf(root: MimePart, text = ''): string | undefined {
 
 /** Addresses of the enclosed original's To/Cc (when the reporter did not redact them). */
 function enclosedRecipients(root: MimePart): string[] {
-  for (const p of walk(root)) {
-    let headers: Map<string, string[]> | undefined;
-    if ((p.contentType === 'message/rfc822' || p.contentType === 'message/global') && p.children[0]) headers = p.children[0].headers;
-    else if (p.contentType === 'text/rfc822-headers' || p.contentType === 'message/global-headers') headers = parseHeaderBlock(partText(p));
-    if (!headers) continue;
+  for (const headers of enclosedHeaders(root)) {
     const list = [...(headers.get('to') ?? []), ...(headers.get('cc') ?? [])].join(',');
     return [...list.matchAll(/[^\s<>,;:"]+@[^\s<>,;:"]+\.[^\s<>,;:"]+/g)].map((m) => m[0].toLowerCase());
   }

@@ -67,9 +67,9 @@ export function mxHandlers(deps: MxDeps): Handlers {
     }
     const ids: string[] = [];
     if (teams.size) {
-      // Authentication (DNS lookups) runs while the message is parsed and written.
+      // Authentication (DNS lookups) runs while the message is parsed and written (it never rejects:
+      // a failure is the verdict processing_failed).
       const auth = deps.receiver.authenticate(spool, env);
-      auth.catch(() => undefined); // awaited by store(); a failure there is reported once
       for (const t of teams.values()) ids.push(await deps.receiver.store(spool, env, t, auth));
     }
     if (returnPaths.length) {

@@ -12,17 +12,16 @@ export interface BlobChunk { blob_id: string; n: number; data: Buffer }
  * binary but a bytea[] as hex text (twice the bytes, and hex encoding cost 4-5% of the MX's CPU
  * at 10 KB messages), so the contents travel as one binary buffer cut apart by the server.
  */
-export function chunkParams(chunks: BlobChunk[]): [string[], number[], Buffer, number[]] {
+export function chunkParams(chunks: BlobChunk[]): [string[], number[], Buffer, number[], number[]] {
   const offsets: number[] = [];
   let at = 0;
   for (const c of chunks) { offsets.push(at); at += c.data.length; }
-  return [chunks.map((c) => c.blob_id), chunks.map((c) => c.n), Buffer.concat(chunks.map((c) => c.data)), offsets];
+  return [chunks.map((c) => c.blob_id), chunks.map((c) => c.n), Buffer.concat(chunks.map((c) => c.data)), offsets, chunks.map((c) => c.data.length)];
 }
 
-/** SELECT rows for blob_chunks from chunkParams at parameter `$p` onwards ($p..$p+3). */
+/** SELECT rows for blob_chunks from chunkParams at parameter `$p` onwards ($p..$p+4). */
 export const chunksFrom = (p: number) =>
-  `SELECT b, n, substring($${p + 2}::bytea FROM o + 1 FOR CASE WHEN i < cardinality($${p + 3}::int[]) THEN ($${p + 3}::int[])[i + 1] - o ELSE length($${p + 2}::bytea) - o END)
-   FROM unnest($${p}::uuid[], $${p + 1}::int[], $${p + 3}::int[]) WITH ORDINALITY AS t(b, n, o, i)`;
+  `SELECT b, n, substring($${p + 2}::bytea FROM o + 1 FOR l) FROM unnest($${p}::uuid[], $${p + 1}::int[], $${p + 3}::int[], $${p + 4}::int[]) AS t(b, n, o, l)`;
 
 /** Inserts chunks in one statement (the caller's transaction decides atomicity). */
 export async function blobChunksInsert(db: Queryable, chunks: BlobChunk[]): Promise<void> {
