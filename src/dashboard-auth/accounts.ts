@@ -1,12 +1,15 @@
 // Who may sign in and how: first-run setup, password sign-in (throttled), the second factor
 // (TOTP or a recovery code), TOTP enrolment, invites. Returns values and cookies; the HTTP
-// endpoints under http/dashboard/ only translate.
+// endpoints under http/dashboard/ only translate. A password account is usable only once its
+// address is proven: an invite sign-up creates it unverified, sends a link to the address (system
+// mail), and joins the invite's team when the link is opened. The first owner at setup is the
+// operator of a new installation and is taken at their word.
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 import type { Sealer } from '../lib/crypto.js';
 import { randomToken, sha256Hex } from '../lib/ids.js';
 import { withTx, type Pool } from '../store/db.js';
-import { recoveryCodeConsume, recoveryCodesRemaining, recoveryCodesReplace } from '../store/credentials.js';
+import { emailVerificationConsume, emailVerificationInsert, recoveryCodeConsume, recoveryCodesRemaining, recoveryCodesReplace } from '../store/credentials.js';
 import { sessionDeleteAllOfUser, sessionSetTeam } from '../store/sessions.js';
 import {
   inviteConsume, inviteFindOpen, inviteInsert, memberAdd, membershipsOfUser, userClaimTotpStep, userCount, userFindByEmail,
@@ -14,11 +17,13 @@ import {
 } from '../store/users.js';
 import { hashPassword, passwordProblem, verifyPassword } from './password.js';
 import type { SessionAuth, Sessions } from './sessions.js';
+import type { SystemMail } from './system-mail.js';
 import type { LoginThrottle } from './throttle.js';
 import { newTotpSecret, otpauthUri, verifyTotp } from './totp.js';
 
 const SETUP_LOCK = 7_317_007; // advisory lock: two first visitors cannot both become the owner
 const INVITE_DAYS = 7;
+const VERIFY_TTL_MS = 24 * 3600_000;
 const RECOVERY_CODES = 10;
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -37,9 +42,15 @@ function checkPassword(password: unknown): string {
   return password as string;
 }
 
+/** An email-bound invite is only for that address. */
+export function checkInviteBinding(inv: InviteRow, email: string): void {
+  if (inv.email && inv.email.toLowerCase() !== email.toLowerCase()) throw new AppError('forbidden', `This invite is for ${inv.email}.`);
+}
+
 export class Accounts {
   constructor(private readonly pool: Pool, private readonly sessions: Sessions, private readonly sealer: Sealer,
-    private readonly throttle: LoginThrottle, private readonly defaultTeamId: string) {}
+    private readonly throttle: LoginThrottle, private readonly defaultTeamId: string, private readonly mail: SystemMail,
+    private readonly publicUrl: string) {}
 
   async setupNeeded(): Promise<boolean> {
     return (await userCount(this.pool)) === 0;
@@ -53,7 +64,7 @@ export class Accounts {
     const user = await withTx(this.pool, async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1)', [SETUP_LOCK]);
       if ((await userCount(tx)) > 0) throw new AppError('forbidden', 'Setup is already done: sign in instead.');
-      const u = await userInsert(tx, { email, name: typeof input.name === 'string' ? input.name.slice(0, 100) : '', passwordHash: hash });
+      const u = await userInsert(tx, { email, name: typeof input.name === 'string' ? input.name.slice(0, 100) : '', passwordHash: hash, verified: true });
       await memberAdd(tx, this.defaultTeamId, u.id, 'owner');
       return u;
     });
@@ -65,19 +76,18 @@ export class Accounts {
     const email = typeof input.email === 'string' ? input.email.trim() : '';
     const password = typeof input.password === 'string' ? input.password : '';
     const keys = this.throttle.passwordKeys(email, req.ip);
-    await this.throttle.check(keys);
+    await this.throttle.begin(keys);
     const user = email ? await userFindByEmail(this.pool, email) : undefined;
     const ok = await verifyPassword(password, user?.password_hash ?? null);
-    if (!user || !ok) {
-      await this.throttle.fail(keys);
-      throw new AppError('invalid_credentials');
-    }
+    if (!user || !ok) throw new AppError('invalid_credentials');
     await this.throttle.succeed(keys);
+    if (!user.email_verified) throw new AppError('forbidden', `Confirm your email address first: open the link we sent to ${user.email}.`);
     return this.start(req, user);
   }
 
   /** A session for a user who proved who they are (password or OAuth); pending when TOTP is on. */
   async start(req: FastifyRequest, user: UserRow, preferTeamId?: string): Promise<Started> {
+    if (!user.email_verified) throw new AppError('forbidden', `Confirm your email address first: open the link we sent to ${user.email}.`);
     const teams = await membershipsOfUser(this.pool, user.id);
     if (!teams.length) throw new AppError('forbidden', 'This account is not a member of any team. Ask an owner for an invite.');
     const team = teams.find((t) => t.team_id === preferTeamId) ?? teams[0];
@@ -89,7 +99,7 @@ export class Accounts {
   async secondFactor(pending: SessionAuth, code: unknown): Promise<{ csrf: string; cookies: string[]; recovery_codes_left?: number }> {
     if (typeof code !== 'string' || !code.trim()) throw new AppError('validation_error', 'Enter the 6-digit code from your authenticator app, or a recovery code.');
     const keys = this.throttle.mfaKeys(pending.userId);
-    await this.throttle.check(keys);
+    await this.throttle.begin(keys);
     const user = await userFindById(this.pool, pending.userId);
     if (!user?.totp_enabled || !user.totp_secret) throw new AppError('forbidden', 'Two-factor authentication is not enabled for this account.');
     let recoveryLeft: number | undefined;
@@ -100,10 +110,7 @@ export class Accounts {
       ok = true;
       recoveryLeft = await recoveryCodesRemaining(this.pool, user.id);
     }
-    if (!ok) {
-      await this.throttle.fail(keys);
-      throw new AppError('validation_error', 'That code is not valid. Codes change every 30 seconds; each can be used once.');
-    }
+    if (!ok) throw new AppError('validation_error', 'That code is not valid. Codes change every 30 seconds; each can be used once.');
     await this.throttle.succeed(keys);
     const s = await this.sessions.promote(pending.sessionId);
     return { ...s, recovery_codes_left: recoveryLeft };
@@ -148,13 +155,11 @@ export class Accounts {
 
   private async requireCurrentCode(auth: SessionAuth, code: unknown): Promise<void> {
     const keys = this.throttle.mfaKeys(auth.userId);
-    await this.throttle.check(keys);
+    await this.throttle.begin(keys);
     const user = await userFindById(this.pool, auth.userId);
     if (!user?.totp_enabled) throw new AppError('validation_error', 'Two-factor authentication is not on.');
-    if (typeof code !== 'string' || !(await this.acceptTotp(user, code))) {
-      await this.throttle.fail(keys);
-      throw new AppError('validation_error', 'That code is not valid.');
-    }
+    if (typeof code !== 'string' || !(await this.acceptTotp(user, code))) throw new AppError('validation_error', 'That code is not valid.');
+    await this.throttle.succeed(keys);
   }
 
   private async newRecoveryCodes(userId: string): Promise<string[]> {
@@ -189,23 +194,56 @@ export class Accounts {
   /** Adds a user to the invite's team (once; an email-bound invite only for that address). */
   async inviteJoin(token: string, user: { id: string; email: string }): Promise<{ team_id: string; role: Role }> {
     const inv = await this.inviteFind(token);
-    if (inv.email && inv.email.toLowerCase() !== user.email.toLowerCase()) throw new AppError('forbidden', `This invite is for ${inv.email}.`);
-    await withTx(this.pool, async (tx) => {
-      if (!(await inviteConsume(tx, inv.id))) throw new AppError('not_found', 'This invite link is not valid any more.');
-      await memberAdd(tx, inv.team_id, user.id, inv.role);
-    });
-    return { team_id: inv.team_id, role: inv.role };
+    checkInviteBinding(inv, user.email);
+    return this.joinInvite(inv.id, user.id);
   }
 
-  /** A new account from an invite link, then signed in to the invite's team. */
-  async inviteSignup(req: FastifyRequest, token: string, input: { email: unknown; password: unknown; name?: unknown }): Promise<Started> {
+  private async joinInvite(inviteId: string, userId: string): Promise<{ team_id: string; role: Role }> {
+    return withTx(this.pool, async (tx) => {
+      const joined = await inviteConsume(tx, inviteId);
+      if (!joined) throw new AppError('not_found', 'This invite link is not valid any more. Ask for a new one.');
+      await memberAdd(tx, joined.team_id, userId, joined.role);
+      return joined;
+    });
+  }
+
+  /**
+   * A new account from an invite link: checks the invite and its address binding before creating
+   * anything, then creates the account unverified and sends a link to the address. The account
+   * can sign in, and joins the team, only once the link is opened (verifyEmail).
+   */
+  async inviteSignup(token: string, input: { email: unknown; password: unknown; name?: unknown }): Promise<{ verification_sent: true; email: string }> {
     const email = checkEmail(input.email);
-    const hash = await hashPassword(checkPassword(input.password));
-    await this.inviteFind(token);
+    const password = checkPassword(input.password);
+    const inv = await this.inviteFind(token);
+    checkInviteBinding(inv, email);
+    if (!this.mail.available()) throw new AppError('validation_error', 'Creating an account with a password needs email from this server to confirm the address (MAILROOM_DASHBOARD_FROM). Join with GitHub or Google instead, or ask the operator.');
     if (await userFindByEmail(this.pool, email)) throw new AppError('validation_error', 'An account with this email exists: sign in, then open the invite link again.');
-    const user = await userInsert(this.pool, { email, name: typeof input.name === 'string' ? input.name.slice(0, 100) : '', passwordHash: hash });
-    const joined = await this.inviteJoin(token, user);
-    return this.start(req, user, joined.team_id);
+    const ctx = await this.mail.context();
+    const user = await userInsert(this.pool, { email, name: typeof input.name === 'string' ? input.name.slice(0, 100) : '', passwordHash: await hashPassword(password), verified: false });
+    const link = await this.newVerification(user.id, inv.id);
+    await this.mail.send({
+      to: email, subject: `Confirm your email to join ${inv.team_name} on Mailroom`, category: 'email_verification',
+      text: `Confirm that ${email} is yours to finish creating your Mailroom account and join ${inv.team_name}:\n${link}\n\nThe link works once, within 24 hours. If you did not ask for this, ignore this email.\n`,
+      html: `<p>Confirm that ${email.replace(/[<>&"]/g, '')} is yours to finish creating your Mailroom account and join ${inv.team_name.replace(/[<>&"]/g, '')}.</p><p><a href="${link}">Confirm my email</a> (works once, within 24 hours).</p><p>If you did not ask for this, ignore this email.</p>`,
+    }, ctx);
+    return { verification_sent: true, email };
+  }
+
+  private async newVerification(userId: string, inviteId: string | null): Promise<string> {
+    const token = randomToken(40);
+    await emailVerificationInsert(this.pool, { tokenHash: sha256Hex(token), userId, inviteId, expiresAt: new Date(Date.now() + VERIFY_TTL_MS) });
+    return `${this.publicUrl}/dashboard/verify/${token}`;
+  }
+
+  /** Opens a verification link: the address is proven, the invite (if still open) joined, and the user signed in. */
+  async verifyEmail(req: FastifyRequest, token: unknown): Promise<Started> {
+    const used = typeof token === 'string' && /^[A-Za-z0-9]{40}$/.test(token) ? await emailVerificationConsume(this.pool, sha256Hex(token)) : undefined;
+    if (!used) throw new AppError('not_found', 'This confirmation link is not valid any more. Ask for a new invite.');
+    const joined = used.invite_id ? await this.joinInvite(used.invite_id, used.user_id) : undefined;
+    const user = await userFindById(this.pool, used.user_id);
+    if (!user) throw new AppError('not_found', 'This account no longer exists.');
+    return this.start(req, user, joined?.team_id);
   }
 
   async switchTeam(auth: SessionAuth, teamId: unknown): Promise<void> {

@@ -12,10 +12,12 @@ import type { Logger } from '../lib/log.js';
 import type { DkimKey } from '../mta/dkim.js';
 import type { Pool } from '../store/db.js';
 import {
+  domainFindByIdAnyTeam,
   domainDelete, domainExistsByName, domainFindById, domainFindByName, domainInsert, domainList, domainSaveVerification,
   domainsClaimDueChecks, domainSetEd25519Key, domainUpdateSettings, type DomainRow, type RecordCheck,
 } from '../store/domains.js';
 import type { PageQuery } from '../store/paginate.js';
+import { SYSTEM_TEAM_ID } from '../store/teams.js';
 import { checkRecord, createResolver } from './dns-check.js';
 import { normalizeDomainName, normalizeSubdomain } from './names.js';
 import { DKIM_ED25519_SELECTOR, domainRecords, recordBody, type Hosts } from './records.js';
@@ -208,6 +210,8 @@ export class Domains {
 
   /** The same, by id: the delivery job re-checks the domain before every attempt. */
   async sendingDomainById(teamId: string, id: string): Promise<SendingDomain | undefined> {
+    // System mail is held by the hidden system team but sent from a domain of the team owning MAILROOM_DASHBOARD_FROM.
+    if (teamId === SYSTEM_TEAM_ID) return this.usable(await domainFindByIdAnyTeam(this.pool, id));
     return this.usable(await domainFindById(this.pool, teamId, id));
   }
 

@@ -24,6 +24,8 @@ export interface SendContext {
   apiKeyId: string | null;
   keyDomainId: string | null; // a sending_access key bound to one domain
   source: 'api' | 'smtp';
+  /** The team whose data holds the email when it is not `teamId` (system mail: the hidden system team). */
+  dataTeamId?: string;
 }
 
 /** A message whose MIME the client already built (SMTP): kept as is, minus what we own. */
@@ -84,8 +86,9 @@ export class EmailSender {
     }
     const scheduled = Boolean(req.scheduledAt);
     const headers = Object.entries(req.headers).map(([name, value]) => ({ name, value }));
+    const owner = ctx.dataTeamId ?? ctx.teamId;
     const row: AcceptedEmail['row'] = {
-      id, team_id: ctx.teamId, domain_id: domain.id, api_key_id: ctx.apiKeyId, source: ctx.source, message_id: composed.messageId,
+      id, team_id: owner, domain_id: domain.id, api_key_id: ctx.apiKeyId, source: ctx.source, message_id: composed.messageId,
       from_header: formatAddress(req.from), to_addrs: req.to.map((a) => a.address), cc_addrs: req.cc.map((a) => a.address),
       bcc_addrs: req.bcc.map((a) => a.address), reply_to: req.replyTo.map((a) => a.address), subject: req.subject,
       html: req.html ?? null, text_body: req.text ?? null, headers: headers.length ? headers : null, tags: req.tags,
@@ -99,7 +102,7 @@ export class EmailSender {
       byDomain.set(a.domain, set);
     }
     const jobs = [...byDomain].map(([d, rcpts]) => ({
-      payload: { email_id: id, team_id: ctx.teamId, domain: d, recipients: [...rcpts], ...(scheduled ? { scheduled: true as const } : {}) }, run_at: runAt, region: domain.region,
+      payload: { email_id: id, team_id: owner, domain: d, recipients: [...rcpts], ...(scheduled ? { scheduled: true as const } : {}) }, run_at: runAt, region: domain.region,
     }));
     const event = makeEvent({ ...row, created_at: now }, scheduled ? 'email.scheduled' : 'email.sent', { at: now });
     return { row, raw: composed.raw, event, jobs };

@@ -1,6 +1,8 @@
 // Failed SMTP AUTH attempts per client address: after MAX_FAILURES within WINDOW_MS the address
 // is locked out (temporary 4xx) for LOCK_MS, so a password guesser gets a handful of tries an hour.
-// In memory, per process: each submission process counts its own clients.
+// In memory, per process: each submission process counts its own clients. An attempt is counted
+// when it starts (`begin`), before the slow key check, so concurrent guesses cannot all slip past
+// the limit; a success starts the count again.
 export const MAX_FAILURES = 10;
 const WINDOW_MS = 10 * 60_000;
 const LOCK_MS = 15 * 60_000;
@@ -17,9 +19,11 @@ export class AuthLockout {
     return e ? Math.max(0, e.lockedUntil - this.now()) : 0;
   }
 
-  fail(ip: string): void {
+  /** Counts an attempt before it is checked: false (and nothing counted) when the address is locked out. */
+  begin(ip: string): boolean {
     const now = this.now();
     let e = this.byIp.get(ip);
+    if (e && e.lockedUntil > now) return false;
     if (!e || now - e.since > WINDOW_MS) {
       if (!e && this.byIp.size >= MAX_TRACKED) this.prune(now);
       e = { failures: 0, since: now, lockedUntil: 0 };
@@ -27,8 +31,10 @@ export class AuthLockout {
     }
     e.failures++;
     if (e.failures >= MAX_FAILURES) e.lockedUntil = now + LOCK_MS;
+    return true;
   }
 
+  /** The attempt begun was good: the count starts again (a lockout already reached stays). */
   succeed(ip: string): void {
     if (!this.lockedFor(ip)) this.byIp.delete(ip);
   }

@@ -125,20 +125,17 @@ export function submissionHandlers(deps: SubmissionDeps): Handlers {
 
     onAuth(auth, session, callback) {
       const ip = session.remoteAddress;
-      const locked = lockout.lockedFor(ip);
-      if (locked) {
-        return callback(smtpError(new AppError('rate_limit_exceeded', `Too many failed authentication attempts from ${ip}; try again in ${Math.ceil(locked / 60_000)} minutes.`)));
+      if (!lockout.begin(ip)) {
+        return callback(smtpError(new AppError('rate_limit_exceeded', `Too many failed authentication attempts from ${ip}; try again in ${Math.ceil(lockout.lockedFor(ip) / 60_000)} minutes.`)));
       }
-      const failed = (message: string) => {
-        lockout.fail(ip);
-        callback(smtpError(new AppError('invalid_api_key', message)));
-      };
+      const failed = (message: string) => callback(smtpError(new AppError('invalid_api_key', message)));
       if (!USERNAMES.has((auth.username ?? '').toLowerCase())) return failed('Invalid username: use `resend` (or `mailroom`) and an API key as the password.');
       deps.apiKeys.verifyToken(auth.password ?? '').then((key) => {
         lockout.succeed(ip);
         callback(null, { user: { key, token: auth.password ?? '', trusted: false } satisfies SessionUser });
       }, (err) => {
         if (err instanceof AppError && err.code === 'invalid_api_key') return failed('Invalid API key.');
+        lockout.succeed(ip); // our failure, not a guess
         callback(smtpError(asAppError(err, 'authentication')));
       });
     },

@@ -43,17 +43,35 @@ export async function oauthAccountsOfUser(db: Queryable, userId: string) {
 }
 
 export async function passwordResetInsert(db: Queryable, tokenHash: string, userId: string, expiresAt: Date): Promise<void> {
-  await db.query('INSERT INTO password_resets (token_hash, user_id, expires_at) VALUES ($1, $2, $3)', [tokenHash, userId, expiresAt]);
+  // A new link retires the user's older ones: only the latest email works.
+  await db.query(
+    `WITH old AS (UPDATE password_resets SET used_at = now() WHERE user_id = $2 AND used_at IS NULL)
+     INSERT INTO password_resets (token_hash, user_id, expires_at) VALUES ($1, $2, $3)`, [tokenHash, userId, expiresAt]);
 }
 
 /** Uses a reset token; the user it was for, or undefined when unknown, used or expired. */
 export async function passwordResetConsume(db: Queryable, tokenHash: string): Promise<string | undefined> {
   const { rows } = await db.query<{ user_id: string }>(
-    'UPDATE password_resets SET used_at = now() WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING user_id', [tokenHash]);
+    `WITH used AS (UPDATE password_resets SET used_at = now() WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING user_id),
+     others AS (UPDATE password_resets p SET used_at = now() FROM used WHERE p.user_id = used.user_id AND p.token_hash <> $1 AND p.used_at IS NULL)
+     SELECT user_id FROM used`, [tokenHash]);
   return rows[0]?.user_id;
 }
 
 export async function passwordResetValid(db: Queryable, tokenHash: string): Promise<boolean> {
   const { rowCount } = await db.query('SELECT 1 FROM password_resets WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now()', [tokenHash]);
   return Boolean(rowCount);
+}
+
+export async function emailVerificationInsert(db: Queryable, v: { tokenHash: string; userId: string; inviteId: string | null; expiresAt: Date }): Promise<void> {
+  await db.query('INSERT INTO email_verifications (token_hash, user_id, invite_id, expires_at) VALUES ($1, $2, $3, $4)', [v.tokenHash, v.userId, v.inviteId, v.expiresAt]);
+}
+
+/** Uses a verification link: marks the user's address verified; the user and the invite it came with. */
+export async function emailVerificationConsume(db: Queryable, tokenHash: string): Promise<{ user_id: string; invite_id: string | null } | undefined> {
+  const { rows } = await db.query<{ user_id: string; invite_id: string | null }>(
+    `WITH v AS (UPDATE email_verifications SET used_at = now() WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING user_id, invite_id),
+     u AS (UPDATE users SET email_verified_at = coalesce(users.email_verified_at, now()) FROM v WHERE users.id = v.user_id RETURNING users.id)
+     SELECT v.user_id, v.invite_id FROM v JOIN u ON u.id = v.user_id`, [tokenHash]);
+  return rows[0];
 }

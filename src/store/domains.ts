@@ -68,6 +68,12 @@ export async function domainFindById(db: Queryable, teamId: string, id: string):
   return rows[0];
 }
 
+/** A domain whatever its team: only for system mail (owned by the system team, sent from the operator's domain). */
+export async function domainFindByIdAnyTeam(db: Queryable, id: string): Promise<DomainRow | undefined> {
+  const { rows } = await db.query<DomainRow>(`SELECT ${COLUMNS} FROM domains WHERE id = $1`, [id]);
+  return rows[0];
+}
+
 /** The team's domain with this exact name (the sending path resolves From domains this way). */
 export async function domainFindByName(db: Queryable, teamId: string, name: string): Promise<DomainRow | undefined> {
   const { rows } = await db.query<DomainRow>(`SELECT ${COLUMNS} FROM domains WHERE team_id = $1 AND lower(name) = lower($2)`, [teamId, name]);

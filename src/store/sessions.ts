@@ -79,30 +79,36 @@ export async function sessionsOfUser(db: Queryable, userId: string) {
   return rows;
 }
 
-/** Seconds until the key may try again, or 0 when it is not locked. */
-export async function throttleLockedFor(db: Queryable, key: string): Promise<number> {
-  const { rows } = await db.query<{ s: number }>(
-    'SELECT ceil(extract(epoch FROM locked_until - now()))::int AS s FROM login_throttle WHERE key = $1 AND locked_until > now()', [key]);
-  return rows[0]?.s ?? 0;
-}
-
 /**
- * Counts a failure for each key in one statement: a key's window restarts after `windowS`
- * seconds; reaching `max` failures in a window locks the key for `lockS` seconds.
+ * Counts an attempt for each key in one statement, before the attempt is checked, so concurrent
+ * attempts cannot all pass: a key's window restarts after `windowS` seconds (unless it is locked);
+ * the `max`-th attempt in a window locks the key for `lockS` seconds. Answers the seconds to wait
+ * when any key was already past its limit (this attempt must be refused), else 0.
  */
-export async function throttleFail(db: Queryable, keys: { key: string; max: number }[], windowS: number, lockS: number): Promise<void> {
-  await db.query(
-    `INSERT INTO login_throttle AS t (key, failures, window_start, locked_until)
-     SELECT k.key, 1, now(), CASE WHEN k.max <= 1 THEN now() + make_interval(secs => $3) END
-     FROM json_to_recordset($1::json) AS k (key text, max int)
-     ON CONFLICT (key) DO UPDATE SET
-       failures = CASE WHEN t.window_start < now() - make_interval(secs => $2) THEN 1 ELSE t.failures + 1 END,
-       window_start = CASE WHEN t.window_start < now() - make_interval(secs => $2) THEN now() ELSE t.window_start END,
-       locked_until = CASE
-         WHEN t.window_start >= now() - make_interval(secs => $2) AND t.failures + 1 >= (SELECT k2.max FROM json_to_recordset($1::json) AS k2 (key text, max int) WHERE k2.key = t.key)
-         THEN now() + make_interval(secs => $3) ELSE t.locked_until END`,
+export async function throttleReserve(db: Queryable, keys: { key: string; max: number }[], windowS: number, lockS: number): Promise<number> {
+  const { rows } = await db.query<{ wait: number }>(
+    `WITH k AS (SELECT * FROM json_to_recordset($1::json) AS k (key text, max int)),
+     up AS (
+       INSERT INTO login_throttle AS t (key, failures, window_start, locked_until)
+       SELECT k.key, 1, now(), CASE WHEN k.max <= 1 THEN now() + make_interval(secs => $3) END FROM k
+       ON CONFLICT (key) DO UPDATE SET
+         failures = CASE WHEN coalesce(t.locked_until <= now(), true) AND t.window_start < now() - make_interval(secs => $2) THEN 1 ELSE t.failures + 1 END,
+         window_start = CASE WHEN coalesce(t.locked_until <= now(), true) AND t.window_start < now() - make_interval(secs => $2) THEN now() ELSE t.window_start END,
+         locked_until = CASE
+           WHEN t.locked_until > now() THEN t.locked_until
+           WHEN t.window_start >= now() - make_interval(secs => $2) AND t.failures + 1 >= (SELECT k2.max FROM k AS k2 WHERE k2.key = t.key)
+           THEN now() + make_interval(secs => $3) ELSE NULL END
+       RETURNING t.key, t.failures, t.locked_until)
+     SELECT coalesce(max(ceil(extract(epoch FROM up.locked_until - now()))::int) FILTER (WHERE up.failures > k.max), 0) AS wait
+     FROM up JOIN k ON k.key = up.key`,
     [JSON.stringify(keys), windowS, lockS],
   );
+  return rows[0]?.wait ?? 0;
+}
+
+/** A good attempt gives its count back to a shared key (the per-address one). */
+export async function throttleRelease(db: Queryable, key: string): Promise<void> {
+  await db.query('UPDATE login_throttle SET failures = failures - 1 WHERE key = $1 AND failures > 0', [key]);
 }
 
 export async function throttleClear(db: Queryable, key: string): Promise<void> {

@@ -14,22 +14,34 @@ export interface UserRow {
   totp_secret: string | null;
   totp_enabled: boolean;
   totp_last_step: string; // bigint as text
+  email_verified: boolean;
   created_at: string;
 }
 
-const USER_COLUMNS = 'id, email, name, password_hash, totp_secret, totp_enabled, totp_last_step, created_at::text AS created_at';
+const USER_COLUMNS = 'id, email, name, password_hash, totp_secret, totp_enabled, totp_last_step, email_verified_at IS NOT NULL AS email_verified, created_at::text AS created_at';
 
 export async function userCount(db: Queryable): Promise<number> {
   const { rows } = await db.query<{ n: string }>('SELECT count(*) AS n FROM (SELECT 1 FROM users LIMIT 1) u');
   return Number(rows[0].n);
 }
 
-export async function userInsert(db: Queryable, u: { email: string; name: string; passwordHash: string | null }): Promise<UserRow> {
+/** `verified`: the address was proven (a provider's verified email) or vouched for (the first owner at setup). */
+export async function userInsert(db: Queryable, u: { email: string; name: string; passwordHash: string | null; verified: boolean }): Promise<UserRow> {
   const { rows } = await db.query<UserRow>(
-    `INSERT INTO users (id, email, name, password_hash) VALUES ($1, $2, $3, $4) RETURNING ${USER_COLUMNS}`,
-    [uuid(), u.email, u.name, u.passwordHash],
+    `INSERT INTO users (id, email, name, password_hash, email_verified_at) VALUES ($1, $2, $3, $4, CASE WHEN $5 THEN now() END) RETURNING ${USER_COLUMNS}`,
+    [uuid(), u.email, u.name, u.passwordHash, u.verified],
   );
   return rows[0];
+}
+
+/**
+ * A provider proved the address of an account nobody had proven: whoever set its password (maybe
+ * not the address's owner) loses it, with its sessions and pending links; the account is verified.
+ */
+export async function userClaimUnverified(db: Queryable, id: string): Promise<void> {
+  await db.query(
+    `WITH s AS (DELETE FROM sessions WHERE user_id = $1), v AS (DELETE FROM email_verifications WHERE user_id = $1)
+     UPDATE users SET password_hash = NULL, email_verified_at = now() WHERE id = $1 AND email_verified_at IS NULL`, [id]);
 }
 
 export async function userFindByEmail(db: Queryable, email: string): Promise<UserRow | undefined> {
@@ -148,10 +160,11 @@ export async function inviteFindOpen(db: Queryable, tokenHash: string): Promise<
   return rows[0];
 }
 
-/** Marks an invite used; false when someone else used it first. */
-export async function inviteConsume(db: Queryable, id: string): Promise<boolean> {
-  const { rowCount } = await db.query('UPDATE team_invites SET accepted_at = now() WHERE id = $1 AND accepted_at IS NULL AND expires_at > now()', [id]);
-  return Boolean(rowCount);
+/** Marks an invite used; its team and role, or undefined when someone else used it first (or it expired). */
+export async function inviteConsume(db: Queryable, id: string): Promise<{ team_id: string; role: Role } | undefined> {
+  const { rows } = await db.query<{ team_id: string; role: Role }>(
+    'UPDATE team_invites SET accepted_at = now() WHERE id = $1 AND accepted_at IS NULL AND expires_at > now() RETURNING team_id, role', [id]);
+  return rows[0];
 }
 
 export async function inviteDelete(db: Queryable, teamId: string, id: string): Promise<boolean> {

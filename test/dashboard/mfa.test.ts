@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../helpers/harness.js';
-import { DashboardClient } from '../helpers/dashboard-client.js';
+import { DashboardClient, inviteSignupConfirmed } from '../helpers/dashboard-client.js';
 import { totp } from '../../src/dashboard-auth/totp.js';
 
 const OWNER = { email: 'owner@example.com', password: 'owner-password-1' };
@@ -12,7 +12,8 @@ describe('two-factor sign-in', () => {
   let secret: string;
   let recovery: string[];
   before(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ deliveryMode: 'capture', dashboardFrom: 'Mailroom <no-reply@mailroom.test>' });
+    await t.resend.domains.verify((await t.resend.domains.create({ name: 'mailroom.test' })).data!.id);
     owner = new DashboardClient(t.url);
     await owner.post('/dashboard-api/setup', OWNER);
   });
@@ -87,7 +88,7 @@ describe('two-factor sign-in', () => {
     const wrongEmail = await new DashboardClient(t.url).post(`/dashboard-api/invites/${token}/signup`, { email: 'eve@example.com', password: 'eve-password-1' });
     assert.equal(wrongEmail.status, 403);
     const ada = new DashboardClient(t.url);
-    assert.equal((await ada.post(`/dashboard-api/invites/${token}/signup`, { email: 'ada@example.com', password: 'admin-password-1' })).status, 200);
+    assert.equal((await inviteSignupConfirmed(t, ada, token, { email: 'ada@example.com', password: 'admin-password-1' })).status, 200);
     const st = await ada.get('/dashboard-api/state');
     assert.equal(st.body.mfa_setup_required, true);
     const blocked = await ada.get('/domains');

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../helpers/harness.js';
-import { DashboardClient } from '../helpers/dashboard-client.js';
+import { DashboardClient, inviteSignupConfirmed } from '../helpers/dashboard-client.js';
 
 const OWNER = { email: 'owner@example.com', password: 'owner-password-1', name: 'Olive Owner' };
 
@@ -9,7 +9,8 @@ describe('dashboard sessions', () => {
   let t: TestApp;
   let owner: DashboardClient;
   before(async () => {
-    t = await startTestApp();
+    t = await startTestApp({ deliveryMode: 'capture', dashboardFrom: 'Mailroom <no-reply@mailroom.test>' });
+    await t.resend.domains.verify((await t.resend.domains.create({ name: 'mailroom.test' })).data!.id);
     owner = new DashboardClient(t.url);
   });
   after(async () => { await t.close(); });
@@ -84,7 +85,7 @@ describe('dashboard sessions', () => {
     const info = await new DashboardClient(t.url).get(`/dashboard-api/invites/${token}`);
     assert.equal(info.body.role, 'member');
     const member = new DashboardClient(t.url);
-    const signup = await member.post(`/dashboard-api/invites/${token}/signup`, { email: 'mia@example.com', password: 'member-password-1' });
+    const signup = await inviteSignupConfirmed(t, member, token, { email: 'mia@example.com', password: 'member-password-1' });
     assert.equal(signup.status, 200, JSON.stringify(signup.body));
     assert.equal((await member.get('/api-keys')).status, 200);
     const create = await member.post('/api-keys', { name: 'nope' });

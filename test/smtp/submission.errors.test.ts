@@ -121,6 +121,23 @@ describe('SMTP submission refusals, in the error table\'s words', () => {
     await assert.rejects(send({}, from2), refused(451, /^451 4\.7\.1 Too many failed authentication attempts from 127\.0\.0\.2; try again in 15 minutes\./));
     assert.ok(queuedId((await send({})).response));
   });
+
+  test('thirty concurrent wrong logins from one address get at most ten key checks; the rest are refused 451 4.7.1', async () => {
+    const l = listener(w.t, 'tls');
+    const conns = await Promise.all(Array.from({ length: 30 }, async () => {
+      const c = await RawSmtp.connect(l, { tls: true, localAddress: '127.0.0.5' });
+      await c.reply();
+      await c.cmd('EHLO racer.test');
+      return c;
+    }));
+    try {
+      const replies = await Promise.all(conns.map((c, i) => c.login(`re_race_${i}`)));
+      const checked = replies.filter((r) => r.startsWith('535 5.7.8 '));
+      const refused = replies.filter((r) => r.startsWith('451 4.7.1 '));
+      assert.equal(checked.length + refused.length, 30, replies.join('\n'));
+      assert.ok(checked.length <= 10, `${checked.length} of 30 concurrent guesses were checked (limit 10)`);
+    } finally { for (const c of conns) c.close(); }
+  });
 });
 
 const TRUSTED_KEY = 're_trusted_0123456789abcdefghijklmn';

@@ -14,7 +14,7 @@ import { Contacts } from './pages/Contacts';
 import { DomainDetail, Domains } from './pages/Domains';
 import { EmailDetail } from './pages/EmailDetail';
 import { Emails } from './pages/Emails';
-import { Invite } from './pages/Invite';
+import { Invite, Verify } from './pages/Invite';
 import { LogDetail, Logs } from './pages/Logs';
 import { Mailbox } from './pages/Mailbox';
 import { Metrics } from './pages/Metrics';
@@ -65,10 +65,12 @@ function App() {
   const { path, query } = route;
   const invite = match('/invite/:token', path);
   const reset = match('/reset/:token', path);
+  const verify = match('/verify/:token', path);
   let title = 'Mailroom';
   let view: preact.JSX.Element;
   if (!state) view = <main class="auth"><Loading /></main>;
   else if (invite) view = <Invite token={invite.token} />;
+  else if (verify) view = <Verify token={verify.token} />;
   else if (!state.signed_in) {
     if (reset) view = <Reset token={reset.token} />;
     else if (state.setup_needed) view = <Setup />;

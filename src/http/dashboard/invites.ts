@@ -1,5 +1,5 @@
 // Invite links: what an invite is for (shown before joining), joining as the signed-in user, or
-// creating an account from the link.
+// creating an account from the link (confirmed by a link emailed to the address).
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { sessionSetTeam } from '../../store/sessions.js';
@@ -22,10 +22,16 @@ export default function register(app: FastifyInstance, deps: ApiDeps): void {
     return joined;
   });
 
-  app.post('/dashboard-api/invites/:token/signup', opts('Create an account from an invite link', {
+  app.post('/dashboard-api/invites/:token/signup', opts('Create an account from an invite link (a confirmation link is emailed)', {
     body: body({ email: Type.Optional(Type.Unknown()), password: Type.Optional(Type.Unknown()), name: Type.Optional(Type.Unknown()) }),
+  }), async (req) => {
+    return dash(deps).accounts.inviteSignup((req.params as { token: string }).token, req.body as { email: unknown; password: unknown });
+  });
+
+  app.post('/dashboard-api/verify', opts('Open an email confirmation link: joins the invite\'s team and signs in', {
+    body: body({ token: Type.Optional(Type.Unknown()) }),
   }), async (req, reply) => {
-    const s = await dash(deps).accounts.inviteSignup(req, (req.params as { token: string }).token, req.body as { email: unknown; password: unknown });
+    const s = await dash(deps).accounts.verifyEmail(req, (req.body as { token?: unknown }).token);
     setCookies(reply, s.cookies);
     return { mfa_required: s.mfa_required, csrf: s.csrf };
   });

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError } from '../../errors.js';
 import type { Identity } from '../../dashboard-auth/oauth.js';
 import { oauthAccountFind, oauthAccountLink } from '../../store/credentials.js';
-import { userFindByEmail, userFindById, userInsert, type UserRow } from '../../store/users.js';
+import { userClaimUnverified, userFindByEmail, userFindById, userInsert, type UserRow } from '../../store/users.js';
 import type { ApiDeps } from '../types.js';
 import { dash, noStore, PUBLIC, setCookies, TAGS } from './common.js';
 
@@ -49,15 +49,22 @@ export default function register(app: FastifyInstance, deps: ApiDeps): void {
     for (const email of id.verifiedEmails) {
       const u = await userFindByEmail(deps.pool, email);
       if (u) {
+        // Never link to an account whose address nobody proved: whoever set its password may not own
+        // the address. The provider proves it now, so the account is claimed and that password dropped.
+        if (!u.email_verified) {
+          await userClaimUnverified(deps.pool, u.id);
+          deps.log.warn('unverified account claimed by a verified sign-in; its password was removed', { user_id: u.id, provider });
+        }
         await oauthAccountLink(deps.pool, { provider, subject: id.subject, userId: u.id, email });
-        return u;
+        if (invite && !u.email_verified) await dash(deps).accounts.inviteJoin(invite, u);
+        return (await userFindById(deps.pool, u.id))!;
       }
     }
     if (!invite) throw new AppError('forbidden', `No Mailroom account uses ${id.verifiedEmails[0]}. Ask an owner for an invite link.`);
     const inv = await dash(deps).accounts.inviteFind(invite);
     const email = inv.email ? id.verifiedEmails.find((e) => e.toLowerCase() === inv.email!.toLowerCase()) : id.verifiedEmails[0];
     if (!email) throw new AppError('forbidden', `This invite is for ${inv.email}, which your ${provider} account has not verified.`);
-    const u = await userInsert(deps.pool, { email, name: id.name.slice(0, 100), passwordHash: null });
+    const u = await userInsert(deps.pool, { email, name: id.name.slice(0, 100), passwordHash: null, verified: true });
     await oauthAccountLink(deps.pool, { provider, subject: id.subject, userId: u.id, email });
     await dash(deps).accounts.inviteJoin(invite, u);
     return u;

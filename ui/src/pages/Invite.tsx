@@ -6,16 +6,19 @@ import { Link } from '../components/Link';
 import { useAction, useLoad } from '../hooks';
 import { navigate } from '../router';
 import { useSession } from '../session';
+import { useState } from 'preact/hooks';
 
 export function Invite({ token }: { token: string }) {
   const { state, reload } = useSession();
   const inv = useLoad(() => get<{ team_name: string; role: string; email: string | null }>(`/dashboard-api/invites/${encodeURIComponent(token)}`), [token]);
   const go = async () => { await reload(); navigate('/emails', { replace: true }); };
   const join = useAction(async () => { await post(`/dashboard-api/invites/${token}/accept`); await go(); });
-  const signup = useAction(async (d: Record<string, string>) => { await post(`/dashboard-api/invites/${token}/signup`, d); await go(); });
+  const [sentTo, setSentTo] = useState<string>();
+  const signup = useAction(async (d: Record<string, string>) => { setSentTo((await post<{ email: string }>(`/dashboard-api/invites/${token}/signup`, d)).email); });
   if (inv.loading) return <AuthCard title="Invitation"><Loading /></AuthCard>;
   if (inv.error || !inv.data) return <AuthCard title="Invitation"><Alert>{inv.error}</Alert><p><Link href="/login">Sign in</Link></p></AuthCard>;
   const i = inv.data;
+  if (sentTo) return <AuthCard title="Check your email"><Alert kind="ok">We sent a link to <strong>{sentTo}</strong>. Open it to confirm the address and join {i.team_name}.</Alert></AuthCard>;
   return (
     <AuthCard title={`Join ${i.team_name}`} sub={`You are invited as ${i.role === 'admin' ? 'an admin' : 'a member'}${i.email ? ` (for ${i.email})` : ''}.`}>
       {state.signed_in ? (
@@ -39,4 +42,11 @@ export function Invite({ token }: { token: string }) {
       )}
     </AuthCard>
   );
+}
+
+/** An email confirmation link: proves the address, joins the invite's team, signs in. */
+export function Verify({ token }: { token: string }) {
+  const { reload } = useSession();
+  const v = useLoad(async () => { await post(`/dashboard-api/verify`, { token }); await reload(); navigate('/emails', { replace: true }); return true; }, [token]);
+  return <AuthCard title="Confirming your email">{v.error ? <><Alert>{v.error}</Alert><p><Link href="/login">Sign in</Link></p></> : <Loading />}</AuthCard>;
 }
