@@ -51,6 +51,8 @@ export interface RunningApp {
   smtpListeners?: SmtpListener[];
   /** Inbound MX listeners as bound. */
   mxListeners?: HostPort[];
+  /** The API request log's buffer (api and smtp roles). */
+  requestLogs?: RequestLogRecorder;
   close(): Promise<void>;
 }
 
@@ -109,6 +111,7 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
     const serving = config.roles.includes('api') || config.roles.includes('smtp');
     const limiter = serving ? await createLimiter({ limit: config.rateLimit, redisUrl: config.redisUrl, log }) : undefined;
     const recorder = serving ? new RequestLogRecorder(db.pool, log) : undefined;
+    app.requestLogs = recorder;
     if (limiter && recorder) {
       periodic.push(every('api-key last-used', 10_000, () => apiKeys.flushTouches(), log));
       // Closed after the listeners (closers run in reverse): the buffers behind them last.

@@ -1,6 +1,7 @@
 // Records every API request without slowing it: entries are buffered in memory and written in
 // one statement per batch (every FLUSH_MS or BATCH entries), and flushed on shutdown. Bodies are
-// cleaned first: attachment contents elided, secrets masked, very long strings cut.
+// cleaned first: attachment contents elided, secrets masked, very long strings cut, and what
+// PostgreSQL cannot store (NUL, lone UTF-16 surrogates) replaced by U+FFFD in values and keys.
 import { BufferedWriter } from '../lib/buffered-writer.js';
 import type { Logger } from '../lib/log.js';
 import type { Queryable } from '../store/db.js';
@@ -19,9 +20,14 @@ function elideContent(x: unknown): string {
   return Array.isArray(data) ? `[elided: ${data.length} bytes]` : '[elided]';
 }
 
+/** A string PostgreSQL's text and jsonb accept: no NUL, no lone surrogate. */
+export const storableText = (s: string): string => s.replace(/\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+
 export function sanitizeBody(v: unknown, key = '', depth = 0): unknown {
   if (depth > 20) return '[elided: too deep]';
   if (typeof v === 'string') {
+    v = storableText(v as string);
+    if (typeof v !== 'string') return v;
     if (SECRET_KEYS.has(key)) return v.length > 6 ? `${v.slice(0, 6)}********` : '********';
     return v.length > MAX_STRING ? `${v.slice(0, MAX_STRING)}… [${v.length - MAX_STRING} more characters elided]` : v;
   }
@@ -37,7 +43,7 @@ export function sanitizeBody(v: unknown, key = '', depth = 0): unknown {
   }
   if (v && typeof v === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = sanitizeBody(x, k, depth + 1);
+    for (const [k, x] of Object.entries(v)) out[storableText(k)] = sanitizeBody(x, k, depth + 1);
     return out;
   }
   return v;
@@ -54,8 +60,15 @@ export class RequestLogRecorder {
     return this.writer.dropped;
   }
 
+  /** Entries that could not be written even on their own (logged). */
+  get failed(): number {
+    return this.writer.failed;
+  }
+
   record(row: RequestLogRow): void {
-    this.writer.push({ ...row, request_body: sanitizeBody(row.request_body), response_body: sanitizeBody(row.response_body) });
+    const clean: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(row)) clean[k] = typeof x === 'string' ? storableText(x) : x;
+    this.writer.push({ ...(clean as unknown as RequestLogRow), request_body: sanitizeBody(row.request_body), response_body: sanitizeBody(row.response_body) });
   }
 
   flush(): Promise<void> {

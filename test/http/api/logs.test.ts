@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestApp, type TestApp } from '../../helpers/harness.js';
+import { otherTeamClient, startTestApp, type TestApp } from '../../helpers/harness.js';
+import { teamCreate } from '../../../src/store/teams.js';
 import { sleep } from '../../../src/lib/time.js';
 
 async function waitForLogs(t: TestApp, n: number) {
@@ -70,5 +71,28 @@ describe('request logs', () => {
     const { rows } = await t2.db.pool.query('SELECT count(*)::int AS n FROM request_logs');
     assert.ok(rows[0].n >= 1);
     await t2.close();
+  });
+
+  test('a NUL or a lone surrogate in one team\'s body loses no entry of any team: it is logged cleaned and the batch survives', async () => {
+    const other = await teamCreate(t.db.pool, 'Neighbours');
+    const otherKey = (await t.app.apiKeys.create(other.id, { name: 'n' })).token;
+    const { rows: before } = await t.db.pool.query('SELECT count(*)::int AS n FROM request_logs');
+    const bad = ['{"name":"nul \\u0000 here"}', '{"name":"lone \\ud800 surrogate"}', '{"\\u0000key":"x","name":"k"}'];
+    const sends: Promise<unknown>[] = [];
+    for (let i = 0; i < 20; i++) {
+      sends.push(t.api('GET', '/domains', { key: otherKey }));
+      sends.push(t.api('POST', '/api-keys', { raw: bad[i % bad.length], headers: { 'content-type': 'application/json' } }));
+    }
+    await Promise.all(sends);
+    await t.app.requestLogs.flush();
+    const { rows } = await t.db.pool.query('SELECT count(*)::int AS n FROM request_logs');
+    assert.equal(rows[0].n - before[0].n, 40, 'every request was logged');
+    const theirs = await t.db.pool.query(`SELECT count(*)::int AS n FROM request_logs WHERE team_id = $1`, [other.id]);
+    assert.equal(theirs.rows[0].n, 20);
+    const { rows: cleaned } = await t.db.pool.query(`SELECT request_body FROM request_logs WHERE request_body::text LIKE '%\uFFFD%' ORDER BY created_at`);
+    assert.ok(cleaned.length >= 20, `${cleaned.length} cleaned bodies`);
+    assert.ok(cleaned.some((r) => r.request_body.name === 'nul \uFFFD here'));
+    assert.ok(cleaned.some((r) => r.request_body.name === 'lone \uFFFD surrogate'));
+    assert.equal(t.app.requestLogs.failed, 0);
   });
 });
