@@ -45,6 +45,9 @@ export const ERRORS = {
   too_many_connections: e('rate_limit_exceeded', 429, 'Too many connections from your address, try again later.', 421, '4.7.0'),
   application_error: e('application_error', 500, 'An unexpected error occurred.', 451, '4.3.0'),
   service_unavailable: e('application_error', 503, 'The service is shutting down or not ready. Please retry.', 421, '4.3.2'),
+  database_unavailable: e('application_error', 503, 'The database is unavailable; retry shortly.', 451, '4.3.0'),
+  request_header_too_large: e('validation_error', 431, 'The request headers are too large.', 501, '5.5.4'),
+  uri_too_long: e('validation_error', 414, 'The request URL is too long.', 501, '5.5.4'),
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERRORS;

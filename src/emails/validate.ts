@@ -120,6 +120,8 @@ export function validateSendRequest(body: unknown, opts: { allowAttachments: boo
   if (!html && !text) throw missingField('html` or `text');
   const cc = optionalList(body, 'cc');
   const bcc = optionalList(body, 'bcc');
+  const recipients = to.length + cc.length + bcc.length;
+  if (recipients > MAX_TO) throw new AppError('validation_error', `Too many recipients: \`to\`, \`cc\` and \`bcc\` together may have at most ${MAX_TO} addresses (got ${recipients}).`);
   const replyTo = optionalList(body, 'reply_to');
   const headers = validateHeaders(body.headers);
   const hasAttachments = !absent(body.attachments) && !(Array.isArray(body.attachments) && body.attachments.length === 0);

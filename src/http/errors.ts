@@ -29,8 +29,19 @@ export function validationToAppError(errors: SchemaError[], part: string): AppEr
   return new AppError('validation_error', `Invalid \`${field}\` ${part === 'querystring' ? 'parameter' : 'field'}: ${why}.`);
 }
 
+/** Errors of the pg driver and pool that mean the database cannot be reached right now. */
+const DB_DOWN_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', '57P01', '57P02', '57P03', '53300']);
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  if (!e || typeof e !== 'object') return false;
+  if (typeof e.code === 'string' && (DB_DOWN_CODES.has(e.code) || e.code.startsWith('08'))) return true;
+  const m = typeof e.message === 'string' ? e.message : '';
+  return /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|Client has encountered a connection error/.test(m);
+}
+
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
+  if (isDatabaseUnavailable(err)) return new AppError('database_unavailable');
   const e = err as { code?: string; statusCode?: number; validation?: SchemaError[]; validationContext?: string; message?: string };
   if (e.validation) return validationToAppError(e.validation, e.validationContext ?? 'body');
   switch (e.code) {
@@ -40,11 +51,19 @@ export function toAppError(err: unknown): AppError {
       return new AppError('bad_request', 'Unsupported Content-Type: send the body as application/json.');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new AppError('bad_request', 'The Content-Length header does not match the body.');
+    case 'FST_ERR_BAD_URL':
+      return new AppError('bad_request', 'The request URL is not valid (bad percent-encoding?).');
+    case 'HPE_HEADER_OVERFLOW':
+      return new AppError('request_header_too_large');
+    case 'HPE_URI_TOO_LONG':
+      return new AppError('uri_too_long');
   }
   if (err instanceof SyntaxError || e.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
     return new AppError('bad_request', 'The request body is not valid JSON.');
   }
   if (e.statusCode === 503) return new AppError('service_unavailable');
+  if (e.statusCode === 414) return new AppError('uri_too_long');
+  if (e.statusCode === 431) return new AppError('request_header_too_large');
   if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
     return new AppError('bad_request', e.message ?? undefined);
   }

@@ -1,10 +1,11 @@
 // Builds the Fastify server: Resend-compatible JSON everywhere (errors, 404, 405), duplicate
 // slashes collapsed, empty JSON bodies accepted, TypeBox validation with field-naming messages,
 // OpenAPI from the route schemas, and the API routes. Listening is the caller's business.
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import { AppError } from '../errors.js';
 import { toAppError } from './errors.js';
+import { assertStorableText } from './text-guard.js';
 import { installApiHooks } from './hooks.js';
 import { registerDocs } from './docs.js';
 import { registerRoutes } from './routes.js';
@@ -20,6 +21,19 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
     return503OnClosing: true,
     routerOptions: { ignoreDuplicateSlashes: true, ignoreTrailingSlash: true, maxParamLength: 500 },
     ajv: { customOptions: { coerceTypes: false } },
+    // Errors before routing (bad percent-encoding) and at the connection (headers too large,
+    // malformed requests) answer in Resend's shape too, never Fastify's or Node's own.
+    frameworkErrors: (err, _req, reply) => {
+      const appErr = toAppError(err);
+      (reply as unknown as FastifyReply).status(appErr.status).send(appErr.toBody());
+    },
+    clientErrorHandler: (err, socket) => {
+      if (!socket.writable) return socket.destroy();
+      const appErr = toAppError(err);
+      const status = (err as { code?: string }).code === 'HPE_HEADER_OVERFLOW' ? 431 : appErr.status < 500 ? appErr.status : 400;
+      const body = JSON.stringify(status === appErr.status ? appErr.toBody() : { statusCode: 400, message: 'The request could not be read.', name: 'validation_error' });
+      socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 414 ? 'URI Too Long' : 'Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    },
   });
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
 
@@ -28,7 +42,15 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
   const jsonParser = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
-    jsonParser(req, body as string, done);
+    jsonParser(req, body as string, (err, value) => {
+      if (err) return done(err, undefined);
+      try { assertStorableText(value, 'body'); } catch (e) { return done(e as Error, undefined); }
+      done(null, value);
+    });
+  });
+  app.addHook('preValidation', async (req) => {
+    assertStorableText(req.params, 'parameter');
+    assertStorableText(req.query, 'query parameter');
   });
 
   app.setErrorHandler((err, req, reply) => {

@@ -20,8 +20,11 @@ export interface Database {
 
 export function createPool(url: string, max = 20): pg.Pool {
   const pool = new pg.Pool({ connectionString: url, max, options: '-c TimeZone=UTC', idleTimeoutMillis: 30_000 });
-  // An idle client losing its connection (server restart) must not crash the process.
+  // A client losing its connection (server restart, network outage) must not crash the process:
+  // idle ones report on the pool, checked-out ones on themselves (their queries fail, and the
+  // request answers 503 through the error table).
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => { client.on('error', () => undefined); });
   return pool;
 }
 

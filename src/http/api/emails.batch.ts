@@ -7,13 +7,13 @@ import { AppError } from '../../errors.js';
 import { withIdempotency } from '../../emails/idempotency.js';
 import type { AcceptedEmail } from '../../store/emails.js';
 import { authOf, type ApiDeps } from '../types.js';
-import { SendEmailBody } from './emails.schema.js';
+import { SEND_BODY_LIMIT, SendEmailBody } from './emails.schema.js';
 
 const MAX_BATCH = 100;
 
 export default function register(app: FastifyInstance, deps: ApiDeps): void {
   app.post('/emails/batch', {
-    bodyLimit: 64 * 1024 * 1024, config: { sending: true },
+    bodyLimit: SEND_BODY_LIMIT, config: { sending: true },
     schema: { tags: ['Emails'], summary: 'Send up to 100 emails at once', body: Type.Unknown({ description: 'an array of send requests' }) },
   }, async (req, reply) => {
     const auth = authOf(req);
