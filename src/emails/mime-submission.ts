@@ -7,7 +7,7 @@ import { MailParser, type AddressObject, type AttachmentStream, type MessageText
 import addressparser from 'nodemailer/lib/addressparser';
 import { AppError, invalidField } from '../errors.js';
 import { parseAddress, type Address } from './addresses.js';
-import { validateHeaders, validateTags, type SendRequest, type Tag } from './validate.js';
+import { SINGLE_HEADERS, validateHeaders, validateTags, type SendRequest, type Tag } from './validate.js';
 
 export interface Envelope {
   mailFrom: Address;
@@ -162,6 +162,8 @@ function parseSimple(fields: Field[], body: Buffer): Parsed | undefined {
   return { headers, [kind]: content, attachments: [] };
 }
 
+const headerTitle = (name: string) => name.replace(/(^|-)([a-z])/g, (_m, d: string, c: string) => d + c.toUpperCase()).replace(/^Message-Id$/, 'Message-ID');
+
 /**
  * Parses a submitted message. Recipients are the envelope's: those in the To/Cc headers are
  * recorded as to/cc, every other envelope recipient as bcc (Bcc headers are removed, never sent).
@@ -178,6 +180,10 @@ export async function parseSubmission(rawIn: Buffer, envelope: Envelope, opts: {
   if (block.includes('\0')) throw new AppError('validation_error', 'The message headers contain NUL bytes.');
   const broken = fields.find((f) => !f.name || !/^[\x21-\x39\x3b-\x7e]+$/.test(f.name));
   if (broken) throw new AppError('validation_error', `Malformed header line: ${JSON.stringify(broken.lines[0].slice(0, 80))} (each header line must be "Name: value", continuation lines start with a space).`);
+  const counted = new Map<string, number>();
+  for (const f of fields) if (SINGLE_HEADERS.has(f.name)) counted.set(f.name, (counted.get(f.name) ?? 0) + 1);
+  const twice = [...counted].find(([name, n]) => n > 1 && name !== 'bcc'); // Bcc lines are removed anyway
+  if (twice) throw new AppError('message_malformed', `The message has ${twice[1]} ${headerTitle(twice[0])} headers; RFC 5322 allows one.`);
 
   const kept = fields.filter((f) => !DROPPED.has(f.name));
   const first = (name: string) => fields.find((f) => f.name === name);

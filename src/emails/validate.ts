@@ -32,6 +32,8 @@ const TAG_PART = /^[A-Za-z0-9_-]{1,256}$/;
 const FIELD_NAME = /^[\x21-\x39\x3b-\x7e]{1,128}$/; // RFC 5322 ftext: printable ASCII but ':'
 /** Headers Mailroom writes itself; letting a caller set them would forge or break the message. */
 export const OWNED_HEADERS = new Set(['from', 'to', 'cc', 'bcc', 'subject', 'date', 'message-id', 'mime-version', 'content-type', 'content-transfer-encoding', 'dkim-signature', 'return-path']);
+/** Fields a message may carry at most once (RFC 5322 3.6): a second From or To could forge the sender or hide recipients. */
+export const SINGLE_HEADERS = new Set(['from', 'sender', 'reply-to', 'to', 'cc', 'bcc', 'subject', 'date', 'message-id', 'in-reply-to', 'references']);
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const absent = (v: unknown) => v === undefined || v === null;
@@ -72,7 +74,11 @@ export function validateHeaders(v: unknown): Record<string, string> {
   if (absent(v)) return {};
   if (!isObject(v)) throw invalidField('headers', 'must be an object of string values.');
   const out: Record<string, string> = {};
+  const seen = new Set<string>();
   for (const [name, value] of Object.entries(v)) {
+    const lower = name.toLowerCase();
+    if (SINGLE_HEADERS.has(lower) && seen.has(lower)) throw invalidField('headers', `\`${name}\` appears more than once; a message may have only one.`);
+    seen.add(lower);
     if (UNSAFE_HEADER_CHARS.test(name)) throw invalidField('headers', 'header names must not contain line breaks or control characters.');
     if (!FIELD_NAME.test(name)) throw invalidField('headers', `${JSON.stringify(name.slice(0, 100))} is not a valid header name (printable ASCII without spaces or colons, at most 128 characters).`);
     if (OWNED_HEADERS.has(name.toLowerCase())) throw invalidField('headers', `the \`${name}\` header is set by Mailroom and cannot be overridden.`);
@@ -124,6 +130,7 @@ export function validateSendRequest(body: unknown, opts: { allowAttachments: boo
   if (recipients > MAX_TO) throw new AppError('validation_error', `Too many recipients: \`to\`, \`cc\` and \`bcc\` together may have at most ${MAX_TO} addresses (got ${recipients}).`);
   const replyTo = optionalList(body, 'reply_to');
   const headers = validateHeaders(body.headers);
+  if (replyTo.length && Object.keys(headers).some((h) => h.toLowerCase() === 'reply-to')) throw invalidField('headers', 'give `Reply-To` either in `reply_to` or in `headers`, not both (a message may have only one).');
   const hasAttachments = !absent(body.attachments) && !(Array.isArray(body.attachments) && body.attachments.length === 0);
   if (hasAttachments && !opts.allowAttachments) throw new AppError('validation_error', 'Attachments are not supported in batch emails');
   const attachments = normalizeAttachments(body.attachments);

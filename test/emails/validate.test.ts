@@ -142,3 +142,10 @@ test('limits the email to 40 MB after base64, attachments and bodies together', 
   assert.equal(validate({ ...base, html: 'x', attachments: [{ content: big }] }).attachments.length, 1);
   rejects({ ...base, html: 'x'.repeat(5), attachments: [{ content: big }] }, 'validation_error', /^The email is too large: 40\.0 MB after base64 encoding; the limit is 40 MB/);
 });
+
+test('custom headers cannot add a second Sender or Reply-To', () => {
+  const base = { from: 'a@example.com', to: 'b@example.org', subject: 's', text: 'x' };
+  assert.throws(() => validateSendRequest({ ...base, headers: { Sender: 'a@example.com', sender: 'boss@other.test' } }, { allowAttachments: true, now: new Date() }), /appears more than once/);
+  assert.throws(() => validateSendRequest({ ...base, reply_to: 'r@example.org', headers: { 'Reply-To': 'boss@other.test' } }, { allowAttachments: true, now: new Date() }), /either in `reply_to` or in `headers`/);
+  assert.doesNotThrow(() => validateSendRequest({ ...base, headers: { 'Reply-To': 'r@example.org' } }, { allowAttachments: true, now: new Date() }));
+});

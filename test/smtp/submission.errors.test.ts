@@ -115,6 +115,22 @@ describe('SMTP submission refusals, in the error table\'s words', () => {
     assert.ok(queuedId((await send({ from: 'news@other.test' })).response), 'a full-access key sends from either');
   });
 
+  test('a message with two From (or To, Subject, Date, Message-ID, Reply-To, Sender) headers is refused 550 5.6.0, also for a domain-bound key', async () => {
+    const bound = await w.t.app.apiKeys.create(w.t.app.defaultTeamId, { name: 'bound2', permission: 'sending_access', domainId: w.domainId });
+    const twoFrom = ['From: boss@other.test', 'From: x@example.com', 'To: x@dest.test', 'Subject: hi', 'MIME-Version: 1.0',
+      'Content-Type: multipart/alternative; boundary="b"', '', '--b', 'Content-Type: text/plain', '', 'hello', '--b--', ''].join('\r\n');
+    const envelope = { from: 'x@example.com', to: ['x@dest.test'] };
+    await assert.rejects(send({ raw: twoFrom, envelope }), refused(550, /^550 5\.6\.0 The message has 2 From headers/));
+    await assert.rejects(send({ raw: twoFrom, envelope }, { pass: bound.token }), refused(550, /^550 5\.6\.0 /));
+    for (const h of ['To: y@dest.test', 'Subject: again', 'Date: Mon, 1 Jan 2024 00:00:00 +0000', 'Message-ID: <a@b.test>', 'Reply-To: r@dest.test', 'Sender: s@example.com']) {
+      const name = h.split(':')[0];
+      const raw = [`From: x@example.com`, 'To: x@dest.test', 'Subject: hi', 'Date: Mon, 1 Jan 2024 00:00:00 +0000', 'Message-ID: <m@example.com>', 'Reply-To: r@dest.test', 'Sender: s@example.com', h, '', 'body', ''].join('\r\n');
+      await assert.rejects(send({ raw, envelope }), refused(550, new RegExp(`^550 5\\.6\\.0 The message has 2 ${name} headers`)), name);
+    }
+    const { rows } = await w.t.db.pool.query(`SELECT count(*)::int AS n FROM emails WHERE from_header LIKE '%boss@other.test%'`);
+    assert.equal(rows[0].n, 0);
+  });
+
   test('ten failed logins from one address lock it out (451 4.7.1) while other addresses go on', async () => {
     const from2 = { localAddress: '127.0.0.2' };
     for (let i = 0; i < 10; i++) await assert.rejects(send({}, { ...from2, pass: `re_bad_${i}` }), refused(535, /^535 5\.7\.8 /));
