@@ -72,7 +72,8 @@ function inRange(bytes: number[], [net, prefix]: Range): boolean {
 
 /**
  * Why `ip` must not be contacted (e.g. "loopback"), or null for a public unicast address.
- * IPv6 forms that embed an IPv4 address (mapped ::ffff:0:0/96, NAT64 64:ff9b::/96, 6to4 2002::/16)
+ * IPv6 forms that embed an IPv4 address (mapped ::ffff:0:0/96, translated ::ffff:0:0:0/96, NAT64
+ * 64:ff9b::/96, 6to4 2002::/16)
  * are judged by the embedded address. Anything that is not an IP literal is refused.
  */
 export function blockedAddressReason(ip: string): string | null {
@@ -85,6 +86,8 @@ export function blockedAddressReason(ip: string): string | null {
   const b = v6(ip);
   const embedded =
     b.slice(0, 10).every((x) => x === 0) && b[10] === 0xff && b[11] === 0xff ? b.slice(12, 16)
+      // IPv4-translated ::ffff:0:a.b.c.d (RFC 2765 SIIT): some stacks route it to the IPv4 address.
+      : b.slice(0, 8).every((x) => x === 0) && b[8] === 0xff && b[9] === 0xff && b[10] === 0 && b[11] === 0 ? b.slice(12, 16)
       : inRange(b, [v6('64:ff9b::'), 96, '']) ? b.slice(12, 16)
         : b[0] === 0x20 && b[1] === 0x02 ? b.slice(2, 6)
           : null;

@@ -33,6 +33,11 @@ test('judges IPv6 forms that embed IPv4 by the embedded address', () => {
   assert.equal(blockedAddressReason('64:ff9b::10.0.0.1'), 'private');
   assert.equal(blockedAddressReason('2002:c0a8:0101::1'), 'private');
   assert.equal(blockedAddressReason('::ffff:8.8.8.8'), null);
+  // IPv4-translated (::ffff:0:0:0/96), as a URL host normalises it.
+  assert.equal(blockedAddressReason('::ffff:0:127.0.0.1'), 'loopback');
+  assert.equal(blockedAddressReason(new URL('http://[::ffff:0:127.0.0.1]/').hostname.slice(1, -1)), 'loopback');
+  assert.equal(blockedAddressReason('::ffff:0:a9fe:a9fe'), 'link-local (cloud metadata)');
+  assert.equal(blockedAddressReason('::ffff:0:8.8.8.8'), null);
 });
 
 test('allows public IPv6 and refuses anything that is not an IP', () => {

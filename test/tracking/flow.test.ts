@@ -95,6 +95,14 @@ describe('open and click tracking end to end (capture mode)', () => {
     assert.equal(rcv.received.length, 4, 'one open event only');
   });
 
+  test('a link with a non-ASCII host and path redirects to its ASCII form (punycode, percent-encoding)', async () => {
+    const id = await t.send({ html: '<a href="https://例え.jp/パス?q=ü#frag">go</a>' });
+    const link = /href="([^"]+)"/.exec((await sentHtml(id)).html)![1];
+    const r = await fetch(local(link), { redirect: 'manual' });
+    assert.equal(r.status, 302);
+    assert.equal(r.headers.get('location'), 'https://xn--r8jz45g.jp/%E3%83%91%E3%82%B9?q=%C3%BC#frag');
+  });
+
   test('an altered, unsigned or foreign redirect token is 404, never a redirect', async () => {
     const id = await t.send({ html: '<a href="https://good.test/">go</a>' });
     const link = /href="([^"]+)"/.exec((await sentHtml(id)).html)![1];

@@ -11,6 +11,19 @@ export default function register(app: FastifyInstance, deps: ApiDeps): void {
     const hit = deps.tracking.signer.verifyClick((req.params as { '*': string })['*']);
     if (!hit) throw new AppError('not_found');
     if (req.method === 'GET') deps.tracking.recorder.record({ kind: 'click', emailId: hit.emailId, url: hit.url, ip: req.ip, userAgent: req.headers['user-agent'], at: new Date() });
-    return reply.header('cache-control', 'no-store').redirect(hit.url, 302);
+    return reply.header('cache-control', 'no-store').redirect(locationOf(hit.url), 302);
   });
+}
+
+/**
+ * The link as a Location header can carry it: ASCII only (an IDN host in punycode, a non-ASCII
+ * path or query percent-encoded, as a browser would request it). `https://例え.jp/パス` used to
+ * make Node refuse the header (ERR_INVALID_CHAR) and answer 500.
+ */
+export function locationOf(url: string): string {
+  try {
+    return new URL(url).href;
+  } catch {
+    return encodeURI(url.replace(/[\u0000-\u001f\u007f]/g, ''));
+  }
 }
