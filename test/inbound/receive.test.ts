@@ -83,6 +83,7 @@ describe('inbound mail: the MX listener receives, stores and reports mail for re
 
     const rawRes = await fetch(got.raw.download_url);
     assert.equal(rawRes.status, 200);
+    assert.equal(rawRes.headers.get('x-content-type-options'), 'nosniff');
     assert.ok(Buffer.from(await rawRes.arrayBuffer()).equals(signed), 'the raw message is the one sent');
     assert.ok(Date.parse(got.raw.expires_at) > Date.now());
     const tampered = got.raw.download_url.replace(/signature=./, (m: string) => m.slice(0, -1) + (m.endsWith('A') ? 'B' : 'A'));
@@ -96,6 +97,9 @@ describe('inbound mail: the MX listener receives, stores and reports mail for re
       const res = await fetch(one.download_url);
       assert.equal(res.status, 200);
       assert.equal(res.headers.get('content-type'), a.content_type);
+      assert.equal(res.headers.get('x-content-type-options'), 'nosniff', 'a sender\'s HTML or SVG is never sniffed or rendered on our origin');
+      assert.equal(res.headers.get('content-security-policy'), "default-src 'none'; sandbox");
+      assert.match(res.headers.get('content-disposition')!, /^attachment; /);
       assert.ok(Buffer.from(await res.arrayBuffer()).equals(bytes), `${a.filename} identical byte for byte`);
     }
     const listed = (await w.t.resend.emails.receiving.list()).data as any;

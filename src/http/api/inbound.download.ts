@@ -15,7 +15,10 @@ export default function register(app: FastifyInstance, deps: ApiDeps): void {
     const { kind, id } = req.params as { kind: string; id: string };
     const { expires, signature } = req.query as { expires?: string; signature?: string };
     if ((kind !== 'raw' && kind !== 'attachment') || !isUuid(id) || !deps.downloads.valid(kind, id, expires, signature)) throw new AppError('not_found');
-    reply.header('cache-control', 'private, no-store');
+    // Sender-controlled bytes on the dashboard's origin: never rendered or sniffed as a page
+    // (an HTML or SVG attachment would otherwise run script with the dashboard's cookies).
+    reply.header('cache-control', 'private, no-store').header('x-content-type-options', 'nosniff')
+      .header('content-security-policy', "default-src 'none'; sandbox").header('cross-origin-resource-policy', 'same-origin');
     if (kind === 'raw') {
       const r = await receivedEmailRawBlob(deps.pool, id);
       if (!r?.raw_blob) throw new AppError('not_found', 'The raw message was removed by retention.');
