@@ -42,6 +42,7 @@ export const ERRORS = {
   // Inbound MX refusals (SMTP only; the HTTP side is never used for them).
   relay_denied: e('validation_error', 403, 'Relay access denied: this server does not accept mail for that domain.', 550, '5.7.1'),
   message_malformed: e('validation_error', 422, 'The message is not a valid RFC 5322 message.', 550, '5.6.0'),
+  data_timeout: e('validation_error', 408, 'The message took too long to arrive; closing the connection.', 421, '4.4.2'),
   too_many_connections: e('rate_limit_exceeded', 429, 'Too many connections from your address, try again later.', 421, '4.7.0'),
   application_error: e('application_error', 500, 'An unexpected error occurred.', 451, '4.3.0'),
   service_unavailable: e('application_error', 503, 'The service is shutting down or not ready. Please retry.', 421, '4.3.2'),

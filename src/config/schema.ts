@@ -141,6 +141,7 @@ export const schema = {
   smtpTrustedNetworks: def({ env: 'MAILROOM_SMTP_TRUSTED_NETWORKS', description: 'client addresses/CIDR blocks allowed to submit WITHOUT TLS or AUTH, as the key in MAILROOM_SMTP_TRUSTED_API_KEY (benchmarks, a trusted relay); empty = none', default: [] as string[], parse: cidrList }),
   smtpTrustedApiKey: def({ env: 'MAILROOM_SMTP_TRUSTED_API_KEY', description: 'API key whose team and permissions apply to mail from MAILROOM_SMTP_TRUSTED_NETWORKS', default: undefined, parse: optStr, secret: true }),
   mxListen: def({ env: 'MAILROOM_MX_LISTEN', description: 'inbound MX listener addresses', default: hostPortList('127.0.0.1:2525'), parse: hostPortList }),
+  smtpDataTimeoutMs: def({ env: 'MAILROOM_SMTP_DATA_TIMEOUT_MS', description: 'longest time a client may take to send one message (DATA), submission and MX listeners, ms (421 4.4.2 after it)', default: 10 * 60_000, parse: int(1000, 3_600_000) }),
   mxMaxSize: def({ env: 'MAILROOM_MX_MAX_SIZE', description: 'largest message accepted by the inbound MX listener, bytes', default: 40 * 1024 * 1024, parse: int(1024, 200 * 1024 * 1024) }),
   mxMaxConnectionsPerIp: def({ env: 'MAILROOM_MX_MAX_CONNECTIONS_PER_IP', description: 'concurrent inbound MX connections allowed from one client address (beyond: 421)', default: 20, parse: int(1, 100_000) }),
   mxRateLimit: def({ env: 'MAILROOM_MX_RATE_LIMIT', description: 'messages per minute the inbound MX listener accepts from one client address (beyond: 451 4.7.1)', default: 600, parse: int(1, 10_000_000) }),

@@ -45,6 +45,6 @@ export async function startMx(deps: { config: Config; log: Logger; pool: Pool })
     maxRecipients: MAX_RECIPIENTS,
     socketTimeout: IDLE_TIMEOUT_MS,
     closeTimeout: CLOSE_TIMEOUT_MS,
-  }), log, 'smtp mx');
+  }, config.smtpDataTimeoutMs), log, 'smtp mx');
   return { listeners: bound, close: gracefulCloser(servers) };
 }

@@ -6,6 +6,8 @@
 //    talks before the greeting is still refused ("You talk too soon"): the greeting just comes at once.
 // 2. replies whose text already starts with an enhanced status code (ours, from the error table)
 //    are sent as is, instead of getting the library's guess for the reply code prepended.
+// 3. an overall deadline on DATA (the library only has an idle timeout, so a client trickling one
+//    byte every 20 s held a connection and its buffers forever): 421 4.4.2, then the connection closes.
 import type net from 'node:net';
 import type tls from 'node:tls';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
@@ -14,6 +16,7 @@ import { SMTPConnection, type SMTPConnectionOptions } from 'smtp-server/lib/smtp
 
 const ENHANCED = /^[245]\.\d{1,3}\.\d{1,3} /;
 const SHUTTING_DOWN = new AppError('service_unavailable').toSmtp().message;
+const DATA_TIMEOUT = new AppError('data_timeout').toSmtp();
 
 class SubmissionConnection extends SMTPConnection {
   override init(): void {
@@ -32,6 +35,21 @@ class SubmissionConnection extends SMTPConnection {
     super.send(code, data, context);
   }
 
+  override handler_DATA(command: Buffer, callback: () => void): void {
+    super.handler_DATA(command, callback);
+    const stream = this._dataStream;
+    const limit = (this._server as SubmissionServer).dataTimeoutMs;
+    if (!stream || !limit) return;
+    const timer = setTimeout(() => {
+      if (this._dataStream !== stream || !stream.readable) return; // the message arrived in time
+      this.send(DATA_TIMEOUT.code, DATA_TIMEOUT.message);
+      this.close();
+    }, limit);
+    timer.unref();
+    stream.once('end', () => clearTimeout(timer));
+    stream.once('close', () => clearTimeout(timer));
+  }
+
   /** True while the client is sending DATA or a handler (policy, commit) has not answered yet. */
   get busy(): boolean {
     return Boolean(this._dataStream) || this._handlerPending;
@@ -39,7 +57,8 @@ class SubmissionConnection extends SMTPConnection {
 }
 
 export class SubmissionServer extends SMTPServer {
-  constructor(options: SMTPServerOptions) {
+  /** `dataTimeoutMs`: the longest a client may take to send one message's DATA (0 = no limit). */
+  constructor(options: SMTPServerOptions, readonly dataTimeoutMs = 0) {
     super(options);
   }
 

@@ -40,6 +40,6 @@ export async function startSubmission(deps: SubmissionDeps): Promise<Submission>
     closeTimeout: CLOSE_TIMEOUT_MS,
   });
 
-  const { servers, bound } = await listenAll(config.smtpListen, (l) => new SubmissionServer(optionsFor(l)), log, 'smtp submission');
+  const { servers, bound } = await listenAll(config.smtpListen, (l) => new SubmissionServer(optionsFor(l), config.smtpDataTimeoutMs), log, 'smtp submission');
   return { listeners: bound, close: gracefulCloser(servers) };
 }
