@@ -28,6 +28,7 @@ import { DELIVER_JOB, emailsPurgeRaw } from './store/emails.js';
 import { idempotencyDeleteExpired } from './store/idempotency.js';
 import { receivedEmailsPurge } from './store/received-emails.js';
 import { teamEnsureDefault } from './store/teams.js';
+import { mxHostProblem } from './config/checks.js';
 import { TrackingRecorder } from './tracking/recorder.js';
 import { TrackingSigner } from './tracking/tokens.js';
 import { WebhookLog } from './webhooks/message-log.js';
@@ -59,6 +60,8 @@ export interface RunningApp {
 export async function startApp(config: Config, opts: { log?: Logger } = {}): Promise<RunningApp> {
   const log = opts.log ?? createLogger(config.logLevel);
   fs.mkdirSync(config.dataDir, { recursive: true });
+  const mxProblem = mxHostProblem(config);
+  if (mxProblem) log.warn(mxProblem);
   const secretKey = resolveSecretKey(config.secretKey, config.dataDir);
   const sealer = new Sealer(secretKey);
   const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, log });

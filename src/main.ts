@@ -2,6 +2,8 @@
 import { runCli } from './cli/index.js';
 
 runCli(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (err) => {
-  process.stderr.write(`${(err as Error).message}\n`);
+  // Whatever was thrown (a library once rejected with undefined), say something and fail.
+  const message = err instanceof Error ? err.message || err.name : err === undefined ? 'failed (no reason given)' : String(err);
+  process.stderr.write(`mailroom: ${message}\n`);
   process.exitCode = 1;
 });

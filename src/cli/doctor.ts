@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import tls from 'node:tls';
+import { mxHostProblem } from '../config/checks.js';
 import { X509Certificate } from 'node:crypto';
 import { Resolver } from 'node:dns/promises';
 import { loadConfig } from '../config/load.js';
@@ -25,6 +26,8 @@ export async function cmdDoctor(): Promise<number> {
   const checks: Check[] = [];
   const config = loadConfig(); // a bad setting throws a ConfigError naming it
   checks.push({ name: 'configuration', ok: true, detail: 'all settings valid' });
+  const mxProblem = mxHostProblem(config);
+  checks.push({ name: 'public host name (MAILROOM_MX_HOST)', ok: !mxProblem, detail: mxProblem ?? config.mxHost, warnOnly: true });
 
   try {
     const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, log: createLogger('silent'), poolSize: 1 });

@@ -1,6 +1,7 @@
 // The database: a pg Pool on MAILROOM_DATABASE_URL, or on an embedded PostgreSQL started under
 // MAILROOM_DATA_DIR when no URL is set (and stopped on close). Every session runs in UTC so that
 // `ts::text` yields Resend's Postgres timestamp format ("2023-04-03 22:13:42.674981+00").
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -72,43 +73,129 @@ async function importEmbeddedPostgres() {
   return EmbeddedPostgres;
 }
 
+/** The old constant superuser password; clusters made with it get a random one on their next start. */
+const LEGACY_PASSWORD = 'mailroom';
+
+/**
+ * The superuser password of the cluster under `databaseDir`: random per data directory, kept
+ * beside it (0600). A cluster initialised before this existed used a constant; `legacy` says so.
+ */
+function clusterPassword(databaseDir: string, fresh: boolean): { password: string; legacy: boolean; file: string } {
+  const file = path.join(path.dirname(databaseDir), `${path.basename(databaseDir)}.password`);
+  if (fs.existsSync(file)) return { password: fs.readFileSync(file, 'utf8').trim(), legacy: false, file };
+  const password = crypto.randomBytes(24).toString('base64url');
+  if (fresh) {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, password, { mode: 0o600 });
+  }
+  return { password, legacy: !fresh, file };
+}
+
+/**
+ * As root, PostgreSQL runs as an unprivileged user, which must be able to reach the data
+ * directory: a 0700 parent (mkdtemp's default) made initdb fail with a bare "permission denied".
+ */
+function checkReachableAsPostgresUser(databaseDir: string): void {
+  if (process.getuid?.() !== 0) return;
+  for (let dir = path.dirname(databaseDir); ; dir = path.dirname(dir)) {
+    if (fs.existsSync(dir)) {
+      const st = fs.statSync(dir);
+      if (st.uid === 0 && (st.mode & 0o001) === 0) {
+        throw new Error(`The embedded PostgreSQL cannot use ${databaseDir}: running as root, it runs as the unprivileged "postgres" user, which cannot enter ${dir} (mode ${(st.mode & 0o777).toString(8)}). Run \`chmod o+x ${dir}\`, set MAILROOM_DATA_DIR to a directory it can reach, or set MAILROOM_DATABASE_URL to use another PostgreSQL.`);
+      }
+    }
+    if (dir === path.dirname(dir)) return;
+  }
+}
+
+const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch (e) { return (e as NodeJS.ErrnoException).code === 'EPERM'; } };
+
+/** True when `pid` is a postgres server for this data directory (read from /proc on Linux). */
+function isOurPostmaster(pid: number, databaseDir: string): boolean {
+  try {
+    const args = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    return /postgres$/.test(args[0] ?? '') && args.includes(databaseDir);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A start after a crash (kill -9, OOM) of the process that owned the embedded server: its
+ * postmaster lives on as an orphan holding postmaster.pid. Ours (same binary, same directory) is
+ * stopped cleanly (fast shutdown, then harder) and the start goes on; a stale pid file is removed.
+ */
+async function reclaimDataDirectory(databaseDir: string, log: Logger): Promise<void> {
+  const pidFile = path.join(databaseDir, 'postmaster.pid');
+  if (!fs.existsSync(pidFile)) return;
+  const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
+  if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) {
+    fs.rmSync(pidFile, { force: true });
+    return;
+  }
+  if (!isOurPostmaster(pid, databaseDir)) {
+    throw new Error(`The embedded PostgreSQL data directory ${databaseDir} is in use by process ${pid}, which is not a PostgreSQL server for it. Stop that process (or remove ${pidFile} if it is stale) and start again.`);
+  }
+  log.warn('an embedded PostgreSQL left running by an earlier run (crash or kill -9) is being stopped', { pid, dir: databaseDir });
+  for (const [signal, waitMs] of [['SIGINT', 15_000], ['SIGQUIT', 5_000], ['SIGKILL', 5_000]] as const) {
+    try { process.kill(pid, signal); } catch { /* already gone */ }
+    for (let waited = 0; waited < waitMs && alive(pid); waited += 50) await new Promise((r) => setTimeout(r, 50));
+    if (!alive(pid)) break;
+  }
+  if (alive(pid)) throw new Error(`The embedded PostgreSQL left by an earlier run (process ${pid}) did not stop; stop it by hand and start again.`);
+  if (fs.existsSync(pidFile)) fs.rmSync(pidFile, { force: true });
+}
+
 /** Starts (initialising on first use) a PostgreSQL cluster under `dir`; returns its URL and a stop. */
 export async function startEmbeddedPostgres(dir: string, log: Logger, database = 'mailroom'): Promise<{ url: string; stop: () => Promise<void> }> {
   const EmbeddedPostgres = await importEmbeddedPostgres();
   const databaseDir = path.resolve(dir);
+  checkReachableAsPostgresUser(databaseDir);
   const port = await freePort();
-  const password = 'mailroom';
-  const pgLog = (m: unknown) => log.debug('embedded postgres', { out: String(m).trim() });
+  const fresh = !fs.existsSync(path.join(databaseDir, 'PG_VERSION'));
+  const secret = clusterPassword(databaseDir, fresh);
+  const recent: string[] = []; // the server's last words, for a start that fails
+  const pgLog = (m: unknown) => {
+    const text = String(m).trim();
+    recent.push(...text.split('\n'));
+    if (recent.length > 30) recent.splice(0, recent.length - 30);
+    log.debug('embedded postgres', { out: text });
+  };
   const server = new EmbeddedPostgres({
-    databaseDir, port, user: 'postgres', password, persistent: true, authMethod: 'md5',
+    databaseDir, port, user: 'postgres', password: secret.password, persistent: true, authMethod: 'md5',
     createPostgresUser: process.getuid?.() === 0, onLog: pgLog, onError: pgLog,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
   });
-  const fresh = !fs.existsSync(path.join(databaseDir, 'PG_VERSION'));
+  const failed = (what: string, err: unknown) => {
+    const why = err instanceof Error && err.message ? err.message : recent.filter((l) => /FATAL|ERROR|PANIC|could not|permission|denied/i.test(l)).join('\n') || recent.slice(-5).join('\n') || 'no output';
+    return new Error(`The embedded PostgreSQL ${what} in ${databaseDir}: ${why}`);
+  };
   if (fresh) {
     fs.mkdirSync(path.dirname(databaseDir), { recursive: true });
-    await server.initialise();
+    await server.initialise().catch((err) => { throw failed('could not be initialised', err); });
   } else {
-    // A crashed earlier run can leave a stale pid file that stops the server from starting.
-    const pidFile = path.join(databaseDir, 'postmaster.pid');
-    if (fs.existsSync(pidFile)) {
-      const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
-      let alive = false;
-      try { process.kill(pid, 0); alive = true; } catch { /* not running */ }
-      if (!alive) fs.rmSync(pidFile);
-    }
+    await reclaimDataDirectory(databaseDir, log);
   }
-  await server.start();
-  const admin = new pg.Client({ connectionString: `postgres://postgres:${password}@127.0.0.1:${port}/postgres` });
-  await admin.connect();
+  await server.start().catch((err) => { throw failed('did not start', err); });
+  const admin = new pg.Client({ connectionString: `postgres://postgres:${encodeURIComponent(secret.legacy ? LEGACY_PASSWORD : secret.password)}@127.0.0.1:${port}/postgres` });
   try {
+    await admin.connect();
+    if (secret.legacy) {
+      // Upgrade from the constant password: set this directory's own, then remember it.
+      await admin.query(`ALTER USER postgres PASSWORD '${secret.password}'`);
+      fs.writeFileSync(secret.file, secret.password, { mode: 0o600 });
+      log.info('embedded postgres: the constant superuser password was replaced by a random one', { file: secret.file });
+    }
     const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
     if (!rowCount) await admin.query(`CREATE DATABASE "${database}"`);
+  } catch (err) {
+    await server.stop().catch(() => undefined);
+    throw err;
   } finally {
-    await admin.end();
+    await admin.end().catch(() => undefined);
   }
   log.info('embedded postgres started', { dir: databaseDir, port, initialised: fresh });
-  return { url: `postgres://postgres:${password}@127.0.0.1:${port}/${database}`, stop: () => server.stop() };
+  return { url: `postgres://postgres:${encodeURIComponent(secret.password)}@127.0.0.1:${port}/${database}`, stop: () => server.stop() };
 }
 
 export async function openDatabase(opts: { url?: string; dataDir: string; log: Logger; poolSize?: number }): Promise<Database> {
