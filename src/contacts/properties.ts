@@ -86,11 +86,12 @@ export async function propertiesCheck(tx: Queryable, teamId: string, values: Pro
 }
 
 /** What GET /contacts/:id shows: each property's own value, else its fallback; none when neither. */
-export async function propertiesEffective(db: Queryable, teamId: string, stored: Record<string, PropertyValue>): Promise<Record<string, PropertyValue>> {
-  const out: Record<string, PropertyValue> = {};
+/** A contact's properties as GET /contacts/:id shows them: `{key: {type, value}}`, the Node SDK's shape. */
+export async function propertiesEffective(db: Queryable, teamId: string, stored: Record<string, PropertyValue>): Promise<Record<string, { type: string; value: PropertyValue }>> {
+  const out: Record<string, { type: string; value: PropertyValue }> = {};
   for (const d of await contactPropertiesFind(db, teamId)) {
     const v = Object.hasOwn(stored, d.key) ? stored[d.key] : d.fallback_value; // not `constructor` of Object.prototype
-    if (v !== null && v !== undefined) out[d.key] = v;
+    if (v !== null && v !== undefined) out[d.key] = { type: d.type, value: v };
   }
   return out;
 }

@@ -116,6 +116,9 @@ export const pathAttachmentBudget = (req: SendRequest): number => Math.max(0, Ma
 
 export function validateSendRequest(body: unknown, opts: { allowAttachments: boolean; now: Date }): SendRequest {
   if (!isObject(body)) throw new AppError('validation_error', 'The request body must be a JSON object.');
+  // Fields of Resend's API whose features are not built yet are refused by name, never dropped.
+  if (!absent(body.template)) throw invalidField('template', 'templates are not available on this server yet; send `html` or `text`.');
+  if (!absent(body.topic_id)) throw invalidField('topic_id', `no topic ${typeof body.topic_id === 'string' ? `\`${body.topic_id.slice(0, 100)}\` ` : ''}exists (topics are not available on this server yet).`);
   const from = parseFrom(body.from);
   if (absent(body.to) || body.to === '' || (Array.isArray(body.to) && body.to.length === 0)) throw missingField('to');
   const to = parseAddressList(body.to, 'to');

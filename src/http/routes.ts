@@ -35,6 +35,7 @@ import contactsList from './api/contacts.list.js';
 import contactsGet from './api/contacts.get.js';
 import contactsUpdate from './api/contacts.update.js';
 import contactsDelete from './api/contacts.delete.js';
+import contactsImports from './api/contacts.imports.js';
 import contactPropertiesCreate from './api/contact-properties.create.js';
 import contactPropertiesList from './api/contact-properties.list.js';
 import contactPropertiesGet from './api/contact-properties.get.js';
@@ -60,7 +61,7 @@ const ENDPOINTS = [
   emailsSend, emailsBatch, emailsGet, emailsList, emailsUpdate, emailsCancel, emailsEvents, emailsMetrics,
   emailsReceivingList, emailsReceivingGet, emailsReceivingAttachmentsList, emailsReceivingAttachmentsGet, inboundDownload,
   suppressions, metricsPrometheus,
-  contactsCreate, contactsList, contactsGet, contactsUpdate, contactsDelete,
+  contactsCreate, contactsList, contactsImports, contactsGet, contactsUpdate, contactsDelete,
   contactPropertiesCreate, contactPropertiesList, contactPropertiesGet, contactPropertiesUpdate, contactPropertiesDelete,
   webhooksCreate, webhooksList, webhooksGet, webhooksUpdate, webhooksDelete, webhooksRotate,
   webhooksEventsList, webhooksEventsGet, webhooksEventsAttempts, webhooksEventsReplay,

@@ -93,13 +93,13 @@ describe('contact properties through the resend SDK', () => {
 
     const { data } = await c.contacts.create({ email: 'p@example.com', properties: { seats: 3, tier: null } });
     const id = data!.id;
-    assert.deepEqual((await c.contacts.get(id)).data!.properties, { company: 'Acme', seats: 3, constructor: 'Object' });
+    assert.deepEqual((await c.contacts.get(id)).data!.properties, { company: { type: 'string', value: 'Acme' }, seats: { type: 'number', value: 3 }, constructor: { type: 'string', value: 'Object' } });
     await c.contactProperties.remove((await c.contactProperties.list()).data!.data.find((p) => p.key === 'constructor')!.id);
 
     await c.contacts.update({ id, properties: { company: 'Globex', tier: 'gold' } });
-    assert.deepEqual((await c.contacts.get(id)).data!.properties, { company: 'Globex', seats: 3, tier: 'gold' });
+    assert.deepEqual((await c.contacts.get(id)).data!.properties, { company: { type: 'string', value: 'Globex' }, seats: { type: 'number', value: 3 }, tier: { type: 'string', value: 'gold' } });
     await c.contacts.update({ id, properties: { company: null, seats: null } });
-    assert.deepEqual((await c.contacts.get(id)).data!.properties, { company: 'Acme', tier: 'gold' }, 'null clears a value; the fallback shows again');
+    assert.deepEqual((await c.contacts.get(id)).data!.properties, { company: { type: 'string', value: 'Acme' }, tier: { type: 'string', value: 'gold' } }, 'null clears a value; the fallback shows again');
 
     for (const [props, re] of [
       [{ seats: 'three' }, /"seats" is a number; got a string/], [{ company: 5 }, /"company" is a string; got a number/],
@@ -112,7 +112,7 @@ describe('contact properties through the resend SDK', () => {
       assert.equal(updated.error?.statusCode, 422);
       assert.match(updated.error!.message, re);
     }
-    assert.deepEqual((await c.contacts.get(id)).data!.properties, { company: 'Acme', tier: 'gold' }, 'unchanged');
+    assert.deepEqual((await c.contacts.get(id)).data!.properties, { company: { type: 'string', value: 'Acme' }, tier: { type: 'string', value: 'gold' } }, 'unchanged');
     // Another team's property of the same key does not make it valid here.
     await b.contactProperties.create({ key: 'only_b', type: 'string' });
     assert.match((await c.contacts.update({ id, properties: { only_b: 'x' } })).error!.message, /"only_b" does not exist/);
@@ -120,9 +120,9 @@ describe('contact properties through the resend SDK', () => {
     // Deleting a property removes its values from contacts: a new property of that key starts empty.
     const tier = (await c.contactProperties.list()).data!.data.find((p) => p.key === 'tier')!;
     await c.contactProperties.remove(tier.id);
-    assert.deepEqual((await c.contacts.get(id)).data!.properties, { company: 'Acme' });
+    assert.deepEqual((await c.contacts.get(id)).data!.properties, { company: { type: 'string', value: 'Acme' } });
     await c.contactProperties.create({ key: 'tier', type: 'number' });
-    assert.deepEqual((await c.contacts.get(id)).data!.properties, { company: 'Acme' });
+    assert.deepEqual((await c.contacts.get(id)).data!.properties, { company: { type: 'string', value: 'Acme' } });
     const { rows } = await t.db.pool.query('SELECT properties FROM contacts WHERE id = $1', [id]);
     assert.deepEqual(rows[0].properties, {});
   });

@@ -218,4 +218,13 @@ describe('contacts through the resend SDK', () => {
     const doc = (await t.api('GET', '/openapi.json', { key: null })).body;
     for (const p of ['/contacts', '/contacts/{id}', '/contact-properties', '/contact-properties/{id}', '/audiences/{audience_id}/contacts']) assert.ok(doc.paths[p], p);
   });
+
+  test('contact imports answer that they are not available, not "Contact not found"', async () => {
+    const list = await t.resend.contacts.imports.list();
+    assert.equal(list.error?.name, 'not_found');
+    assert.match(list.error!.message, /Contact imports are not available/);
+    const one = await t.resend.contacts.imports.get('b6d24b8e-af0b-4c3c-be0c-359bbd97381e');
+    assert.match(one.error!.message, /Contact imports are not available/);
+  });
 });
+
