@@ -10,7 +10,8 @@ import type { Sealer } from '../lib/crypto.js';
 import { isUuid, uuid } from '../lib/ids.js';
 import type { Logger } from '../lib/log.js';
 import type { DkimKey } from '../mta/dkim.js';
-import type { Pool } from '../store/db.js';
+import { withTx, type Pool, type Queryable } from '../store/db.js';
+import { resourceEventInsert } from '../store/resource-events.js';
 import {
   domainFindByIdAnyTeam,
   domainDelete, domainExistsByName, domainFindById, domainFindByName, domainInsert, domainList, domainSaveVerification,
@@ -76,6 +77,12 @@ export class Domains {
     return { ...this.summary(d), tracking_subdomain: d.tracking_subdomain, custom_return_path: d.custom_return_path, tls: d.tls, dkim_ed25519: Boolean(d.dkim_ed25519_public_key), records: this.records(d) };
   }
 
+  /** domain.created|updated|deleted for webhooks, in the caller's transaction when it has one. */
+  private event(db: Queryable, type: 'domain.created' | 'domain.updated' | 'domain.deleted', d: DomainRow): Promise<void> {
+    const created = new Date(typeof d.created_at === 'string' ? String(d.created_at).replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00') : d.created_at).toISOString();
+    return resourceEventInsert(db, d.team_id, d.id, type, { id: d.id, name: d.name, status: d.status, created_at: created, region: d.region, records: this.records(d) });
+  }
+
   private async find(teamId: string, id: string): Promise<DomainRow> {
     const d = isUuid(id) ? await domainFindById(this.pool, teamId, id) : undefined;
     if (!d) throw notFound('Domain');
@@ -102,12 +109,16 @@ export class Domains {
     const ed = input.dkim_ed25519 ? await this.newEd25519Key() : null;
     let row: DomainRow;
     try {
-      row = await domainInsert(this.pool, {
+      row = await withTx(this.pool, async (tx) => {
+        const inserted = await domainInsert(tx, {
         id: uuid(), team_id: teamId, name, region, custom_return_path: returnPath,
         open_tracking: input.open_tracking ?? false, click_tracking: input.click_tracking ?? false, tls, sending, receiving,
         tracking_subdomain: tracking, dkim_selector: DKIM_SELECTOR, dkim_algorithm: 'rsa',
         dkim_public_key: (publicKey as Buffer).toString('base64'), dkim_private_key: this.sealer.seal(privateKey as string),
         dkim_ed25519_public_key: ed?.publicKey ?? null, dkim_ed25519_private_key: ed?.sealedPrivateKey ?? null,
+        });
+        await this.event(tx, 'domain.created', inserted);
+        return inserted;
       });
     } catch (err) {
       if ((err as { code?: string }).code === '23505') throw new AppError('forbidden', `The \`${name}\` domain has been registered already.`);
@@ -139,7 +150,8 @@ export class Domains {
     if (input.dkim_ed25519 === true && !d.dkim_ed25519_public_key) await domainSetEd25519Key(this.pool, teamId, id, await this.newEd25519Key());
     if (input.dkim_ed25519 === false && d.dkim_ed25519_public_key) await domainSetEd25519Key(this.pool, teamId, id, null);
     // Capabilities or records changed: the aggregate status must follow.
-    await this.refreshStatus(await this.find(teamId, id));
+    await this.refreshStatus(await this.find(teamId, id), false);
+    await this.event(this.pool, 'domain.updated', await this.find(teamId, id));
     return { object: 'domain' as const, id };
   }
 
@@ -153,7 +165,13 @@ export class Domains {
   }
 
   async remove(teamId: string, id: string) {
-    if (!isUuid(id) || !(await domainDelete(this.pool, teamId, id))) throw notFound('Domain');
+    const d = isUuid(id) ? await domainFindById(this.pool, teamId, id) : undefined;
+    const deleted = d && await withTx(this.pool, async (tx) => {
+      if (!(await domainDelete(tx, teamId, id))) return false;
+      await this.event(tx, 'domain.deleted', d);
+      return true;
+    });
+    if (!deleted) throw notFound('Domain');
     return { object: 'domain' as const, id, deleted: true };
   }
 
@@ -166,13 +184,14 @@ export class Domains {
     return { object: 'domain' as const, id };
   }
 
-  private async refreshStatus(d: DomainRow): Promise<void> {
+  private async refreshStatus(d: DomainRow, announce = true): Promise<void> {
     const status = domainStatus(domainRecords(d, this.hosts), d.record_status);
     if (status !== d.status) {
       await domainSaveVerification(this.pool, d.id, {
         status, recordStatus: d.record_status, verifyStartedAt: d.verify_started_at, verifiedAt: d.verified_at,
         nextCheckAt: d.verify_started_at ? nextCheckAt(status, new Date(), d.verify_started_at) : null,
       });
+      if (announce) await this.event(this.pool, 'domain.updated', { ...d, status });
     }
   }
 
@@ -189,7 +208,10 @@ export class Domains {
     const status = domainStatus(specs, checks);
     const verifiedAt = status === 'verified' ? d.verified_at ?? now : d.verified_at;
     await domainSaveVerification(this.pool, d.id, { status, recordStatus: checks, verifyStartedAt, verifiedAt, nextCheckAt: nextCheckAt(status, now, verifyStartedAt) });
-    if (status !== d.status) this.log.info('domain status changed', { domain: d.name, from: d.status, to: status });
+    if (status !== d.status) {
+      this.log.info('domain status changed', { domain: d.name, from: d.status, to: status });
+      await this.event(this.pool, 'domain.updated', { ...d, status, record_status: checks });
+    }
     return status;
   }
 

@@ -1,6 +1,6 @@
 // The event names an endpoint may subscribe to: every WebhookEvent of the `resend` SDK (so SDK
-// callers pass validation unchanged). Mailroom emits the email.* and contact.created|updated|deleted ones
-// today; the others are accepted so that subscriptions made now start receiving them when their sources exist.
+// callers pass validation unchanged). Mailroom emits the email.*, contact.created|updated|deleted,
+// domain.created|updated|deleted and suppression.added|removed ones today; the others are accepted so that subscriptions made now start receiving them when their sources exist.
 export const WEBHOOK_EVENT_TYPES = [
   'email.sent', 'email.scheduled', 'email.delivered', 'email.delivery_delayed', 'email.complained', 'email.bounced',
   'email.opened', 'email.clicked', 'email.received', 'email.failed', 'email.suppressed',
