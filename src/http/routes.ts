@@ -18,6 +18,9 @@ import logsGet from './api/logs.get.js';
 import emailsSend from './api/emails.send.js';
 import emailsBatch from './api/emails.batch.js';
 import emailsGet from './api/emails.get.js';
+import emailsAttachments from './api/emails.attachments.js';
+import emailsShare from './api/emails.share.js';
+import usage from './api/usage.js';
 import emailsList from './api/emails.list.js';
 import emailsUpdate from './api/emails.update.js';
 import emailsCancel from './api/emails.cancel.js';
@@ -58,7 +61,7 @@ const ENDPOINTS = [
   apiKeysCreate, apiKeysList, apiKeysUpdate, apiKeysDelete,
   domainsCreate, domainsList, domainsGet, domainsUpdate, domainsVerify, domainsDelete,
   logsList, logsGet,
-  emailsSend, emailsBatch, emailsGet, emailsList, emailsUpdate, emailsCancel, emailsEvents, emailsMetrics,
+  emailsSend, emailsBatch, emailsGet, emailsList, emailsUpdate, emailsCancel, emailsEvents, emailsMetrics, emailsAttachments, emailsShare, usage,
   emailsReceivingList, emailsReceivingGet, emailsReceivingAttachmentsList, emailsReceivingAttachmentsGet, inboundDownload,
   suppressions, metricsPrometheus,
   contactsCreate, contactsList, contactsImports, contactsGet, contactsUpdate, contactsDelete,

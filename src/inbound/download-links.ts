@@ -1,11 +1,19 @@
-// Signed, expiring download links for received mail (the raw message, each attachment): the
+// Signed, expiring links: received mail (the raw message, each attachment), attachments of sent
+// mail, and an email's public share page. The
 // link itself is the credential (Resend's `download_url`), so a client such as the SDK's
 // `emails.receiving.forward()` can fetch it without an API key. HMAC-SHA256 under a key derived
 // from the instance secret for this purpose only; verified without a database read.
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 
 export const LINK_TTL_MS = 3600_000;
-export type DownloadKind = 'raw' | 'attachment';
+export type DownloadKind = 'raw' | 'attachment' | 'sent-attachment' | 'share';
+/** Where each kind is served (the signature covers kind, id and expiry, never the path). */
+const PATHS: Record<DownloadKind, (id: string) => string> = {
+  raw: (id) => `/inbound/raw/${id}`,
+  attachment: (id) => `/inbound/attachment/${id}`,
+  'sent-attachment': (id) => `/files/sent/${id}`,
+  share: (id) => `/share/${id}`,
+};
 
 export class DownloadLinks {
   private readonly key: Buffer;
@@ -17,10 +25,10 @@ export class DownloadLinks {
     return createHmac('sha256', this.key).update(`${kind}:${id}:${expires}`).digest('base64url');
   }
 
-  link(kind: DownloadKind, id: string, now = Date.now()): { download_url: string; expires_at: string } {
-    const expires = Math.floor((now + LINK_TTL_MS) / 1000);
+  link(kind: DownloadKind, id: string, now = Date.now(), ttlMs = LINK_TTL_MS): { download_url: string; expires_at: string } {
+    const expires = Math.floor((now + ttlMs) / 1000);
     return {
-      download_url: `${this.publicUrl}/inbound/${kind}/${id}?expires=${expires}&signature=${this.sig(kind, id, expires)}`,
+      download_url: `${this.publicUrl}${PATHS[kind](id)}?expires=${expires}&signature=${this.sig(kind, id, expires)}`,
       expires_at: new Date(expires * 1000).toISOString(),
     };
   }

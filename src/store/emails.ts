@@ -92,6 +92,18 @@ export async function emailFindById(db: Queryable, teamId: string, id: string): 
   return rows[0];
 }
 
+/** The raw MIME of a team's email: undefined when there is no such email, raw null once purged. */
+export async function emailRawFind(db: Queryable, teamId: string, id: string): Promise<{ raw: Buffer | null } | undefined> {
+  const { rows } = await db.query<{ raw: Buffer | null }>('SELECT raw FROM emails WHERE team_id = $1 AND id = $2', [teamId, id]);
+  return rows[0];
+}
+
+/** The same for a signed public link (share page, attachment download): the signature names the email, not the key. */
+export async function emailRawById(db: Queryable, id: string): Promise<{ raw: Buffer | null; team_id: string } | undefined> {
+  const { rows } = await db.query<{ raw: Buffer | null; team_id: string }>('SELECT raw, team_id FROM emails WHERE id = $1', [id]);
+  return rows[0];
+}
+
 export async function emailList(db: Queryable, teamId: string, page: PageQuery, filters: EmailFilters = {}): Promise<Page<EmailListItem>> {
   const f = emailFilterSql(filters); // dashboard filters (email-filters.ts); none = the plain list
   return paginate<EmailListItem>(db, { table: 'emails', columns: RECORD_COLUMNS, teamId, page, where: f?.where, params: f?.params });

@@ -1,0 +1,57 @@
+// POST /emails/:id/share {expires_in?} → {object: "email", id, url}: a signed, expiring public view
+// of a sent email (the SDK's resend.emails.share). GET /share/<id>?expires&signature shows the HTML
+// (or the text) with no key: the link is the credential; it changes nothing, is rate-limited per
+// client address, and is served so that the email's markup cannot run script or load anything
+// but images (CSP sandbox, nosniff, no referrer).
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { AppError, invalidField, notFound } from '../../errors.js';
+import { isUuid } from '../../lib/ids.js';
+import { emailFindById, emailRawById } from '../../store/emails.js';
+import { rateLimitHeaders } from '../../ratelimit/limiter.js';
+import { authOf, type ApiDeps } from '../types.js';
+
+const DEFAULT_TTL_MS = 24 * 3600_000;
+const MAX_TTL_MS = 30 * 24 * 3600_000;
+const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3600_000, d: 86_400_000 };
+
+/** "30m", "24h", "7d" (also a number of seconds) → milliseconds. */
+export function shareTtl(v: unknown): number {
+  if (v === undefined || v === null || v === '') return DEFAULT_TTL_MS;
+  const m = typeof v === 'number' ? [String(v), String(v), 's'] : typeof v === 'string' ? /^\s*(\d{1,7})\s*([smhd]?)\s*$/.exec(v) : null;
+  if (!m) throw invalidField('expires_in', 'must be a duration such as "30m", "24h" or "7d".');
+  const ms = Number(m[1]) * UNIT_MS[m[2] || 's'];
+  if (ms < 60_000 || ms > MAX_TTL_MS) throw invalidField('expires_in', 'must be between 1 minute and 30 days.');
+  return ms;
+}
+
+const escapeHtml = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+
+export default function register(app: FastifyInstance, deps: ApiDeps): void {
+  app.post('/emails/:id/share', {
+    schema: { tags: ['Emails'], summary: 'Create a public, expiring link to view a sent email', params: Type.Object({ id: Type.String() }), body: Type.Optional(Type.Object({ expires_in: Type.Optional(Type.Unknown()) }, { additionalProperties: true })) },
+  }, async (req) => {
+    const { id } = req.params as { id: string };
+    const email = isUuid(id) ? await emailFindById(deps.pool, authOf(req).team_id, id) : undefined;
+    if (!email) throw notFound('Email');
+    const link = deps.downloads.link('share', id, Date.now(), shareTtl((req.body as { expires_in?: unknown } | undefined)?.expires_in));
+    return { object: 'email', id, url: link.download_url, expires_at: link.expires_at };
+  });
+
+  app.get('/share/:id', { config: { public: true }, schema: { hide: true } }, async (req, reply) => {
+    const decision = await deps.limiter.consume(`share:${req.ip}`);
+    reply.headers(rateLimitHeaders(decision));
+    if (!decision.allowed) throw new AppError('rate_limit_exceeded');
+    const { id } = req.params as { id: string };
+    const { expires, signature } = req.query as { expires?: string; signature?: string };
+    if (!isUuid(id) || !deps.downloads.valid('share', id, expires, signature)) throw new AppError('not_found', 'This link is not valid or has expired.');
+    const row = await emailRawById(deps.pool, id);
+    const email = row ? await emailFindById(deps.pool, row.team_id, id) : undefined;
+    if (!email) throw new AppError('not_found', 'This link is not valid or has expired.');
+    const body = email.html ?? `<pre style="white-space:pre-wrap;font:14px/1.5 system-ui,sans-serif">${escapeHtml(email.text ?? '')}</pre>`;
+    return reply.type('text/html; charset=utf-8')
+      .header('cache-control', 'private, no-store').header('x-content-type-options', 'nosniff').header('referrer-policy', 'no-referrer')
+      .header('x-robots-tag', 'noindex').header('content-security-policy', "default-src 'none'; img-src data: https:; style-src 'unsafe-inline'; font-src data: https:; sandbox allow-popups allow-popups-to-escape-sandbox")
+      .send(body);
+  });
+}
