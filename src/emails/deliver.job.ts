@@ -14,6 +14,7 @@ import {
   emailEventsInsertMany, emailsLoadForDelivery, type DeliverPayload, type DeliveryLoad, type DeliveryState, type EmailForDelivery, type EventGroup, type EventInsert,
 } from '../store/emails.js';
 import { suppressionAdd } from '../store/suppressions.js';
+import { suppressesRecipient } from '../mta/classify.js';
 import { Batcher } from '../queue/batcher.js';
 import { bounceExtra, failedExtra, makeEvent, suppressedExtra } from './events.js';
 import { GIVE_UP_AFTER_MS, nextRetryDelayMs } from './retry.js';
@@ -128,7 +129,7 @@ async function settle(ctx: Ctx, email: EmailForDelivery, results: RecipientResul
       events.push(makeEvent(email, 'email.bounced', { recipient: r.recipient, extra: bounceExtra(permanent ? 'Permanent' : 'Transient', permanent ? r.subType ?? 'General' : 'General', diagnostic, message), detail }));
       lastEvent = 'bounced';
       // A block of our sending IP says nothing about the address: do not suppress it.
-      if (permanent && r.category !== 'blocklist') await suppressionAdd(deps.pool, email.team_id, r.recipient, 'bounce', email.id, r.response);
+      if (permanent && suppressesRecipient(r.category)) await suppressionAdd(deps.pool, email.team_id, r.recipient, 'bounce', email.id, r.response);
     }
   }
   if (deferred.length && !expired) {

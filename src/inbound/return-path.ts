@@ -11,6 +11,7 @@ import { withTx, type Pool } from '../store/db.js';
 import { emailEventKeys, emailEventsInsertMany, emailFindForReport, type EmailForReport, type EventInsert } from '../store/emails.js';
 import { returnPathMessageInsert } from '../store/received-emails.js';
 import { suppressionAdd } from '../store/suppressions.js';
+import { suppressesRecipient } from '../mta/classify.js';
 import { classifyReportRecipient, parseReturnPathMessage, type ReturnPathReport } from './return-path-report.js';
 
 export interface ReturnPathDelivery { teamId: string; domainId: string; emailId: string | null; rcpt: string; mailFrom: string }
@@ -67,7 +68,7 @@ export async function handleReturnPathMessage(deps: { pool: Pool; log: Logger },
       events.push(makeEvent(email, 'email.bounced', { recipient, extra: bounceExtra(c.type, c.subType, r.diagnosticCode ?? `smtp; ${c.reply}`, message), detail }));
       lastEvent = 'bounced';
       // A block of our sending IP says nothing about the address: do not suppress it (as for SMTP replies).
-      if (c.type === 'Permanent' && c.category !== 'blocklist') suppress.push({ address: recipient, origin: 'bounce', reason: c.reply });
+      if (c.type === 'Permanent' && suppressesRecipient(c.category)) suppress.push({ address: recipient, origin: 'bounce', reason: c.reply });
     }
   } else if (email && report.kind === 'complaint') {
     const named = (report.recipients.length ? report.recipients : recipientsOf(email)).map((recipient) => ({ recipient }));

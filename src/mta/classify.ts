@@ -1,5 +1,10 @@
 // Turns one SMTP reply into an outcome: delivered, defer (retry later) or bounce, with a bounce
-// subType and a category. Our own rules table, written from public provider replies; no SMTP I/O.
+// subType (Resend's values only: the OpenAPI WebhookEventBounce.subType enum, plus Suppressed),
+// a category, and whether the recipient's address should be suppressed. Our own rules table,
+// written from public provider replies (test/fixtures/bounce-corpus.ts); no SMTP I/O.
+// What is refused because of US (our IP or domain on a blocklist, reputation, authentication,
+// rate, relay, our sender address, policy or content) is never held against the recipient: only
+// a recipient that does not exist (or a domain that does not) is suppressed.
 
 export type BounceSubType =
   | 'General'
@@ -8,8 +13,12 @@ export type BounceSubType =
   | 'MessageTooLarge'
   | 'ContentRejected'
   | 'AttachmentRejected'
-  | 'MessageRejected'
+  | 'Suppressed'
   | 'Undetermined';
+
+/** Categories whose permanent bounces suppress the recipient: the address or its domain does not exist. */
+const SUPPRESSING = new Set(['recipient', 'dns', 'other']);
+export const suppressesRecipient = (category: string | undefined): boolean => category !== undefined && SUPPRESSING.has(category);
 
 export interface Classification {
   action: 'delivered' | 'defer' | 'bounce';
@@ -78,28 +87,32 @@ const RULES: Rule[] = [
   { classes: [4, 5], action: 'defer', subType: 'General', category: 'greylist', text: /gr[ae]y-?list/i },
   { classes: [5], action: 'defer', subType: 'General', category: 'temporary', text: /try (?:again )?later|try again in|please retry|retry (?:later|in)|temporar(?:y|ily) (?:failure|error|unavailable|rejected|deferred|blocked|local problem)|resources temporarily|system is busy/i },
   // Rate limits and volume throttling (Gmail 4.7.28 / 4.7.0, Yahoo TSS04, Microsoft 4.7.500).
-  { classes: [4, 5], action: 'defer', subType: 'General', category: 'rate_limit', enhanced: /^[45]\.7\.28$/, text: /rate limit|too many (?:messages|connections|recipients|concurrent)|throttl|unusual rate|unexpected volume|exceeded .{0,20}(?:rate|limit)|\[TSS0[14]\]|4\.7\.500/i },
+  { classes: [4, 5], action: 'defer', subType: 'General', category: 'rate_limit', enhanced: /^[45]\.7\.(?:28|500)$/, text: /rate limit|too many (?:messages|connections|recipients|concurrent|mails)|throttl|unusual rate|unexpected volume|exceeded .{0,20}(?:rate|limit)|\[TSS0[14]\]|4\.7\.500|sending (?:too|very) (?:fast|many)|ratelimit|too many (?:sessions|smtp)|receiving mail at a rate/i },
+  // Our sending IP or domain is blocked: blocklists, reputation (Microsoft 5.7.606-649 banned
+  // IP / 5.7.708 / 5.7.750 / S3140 / S3150, Spamhaus, Yahoo TSS09/PH01, Orange OFR_506,
+  // Comcast, Proofpoint, Mimecast, Barracuda). Never the recipient's fault.
+  { classes: [5], subType: 'General', category: 'blocklist', enhanced: /^5\.7\.(?:60[6-9]|6[1-4]\d|708|750|511)$/, text: /block ?list|black ?list|spamhaus|barracuda|spamcop|sorbs|\bdnsbls?\b|uribl|\brbl\b|listed (?:at|on|in|by)|(?:poor|bad|low) (?:ip |sender |domain )?reputation|reputation (?:of|is)|\[TSS09\]|\[PH01\]|\(S3140\)|\(S3150\)|\(S775\)|banned sending|access denied, banned|traffic not accepted from this ip|on our block list|client host .{0,80}(?:blocked|rejected|refused)|blocked (?:using|by|because of|due to ip)|\b(?:ip|host|address) .{0,60}(?:is|has been|was) (?:blocked|blacklisted|banned|listed)|ofr_?50[36]|(?:envelope|connection|sender ip|your ip) (?:blocked|rejected|refused)|blocked - see|:blocked\)|refused by (?:dnsbl|blacklist)|dynamic (?:ip|address)|residential ip|not accepted from (?:your|this) (?:ip|network)/i },
+  // Sender authentication (SPF, DKIM, DMARC, ARC, rDNS/HELO; Gmail 5.7.25-5.7.27, Microsoft
+  // 5.7.509/5.7.515, Mimecast anti-spoofing): our setup, not the recipient.
+  { classes: [5], subType: 'General', category: 'auth', enhanced: /^5\.7\.(?:2[3-7]|509|515|30)$/, text: /dmarc|unauthenticated|\bspf\b|sender policy framework|\bdkim\b|not authenticated|authentication (?:required|failed|check)|anti-?spoof|spoof(?:ing|ed)|\bptr\b|reverse dns|\brdns\b|reverse lookup|helo|ehlo|forward-confirmed|fcrdns/i },
+  // Virus or blocked attachment types (checked before generic content/spam).
+  { classes: [5], subType: 'AttachmentRejected', category: 'virus', text: /virus|malware|infected|\battachment|file type|file extension|potential security issue|executable|blocked file|prohibited file/i },
+  // Spam or content refusals.
+  { classes: [5], subType: 'ContentRejected', category: 'spam', text: /spam|unsolicited|bulk mail|phish|suspicious|content (?:rejected|policy|filter|violation)|message (?:content )?(?:was )?(?:blocked|rejected|refused) (?:as|due to|because)|message (?:content )?(?:was )?(?:blocked|rejected) by|likely (?:unsolicited|spam)|\[CS0\d\]|considered (?:as )?junk|junk mail|url (?:is )?(?:blocked|listed)|scam|fraud/i },
   // Mailbox full: 4.2.2 stays a deferral, 5.2.2 bounces.
-  { classes: [4, 5], subType: 'MailboxFull', category: 'mailbox_full', enhanced: /^[45]\.2\.2$/, text: /mailbox (?:is )?full|over ?quota|quota exceeded|exceeded .{0,20}(?:quota|storage)|insufficient (?:system )?storage|out of storage|mailbox size limit/i },
-  // Unknown or disabled recipient (Gmail 5.1.1/5.2.1, Microsoft 5.1.10 and 5.4.1 "Access denied").
-  { classes: [5], subType: 'NoEmail', category: 'recipient', enhanced: /^5\.1\.(?:0|1|3|6|10)$|^5\.2\.1$|^5\.4\.1$/, text: /user unknown|unknown user|no such (?:user|recipient|mailbox|account)|unknown (?:recipient|mailbox)|(?:user|recipient|mailbox|address|account)(?: name)? (?:does not|doesn't) exist|does not exist|recipient (?:address )?rejected|not (?:a )?valid (?:mailbox|recipient|user)|invalid (?:recipient|mailbox|address)|mailbox (?:unavailable|not found|disabled)|account (?:is )?(?:disabled|inactive|suspended)|recipient not found|unrouteable address|address not found/i },
+  { classes: [4, 5], subType: 'MailboxFull', category: 'mailbox_full', enhanced: /^[45]\.2\.2$/, text: /mailbox (?:is )?full|over ?quota|quota (?:exceeded|exceed)|exceeded .{0,20}(?:quota|storage)|insufficient (?:system )?storage|out of storage|mailbox size limit|mailbox (?:has )?exceeded|full mailbox|storage (?:space|limit|quota)|disk quota/i },
+  // Bad sender address.
+  { classes: [5], subType: 'General', category: 'sender', enhanced: /^5\.1\.(?:7|8)$/, text: /sender (?:address )?(?:rejected|invalid|unknown|domain)|domain of sender|sender verify failed|unverifiable sender|return path/i },
+  // Unknown or disabled recipient (Gmail 5.1.1/5.2.1, Microsoft 5.1.10 and 5.4.1 "Access denied",
+  // Yahoo "doesn't have an account", AOL "mailbox is disabled (554.30)").
+  { classes: [5], subType: 'NoEmail', category: 'recipient', enhanced: /^5\.1\.(?:0|1|3|6|10)$|^5\.2\.1$|^5\.4\.1$/, text: /user unknown|unknown user|no such (?:user|recipient|mailbox|account|address|person)|unknown (?:recipient|mailbox|address|local ?part)|(?:user|recipient|mailbox|address|account|email account)(?: name)? (?:does not|doesn't|did not) exist|does not exist|recipient (?:address )?rejected|not (?:a )?valid (?:mailbox|recipient|user|address)|invalid (?:recipient|mailbox|address|user)|mailbox (?:unavailable|not found|disabled|inactive|is disabled|is inactive|is unavailable|not available|does not exist)|account (?:is |has been )?(?:disabled|inactive|suspended|deactivated|closed|blocked|locked|expired)|recipient not found|unrouteable address|address not found|doesn't have (?:a |an )?(?:[\w.-]+ )?account|no mailbox (?:here|by that name)|not our customer|user (?:not found|is inactive|is disabled|is suspended|suspended|disabled|inactive)|mailbox (?:name )?not allowed|no longer (?:active|valid|in use|available)|bad destination mailbox|recipient unknown|undeliverable address|addressee unknown|unknown email address|no such local user|destination address rejected|deactivated|\(554\.30\)/i },
   // Message too large (5.3.4; 552 with a size text).
   { classes: [4, 5], subType: 'MessageTooLarge', category: 'message_size', enhanced: /^[45]\.3\.4$/, text: /too (?:large|big)|size (?:limit|exceed)|exceeds? .{0,30}size|message size|message length exceeds/i },
-  // Virus or blocked attachment types (checked before generic content/spam).
-  { classes: [5], subType: 'AttachmentRejected', category: 'virus', text: /virus|malware|infected|attachment|file type|file extension|potential security issue/i },
-  // Sender authentication (SPF, DKIM, DMARC; Gmail 5.7.25-5.7.27, Microsoft 5.7.509/5.7.515).
-  { classes: [5], subType: 'MessageRejected', category: 'auth', enhanced: /^5\.7\.(?:2[3-7]|509|515)$/, text: /dmarc|unauthenticated|spf (?:check )?fail|dkim (?:check )?fail|authentication (?:required|failed)/i },
-  // Blocklisted sending IP or domain (Spamhaus, Microsoft S3150, Yahoo TSS09).
-  { classes: [5], subType: 'MessageRejected', category: 'blocklist', text: /block ?list|black ?list|spamhaus|barracuda|spamcop|\bdnsbl\b|\brbl\b|listed (?:at|on|in|by)|poor reputation|\[TSS09\]|\(S3150\)/i },
-  // Spam or content policy.
-  { classes: [5], subType: 'ContentRejected', category: 'spam', text: /spam|unsolicited|bulk mail|phish|suspicious|content (?:rejected|policy|filter)|message (?:content )?(?:was )?(?:blocked|rejected) (?:due to|because)|likely (?:unsolicited|spam)/i },
   // Relaying refused: the host does not take mail for this domain.
-  { classes: [5], subType: 'MessageRejected', category: 'relay', text: /relay(?:ing)? (?:access )?(?:denied|not permitted|prohibited)|not permitted to relay/i },
-  { classes: [5], subType: 'ContentRejected', category: 'policy', weak: /^5\.7\.\d+$/, text: /policy|not accepted|prohibited|rejected for policy/i },
-  // Bad sender address.
-  { classes: [5], subType: 'MessageRejected', category: 'sender', enhanced: /^5\.1\.(?:7|8)$/, text: /sender (?:address )?(?:rejected|invalid|unknown)|domain of sender/i },
+  { classes: [5], subType: 'General', category: 'relay', enhanced: /^5\.7\.(?:54)$/, text: /relay(?:ing)? (?:access )?(?:denied|not permitted|prohibited|not allowed)|not permitted to relay|unable to relay|relay not permitted|we do not relay|no relaying|allowed rcpthosts/i },
+  { classes: [5], subType: 'ContentRejected', category: 'policy', weak: /^5\.7\.\d+$/, text: /polic(?:y|ies)|not accepted|prohibit|rejected for policy/i },
   // Destination routing and DNS.
-  { classes: [5], subType: 'General', category: 'dns', enhanced: /^5\.1\.2$|^5\.4\.[4-7]$/, text: /host (?:not found|unknown)|domain (?:not found|does not exist)|no mx|null mx|unroutable/i },
+  { classes: [5], subType: 'General', category: 'dns', enhanced: /^5\.1\.2$|^5\.4\.[467]$/, text: /host (?:not found|unknown)|domain (?:not found|does not exist|name not found)|no mx|null mx|unroutable|does not accept mail|no such domain/i },
   // Protocol errors on our side (should not happen; bounce so the message does not loop).
   { classes: [5], subType: 'General', category: 'protocol', enhanced: /^5\.5\.\d+$|^5\.6\.\d+$/ },
   // Transient connection and server troubles.
