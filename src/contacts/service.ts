@@ -1,6 +1,7 @@
 // Contacts (resend-compat 7.1): create, read, list, update, delete by id or address, per team.
 // Every change records its contact.created|updated|deleted event in the same transaction (the
 // webhook outbox signs, retries and logs it). Returns Resend's wire shapes.
+import type { EventType } from '../events/types.js';
 import { invalidField, notFound } from '../errors.js';
 import { isUuid } from '../lib/ids.js';
 import { withTx, type Pool } from '../store/db.js';
@@ -12,7 +13,7 @@ import { contactEmail, contactInput } from './input.js';
 import { propertiesCheck, propertiesEffective } from './properties.js';
 import { refuseUnknownRefs } from './refs.js';
 
-type ContactEventType = 'contact.created' | 'contact.updated' | 'contact.deleted';
+type ContactEventType = Extract<EventType, 'contact.created' | 'contact.updated' | 'contact.deleted'>;
 
 /** The webhook `data` (resend-compat 9.3); no segments exist yet, hence null and []. */
 const eventData = (c: ContactRow) => ({

@@ -16,7 +16,7 @@ import {
 import { suppressionAdd } from '../store/suppressions.js';
 import { suppressesRecipient } from '../mta/classify.js';
 import { Batcher } from '../queue/batcher.js';
-import { bounceExtra, failedExtra, makeEvent, suppressedExtra } from './events.js';
+import { bounceExtra, failedExtra, makeEvent, suppressedExtra } from '../events/email-events.js';
 import { GIVE_UP_AFTER_MS, nextRetryDelayMs } from './retry.js';
 import { counters } from '../lib/metrics.js';
 

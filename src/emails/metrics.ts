@@ -3,17 +3,18 @@
 // rates are ratios rounded to 4 decimals (0 when the denominator is 0).
 import { emailMetricsCounts, metricsPeriods, domainNames, type Granularity, type MetricsCount } from '../store/email-metrics.js';
 import type { Queryable } from '../store/db.js';
+import type { EmailEventType } from '../events/types.js';
 
 /** Counted metrics and their event types; derived ones are computed from these. */
-const COUNTED: Record<string, string> = {
+const COUNTED: Record<string, EmailEventType> = {
   sent: 'email.sent', delivered: 'email.delivered', bounced: 'email.bounced', complained: 'email.complained',
   opened: 'email.opened', clicked: 'email.clicked', suppressed: 'email.suppressed', delivery_delayed: 'email.delivery_delayed',
   failed: 'email.failed', received: 'email.received', unsubscribed: 'email.unsubscribed',
-};
-const DETAIL: Record<string, string> = {
+} satisfies Record<string, EmailEventType>;
+const DETAIL: Record<string, EmailEventType> = {
   bounced_transient: 'email.bounced', bounced_permanent: 'email.bounced', bounced_undetermined: 'email.bounced',
   unique_opened: 'email.opened', unique_clicked: 'email.clicked',
-};
+} satisfies Record<string, EmailEventType>;
 const RATES: Record<string, [string, string]> = {
   delivery_rate: ['delivered', 'sent'], open_rate: ['unique_opened', 'delivered'], click_rate: ['unique_clicked', 'delivered'],
   bounce_rate: ['bounced', 'sent'], complaint_rate: ['complained', 'delivered'], unsubscribe_rate: ['unsubscribed', 'delivered'],

@@ -13,7 +13,7 @@ import { emailsInsertAccepted, type AcceptedEmail, type IdempotencyCompletion } 
 import { Batcher } from '../queue/batcher.js';
 import { resolveAttachments } from './attachments.js';
 import { composeMessage, plainTextFor } from './compose.js';
-import { makeEvent } from './events.js';
+import { makeEvent } from '../events/email-events.js';
 import { formatAddress } from './addresses.js';
 import { pathAttachmentBudget, validateSendRequest, type SendRequest } from './validate.js';
 import { applyTracking, listUnsubscribeUrls } from '../tracking/apply.js';

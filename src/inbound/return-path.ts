@@ -4,7 +4,7 @@
 // report becomes email.complained and suppresses the address; an auto-reply is recorded on the
 // email's timeline, not as a bounce. Every message is kept in return_path_messages, matched or
 // not, in the transaction that records its events. Nothing is ever sent back (no bounce loops).
-import { bounceExtra, makeEvent } from '../emails/events.js';
+import { bounceExtra, makeEvent } from '../events/email-events.js';
 import { uuid } from '../lib/ids.js';
 import type { Logger } from '../lib/log.js';
 import { withTx, type Pool } from '../store/db.js';

@@ -7,7 +7,7 @@ import type { Logger } from '../lib/log.js';
 import type { Queryable } from '../store/db.js';
 import type { EventInsert } from '../store/emails.js';
 import { emailEventsInsertTracked, emailsFindForTracking } from '../store/tracking.js';
-import { makeEvent } from '../emails/events.js';
+import { makeEvent } from '../events/email-events.js';
 import { detectProxy, isMachineOpen } from './proxies.js';
 
 const FLUSH_MS = 250;

@@ -10,7 +10,7 @@ import type { PageQuery } from '../store/paginate.js';
 import { webhookCursorFastForwardIfIdle } from '../store/webhook-outbox.js';
 import { webhookDelete, webhookFindById, webhookInsert, webhookList, webhookRotateSecret, webhookUpdate, type WebhookRow } from '../store/webhooks.js';
 import { checkEndpointHost, endpointUrlProblem } from './endpoint-guard.js';
-import { isWebhookEventType } from './event-types.js';
+import { isWebhookEventType } from '../events/types.js';
 import { newSigningSecret } from './signature.js';
 
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { AppError, invalidField, notFound } from '../../errors.js';
 import { isUuid } from '../../lib/ids.js';
-import { emailFindById, emailRawById } from '../../store/emails.js';
+import { sharedEmailPage, teamHasEmail } from '../../emails/share.js';
 import { rateLimitHeaders } from '../../ratelimit/limiter.js';
 import { authOf, type ApiDeps } from '../types.js';
 
@@ -25,15 +25,12 @@ export function shareTtl(v: unknown): number {
   return ms;
 }
 
-const escapeHtml = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
-
 export default function register(app: FastifyInstance, deps: ApiDeps): void {
   app.post('/emails/:id/share', {
     schema: { tags: ['Emails'], summary: 'Create a public, expiring link to view a sent email', params: Type.Object({ id: Type.String() }), body: Type.Optional(Type.Object({ expires_in: Type.Optional(Type.Unknown()) }, { additionalProperties: true })) },
   }, async (req) => {
     const { id } = req.params as { id: string };
-    const email = isUuid(id) ? await emailFindById(deps.pool, authOf(req).team_id, id) : undefined;
-    if (!email) throw notFound('Email');
+    if (!isUuid(id) || !(await teamHasEmail(deps.pool, authOf(req).team_id, id))) throw notFound('Email');
     const link = deps.downloads.link('share', id, Date.now(), shareTtl((req.body as { expires_in?: unknown } | undefined)?.expires_in));
     return { object: 'email', id, url: link.download_url, expires_at: link.expires_at };
   });
@@ -45,10 +42,8 @@ export default function register(app: FastifyInstance, deps: ApiDeps): void {
     const { id } = req.params as { id: string };
     const { expires, signature } = req.query as { expires?: string; signature?: string };
     if (!isUuid(id) || !deps.downloads.valid('share', id, expires, signature)) throw new AppError('not_found', 'This link is not valid or has expired.');
-    const row = await emailRawById(deps.pool, id);
-    const email = row ? await emailFindById(deps.pool, row.team_id, id) : undefined;
-    if (!email) throw new AppError('not_found', 'This link is not valid or has expired.');
-    const body = email.html ?? `<pre style="white-space:pre-wrap;font:14px/1.5 system-ui,sans-serif">${escapeHtml(email.text ?? '')}</pre>`;
+    const body = await sharedEmailPage(deps.pool, id);
+    if (body === undefined) throw new AppError('not_found', 'This link is not valid or has expired.');
     return reply.type('text/html; charset=utf-8')
       .header('cache-control', 'private, no-store').header('x-content-type-options', 'nosniff').header('referrer-policy', 'no-referrer')
       .header('x-robots-tag', 'noindex').header('content-security-policy', "default-src 'none'; img-src data: https:; style-src 'unsafe-inline'; font-src data: https:; sandbox allow-popups allow-popups-to-escape-sandbox")

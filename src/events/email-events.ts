@@ -1,8 +1,9 @@
-// Event payloads in Resend's webhook shapes (resend-compat.md 9.3): the common `data` of an
-// outbound email event, and the extras of bounced / failed / suppressed. Stored with each event
-// so that webhooks (and GET /emails/:id/events) need no join to answer.
+// Email lifecycle events in Resend's webhook shapes (resend-compat.md 9.3): the common `data` of
+// an outbound email event, and the extras of bounced / failed / suppressed. Stored with each event
+// so that webhooks (and GET /emails/:id/events) need no join to answer. Types come from types.ts.
 import { uuid } from '../lib/ids.js';
 import type { EventInsert } from '../store/emails.js';
+import type { EmailEventType } from './types.js';
 
 export interface EmailForEvent {
   id: string;
@@ -32,7 +33,7 @@ export function eventData(e: EmailForEvent, to: string[] = e.to_addrs, extra: Re
   };
 }
 
-export function makeEvent(e: EmailForEvent, type: string, opts: { recipient?: string | null; to?: string[]; extra?: Record<string, unknown>; detail?: unknown; at?: Date } = {}): EventInsert {
+export function makeEvent(e: EmailForEvent, type: EmailEventType, opts: { recipient?: string | null; to?: string[]; extra?: Record<string, unknown>; detail?: unknown; at?: Date } = {}): EventInsert {
   return {
     id: uuid(),
     email_id: e.id,
