@@ -42,13 +42,11 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
   const jsonParser = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
-    jsonParser(req, body as string, (err, value) => {
-      if (err) return done(err, undefined);
-      try { assertStorableText(value, 'body'); } catch (e) { return done(e as Error, undefined); }
-      done(null, value);
-    });
+    jsonParser(req, body as string, done);
   });
+  // Checked after parsing (not in the parser) so that the request log still shows the body sent.
   app.addHook('preValidation', async (req) => {
+    assertStorableText(req.body, 'body');
     assertStorableText(req.params, 'parameter');
     assertStorableText(req.query, 'query parameter');
   });
