@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import type { Browser, Page } from 'playwright-core';
 import { startInboundWorld, type InboundWorld } from '../helpers/inbound-world.js';
+import { systemMailTo } from '../helpers/dashboard-client.js';
 import { browserSkip, desktopPage, launchBrowser, screenshots, setUpOwner } from '../helpers/browser.js';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
@@ -25,7 +26,7 @@ describe('Receiving and Contacts pages in a browser', { skip: browserSkip, timeo
   const contactRow = (email: string) => page.getByTestId('contacts').locator('tbody tr', { hasText: email });
 
   before(async () => {
-    w = await startInboundWorld();
+    w = await startInboundWorld({ dashboardFrom: 'Mailroom <no-reply@example.com>' }); // invite sign-ups confirm by email
     browser = await launchBrowser();
     page = await desktopPage(browser, errors);
   });
@@ -158,6 +159,12 @@ describe('Receiving and Contacts pages in a browser', { skip: browserSkip, timeo
     await member.getByLabel('Email').fill('member@example.com');
     await member.getByLabel('Password').fill('member-password-1');
     await member.getByRole('button', { name: 'Create account and join' }).click();
+    await member.getByRole('heading', { name: 'Check your email' }).waitFor();
+    await shot('invite-check-email', member);
+    const mail = await systemMailTo(w.t, 'member@example.com');
+    const confirm = /(http\S+\/dashboard\/verify\/[A-Za-z0-9]{40})/.exec(mail?.text ?? '')?.[1];
+    assert.ok(confirm, 'a confirmation link was emailed');
+    await member.goto(confirm);
     await member.getByRole('link', { name: 'Contacts' }).click();
     await member.getByTestId('contacts').locator('tbody tr', { hasText: 'grace@example.com' }).waitFor();
     assert.equal(await member.getByRole('form', { name: 'Add a contact' }).count(), 0);
