@@ -4,7 +4,10 @@
 import { AppError } from '../errors.js';
 import { apiKeyToken, sha256Hex, uuid } from '../lib/ids.js';
 import type { Queryable } from '../store/db.js';
-import { apiKeyDelete, apiKeyFindByHash, apiKeyInsert, apiKeyTouchMany, type ApiKeyAuth, type Permission } from '../store/api-keys.js';
+import { apiKeyDelete, apiKeyFindByHash, apiKeyInsert, apiKeyList, apiKeyRename, apiKeyTouchMany, type ApiKeyAuth, type Permission } from '../store/api-keys.js';
+import { domainFindById } from '../store/domains.js';
+import { isUuid } from '../lib/ids.js';
+import type { PageQuery } from '../store/paginate.js';
 
 const CACHE_MS = 5_000;
 const TOUCH_EVERY_MS = 60_000;
@@ -29,6 +32,28 @@ export class ApiKeys {
       permission: opts.permission ?? 'full_access', domainId: opts.domainId ?? null,
     });
     return { id, token };
+  }
+
+  /** POST /api-keys: checks the permission and the domain a sending key is bound to, then creates. */
+  async createChecked(teamId: string, body: { name: string; permission?: string; domain_id?: string | null }): Promise<CreatedKey> {
+    const permission = body.permission ?? 'full_access';
+    if (permission !== 'full_access' && permission !== 'sending_access') throw new AppError('invalid_access');
+    let domainId: string | null = null;
+    if (body.domain_id) {
+      if (permission !== 'sending_access') throw new AppError('validation_error', 'Invalid `domain_id` field: a domain can only be set on a "sending_access" key.');
+      if (!isUuid(body.domain_id) || !(await domainFindById(this.db, teamId, body.domain_id))) throw new AppError('not_found', 'Domain not found');
+      domainId = body.domain_id;
+    }
+    return this.create(teamId, { name: body.name, permission, domainId });
+  }
+
+  list(teamId: string, page: PageQuery) {
+    return apiKeyList(this.db, teamId, page);
+  }
+
+  /** False when the team has no such key. */
+  async rename(teamId: string, id: string, name: string): Promise<boolean> {
+    return isUuid(id) && apiKeyRename(this.db, teamId, id, name);
   }
 
   /** Creates a full-access key with exactly this token unless one already exists. */

@@ -4,6 +4,8 @@ import { AppError } from '../errors.js';
 import { isUuid } from '../lib/ids.js';
 import type { PageQuery } from '../store/paginate.js';
 
+export type { PageQuery };
+
 export const PageQuerySchema = Type.Object({
   limit: Type.Optional(Type.String()),
   after: Type.Optional(Type.String()),

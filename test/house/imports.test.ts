@@ -49,18 +49,17 @@ test('no import cycle between the folders of src/', () => {
   assert.deepEqual(cycles, []);
 });
 
-// Routes written before this rule still import store/ directly: known debt, to be moved into
-// their modules. The list may only shrink.
-const ROUTES_STILL_ON_STORE = new Set([
-  'api-keys.create.ts', 'api-keys.list.ts', 'api-keys.update.ts', 'emails.batch.ts', 'emails.cancel.ts', 'emails.events.ts', 'emails.get.ts',
-  'emails.list.ts', 'emails.receiving.attachments.get.ts', 'emails.receiving.attachments.list.ts', 'emails.receiving.get.ts',
-  'emails.receiving.list.ts', 'emails.update.ts', 'inbound.download.ts', 'logs.get.ts', 'logs.list.ts', 'metrics.prometheus.ts',
-  'suppressions.ts', 'webhooks.schema.ts',
+// Routes that still import store/ directly (none since the routes were moved onto modules);
+// kept as a list so that a temporary exception is written down, never silent.
+const ROUTES_STILL_ON_STORE = new Set<string>([
+  // The dashboard-only endpoints (sign-in, account, team, invites, OAuth, raw MIME): to move next.
+  'dashboard/account.ts', 'dashboard/emails-raw.ts', 'dashboard/invites.ts', 'dashboard/oauth.ts', 'dashboard/session.ts', 'dashboard/team.ts',
 ]);
 
 test('HTTP routes call modules, not store/ (no route beyond the known list reaches the database directly)', () => {
-  const api = path.join(SRC, 'http', 'api');
-  const onStore = files(api).filter((f) => importsOf(f).some((i) => i.startsWith(path.join(SRC, 'store') + path.sep))).map((f) => path.basename(f));
+  const routes = [...files(path.join(SRC, 'http', 'api')), ...files(path.join(SRC, 'http', 'dashboard'))];
+  const reachesDb = (f: string) => importsOf(f).some((i) => i.startsWith(path.join(SRC, 'store') + path.sep)) || /\.query\s*[<(]/.test(fs.readFileSync(f, 'utf8'));
+  const onStore = routes.filter(reachesDb).map((f) => path.relative(path.join(SRC, 'http'), f).replace(/^api\//, ''));
   const fresh = onStore.filter((f) => !ROUTES_STILL_ON_STORE.has(f));
   assert.deepEqual(fresh, [], 'new routes must call a module');
   const stale = [...ROUTES_STILL_ON_STORE].filter((f) => !onStore.includes(f));

@@ -1,11 +1,10 @@
 // GET /api-keys → legacy list (everything when no limit): {id, name, created_at, last_used_at}.
 import type { FastifyInstance } from 'fastify';
-import { apiKeyList } from '../../store/api-keys.js';
 import { listBody, PageQuerySchema, parsePage } from '../pagination.js';
 import { authOf, type ApiDeps } from '../types.js';
 
 export default function register(app: FastifyInstance, deps: ApiDeps): void {
   app.get('/api-keys', { schema: { tags: ['API keys'], summary: 'List API keys', querystring: PageQuerySchema } }, async (req) => {
-    return listBody(await apiKeyList(deps.pool, authOf(req).team_id, parsePage(req.query as object, true)));
+    return listBody(await deps.apiKeys.list(authOf(req).team_id, parsePage(req.query as object, true)));
   });
 }

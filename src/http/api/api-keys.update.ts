@@ -2,8 +2,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { notFound } from '../../errors.js';
-import { isUuid } from '../../lib/ids.js';
-import { apiKeyRename } from '../../store/api-keys.js';
 import { authOf, type ApiDeps } from '../types.js';
 
 export default function register(app: FastifyInstance, deps: ApiDeps): void {
@@ -11,7 +9,7 @@ export default function register(app: FastifyInstance, deps: ApiDeps): void {
     schema: { tags: ['API keys'], summary: 'Rename an API key', params: Type.Object({ id: Type.String() }), body: Type.Object({ name: Type.String({ maxLength: 50 }) }, { additionalProperties: true }) },
   }, async (req) => {
     const { id } = req.params as { id: string };
-    if (!isUuid(id) || !(await apiKeyRename(deps.pool, authOf(req).team_id, id, (req.body as { name: string }).name))) throw notFound('API key');
+    if (!(await deps.apiKeys.rename(authOf(req).team_id, id, (req.body as { name: string }).name))) throw notFound('API key');
     return { object: 'api_key', id };
   });
 }

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../errors.js';
 import { withIdempotency } from '../../emails/idempotency.js';
-import type { AcceptedEmail } from '../../store/emails.js';
+import type { AcceptedEmail } from '../../emails/records.js';
 import { authOf, type ApiDeps } from '../types.js';
 import { SEND_BODY_LIMIT, SendEmailBody } from './emails.schema.js';
 

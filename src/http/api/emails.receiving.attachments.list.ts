@@ -1,10 +1,9 @@
 // GET /emails/receiving/:id/attachments → the attachments of a received email, in message order,
 // each with a signed download link (paginated by attachment id).
 import type { FastifyInstance } from 'fastify';
-import { AppError, notFound } from '../../errors.js';
-import { isUuid } from '../../lib/ids.js';
+import { AppError } from '../../errors.js';
 import { attachmentView } from '../../inbound/views.js';
-import { receivedAttachmentList, receivedEmailExists } from '../../store/received-emails.js';
+import { receivedAttachmentsOf } from '../../inbound/queries.js';
 import { PageQuerySchema, parsePage } from '../pagination.js';
 import { authOf, type ApiDeps } from '../types.js';
 import { IdParams } from './emails.schema.js';
@@ -13,10 +12,7 @@ export default function register(app: FastifyInstance, deps: ApiDeps): void {
   app.get('/emails/receiving/:id/attachments', { schema: { tags: ['Receiving'], summary: 'List the attachments of a received email', params: IdParams, querystring: PageQuerySchema } }, async (req) => {
     const { id } = req.params as { id: string };
     const page = parsePage(req.query as object, true);
-    const teamId = authOf(req).team_id;
-    if (!isUuid(id)) throw notFound('Email');
-    const all = await receivedAttachmentList(deps.pool, teamId, id);
-    if (!all.length && !(await receivedEmailExists(deps.pool, teamId, id))) throw notFound('Email');
+    const all = await receivedAttachmentsOf(deps.pool, authOf(req).team_id, id);
     // Attachments are in message order (a handful per email): the cursor is an attachment id.
     let items = all;
     const cursor = page.after ?? page.before;

@@ -2,10 +2,9 @@
 // authentication results, a signed link to the raw message and its attachments.
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { invalidField, notFound } from '../../errors.js';
-import { isUuid } from '../../lib/ids.js';
+import { invalidField } from '../../errors.js';
 import { detailView } from '../../inbound/views.js';
-import { receivedAttachmentList, receivedEmailFind } from '../../store/received-emails.js';
+import { receivedGet } from '../../inbound/queries.js';
 import { authOf, type ApiDeps } from '../types.js';
 import { IdParams } from './emails.schema.js';
 
@@ -16,9 +15,7 @@ export default function register(app: FastifyInstance, deps: ApiDeps): void {
     const { id } = req.params as { id: string };
     const format = (req.query as { html_format?: string }).html_format ?? 'data_uri';
     if (format !== 'data_uri' && format !== 'cid') throw invalidField('html_format', 'must be "data_uri" or "cid".');
-    const teamId = authOf(req).team_id;
-    const email = isUuid(id) ? await receivedEmailFind(deps.pool, teamId, id) : undefined;
-    if (!email) throw notFound('Email');
-    return detailView(deps.pool, deps.downloads, email, await receivedAttachmentList(deps.pool, teamId, id), format);
+    const { email, attachments } = await receivedGet(deps.pool, authOf(req).team_id, id);
+    return detailView(deps.pool, deps.downloads, email, attachments, format);
   });
 }

@@ -4,8 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../errors.js';
 import { isUuid } from '../../lib/ids.js';
-import { blobStream } from '../../store/blobs.js';
-import { receivedAttachmentFind, receivedEmailRawBlob } from '../../store/received-emails.js';
+import { blobStream, receivedAttachmentForDownload, receivedRawForDownload } from '../../inbound/queries.js';
 import type { ApiDeps } from '../types.js';
 
 const safeName = (n: string) => n.replace(/[^\w.\- ]+/g, '_').slice(0, 200) || 'attachment';
@@ -20,11 +19,11 @@ export default function register(app: FastifyInstance, deps: ApiDeps): void {
     reply.header('cache-control', 'private, no-store').header('x-content-type-options', 'nosniff')
       .header('content-security-policy', "default-src 'none'; sandbox").header('cross-origin-resource-policy', 'same-origin');
     if (kind === 'raw') {
-      const r = await receivedEmailRawBlob(deps.pool, id);
+      const r = await receivedRawForDownload(deps.pool, id);
       if (!r?.raw_blob) throw new AppError('not_found', 'The raw message was removed by retention.');
       return reply.type('message/rfc822').header('content-length', r.raw_size).header('content-disposition', `attachment; filename="${id}.eml"`).send(blobStream(deps.pool, r.raw_blob));
     }
-    const a = await receivedAttachmentFind(deps.pool, id);
+    const a = await receivedAttachmentForDownload(deps.pool, id);
     if (!a?.blob_id) throw new AppError('not_found', 'The attachment was removed by retention.');
     return reply.type(a.content_type).header('content-length', a.size).header('content-disposition', `attachment; filename="${safeName(a.filename ?? '')}"`).send(blobStream(deps.pool, a.blob_id));
   });

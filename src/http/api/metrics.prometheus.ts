@@ -7,7 +7,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../errors.js';
 import { Registry, registry } from '../../lib/metrics.js';
-import { jobsSummary } from '../../store/jobs.js';
+import { queueSummary } from '../../queue/stats.js';
 import type { ApiDeps } from '../types.js';
 
 const started = Date.now() / 1000;
@@ -37,7 +37,7 @@ function scrapeGauges(deps: ApiDeps) {
     delay.reset();
     g.jobs.reset();
     g.lag.reset();
-    for (const j of await jobsSummary(deps.pool)) {
+    for (const j of await queueSummary(deps.pool)) {
       g.jobs.set({ kind: j.kind, state: j.state }, j.n);
       if (j.state === 'pending') g.lag.set({ kind: j.kind }, j.lag_seconds ?? 0);
     }

@@ -3,25 +3,18 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { AppError, notFound } from '../../errors.js';
-import { isUuid } from '../../lib/ids.js';
-import { parseAddress } from '../../emails/addresses.js';
-import { suppressionAdd, suppressionDelete, suppressionFindByIdOrEmail, suppressionList } from '../../store/suppressions.js';
+import { suppressionAddress as address, suppressionGet, suppressionRemove, suppressionsList, suppressManually } from '../../suppressions/service.js';
 import { listBody, PageQuerySchema, parsePage } from '../pagination.js';
 import { authOf, type ApiDeps } from '../types.js';
 
 const IdOrEmail = Type.Object({ id: Type.String() });
-const ORIGINS = ['bounce', 'complaint', 'manual'];
 const tags = ['Suppressions'];
 
-const address = (field: string, v: unknown): string => {
-  if (typeof v !== 'string' || !v) throw new AppError('missing_required_field', `Missing \`${field}\` field.`);
-  return parseAddress(v, field).address.toLowerCase();
-};
 const view = (s: { id: string; email: string; origin: string; source_id: string | null; created_at: string }) => ({ object: 'suppression', ...s });
 
 export default function register(app: FastifyInstance, deps: ApiDeps): void {
   app.post('/suppressions', { schema: { tags, summary: 'Suppress an address', body: Type.Object({ email: Type.Optional(Type.String()) }, { additionalProperties: true }) } }, async (req, reply) => {
-    const row = await suppressionAdd(deps.pool, authOf(req).team_id, address('email', (req.body as { email?: string })?.email), 'manual', null);
+    const row = await suppressManually(deps.pool, authOf(req).team_id, address('email', (req.body as { email?: string })?.email));
     return reply.status(201).send({ object: 'suppression', id: row.id });
   });
 
@@ -29,7 +22,7 @@ export default function register(app: FastifyInstance, deps: ApiDeps): void {
     const teamId = authOf(req).team_id;
     const emails = (req.body as { emails: string[] }).emails.map((e, i) => address(`emails[${i}]`, e));
     const rows = [];
-    for (const e of emails) rows.push(await suppressionAdd(deps.pool, teamId, e, 'manual', null));
+    for (const e of emails) rows.push(await suppressManually(deps.pool, teamId, e));
     return reply.status(201).send({ data: rows.map((r) => ({ object: 'suppression', id: r.id })) });
   });
 
@@ -41,32 +34,23 @@ export default function register(app: FastifyInstance, deps: ApiDeps): void {
     const keys = [...(body.ids ?? []), ...(body.emails ?? [])];
     if (!keys.length) throw new AppError('missing_required_field', 'Missing `emails` or `ids` field.');
     const data = [];
-    for (const k of keys) {
-      const row = await suppressionFindByIdOrEmail(deps.pool, teamId, k, isUuid(k));
-      data.push({ object: 'suppression', id: row?.id ?? k, deleted: row ? await suppressionDelete(deps.pool, teamId, row.id) : false });
-    }
+    for (const k of keys) data.push({ object: 'suppression', ...(await suppressionRemove(deps.pool, teamId, k)) });
     return { data };
   });
 
   app.get('/suppressions', { schema: { tags, summary: 'List suppressions', querystring: Type.Intersect([PageQuerySchema, Type.Object({ origin: Type.Optional(Type.String()) })]) } }, async (req) => {
     const q = req.query as { origin?: string };
-    if (q.origin !== undefined && !ORIGINS.includes(q.origin)) throw new AppError('validation_error', 'Invalid `origin` parameter: must be "bounce", "complaint" or "manual".');
-    const page = await suppressionList(deps.pool, authOf(req).team_id, parsePage(req.query as object, true), q.origin);
+    const page = await suppressionsList(deps.pool, authOf(req).team_id, parsePage(req.query as object, true), q.origin);
     return listBody({ has_more: page.has_more, data: page.data.map(view) });
   });
 
   app.get('/suppressions/:id', { schema: { tags, summary: 'Retrieve a suppression by id or email', params: IdOrEmail } }, async (req) => {
-    const key = decodeURIComponent((req.params as { id: string }).id);
-    const row = await suppressionFindByIdOrEmail(deps.pool, authOf(req).team_id, key, isUuid(key));
-    if (!row) throw notFound('Suppression');
-    return view(row);
+    return view(await suppressionGet(deps.pool, authOf(req).team_id, decodeURIComponent((req.params as { id: string }).id)));
   });
 
   app.delete('/suppressions/:id', { schema: { tags, summary: 'Remove a suppression by id or email', params: IdOrEmail } }, async (req) => {
-    const teamId = authOf(req).team_id;
-    const key = decodeURIComponent((req.params as { id: string }).id);
-    const row = await suppressionFindByIdOrEmail(deps.pool, teamId, key, isUuid(key));
-    if (!row || !(await suppressionDelete(deps.pool, teamId, row.id))) throw notFound('Suppression');
-    return { object: 'suppression', id: row.id, deleted: true };
+    const removed = await suppressionRemove(deps.pool, authOf(req).team_id, decodeURIComponent((req.params as { id: string }).id));
+    if (!removed.deleted) throw notFound('Suppression');
+    return { object: 'suppression', id: removed.id, deleted: true };
   });
 }

@@ -3,7 +3,7 @@
 // error names are the service's.
 import { Type } from 'typebox';
 import { AppError } from '../../errors.js';
-import type { PageQuery } from '../../store/paginate.js';
+import type { PageQuery } from '../pagination.js';
 
 export const WebhookBody = Type.Object({
   endpoint: Type.Optional(Type.Unknown()),

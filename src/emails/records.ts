@@ -1,0 +1,45 @@
+// A team's accepted emails after the send: read one, list, its timeline, cancel or reschedule a
+// scheduled one. The HTTP routes call these; the SQL stays in store/emails.ts.
+import { AppError, notFound } from '../errors.js';
+import { isUuid, uuid } from '../lib/ids.js';
+import type { Queryable } from '../store/db.js';
+import { emailCancel, emailEventsList, emailFindById, emailLastEvent, emailList, emailReschedule } from '../store/emails.js';
+import type { EmailFilters } from '../store/email-filters.js';
+import type { PageQuery } from '../store/paginate.js';
+import { parseScheduledAt } from './schedule.js';
+
+export type { AcceptedEmail } from '../store/emails.js';
+
+export async function emailGet(db: Queryable, teamId: string, id: string) {
+  const email = isUuid(id) ? await emailFindById(db, teamId, id) : undefined;
+  if (!email) throw notFound('Email');
+  return email;
+}
+
+export const emailsList = (db: Queryable, teamId: string, page: PageQuery, filters: EmailFilters) => emailList(db, teamId, page, filters);
+
+/** The state of a team's email, or 404. */
+async function lastEventOf(db: Queryable, teamId: string, id: string): Promise<string> {
+  const last = isUuid(id) ? await emailLastEvent(db, teamId, id) : undefined;
+  if (!last) throw notFound('Email');
+  return last;
+}
+
+export async function emailTimeline(db: Queryable, teamId: string, id: string) {
+  await lastEventOf(db, teamId, id);
+  return emailEventsList(db, teamId, id);
+}
+
+export async function emailCancelScheduled(db: Queryable, teamId: string, id: string): Promise<void> {
+  const last = await lastEventOf(db, teamId, id);
+  const canceled = await emailCancel(db, teamId, id, { id: uuid(), email_id: id, team_id: teamId, type: 'email.canceled', recipient: null, data: { email_id: id }, created_at: new Date().toISOString() });
+  if (!canceled) throw new AppError('validation_error', `Only scheduled emails can be canceled; this email is \`${last}\`.`);
+}
+
+export async function emailRescheduleScheduled(db: Queryable, teamId: string, id: string, scheduledAt: string): Promise<void> {
+  const last = await lastEventOf(db, teamId, id);
+  const at = parseScheduledAt(scheduledAt, new Date());
+  if (!(await emailReschedule(db, teamId, id, at))) {
+    throw new AppError('validation_error', `Only scheduled emails can be rescheduled; this email is \`${last}\`.`);
+  }
+}
