@@ -28,6 +28,7 @@ import { DELIVER_JOB, emailsPurgeRaw } from './store/emails.js';
 import { idempotencyDeleteExpired } from './store/idempotency.js';
 import { receivedEmailsPurge } from './store/received-emails.js';
 import { teamEnsureDefault } from './store/teams.js';
+import { AppError } from './errors.js';
 import { mxHostProblem } from './config/checks.js';
 import { TrackingRecorder } from './tracking/recorder.js';
 import { TrackingSigner } from './tracking/tokens.js';
@@ -114,6 +115,14 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
     const serving = config.roles.includes('api') || config.roles.includes('smtp');
     const limiter = serving ? await createLimiter({ limit: config.rateLimit, redisUrl: config.redisUrl, log }) : undefined;
     const recorder = serving ? new RequestLogRecorder(db.pool, log) : undefined;
+    if (serving) {
+      const recipients = await createLimiter({ limit: config.recipientRateLimit, redisUrl: config.redisUrl, log });
+      closers.push(async () => { await recipients.close(); });
+      sender.recipientBudget = async (teamId, n) => {
+        const d = await recipients.consume(`rcpt:team:${teamId}`, n);
+        if (!d.allowed) throw new AppError('rate_limit_exceeded', `Too many recipients: a team may send to ${d.limit} recipients per second (MAILROOM_RECIPIENT_RATE_LIMIT); retry in ${d.reset} s.`);
+      };
+    }
     app.requestLogs = recorder;
     if (limiter && recorder) {
       periodic.push(every('api-key last-used', 10_000, () => apiKeys.flushTouches(), log));

@@ -38,8 +38,13 @@ type Pending = { email: AcceptedEmail; completion?: IdempotencyCompletion };
 
 const DOMAIN_CACHE_MS = 5_000;
 
+/** Counts an email's recipients against the team's recipient rate; throws 429 beyond it. */
+export type RecipientBudget = (teamId: string, recipients: number) => Promise<void>;
+
 export class EmailSender {
   private readonly batcher: Batcher<Pending, void>;
+  /** Set by the composition root where requests are served (api, smtp roles). */
+  recipientBudget?: RecipientBudget;
   private readonly domainCache = new Map<string, { row: DomainRow; until: number }>();
 
   constructor(private readonly pool: Pool, private readonly domains: Domains, private readonly config: Config, private readonly tracking?: TrackingSigner) {
@@ -76,6 +81,8 @@ export class EmailSender {
 
   async prepareValidated(ctx: SendContext, req: SendRequest, now: Date, prebuilt?: PrebuiltMessage): Promise<AcceptedEmail> {
     const domain = await this.sendingDomain(ctx, req.from.domain);
+    // Recipients, not requests, are what a send costs receivers: counted before any work.
+    await this.recipientBudget?.(ctx.teamId, req.to.length + req.cc.length + req.bcc.length);
     const id = uuid(); // before composing: tracking links carry it
     let composed = prebuilt;
     if (!composed) {

@@ -14,7 +14,8 @@ export interface RateDecision {
 }
 
 export interface RateLimiter {
-  consume(key: string): Promise<RateDecision>;
+  /** Counts `cost` units (1 request, or n recipients) against the key's window. */
+  consume(key: string, cost?: number): Promise<RateDecision>;
   close(): Promise<void>;
 }
 
@@ -27,7 +28,7 @@ function decide(limit: number, count: number, windowEnd: number, now: number): R
 export function memoryLimiter(limit: number): RateLimiter {
   const counts = new Map<string, { window: number; count: number }>();
   return {
-    async consume(key) {
+    async consume(key, cost = 1) {
       const now = Date.now();
       const window = Math.floor(now / WINDOW_MS);
       let c = counts.get(key);
@@ -36,7 +37,7 @@ export function memoryLimiter(limit: number): RateLimiter {
         c = { window, count: 0 };
         counts.set(key, c);
       }
-      c.count++;
+      c.count += cost;
       return decide(limit, c.count, (window + 1) * WINDOW_MS, now);
     },
     async close() {},
@@ -50,11 +51,11 @@ export async function redisLimiter(limit: number, url: string, log: Logger): Pro
   await redis.connect();
   let warned = 0;
   return {
-    async consume(key) {
+    async consume(key, cost = 1) {
       const now = Date.now();
       const window = Math.floor(now / WINDOW_MS);
       try {
-        const res = await redis.multi().incr(`mailroom:rl:${key}:${window}`).pexpire(`mailroom:rl:${key}:${window}`, WINDOW_MS * 2).exec();
+        const res = await redis.multi().incrby(`mailroom:rl:${key}:${window}`, cost).pexpire(`mailroom:rl:${key}:${window}`, WINDOW_MS * 2).exec();
         const count = Number(res?.[0]?.[1] ?? 0);
         return decide(limit, count, (window + 1) * WINDOW_MS, now);
       } catch (err) {

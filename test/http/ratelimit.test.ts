@@ -88,3 +88,25 @@ describe('rate limits in Redis, shared by two API processes', () => {
     }
   });
 });
+
+describe('recipients count in the rate limit', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp({ deliveryMode: 'capture', recipientRateLimit: 60 });
+    await t.resend.domains.verify((await t.resend.domains.create({ name: 'example.com' })).data!.id);
+  });
+  after(async () => { await t.close(); });
+
+  test('a team that sends to more recipients per second than MAILROOM_RECIPIENT_RATE_LIMIT gets 429, whatever its request count', async () => {
+    const to = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${i}@example.org`);
+    await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 20)); // the start of a window
+    const first = await t.api('POST', '/emails', { body: { from: 'a@example.com', to: to(1, 'a'), bcc: to(49, 'b'), subject: 's', text: 'x' } });
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    const second = await t.api('POST', '/emails', { body: { from: 'a@example.com', to: to(20, 'c'), subject: 's', text: 'x' } });
+    assert.equal(second.status, 429, JSON.stringify(second.body));
+    assert.equal(second.body.name, 'rate_limit_exceeded');
+    assert.match(second.body.message, /60 recipients per second/);
+    await new Promise((r) => setTimeout(r, 1100));
+    assert.equal((await t.api('POST', '/emails', { body: { from: 'a@example.com', to: to(20, 'd'), subject: 's', text: 'x' } })).status, 200);
+  });
+});
