@@ -2,11 +2,11 @@
 // modifying CTE inserting the emails, their first events and their delivery jobs, and waking the
 // workers): DESIGN.md section 8 measured ~1,500/s for three separate inserts per transaction.
 import type { Queryable } from './db.js';
-import { JOBS_CHANNEL } from './jobs.js';
+import { DELIVER_JOB, deliverJobsInsertSql, JOBS_CHANNEL } from './jobs.js';
 import { paginate, type Page, type PageQuery } from './paginate.js';
 import { emailFilterSql, type EmailFilters } from './email-filters.js';
 
-export const DELIVER_JOB = 'email.deliver';
+export { DELIVER_JOB };
 
 export interface DeliverPayload {
   email_id: string;
@@ -63,9 +63,7 @@ export async function emailsInsertAccepted(db: Queryable, emails: AcceptedEmail[
        INSERT INTO email_events (id, email_id, team_id, type, recipient, data, detail, created_at)
        SELECT id, email_id, team_id, type, recipient, data, detail, created_at FROM json_populate_recordset(NULL::email_events, $3::json)),
      j AS (
-       INSERT INTO jobs (kind, payload, run_at, region)
-       SELECT '${DELIVER_JOB}', p.payload, p.run_at, p.region FROM json_to_recordset($4::json) AS p (payload jsonb, run_at timestamptz, region text)
-       RETURNING id),
+${deliverJobsInsertSql('$4')}),
      k AS (
        UPDATE idempotency_keys ik SET state = 'done', response_status = c.response_status, response_body = c.response_body
        FROM json_to_recordset($6::json) AS c (team_id uuid, method text, path text, key text, response_status int, response_body jsonb)

@@ -1,8 +1,51 @@
-// Queries on the jobs table, for src/queue/ only. Every write that ends a run is guarded by
-// `locked_by = worker` so that a worker whose lease was taken over cannot undo the new owner's work.
+// The jobs table's one owner: every job kind registered here, and all SQL that writes job rows
+// (the queue's enqueue, claim and finish, and the fragments other statements embed so that a
+// fact and its job commit in one round trip: the send statement, the webhook wake-ups). Every
+// write that ends a run is guarded by `locked_by = worker` so that a worker whose lease was taken
+// over cannot undo the new owner's work.
 import type { Queryable } from './db.js';
 
 export const JOBS_CHANNEL = 'mailroom_jobs';
+
+/** Every job kind, once. A worker refuses a handler for a kind not listed here. */
+export const JOB_KINDS = {
+  'email.deliver': 'delivers one email to the recipients of one destination domain (payload: email_id, domain, recipients)',
+  'webhooks.dispatch': 'turns new outbox events into one message per subscribed endpoint (key "wake"; also queued by the trigger of 0005_webhooks.sql)',
+  'webhooks.deliver': 'delivers the due messages of one endpoint (key = endpoint id: one running per endpoint)',
+  'webhooks.sweep': 'recurring: repairs wake-ups lost to races',
+  'webhooks.retention': 'recurring: drops old webhook messages and attempts',
+} as const;
+export type JobKind = keyof typeof JOB_KINDS;
+export const isJobKind = (k: string): k is JobKind => Object.hasOwn(JOB_KINDS, k);
+
+export const DELIVER_JOB = 'email.deliver' satisfies JobKind;
+export const WEBHOOK_DISPATCH_JOB = 'webhooks.dispatch' satisfies JobKind;
+export const WEBHOOK_DELIVER_JOB = 'webhooks.deliver' satisfies JobKind;
+export const WEBHOOK_SWEEP_JOB = 'webhooks.sweep' satisfies JobKind;
+export const WEBHOOK_RETENTION_JOB = 'webhooks.retention' satisfies JobKind;
+
+/**
+ * For the send statement's data-modifying CTE (store/emails.ts): inserts the delivery jobs given
+ * as a JSON array `[{payload, run_at, region}]` in parameter `param`. One round trip per email
+ * (DESIGN 8) is why this is a fragment rather than a call.
+ */
+export const deliverJobsInsertSql = (param: string) => `
+  INSERT INTO jobs (kind, payload, run_at, region)
+  SELECT '${DELIVER_JOB}', p.payload, p.run_at, p.region FROM json_to_recordset(${param}::json) AS p (payload jsonb, run_at timestamptz, region text)
+  RETURNING id`;
+
+/**
+ * Wakes the delivery jobs of these webhook endpoints at `at` (default now): creates the pending
+ * one, or pulls one that waits for a later retry forward (new messages must not wait behind an
+ * old one's backoff). A running job is left alone, but ON CONFLICT DO UPDATE row-locks it until
+ * this transaction commits, and a finishing job gives its key up with an UPDATE of that row
+ * before its last look for due messages (webhookJobReleaseKey): so that look sees these messages.
+ */
+export const webhookJobsWakeSql = (ids: string, at = 'now()') => `
+  INSERT INTO jobs (kind, key, payload, run_at)
+  SELECT '${WEBHOOK_DELIVER_JOB}', w::text, jsonb_build_object('webhook_id', w), ${at} FROM unnest(${ids}::uuid[]) AS w
+  ON CONFLICT (kind, key) WHERE key IS NOT NULL AND state = 'pending'
+  DO UPDATE SET run_at = EXCLUDED.run_at WHERE jobs.run_at > EXCLUDED.run_at AND jobs.locked_by IS NULL`;
 
 export interface JobRow {
   id: string; // bigint, as text
@@ -18,7 +61,7 @@ export interface JobRow {
 }
 
 export interface JobInsert {
-  kind: string;
+  kind: JobKind;
   payload: unknown;
   runAt?: Date;
   key?: string;
@@ -76,7 +119,7 @@ export async function jobsInsertMany(db: Queryable, jobs: JobInsert[]): Promise<
  * Creates the one row of a recurring job (key 'recurring'), or updates its interval and payload.
  * Its schedule is kept across restarts unless the interval changes.
  */
-export async function jobUpsertRecurring(db: Queryable, j: { kind: string; everyMs: number; maxAttempts: number; payload: unknown; region?: string; firstRunAt?: Date }): Promise<string> {
+export async function jobUpsertRecurring(db: Queryable, j: { kind: JobKind; everyMs: number; maxAttempts: number; payload: unknown; region?: string; firstRunAt?: Date }): Promise<string> {
   const { rows } = await db.query<{ id: string }>(
     `WITH up AS (
        INSERT INTO jobs (kind, payload, run_at, key, region, every_ms, max_attempts)

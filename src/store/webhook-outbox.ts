@@ -1,26 +1,13 @@
 // The webhook outbox: reading email_events past the dispatcher's cursor, turning them into one
 // message per subscribed endpoint, and waking the per-endpoint delivery jobs. Also the sweep that
-// repairs a delivery job lost to a wake-up race. Job kinds live here because SQL names them.
+// repairs a delivery job lost to a wake-up race. Job kinds and the SQL writing jobs are store/jobs.ts's.
 import type { Queryable, Tx } from './db.js';
-import { JOBS_CHANNEL } from './jobs.js';
+import { JOBS_CHANNEL, WEBHOOK_DELIVER_JOB, WEBHOOK_DISPATCH_JOB, WEBHOOK_RETENTION_JOB, WEBHOOK_SWEEP_JOB, webhookJobsWakeSql } from './jobs.js';
 
-export const WEBHOOK_DISPATCH_JOB = 'webhooks.dispatch'; // also named by the trigger in 0005_webhooks.sql
-export const WEBHOOK_DELIVER_JOB = 'webhooks.deliver'; // key = endpoint id: one running per endpoint
-export const WEBHOOK_SWEEP_JOB = 'webhooks.sweep'; // recurring: repairs lost wake-ups
-export const WEBHOOK_RETENTION_JOB = 'webhooks.retention'; // recurring: drops old messages and attempts
+export { WEBHOOK_DELIVER_JOB, WEBHOOK_DISPATCH_JOB, WEBHOOK_RETENTION_JOB, WEBHOOK_SWEEP_JOB };
 
-/**
- * Wakes the delivery jobs of these endpoints at `at` (default now): creates the pending one, or
- * pulls one that waits for a later retry forward (new messages must not wait behind an old one's
- * backoff). A running job is left alone, but ON CONFLICT DO UPDATE row-locks it until this
- * transaction commits, and a finishing job gives its key up with an UPDATE of that row before
- * its last look for due messages (webhookJobReleaseKey): so that look sees these messages.
- */
-const WAKE_ENDPOINTS = (ids: string, at = 'now()') => `
-  INSERT INTO jobs (kind, key, payload, run_at)
-  SELECT '${WEBHOOK_DELIVER_JOB}', w::text, jsonb_build_object('webhook_id', w), ${at} FROM unnest(${ids}::uuid[]) AS w
-  ON CONFLICT (kind, key) WHERE key IS NOT NULL AND state = 'pending'
-  DO UPDATE SET run_at = EXCLUDED.run_at WHERE jobs.run_at > EXCLUDED.run_at AND jobs.locked_by IS NULL`;
+/** Wake-ups of endpoint delivery jobs: the SQL is the jobs table's (store/jobs.ts). */
+const WAKE_ENDPOINTS = webhookJobsWakeSql;
 
 export interface OutboxEvent { id: string; team_id: string; type: string; seq: string; txid: string; created_at: Date }
 
