@@ -31,4 +31,7 @@ export function parsePage(q: { limit?: string; after?: string; before?: string }
   return { limit, after: q.after, before: q.before };
 }
 
+/** The query of a signed public link (the link is the credential; checked by the route, not the schema). */
+export const SignedLinkQuery = Type.Object({ expires: Type.Optional(Type.String()), signature: Type.Optional(Type.String()) });
+
 export const listBody = <T>(page: { has_more: boolean; data: T[] }) => ({ object: 'list' as const, has_more: page.has_more, data: page.data });

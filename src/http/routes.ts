@@ -1,5 +1,6 @@
 // Every API route, one file per endpoint under api/; this list is the whole HTTP surface.
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ApiDeps } from './types.js';
 import { registerHealth } from './health.js';
 import { registerDashboard } from './dashboard/index.js';
@@ -73,6 +74,7 @@ const ENDPOINTS = [
 
 export async function registerRoutes(app: FastifyInstance, deps: ApiDeps): Promise<void> {
   registerHealth(app, deps);
-  for (const register of ENDPOINTS) register(app, deps);
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+  for (const register of ENDPOINTS) register(typed, deps);
   await registerDashboard(app, deps); // the SPA at / and /dashboard-api/*
 }

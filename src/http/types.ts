@@ -1,4 +1,6 @@
 // What the HTTP layer adds to Fastify's request and route config, and the services it is given.
+import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../lib/log.js';
 import type { Pool } from '../store/db.js';
@@ -15,6 +17,9 @@ import type { TrackingRecorder } from '../tracking/recorder.js';
 import type { DownloadLinks } from '../inbound/download-links.js';
 import type { DashboardAuth } from '../dashboard-auth/index.js';
 import type { SessionRequestAuth } from '../dashboard-auth/sessions.js';
+
+/** The Fastify instance routes register on: request parts are typed from their TypeBox schemas. */
+export type ApiApp = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
 export interface ApiDeps {
   config: Config;

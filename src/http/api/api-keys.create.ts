@@ -1,7 +1,6 @@
 // POST /api-keys → 201 {id, object: "list" (sic, as on Resend's wire), token}. Token shown once.
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { authOf, type ApiDeps } from '../types.js';
+import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 
 const Body = Type.Object({
   name: Type.String({ maxLength: 50 }),
@@ -9,10 +8,10 @@ const Body = Type.Object({
   domain_id: Type.Optional(Type.Union([Type.String(), Type.Null()])),
 }, { additionalProperties: true });
 
-export default function register(app: FastifyInstance, deps: ApiDeps): void {
+export default function register(app: ApiApp, deps: ApiDeps): void {
   app.post('/api-keys', { schema: { tags: ['API keys'], summary: 'Create an API key', body: Body } }, async (req, reply) => {
     const { team_id } = authOf(req);
-    const body = req.body as { name: string; permission?: string; domain_id?: string | null };
+    const body = req.body;
     const key = await deps.apiKeys.createChecked(team_id, body);
     return reply.status(201).send({ id: key.id, object: 'list', token: key.token });
   });

@@ -1,20 +1,19 @@
 // GET /contacts → legacy list (everything when no limit is given), items without properties.
 // A segment filter (`segment_id`, /segments/:id/contacts, the legacy /audiences/:id/contacts)
 // names a segment, which cannot exist yet: 404.
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { contactsList } from '../../contacts/service.js';
 import { segmentNotFound } from '../../contacts/refs.js';
 import { PageQuerySchema, parsePage } from '../pagination.js';
-import { authOf, type ApiDeps } from '../types.js';
+import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 import { AudienceParams, tags } from './contacts.schema.js';
 
-export default function register(app: FastifyInstance, deps: ApiDeps): void {
+export default function register(app: ApiApp, deps: ApiDeps): void {
   const querystring = Type.Intersect([PageQuerySchema, Type.Object({ segment_id: Type.Optional(Type.String()) })]);
   app.get('/contacts', { schema: { tags, summary: 'List contacts', querystring } }, async (req) => {
-    const q = req.query as { segment_id?: string };
+    const q = req.query;
     if (q.segment_id !== undefined) throw segmentNotFound('Segment');
-    return contactsList(deps.pool, authOf(req).team_id, parsePage(req.query as object, true));
+    return contactsList(deps.pool, authOf(req).team_id, parsePage(req.query, true));
   });
   app.get('/segments/:segment_id/contacts', { schema: { tags, summary: 'List the contacts of a segment', params: Type.Object({ segment_id: Type.String() }), querystring: PageQuerySchema } }, async () => {
     throw segmentNotFound('Segment');

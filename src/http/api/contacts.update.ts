@@ -1,14 +1,13 @@
 // PATCH /contacts/:id_or_email {email?, first_name?, last_name?, unsubscribed?, properties?} →
 // {object: "contact", id}. The legacy /audiences/:audience_id/contacts/:id names an audience: 404.
-import type { FastifyInstance } from 'fastify';
 import { contactUpdateFields } from '../../contacts/service.js';
 import { segmentNotFound } from '../../contacts/refs.js';
-import { authOf, type ApiDeps } from '../types.js';
+import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 import { AudienceContactParams, ContactBody, ContactParams, tags } from './contacts.schema.js';
 
-export default function register(app: FastifyInstance, deps: ApiDeps): void {
+export default function register(app: ApiApp, deps: ApiDeps): void {
   app.patch('/contacts/:id', { schema: { tags, summary: 'Update a contact by id or email', params: ContactParams, body: ContactBody } }, async (req) => {
-    return contactUpdateFields(deps.pool, authOf(req).team_id, (req.params as { id: string }).id, (req.body ?? {}) as Record<string, unknown>);
+    return contactUpdateFields(deps.pool, authOf(req).team_id, req.params.id, req.body ?? {});
   });
   app.patch('/audiences/:audience_id/contacts/:id', { schema: { tags, summary: 'Update a contact of an audience (legacy)', params: AudienceContactParams, body: ContactBody } }, async () => {
     throw segmentNotFound('Audience');

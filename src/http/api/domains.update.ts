@@ -1,10 +1,9 @@
 // PATCH /domains/:id → {object: "domain", id}: tracking, TLS policy, capabilities.
-import type { FastifyInstance } from 'fastify';
-import { authOf, type ApiDeps } from '../types.js';
+import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 import { IdParams, UpdateDomainBody } from './domains.schema.js';
 
-export default function register(app: FastifyInstance, deps: ApiDeps): void {
+export default function register(app: ApiApp, deps: ApiDeps): void {
   app.patch('/domains/:id', { schema: { tags: ['Domains'], summary: 'Update a domain', params: IdParams, body: UpdateDomainBody } }, async (req) => {
-    return deps.domains.update(authOf(req).team_id, (req.params as { id: string }).id, (req.body ?? {}) as object);
+    return deps.domains.update(authOf(req).team_id, req.params.id, req.body ?? {});
   });
 }

@@ -1,16 +1,16 @@
 // GET /emails/:id/attachments and /emails/:id/attachments/:attachment_id: the attachments of a
 // sent email (the SDK's resend.emails.attachments.list/get), each with a signed, expiring
 // download_url; GET /files/sent/<email id>.<attachment id> serves it (the link is the credential).
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { AppError, notFound } from '../../errors.js';
 import { attachmentForDownload, attachmentsOfTeamEmail, type SentAttachment } from '../../emails/sent-attachments.js';
 import { isUuid } from '../../lib/ids.js';
-import { authOf, type ApiDeps } from '../types.js';
+import { authOf, type ApiDeps, type ApiApp } from '../types.js';
+import { SignedLinkQuery } from '../pagination.js';
 
 const tags = ['Emails'];
 
-export default function register(app: FastifyInstance, deps: ApiDeps): void {
+export default function register(app: ApiApp, deps: ApiDeps): void {
   const view = (emailId: string, a: SentAttachment) => {
     const { content: _content, ...rest } = a;
     return { ...rest, ...deps.downloads.link('sent-attachment', `${emailId}.${a.id}`) };
@@ -22,21 +22,21 @@ export default function register(app: FastifyInstance, deps: ApiDeps): void {
   };
 
   app.get('/emails/:id/attachments', { schema: { tags, summary: 'List the attachments of a sent email', params: Type.Object({ id: Type.String() }) } }, async (req) => {
-    const { id } = req.params as { id: string };
+    const { id } = req.params;
     const list = await load(authOf(req).team_id, id);
     return { object: 'list', has_more: false, data: list.map((a) => view(id, a)) };
   });
 
   app.get('/emails/:id/attachments/:attachment_id', { schema: { tags, summary: 'Retrieve an attachment of a sent email', params: Type.Object({ id: Type.String(), attachment_id: Type.String() }) } }, async (req) => {
-    const { id, attachment_id } = req.params as { id: string; attachment_id: string };
+    const { id, attachment_id } = req.params;
     const a = (await load(authOf(req).team_id, id)).find((x) => x.id === attachment_id);
     if (!a) throw notFound('Attachment');
     return { object: 'attachment', ...view(id, a) };
   });
 
-  app.get('/files/sent/:ref', { config: { public: true }, schema: { hide: true } }, async (req, reply) => {
-    const { ref } = req.params as { ref: string };
-    const { expires, signature } = req.query as { expires?: string; signature?: string };
+  app.get('/files/sent/:ref', { config: { public: true }, schema: { hide: true, params: Type.Object({ ref: Type.String() }), querystring: SignedLinkQuery } }, async (req, reply) => {
+    const { ref } = req.params;
+    const { expires, signature } = req.query;
     const [emailId, attachmentId] = ref.split('.');
     if (!isUuid(emailId ?? '') || !isUuid(attachmentId ?? '') || !deps.downloads.valid('sent-attachment', ref, expires, signature)) throw new AppError('not_found');
     const a = await attachmentForDownload(deps.pool, emailId, attachmentId);

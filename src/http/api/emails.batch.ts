@@ -1,17 +1,16 @@
 // POST /emails/batch: up to 100 emails, no attachments, one statement for all of them.
 // x-batch-validation: strict (default: any invalid email fails the request) or permissive (valid
 // emails are sent, invalid ones reported as errors [{index, message}]).
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../errors.js';
 import { withIdempotency } from '../../emails/idempotency.js';
 import type { AcceptedEmail } from '../../emails/records.js';
-import { authOf, type ApiDeps } from '../types.js';
+import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 import { SEND_BODY_LIMIT, SendEmailBody } from './emails.schema.js';
 
 const MAX_BATCH = 100;
 
-export default function register(app: FastifyInstance, deps: ApiDeps): void {
+export default function register(app: ApiApp, deps: ApiDeps): void {
   app.post('/emails/batch', {
     bodyLimit: SEND_BODY_LIMIT, config: { sending: true },
     schema: { tags: ['Emails'], summary: 'Send up to 100 emails at once', body: Type.Unknown({ description: 'an array of send requests' }) },

@@ -1,12 +1,11 @@
 // POST /emails/:id/cancel → cancels a scheduled email: {object: "email", id}; last_event canceled.
-import type { FastifyInstance } from 'fastify';
 import { emailCancelScheduled } from '../../emails/records.js';
-import { authOf, type ApiDeps } from '../types.js';
+import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 import { IdParams } from './emails.schema.js';
 
-export default function register(app: FastifyInstance, deps: ApiDeps): void {
+export default function register(app: ApiApp, deps: ApiDeps): void {
   app.post('/emails/:id/cancel', { schema: { tags: ['Emails'], summary: 'Cancel a scheduled email', params: IdParams } }, async (req) => {
-    const { id } = req.params as { id: string };
+    const { id } = req.params;
     await emailCancelScheduled(deps.pool, authOf(req).team_id, id);
     return { object: 'email', id };
   });

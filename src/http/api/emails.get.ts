@@ -1,12 +1,11 @@
 // GET /emails/:id → the email record with `last_event`.
-import type { FastifyInstance } from 'fastify';
 import { emailGet } from '../../emails/records.js';
-import { authOf, type ApiDeps } from '../types.js';
+import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 import { IdParams } from './emails.schema.js';
 
-export default function register(app: FastifyInstance, deps: ApiDeps): void {
+export default function register(app: ApiApp, deps: ApiDeps): void {
   app.get('/emails/:id', { schema: { tags: ['Emails'], summary: 'Retrieve an email', params: IdParams } }, async (req) => {
-    const { id } = req.params as { id: string };
+    const { id } = req.params;
     const email = await emailGet(deps.pool, authOf(req).team_id, id);
     return { object: 'email', ...email, topic_id: null };
   });

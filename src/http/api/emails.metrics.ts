@@ -1,11 +1,10 @@
 // GET /emails/metrics → sent, delivered, bounced (permanent/transient), complained, opened, clicked
 // and rates over a date range, totaled and per period (hourly/daily/weekly/monthly) and/or domain.
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { AppError, invalidField } from '../../errors.js';
 import { emailMetrics, GRANULARITIES, METRICS } from '../../emails/metrics.js';
 import { isUuid } from '../../lib/ids.js';
-import { authOf, type ApiDeps } from '../types.js';
+import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 
 const Query = Type.Object({}, { additionalProperties: true });
 const MAX_PERIODS = 10_000;
@@ -29,7 +28,7 @@ function ids(v: unknown, field: string): string[] | undefined {
   return l;
 }
 
-export default function register(app: FastifyInstance, deps: ApiDeps): void {
+export default function register(app: ApiApp, deps: ApiDeps): void {
   app.get('/emails/metrics', { schema: { tags: ['Emails'], summary: 'Retrieve email metrics', querystring: Query } }, async (req) => {
     const q = req.query as Record<string, unknown>;
     const now = new Date();

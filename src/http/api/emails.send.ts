@@ -1,10 +1,9 @@
 // POST /emails → 200 {id} once the email, its first event and its delivery jobs are committed.
-import type { FastifyInstance } from 'fastify';
 import { withIdempotency } from '../../emails/idempotency.js';
-import { authOf, type ApiDeps } from '../types.js';
+import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 import { SEND_BODY_LIMIT, SendEmailBody } from './emails.schema.js';
 
-export default function register(app: FastifyInstance, deps: ApiDeps): void {
+export default function register(app: ApiApp, deps: ApiDeps): void {
   app.post('/emails', {
     bodyLimit: SEND_BODY_LIMIT, config: { sending: true },
     schema: { tags: ['Emails'], summary: 'Send an email', body: SendEmailBody },

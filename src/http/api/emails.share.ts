@@ -3,13 +3,13 @@
 // (or the text) with no key: the link is the credential; it changes nothing, is rate-limited per
 // client address, and is served so that the email's markup cannot run script or load anything
 // but images (CSP sandbox, nosniff, no referrer).
-import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { AppError, invalidField, notFound } from '../../errors.js';
 import { isUuid } from '../../lib/ids.js';
 import { sharedEmailPage, teamHasEmail } from '../../emails/share.js';
 import { rateLimitHeaders } from '../../ratelimit/limiter.js';
-import { authOf, type ApiDeps } from '../types.js';
+import { SignedLinkQuery } from '../pagination.js';
+import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 
 const DEFAULT_TTL_MS = 24 * 3600_000;
 const MAX_TTL_MS = 30 * 24 * 3600_000;
@@ -25,22 +25,22 @@ export function shareTtl(v: unknown): number {
   return ms;
 }
 
-export default function register(app: FastifyInstance, deps: ApiDeps): void {
+export default function register(app: ApiApp, deps: ApiDeps): void {
   app.post('/emails/:id/share', {
     schema: { tags: ['Emails'], summary: 'Create a public, expiring link to view a sent email', params: Type.Object({ id: Type.String() }), body: Type.Optional(Type.Object({ expires_in: Type.Optional(Type.Unknown()) }, { additionalProperties: true })) },
   }, async (req) => {
-    const { id } = req.params as { id: string };
+    const { id } = req.params;
     if (!isUuid(id) || !(await teamHasEmail(deps.pool, authOf(req).team_id, id))) throw notFound('Email');
-    const link = deps.downloads.link('share', id, Date.now(), shareTtl((req.body as { expires_in?: unknown } | undefined)?.expires_in));
+    const link = deps.downloads.link('share', id, Date.now(), shareTtl(req.body?.expires_in));
     return { object: 'email', id, url: link.download_url, expires_at: link.expires_at };
   });
 
-  app.get('/share/:id', { config: { public: true }, schema: { hide: true } }, async (req, reply) => {
+  app.get('/share/:id', { config: { public: true }, schema: { hide: true, params: Type.Object({ id: Type.String() }), querystring: SignedLinkQuery } }, async (req, reply) => {
     const decision = await deps.limiter.consume(`share:${req.ip}`);
     reply.headers(rateLimitHeaders(decision));
     if (!decision.allowed) throw new AppError('rate_limit_exceeded');
-    const { id } = req.params as { id: string };
-    const { expires, signature } = req.query as { expires?: string; signature?: string };
+    const { id } = req.params;
+    const { expires, signature } = req.query;
     if (!isUuid(id) || !deps.downloads.valid('share', id, expires, signature)) throw new AppError('not_found', 'This link is not valid or has expired.');
     const body = await sharedEmailPage(deps.pool, id);
     if (body === undefined) throw new AppError('not_found', 'This link is not valid or has expired.');

@@ -1,18 +1,19 @@
 // GET /inbound/raw/:id and /inbound/attachment/:id?expires&signature (public: the signed link is
 // the credential; no key, no rate limit, not request-logged): streams a received message or one
 // attachment from its chunks. An expired, altered or unsigned link is a 404.
-import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
 import { AppError } from '../../errors.js';
+import { SignedLinkQuery } from '../pagination.js';
 import { isUuid } from '../../lib/ids.js';
 import { blobStream, receivedAttachmentForDownload, receivedRawForDownload } from '../../inbound/queries.js';
-import type { ApiDeps } from '../types.js';
+import type { ApiApp, ApiDeps } from '../types.js';
 
 const safeName = (n: string) => n.replace(/[^\w.\- ]+/g, '_').slice(0, 200) || 'attachment';
 
-export default function register(app: FastifyInstance, deps: ApiDeps): void {
-  app.get('/inbound/:kind/:id', { config: { public: true }, schema: { hide: true } }, async (req, reply) => {
-    const { kind, id } = req.params as { kind: string; id: string };
-    const { expires, signature } = req.query as { expires?: string; signature?: string };
+export default function register(app: ApiApp, deps: ApiDeps): void {
+  app.get('/inbound/:kind/:id', { config: { public: true }, schema: { hide: true, params: Type.Object({ kind: Type.String(), id: Type.String() }), querystring: SignedLinkQuery } }, async (req, reply) => {
+    const { kind, id } = req.params;
+    const { expires, signature } = req.query;
     if ((kind !== 'raw' && kind !== 'attachment') || !isUuid(id) || !deps.downloads.valid(kind, id, expires, signature)) throw new AppError('not_found');
     // Sender-controlled bytes on the dashboard's origin: never rendered or sniffed as a page
     // (an HTML or SVG attachment would otherwise run script with the dashboard's cookies).

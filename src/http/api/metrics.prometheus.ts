@@ -4,11 +4,10 @@
 // takes `Authorization: Bearer <token>` (Prometheus `authorization` in the scrape config).
 import { timingSafeEqual } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../errors.js';
 import { Registry, registry } from '../../lib/metrics.js';
 import { queueSummary } from '../../queue/stats.js';
-import type { ApiDeps } from '../types.js';
+import type { ApiApp, ApiDeps } from '../types.js';
 
 const started = Date.now() / 1000;
 
@@ -51,7 +50,7 @@ function tokenMatches(header: string | undefined, token: string): boolean {
   return got.length === want.length && timingSafeEqual(got, want);
 }
 
-export default function register(app: FastifyInstance, deps: ApiDeps): void {
+export default function register(app: ApiApp, deps: ApiDeps): void {
   const gauges = scrapeGauges(deps);
   app.get('/metrics', { config: { public: true }, schema: { hide: true } }, async (req, reply) => {
     const token = deps.config.metricsToken;
