@@ -9,8 +9,8 @@ import { AppError } from '../errors.js';
 import type { Sealer } from '../lib/crypto.js';
 import { randomToken, sha256Hex } from '../lib/ids.js';
 import { withTx, type Pool } from '../store/db.js';
-import { emailVerificationConsume, emailVerificationInsert, recoveryCodeConsume, recoveryCodesRemaining, recoveryCodesReplace } from '../store/credentials.js';
-import { sessionDeleteAllOfUser, sessionSetTeam } from '../store/sessions.js';
+import { emailVerificationConsume, emailVerificationInsert, oauthAccountsOfUser, recoveryCodeConsume, recoveryCodesRemaining, recoveryCodesReplace } from '../store/credentials.js';
+import { sessionDeleteAllOfUser, sessionSetTeam, sessionsOfUser } from '../store/sessions.js';
 import {
   inviteConsume, inviteFindOpen, inviteInsert, memberAdd, membershipsOfUser, userClaimTotpStep, userCount, userFindByEmail,
   userFindById, userInsert, userSetPassword, userSetTotp, type InviteRow, type Role, type UserRow,
@@ -244,6 +244,32 @@ export class Accounts {
     const user = await userFindById(this.pool, used.user_id);
     if (!user) throw new AppError('not_found', 'This account no longer exists.');
     return this.start(req, user, joined?.team_id);
+  }
+
+  /** The signed-in user's security settings: second factor, linked providers, sessions. */
+  async securityView(auth: SessionAuth) {
+    return {
+      email: auth.email, name: auth.name, totp_enabled: auth.totpEnabled,
+      recovery_codes_left: auth.totpEnabled ? await recoveryCodesRemaining(this.pool, auth.userId) : 0,
+      oauth_accounts: await oauthAccountsOfUser(this.pool, auth.userId),
+      sessions: (await sessionsOfUser(this.pool, auth.userId)).map((s) => ({ ...s, current: s.id === auth.sessionId })),
+    };
+  }
+
+  teamsOf(userId: string) {
+    return membershipsOfUser(this.pool, userId);
+  }
+
+  /** Signs the user out everywhere; how many sessions ended. */
+  signOutEverywhere(userId: string) {
+    return sessionDeleteAllOfUser(this.pool, userId);
+  }
+
+  /** Joins an invite's team as the signed-in user and makes it the session's current team. */
+  async inviteAccept(auth: SessionAuth, token: string): Promise<{ team_id: string; role: Role }> {
+    const joined = await this.inviteJoin(token, { id: auth.userId, email: auth.email });
+    await sessionSetTeam(this.pool, auth.sessionId, joined.team_id);
+    return joined;
   }
 
   async switchTeam(auth: SessionAuth, teamId: unknown): Promise<void> {

@@ -11,6 +11,7 @@ import { OAuth } from './oauth.js';
 import { PasswordReset } from './password-reset.js';
 import { Sessions } from './sessions.js';
 import { SystemMail } from './system-mail.js';
+import { TeamAdmin } from './teams.js';
 import { LoginThrottle } from './throttle.js';
 
 export interface DashboardAuth {
@@ -19,6 +20,7 @@ export interface DashboardAuth {
   oauth: OAuth;
   reset: PasswordReset;
   mail: SystemMail;
+  teams: TeamAdmin;
 }
 
 export function createDashboardAuth(d: { pool: Pool; config: Config; sealer: Sealer; secretKey: string; sender: EmailSender; defaultTeamId: string; log: Logger }): DashboardAuth {
@@ -31,5 +33,6 @@ export function createDashboardAuth(d: { pool: Pool; config: Config; sealer: Sea
     oauth: new OAuth(d.config, d.secretKey),
     reset: new PasswordReset(d.pool, d.config, mail, throttle, d.log),
     mail,
+    teams: new TeamAdmin(d.pool),
   };
 }

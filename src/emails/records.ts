@@ -3,7 +3,7 @@
 import { AppError, notFound } from '../errors.js';
 import { isUuid, uuid } from '../lib/ids.js';
 import type { Queryable } from '../store/db.js';
-import { emailCancel, emailEventsList, emailFindById, emailLastEvent, emailList, emailReschedule } from '../store/emails.js';
+import { emailCancel, emailEventsList, emailFindById, emailLastEvent, emailList, emailRawFind, emailReschedule } from '../store/emails.js';
 import type { EmailFilters } from '../store/email-filters.js';
 import type { PageQuery } from '../store/paginate.js';
 import { parseScheduledAt } from './schedule.js';
@@ -42,4 +42,12 @@ export async function emailRescheduleScheduled(db: Queryable, teamId: string, id
   if (!(await emailReschedule(db, teamId, id, at))) {
     throw new AppError('validation_error', `Only scheduled emails can be rescheduled; this email is \`${last}\`.`);
   }
+}
+
+/** The raw MIME of a team's email (the dashboard's Raw and Headers tabs); 404 when gone or purged. */
+export async function emailRawOf(db: Queryable, teamId: string, id: string, retentionDays: number): Promise<Buffer> {
+  const row = isUuid(id) ? await emailRawFind(db, teamId, id) : undefined;
+  if (!row) throw notFound('Email');
+  if (!row.raw) throw notFound(`The message body (removed after ${retentionDays} days)`);
+  return row.raw;
 }

@@ -2,8 +2,6 @@
 // linked sign-in providers and open sessions.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { oauthAccountsOfUser, recoveryCodesRemaining } from '../../store/credentials.js';
-import { sessionsOfUser } from '../../store/sessions.js';
 import type { ApiDeps } from '../types.js';
 import { body, dash, noStore, PUBLIC, TAGS } from './common.js';
 
@@ -16,12 +14,7 @@ export default function register(app: FastifyInstance, deps: ApiDeps): void {
 
   app.get('/dashboard-api/account', opts('The signed-in user\'s security settings'), async (req) => {
     const { auth } = await me(req);
-    return {
-      email: auth.email, name: auth.name, totp_enabled: auth.totpEnabled,
-      recovery_codes_left: auth.totpEnabled ? await recoveryCodesRemaining(deps.pool, auth.userId) : 0,
-      oauth_accounts: await oauthAccountsOfUser(deps.pool, auth.userId),
-      sessions: (await sessionsOfUser(deps.pool, auth.userId)).map((s) => ({ ...s, current: s.id === auth.sessionId })),
-    };
+    return dash(deps).accounts.securityView(auth);
   });
 
   app.post('/dashboard-api/account/totp/setup', opts('Start TOTP enrolment'), async (req) => {

@@ -2,7 +2,6 @@
 // creating an account from the link (confirmed by a link emailed to the address).
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { sessionSetTeam } from '../../store/sessions.js';
 import type { ApiDeps } from '../types.js';
 import { body, dash, noStore, PUBLIC, setCookies, TAGS } from './common.js';
 
@@ -17,9 +16,7 @@ export default function register(app: FastifyInstance, deps: ApiDeps): void {
   app.post('/dashboard-api/invites/:token/accept', opts('Join the invite\'s team as the signed-in user'), async (req) => {
     const d = dash(deps);
     const { auth } = await d.sessions.require(req, { allowMfaSetup: true });
-    const joined = await d.accounts.inviteJoin((req.params as { token: string }).token, { id: auth.userId, email: auth.email });
-    await sessionSetTeam(deps.pool, auth.sessionId, joined.team_id);
-    return joined;
+    return d.accounts.inviteAccept(auth, (req.params as { token: string }).token);
   });
 
   app.post('/dashboard-api/invites/:token/signup', opts('Create an account from an invite link (a confirmation link is emailed)', {

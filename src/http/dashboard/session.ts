@@ -2,8 +2,6 @@
 // the second factor, sign-out and sign-out everywhere. Public routes: they check the session themselves.
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { sessionDeleteAllOfUser } from '../../store/sessions.js';
-import { membershipsOfUser } from '../../store/users.js';
 import type { ApiDeps } from '../types.js';
 import { body, dash, noStore, PUBLIC, setCookies, TAGS } from './common.js';
 
@@ -22,7 +20,7 @@ export default function register(app: FastifyInstance, deps: ApiDeps): void {
     if (!found) return base;
     const { auth, token } = found;
     if (auth.mfaPending) return { ...base, mfa_pending: true, csrf: d.sessions.csrfFor(token), user: { email: auth.email } };
-    const teams = await membershipsOfUser(deps.pool, auth.userId);
+    const teams = await d.accounts.teamsOf(auth.userId);
     const team = teams.find((t) => t.team_id === auth.teamId)!;
     return {
       ...base, signed_in: true, csrf: d.sessions.csrfFor(token), mfa_setup_required: auth.mfaSetupRequired,
@@ -64,7 +62,7 @@ export default function register(app: FastifyInstance, deps: ApiDeps): void {
   app.post('/dashboard-api/logout-all', opts('Sign out everywhere'), async (req, reply) => {
     const d = dash(deps);
     const { auth } = await d.sessions.require(req, { allowMfaSetup: true });
-    const ended = await sessionDeleteAllOfUser(deps.pool, auth.userId);
+    const ended = await d.accounts.signOutEverywhere(auth.userId);
     d.sessions.clearCookies(reply);
     return { signed_out: true, sessions_ended: ended };
   });

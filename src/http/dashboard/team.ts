@@ -5,12 +5,6 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../errors.js';
 import { requireRole } from '../../dashboard-auth/sessions.js';
-import { withTx } from '../../store/db.js';
-import { teamCreate } from '../../store/teams.js';
-import { sessionSetTeam } from '../../store/sessions.js';
-import {
-  inviteDelete, invitesOfTeam, memberAdd, memberRole, memberRemove, membersOfTeam, memberSetRole, ownerCount, ROLES, teamSetRequireMfa, type Role,
-} from '../../store/users.js';
 import type { ApiDeps } from '../types.js';
 import { body, dash, noStore, PUBLIC, TAGS } from './common.js';
 
@@ -20,18 +14,14 @@ export default function register(app: FastifyInstance, deps: ApiDeps): void {
 
   app.get('/dashboard-api/team', opts('Members and open invites of the current team'), async (req) => {
     const { auth } = await session(req);
-    const canManage = auth.role !== 'member';
-    return { id: auth.teamId, name: auth.teamName, role: auth.role, members: await membersOfTeam(deps.pool, auth.teamId), invites: canManage ? await invitesOfTeam(deps.pool, auth.teamId) : [] };
+    return dash(deps).teams.view(auth);
   });
 
   app.patch('/dashboard-api/team', opts('Team settings (owners)', { body: body({ require_mfa: Type.Optional(Type.Boolean()) }) }), async (req) => {
     const { auth } = await session(req);
     requireRole(auth, 'owner');
     const b = req.body as { require_mfa?: boolean };
-    if (b.require_mfa !== undefined) {
-      if (b.require_mfa && !auth.totpEnabled) throw new AppError('validation_error', 'Turn on two-factor authentication for your own account first.');
-      await teamSetRequireMfa(deps.pool, auth.teamId, b.require_mfa);
-    }
+    if (b.require_mfa !== undefined) await dash(deps).teams.setRequireMfa(auth, b.require_mfa);
     return { require_mfa: b.require_mfa };
   });
 
@@ -46,7 +36,7 @@ export default function register(app: FastifyInstance, deps: ApiDeps): void {
     const { auth } = await session(req);
     requireRole(auth, 'owner', 'admin');
     const { id } = req.params as { id: string };
-    if (!/^[0-9a-f-]{36}$/i.test(id) || !(await inviteDelete(deps.pool, auth.teamId, id))) throw new AppError('not_found', 'Invite not found');
+    await dash(deps).teams.revokeInvite(auth, id);
     return { deleted: true };
   });
 
@@ -54,15 +44,8 @@ export default function register(app: FastifyInstance, deps: ApiDeps): void {
     const { auth } = await session(req);
     requireRole(auth, 'owner', 'admin');
     const { userId } = req.params as { userId: string };
-    const role = (req.body as { role: string }).role as Role;
-    if (!ROLES.includes(role)) throw new AppError('validation_error', 'Role must be "owner", "admin" or "member".');
-    const current = /^[0-9a-f-]{36}$/i.test(userId) ? await memberRole(deps.pool, auth.teamId, userId) : undefined;
-    if (!current) throw new AppError('not_found', 'Member not found');
-    if ((role === 'owner' || current === 'owner') && auth.role !== 'owner') throw new AppError('forbidden', 'Only owners can make or unmake owners.');
-    await withTx(deps.pool, async (tx) => {
-      await memberSetRole(tx, auth.teamId, userId, role);
-      if ((await ownerCount(tx, auth.teamId)) === 0) throw new AppError('validation_error', 'A team keeps at least one owner.');
-    });
+    const role = (req.body as { role: string }).role;
+    await dash(deps).teams.setRole(auth, userId, role);
     return { user_id: userId, role };
   });
 
@@ -71,13 +54,7 @@ export default function register(app: FastifyInstance, deps: ApiDeps): void {
     const { userId } = req.params as { userId: string };
     const leaving = userId === auth.userId;
     if (!leaving) requireRole(auth, 'owner', 'admin');
-    const current = /^[0-9a-f-]{36}$/i.test(userId) ? await memberRole(deps.pool, auth.teamId, userId) : undefined;
-    if (!current) throw new AppError('not_found', 'Member not found');
-    if (current === 'owner' && auth.role !== 'owner') throw new AppError('forbidden', 'Only owners can remove owners.');
-    await withTx(deps.pool, async (tx) => {
-      await memberRemove(tx, auth.teamId, userId);
-      if ((await ownerCount(tx, auth.teamId)) === 0) throw new AppError('validation_error', 'A team keeps at least one owner.');
-    });
+    await dash(deps).teams.removeMember(auth, userId);
     return { deleted: true };
   });
 
@@ -89,12 +66,6 @@ export default function register(app: FastifyInstance, deps: ApiDeps): void {
 
   app.post('/dashboard-api/teams', opts('Create a team (you become its owner)', { body: body({ name: Type.String({ minLength: 1, maxLength: 100 }) }) }), async (req) => {
     const { auth } = await session(req);
-    const team = await withTx(deps.pool, async (tx) => {
-      const t = await teamCreate(tx, (req.body as { name: string }).name.trim());
-      await memberAdd(tx, t.id, auth.userId, 'owner');
-      return t;
-    });
-    await sessionSetTeam(deps.pool, auth.sessionId, team.id);
-    return { id: team.id, name: team.name };
+    return dash(deps).teams.create(auth, (req.body as { name: string }).name);
   });
 }
