@@ -57,7 +57,7 @@ export class Accounts {
   }
 
   /** First run: the first visitor becomes the owner of the default team. */
-  async setup(req: FastifyRequest, input: { email: unknown; password: unknown; name?: unknown }): Promise<Started> {
+  async setup(req: FastifyRequest, input: { email?: unknown; password?: unknown; name?: unknown }): Promise<Started> {
     const email = checkEmail(input.email);
     const password = checkPassword(input.password);
     const hash = await hashPassword(password);
@@ -72,7 +72,7 @@ export class Accounts {
   }
 
   /** Password sign-in; throttled per account and client address. */
-  async login(req: FastifyRequest, input: { email: unknown; password: unknown }): Promise<Started> {
+  async login(req: FastifyRequest, input: { email?: unknown; password?: unknown }): Promise<Started> {
     const email = typeof input.email === 'string' ? input.email.trim() : '';
     const password = typeof input.password === 'string' ? input.password : '';
     const keys = this.throttle.passwordKeys(email, req.ip);
@@ -212,7 +212,7 @@ export class Accounts {
    * anything, then creates the account unverified and sends a link to the address. The account
    * can sign in, and joins the team, only once the link is opened (verifyEmail).
    */
-  async inviteSignup(token: string, input: { email: unknown; password: unknown; name?: unknown }): Promise<{ verification_sent: true; email: string }> {
+  async inviteSignup(token: string, input: { email?: unknown; password?: unknown; name?: unknown }): Promise<{ verification_sent: true; email: string }> {
     const email = checkEmail(input.email);
     const password = checkPassword(input.password);
     const inv = await this.inviteFind(token);

@@ -1,14 +1,14 @@
 // The signed-in user's own security: TOTP enrolment and removal, recovery codes, password change,
 // linked sign-in providers and open sessions.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { ApiDeps } from '../types.js';
-import { body, dash, noStore, PUBLIC, TAGS } from './common.js';
+import type { ApiApp, ApiDeps } from '../types.js';
+import { body, dash, noStore, PUBLIC, TAGS, routeOpts } from './common.js';
 
 const Code = body({ code: Type.Optional(Type.Unknown()) });
 
-export default function register(app: FastifyInstance, deps: ApiDeps): void {
-  const opts = (summary: string, extra: object = {}) => ({ config: PUBLIC, onRequest: noStore, schema: { tags: TAGS, summary, hide: true, ...extra } });
+export default function register(app: ApiApp, deps: ApiDeps): void {
+  const opts = routeOpts;
   // MFA enrolment stays reachable when the team requires MFA and the user has none yet.
   const me = (req: FastifyRequest) => dash(deps).sessions.require(req, { allowMfaSetup: true });
 
@@ -24,23 +24,23 @@ export default function register(app: FastifyInstance, deps: ApiDeps): void {
 
   app.post('/dashboard-api/account/totp/enable', opts('Confirm TOTP enrolment with a code', { body: Code }), async (req) => {
     const { auth } = await me(req);
-    return dash(deps).accounts.totpEnable(auth, (req.body as { code?: unknown }).code);
+    return dash(deps).accounts.totpEnable(auth, req.body.code);
   });
 
   app.post('/dashboard-api/account/totp/disable', opts('Turn TOTP off (needs a current code)', { body: Code }), async (req) => {
     const { auth } = await me(req);
-    await dash(deps).accounts.totpDisable(auth, (req.body as { code?: unknown }).code);
+    await dash(deps).accounts.totpDisable(auth, req.body.code);
     return { totp_enabled: false };
   });
 
   app.post('/dashboard-api/account/recovery-codes', opts('New recovery codes (needs a current code)', { body: Code }), async (req) => {
     const { auth } = await me(req);
-    return dash(deps).accounts.recoveryCodesRenew(auth, (req.body as { code?: unknown }).code);
+    return dash(deps).accounts.recoveryCodesRenew(auth, req.body.code);
   });
 
   app.post('/dashboard-api/account/password', opts('Change the password', { body: body({ current: Type.Optional(Type.Unknown()), password: Type.Optional(Type.Unknown()) }) }), async (req) => {
     const { auth } = await me(req);
-    const b = req.body as { current?: unknown; password?: unknown };
+    const b = req.body;
     await dash(deps).accounts.changePassword(auth, b.current, b.password);
     return { changed: true };
   });

@@ -14,6 +14,11 @@ export function dash(deps: ApiDeps): DashboardAuth {
   return deps.dashboard;
 }
 
+/** A dashboard route's options: public to the API hooks (its own session check), no-store, hidden from the API docs; `extra` may add TypeBox body/params/querystring, which then type the handler. */
+export function routeOpts<S extends object = object>(summary: string, extra?: S) {
+  return { config: PUBLIC, onRequest: noStore, schema: { tags: TAGS, summary, hide: true, ...(extra as S) } };
+}
+
 export function body<T extends Record<string, TSchema>>(props: T) {
   return Type.Object(props, { additionalProperties: true });
 }

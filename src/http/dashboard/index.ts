@@ -2,6 +2,7 @@
 // /dashboard-api/ (sign-in, account, team, invites, OAuth, password reset, raw MIME). Its data
 // comes from the ordinary API, authenticated by the session cookie (see http/hooks.ts).
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ApiDeps } from '../types.js';
 import account from './account.js';
 import emailsRaw from './emails-raw.js';
@@ -15,5 +16,6 @@ import { registerUi } from './ui.js';
 export async function registerDashboard(app: FastifyInstance, deps: ApiDeps): Promise<void> {
   await registerUi(app);
   if (!deps.dashboard) return;
-  for (const register of [session, account, team, invites, oauth, passwordReset, emailsRaw]) register(app, deps);
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+  for (const register of [session, account, team, invites, oauth, passwordReset, emailsRaw]) register(typed, deps);
 }

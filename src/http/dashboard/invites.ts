@@ -1,34 +1,35 @@
 // Invite links: what an invite is for (shown before joining), joining as the signed-in user, or
 // creating an account from the link (confirmed by a link emailed to the address).
-import type { FastifyInstance } from 'fastify';
+
 import { Type } from 'typebox';
-import type { ApiDeps } from '../types.js';
-import { body, dash, noStore, PUBLIC, setCookies, TAGS } from './common.js';
+import type { ApiApp, ApiDeps } from '../types.js';
+import { body, dash, noStore, PUBLIC, setCookies, TAGS, routeOpts } from './common.js';
 
-export default function register(app: FastifyInstance, deps: ApiDeps): void {
-  const opts = (summary: string, extra: object = {}) => ({ config: PUBLIC, onRequest: noStore, schema: { tags: TAGS, summary, hide: true, ...extra } });
+export default function register(app: ApiApp, deps: ApiDeps): void {
+  const opts = routeOpts;
 
-  app.get('/dashboard-api/invites/:token', opts('What an invite link is for'), async (req) => {
-    const inv = await dash(deps).accounts.inviteFind((req.params as { token: string }).token);
+  app.get('/dashboard-api/invites/:token', opts('What an invite link is for', { params: Type.Object({ token: Type.String() }) }), async (req) => {
+    const inv = await dash(deps).accounts.inviteFind(req.params.token);
     return { team_name: inv.team_name, role: inv.role, email: inv.email, expires_at: inv.expires_at };
   });
 
-  app.post('/dashboard-api/invites/:token/accept', opts('Join the invite\'s team as the signed-in user'), async (req) => {
+  app.post('/dashboard-api/invites/:token/accept', opts('Join the invite\'s team as the signed-in user', { params: Type.Object({ token: Type.String() }) }), async (req) => {
     const d = dash(deps);
     const { auth } = await d.sessions.require(req, { allowMfaSetup: true });
-    return d.accounts.inviteAccept(auth, (req.params as { token: string }).token);
+    return d.accounts.inviteAccept(auth, req.params.token);
   });
 
   app.post('/dashboard-api/invites/:token/signup', opts('Create an account from an invite link (a confirmation link is emailed)', {
+    params: Type.Object({ token: Type.String() }),
     body: body({ email: Type.Optional(Type.Unknown()), password: Type.Optional(Type.Unknown()), name: Type.Optional(Type.Unknown()) }),
   }), async (req) => {
-    return dash(deps).accounts.inviteSignup((req.params as { token: string }).token, req.body as { email: unknown; password: unknown });
+    return dash(deps).accounts.inviteSignup(req.params.token, req.body);
   });
 
   app.post('/dashboard-api/verify', opts('Open an email confirmation link: joins the invite\'s team and signs in', {
     body: body({ token: Type.Optional(Type.Unknown()) }),
   }), async (req, reply) => {
-    const s = await dash(deps).accounts.verifyEmail(req, (req.body as { token?: unknown }).token);
+    const s = await dash(deps).accounts.verifyEmail(req, req.body.token);
     setCookies(reply, s.cookies);
     return { mfa_required: s.mfa_required, csrf: s.csrf };
   });

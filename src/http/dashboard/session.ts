@@ -1,14 +1,14 @@
 // Sign-in endpoints: what the SPA needs to know first (state), first-run setup, password sign-in,
 // the second factor, sign-out and sign-out everywhere. Public routes: they check the session themselves.
-import type { FastifyInstance } from 'fastify';
+
 import { Type } from 'typebox';
-import type { ApiDeps } from '../types.js';
-import { body, dash, noStore, PUBLIC, setCookies, TAGS } from './common.js';
+import type { ApiApp, ApiDeps } from '../types.js';
+import { body, dash, noStore, PUBLIC, setCookies, TAGS, routeOpts } from './common.js';
 
 const Credentials = body({ email: Type.Optional(Type.Unknown()), password: Type.Optional(Type.Unknown()), name: Type.Optional(Type.Unknown()) });
 
-export default function register(app: FastifyInstance, deps: ApiDeps): void {
-  const opts = (summary: string, extra: object = {}) => ({ config: PUBLIC, onRequest: noStore, schema: { tags: TAGS, summary, hide: true, ...extra } });
+export default function register(app: ApiApp, deps: ApiDeps): void {
+  const opts = routeOpts;
 
   app.get('/dashboard-api/state', opts('Dashboard state for the signed-in user'), async (req) => {
     const d = dash(deps);
@@ -31,13 +31,13 @@ export default function register(app: FastifyInstance, deps: ApiDeps): void {
   });
 
   app.post('/dashboard-api/setup', opts('First-run setup: create the owner', { body: Credentials }), async (req, reply) => {
-    const s = await dash(deps).accounts.setup(req, req.body as { email: unknown; password: unknown; name?: unknown });
+    const s = await dash(deps).accounts.setup(req, req.body);
     setCookies(reply, s.cookies);
     return { mfa_required: s.mfa_required, csrf: s.csrf };
   });
 
   app.post('/dashboard-api/login', opts('Sign in with email and password', { body: Credentials }), async (req, reply) => {
-    const s = await dash(deps).accounts.login(req, req.body as { email: unknown; password: unknown });
+    const s = await dash(deps).accounts.login(req, req.body);
     setCookies(reply, s.cookies);
     return { mfa_required: s.mfa_required, csrf: s.csrf };
   });
@@ -46,7 +46,7 @@ export default function register(app: FastifyInstance, deps: ApiDeps): void {
     const d = dash(deps);
     const { auth } = await d.sessions.require(req, { allowPending: true, allowMfaSetup: true });
     if (!auth.mfaPending) return { mfa_required: false };
-    const s = await d.accounts.secondFactor(auth, (req.body as { code?: unknown }).code);
+    const s = await d.accounts.secondFactor(auth, req.body.code);
     setCookies(reply, s.cookies);
     return { mfa_required: false, csrf: s.csrf, recovery_codes_left: s.recovery_codes_left };
   });

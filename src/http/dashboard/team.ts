@@ -1,15 +1,15 @@
 // Team settings for the signed-in user's current team: members and roles, invite links, the
 // "require MFA" switch, switching to another team and creating one. Owners and admins manage
 // members (only owners touch owners and settings); members only look.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../errors.js';
 import { requireRole } from '../../dashboard-auth/sessions.js';
-import type { ApiDeps } from '../types.js';
-import { body, dash, noStore, PUBLIC, TAGS } from './common.js';
+import type { ApiApp, ApiDeps } from '../types.js';
+import { body, dash, noStore, PUBLIC, TAGS, routeOpts } from './common.js';
 
-export default function register(app: FastifyInstance, deps: ApiDeps): void {
-  const opts = (summary: string, extra: object = {}) => ({ config: PUBLIC, onRequest: noStore, schema: { tags: TAGS, summary, hide: true, ...extra } });
+export default function register(app: ApiApp, deps: ApiDeps): void {
+  const opts = routeOpts;
   const session = (req: FastifyRequest) => dash(deps).sessions.require(req);
 
   app.get('/dashboard-api/team', opts('Members and open invites of the current team'), async (req) => {
@@ -20,7 +20,7 @@ export default function register(app: FastifyInstance, deps: ApiDeps): void {
   app.patch('/dashboard-api/team', opts('Team settings (owners)', { body: body({ require_mfa: Type.Optional(Type.Boolean()) }) }), async (req) => {
     const { auth } = await session(req);
     requireRole(auth, 'owner');
-    const b = req.body as { require_mfa?: boolean };
+    const b = req.body;
     if (b.require_mfa !== undefined) await dash(deps).teams.setRequireMfa(auth, b.require_mfa);
     return { require_mfa: b.require_mfa };
   });
@@ -28,30 +28,30 @@ export default function register(app: FastifyInstance, deps: ApiDeps): void {
   app.post('/dashboard-api/team/invites', opts('Create an invite link', { body: body({ role: Type.Optional(Type.Unknown()), email: Type.Optional(Type.Unknown()) }) }), async (req) => {
     const { auth } = await session(req);
     requireRole(auth, 'owner', 'admin');
-    const b = req.body as { role?: unknown; email?: unknown };
+    const b = req.body;
     return dash(deps).accounts.invite(auth, b.role ?? 'member', b.email, deps.config.publicUrl);
   });
 
-  app.delete('/dashboard-api/team/invites/:id', opts('Revoke an invite'), async (req) => {
+  app.delete('/dashboard-api/team/invites/:id', opts('Revoke an invite', { params: Type.Object({ id: Type.String() }) }), async (req) => {
     const { auth } = await session(req);
     requireRole(auth, 'owner', 'admin');
-    const { id } = req.params as { id: string };
+    const { id } = req.params;
     await dash(deps).teams.revokeInvite(auth, id);
     return { deleted: true };
   });
 
-  app.patch('/dashboard-api/team/members/:userId', opts('Change a member\'s role', { body: body({ role: Type.String() }) }), async (req) => {
+  app.patch('/dashboard-api/team/members/:userId', opts('Change a member\'s role', { params: Type.Object({ userId: Type.String() }), body: body({ role: Type.String() }) }), async (req) => {
     const { auth } = await session(req);
     requireRole(auth, 'owner', 'admin');
-    const { userId } = req.params as { userId: string };
-    const role = (req.body as { role: string }).role;
+    const { userId } = req.params;
+    const role = req.body.role;
     await dash(deps).teams.setRole(auth, userId, role);
     return { user_id: userId, role };
   });
 
-  app.delete('/dashboard-api/team/members/:userId', opts('Remove a member (or leave the team)'), async (req) => {
+  app.delete('/dashboard-api/team/members/:userId', opts('Remove a member (or leave the team)', { params: Type.Object({ userId: Type.String() }) }), async (req) => {
     const { auth } = await session(req);
-    const { userId } = req.params as { userId: string };
+    const { userId } = req.params;
     const leaving = userId === auth.userId;
     if (!leaving) requireRole(auth, 'owner', 'admin');
     await dash(deps).teams.removeMember(auth, userId);
@@ -60,12 +60,12 @@ export default function register(app: FastifyInstance, deps: ApiDeps): void {
 
   app.post('/dashboard-api/teams/switch', opts('Switch the current team', { body: body({ team_id: Type.String() }) }), async (req) => {
     const { auth } = await dash(deps).sessions.require(req, { allowMfaSetup: true });
-    await dash(deps).accounts.switchTeam(auth, (req.body as { team_id: string }).team_id);
-    return { team_id: (req.body as { team_id: string }).team_id };
+    await dash(deps).accounts.switchTeam(auth, req.body.team_id);
+    return { team_id: req.body.team_id };
   });
 
   app.post('/dashboard-api/teams', opts('Create a team (you become its owner)', { body: body({ name: Type.String({ minLength: 1, maxLength: 100 }) }) }), async (req) => {
     const { auth } = await session(req);
-    return dash(deps).teams.create(auth, (req.body as { name: string }).name);
+    return dash(deps).teams.create(auth, req.body.name);
   });
 }
