@@ -1,10 +1,11 @@
-// Segments (ex-audiences) and topics are not built yet, so no request can name one that exists.
+// Segments (ex-audiences) are not built yet, so no request can name one that exists (topics are:
+// contacts/topics.ts).
 // These checks answer such references with a clear error instead of ignoring them; they become
 // lookups when segments and topics land.
 import { AppError, invalidField } from '../errors.js';
 import { shown } from '../emails/addresses.js';
 
-const NOT_YET = 'Mailroom does not have segments, audiences or topics yet.';
+const NOT_YET = 'Mailroom does not have segments or audiences yet.';
 
 function ids(field: string, v: unknown, withSubscription: boolean): string[] {
   if (v === undefined || v === null) return [];
@@ -19,12 +20,10 @@ function ids(field: string, v: unknown, withSubscription: boolean): string[] {
   });
 }
 
-/** Refuses `segments`, `topics` and `audience_id` in a contact body when they name anything. */
+/** Refuses `segments` and `audience_id` in a contact body when they name anything. */
 export function refuseUnknownRefs(body: Record<string, unknown>): void {
   const [segment] = ids('segments', body.segments, false);
   if (segment !== undefined) throw invalidField('segments', `no segment has the id ${shown(segment)}. ${NOT_YET}`);
-  const [topic] = ids('topics', body.topics, true);
-  if (topic !== undefined) throw invalidField('topics', `no topic has the id ${shown(topic)}. ${NOT_YET}`);
   const audience = body.audience_id;
   if (audience !== undefined && audience !== null) {
     if (typeof audience !== 'string') throw invalidField('audience_id', 'must be a string.');

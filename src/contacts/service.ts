@@ -11,6 +11,7 @@ import {
 } from '../store/contacts.js';
 import { contactEmail, contactInput } from './input.js';
 import { propertiesCheck, propertiesEffective } from './properties.js';
+import { contactTopicsOf, contactTopicsSet, topicChoices } from './topics.js';
 import { refuseUnknownRefs } from './refs.js';
 
 type ContactEventType = Extract<EventType, 'contact.created' | 'contact.updated' | 'contact.deleted'>;
@@ -45,7 +46,7 @@ const isEmailTaken = (err: unknown) => (err as { code?: string; constraint?: str
  */
 export async function contactCreate(pool: Pool, teamId: string, body: Record<string, unknown>): Promise<{ created: boolean; body: { object: 'contact'; id: string } }> {
   const input = contactInput(body, true);
-  refuseUnknownRefs(body);
+  refuseUnknownRefs({ ...body, topics: undefined });
   const stored = Object.fromEntries(Object.entries(input.properties ?? {}).filter(([, v]) => v !== null)) as ContactFields['properties'];
   const fields: ContactFields = {
     email: input.email!, first_name: input.first_name ?? null, last_name: input.last_name ?? null, unsubscribed: input.unsubscribed ?? false, properties: stored,
@@ -54,8 +55,10 @@ export async function contactCreate(pool: Pool, teamId: string, body: Record<str
   for (let attempt = 0; ; attempt++) {
     const out = await withTx(pool, async (tx) => {
       await propertiesCheck(tx, teamId, input.properties ?? {});
+      const topics = await topicChoices(tx, teamId, body.topics);
       const row = await contactInsert(tx, teamId, fields);
       if (row) {
+        await contactTopicsSet(tx, row.id, topics);
         await recordEvent(tx, 'contact.created', row);
         return { created: true, id: row.id };
       }
@@ -77,6 +80,28 @@ export async function contactGet(pool: Pool, teamId: string, idOrEmail: string) 
   };
 }
 
+/** GET /contacts/:id_or_email/topics: every topic with the contact's subscription. */
+export async function contactTopicsGet(pool: Pool, teamId: string, idOrEmail: string) {
+  const key = keyOf(idOrEmail);
+  const c = key && (await contactFind(pool, teamId, key));
+  if (!c) throw notFound('Contact');
+  return contactTopicsOf(pool, teamId, c.id);
+}
+
+/** PATCH /contacts/:id_or_email/topics: records the choices; a change is a contact.updated. */
+export async function contactTopicsUpdate(pool: Pool, teamId: string, idOrEmail: string, body: unknown) {
+  const key = keyOf(idOrEmail);
+  if (!key) throw notFound('Contact');
+  return withTx(pool, async (tx) => {
+    const c = await contactFind(tx, teamId, key, true);
+    if (!c) throw notFound('Contact');
+    const choices = await topicChoices(tx, teamId, body);
+    await contactTopicsSet(tx, c.id, choices);
+    if (choices.length) await recordEvent(tx, 'contact.updated', c);
+    return { object: 'contact_topics' as const, id: c.id };
+  });
+}
+
 export async function contactsList(pool: Pool, teamId: string, page: PageQuery) {
   const p = await contactList(pool, teamId, page);
   return { object: 'list' as const, has_more: p.has_more, data: p.data };
@@ -89,6 +114,7 @@ export async function contactsList(pool: Pool, teamId: string, page: PageQuery) 
 export async function contactUpdateFields(pool: Pool, teamId: string, idOrEmail: string, body: Record<string, unknown>) {
   const input = contactInput(body, false);
   refuseUnknownRefs(body);
+  if (body.topics !== undefined && body.topics !== null) throw invalidField('topics', 'change subscriptions with PATCH /contacts/:id/topics.');
   const key = keyOf(idOrEmail);
   if (!key) throw notFound('Contact');
   try {

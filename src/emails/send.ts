@@ -14,6 +14,7 @@ import { Batcher } from '../queue/batcher.js';
 import { resolveAttachments } from './attachments.js';
 import { composeMessage, plainTextFor } from './compose.js';
 import { makeEvent } from '../events/email-events.js';
+import { sendTopic } from '../contacts/topics.js';
 import { formatAddress } from './addresses.js';
 import { pathAttachmentBudget, validateSendRequest, type SendRequest } from './validate.js';
 import { applyTracking, listUnsubscribeUrls } from '../tracking/apply.js';
@@ -81,6 +82,7 @@ export class EmailSender {
 
   async prepareValidated(ctx: SendContext, req: SendRequest, now: Date, prebuilt?: PrebuiltMessage): Promise<AcceptedEmail> {
     const domain = await this.sendingDomain(ctx, req.from.domain);
+    const topicId = await sendTopic(this.pool, ctx.teamId, req.topicId); // 422 for a topic the team does not have
     // Recipients, not requests, are what a send costs receivers: counted before any work.
     await this.recipientBudget?.(ctx.teamId, req.to.length + req.cc.length + req.bcc.length);
     const id = uuid(); // before composing: tracking links carry it
@@ -99,7 +101,7 @@ export class EmailSender {
       from_header: formatAddress(req.from), to_addrs: req.to.map((a) => a.address), cc_addrs: req.cc.map((a) => a.address),
       bcc_addrs: req.bcc.map((a) => a.address), reply_to: req.replyTo.map((a) => a.address), subject: req.subject,
       html: req.html ?? null, text_body: req.text ?? null, headers: headers.length ? headers : null, tags: req.tags,
-      scheduled_at: req.scheduledAt?.toISOString() ?? null, last_event: scheduled ? 'scheduled' : 'sent', created_at: now.toISOString(),
+      scheduled_at: req.scheduledAt?.toISOString() ?? null, last_event: scheduled ? 'scheduled' : 'sent', created_at: now.toISOString(), topic_id: topicId,
     };
     const runAt = (req.scheduledAt ?? now).toISOString();
     const byDomain = new Map<string, Set<string>>();

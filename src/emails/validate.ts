@@ -22,6 +22,8 @@ export interface SendRequest {
   attachments: Attachment[];
   tags: Tag[];
   scheduledAt?: Date;
+  /** A topic id as given (looked up against the team's topics by the send path). */
+  topicId?: string;
 }
 
 export const MAX_TO = 50;
@@ -118,7 +120,7 @@ export function validateSendRequest(body: unknown, opts: { allowAttachments: boo
   if (!isObject(body)) throw new AppError('validation_error', 'The request body must be a JSON object.');
   // Fields of Resend's API whose features are not built yet are refused by name, never dropped.
   if (!absent(body.template)) throw invalidField('template', 'templates are not available on this server yet; send `html` or `text`.');
-  if (!absent(body.topic_id)) throw invalidField('topic_id', `no topic ${typeof body.topic_id === 'string' ? `\`${body.topic_id.slice(0, 100)}\` ` : ''}exists (topics are not available on this server yet).`);
+  if (!absent(body.topic_id) && typeof body.topic_id !== 'string') throw invalidField('topic_id', 'must be a string (a topic id).');
   const from = parseFrom(body.from);
   if (absent(body.to) || body.to === '' || (Array.isArray(body.to) && body.to.length === 0)) throw missingField('to');
   const to = parseAddressList(body.to, 'to');
@@ -142,7 +144,7 @@ export function validateSendRequest(body: unknown, opts: { allowAttachments: boo
   if (!absent(scheduled) && typeof scheduled !== 'string') throw invalidField('scheduled_at', 'must be a string (ISO 8601 or natural language).');
   const scheduledAt = typeof scheduled === 'string' ? parseScheduledAt(scheduled, opts.now) : undefined;
 
-  const req: SendRequest = { from, to, cc, bcc, replyTo, subject, html, text, headers, attachments, tags, ...(scheduledAt ? { scheduledAt } : {}) };
+  const req: SendRequest = { from, to, cc, bcc, replyTo, subject, html, text, headers, attachments, tags, ...(scheduledAt ? { scheduledAt } : {}), ...(typeof body.topic_id === 'string' ? { topicId: body.topic_id } : {}) };
   if (html === undefined) delete req.html;
   if (text === undefined) delete req.text;
   const size = encodedSize(req);

@@ -50,7 +50,13 @@ export const bounceExtra = (type: 'Permanent' | 'Transient' | 'Undetermined', su
   bounce: { diagnosticCode: [diagnostic], message, type, subType },
 });
 
-export const suppressedExtra = (origin: string) => ({
+export const suppressedExtra = (origin: string) => (origin === 'unsubscribed' ? {
+  suppressed: {
+    message: 'Mailroom did not send to this address because the contact unsubscribed from the email\'s topic (or from all mail).',
+    type: 'Unsubscribed',
+    reason: 'unsubscribed',
+  },
+} : {
   suppressed: {
     message: 'Mailroom has suppressed sending to this address because it is on the account-level suppression list. This does not count toward your bounce rate metric',
     type: 'OnAccountSuppressionList',

@@ -24,7 +24,7 @@ export const EVENT_TYPES = {
   'contact.created': pub(), 'contact.updated': pub(), 'contact.deleted': pub(), 'contact.topics.updated': pub(false),
   'domain.created': pub(), 'domain.updated': pub(), 'domain.deleted': pub(),
   'suppression.added': pub(), 'suppression.removed': pub(),
-  'topic.created': pub(false), 'topic.updated': pub(false), 'topic.deleted': pub(false),
+  'topic.created': pub(), 'topic.updated': pub(), 'topic.deleted': pub(),
   'inbox.created': pub(false), 'inbox.updated': pub(false), 'inbox.deleted': pub(false), 'inbox.thread.created': pub(false),
   'inbox.thread.folder.updated': pub(false), 'inbox.thread.assigned': pub(false), 'inbox.thread.unassigned': pub(false),
   'inbox.thread.labels.updated': pub(false), 'inbox.email.received': pub(false), 'inbox.email.sent': pub(false),

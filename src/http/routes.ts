@@ -40,6 +40,8 @@ import contactsGet from './api/contacts.get.js';
 import contactsUpdate from './api/contacts.update.js';
 import contactsDelete from './api/contacts.delete.js';
 import contactsImports from './api/contacts.imports.js';
+import contactsTopics from './api/contacts.topics.js';
+import topics from './api/topics.js';
 import contactPropertiesCreate from './api/contact-properties.create.js';
 import contactPropertiesList from './api/contact-properties.list.js';
 import contactPropertiesGet from './api/contact-properties.get.js';
@@ -65,7 +67,7 @@ const ENDPOINTS = [
   emailsSend, emailsBatch, emailsGet, emailsList, emailsUpdate, emailsCancel, emailsEvents, emailsMetrics, emailsAttachments, emailsShare, usage,
   emailsReceivingList, emailsReceivingGet, emailsReceivingAttachmentsList, emailsReceivingAttachmentsGet, inboundDownload,
   suppressions, metricsPrometheus,
-  contactsCreate, contactsList, contactsImports, contactsGet, contactsUpdate, contactsDelete,
+  contactsCreate, contactsList, contactsImports, contactsGet, contactsUpdate, contactsDelete, contactsTopics, topics,
   contactPropertiesCreate, contactPropertiesList, contactPropertiesGet, contactPropertiesUpdate, contactPropertiesDelete,
   webhooksCreate, webhooksList, webhooksGet, webhooksUpdate, webhooksDelete, webhooksRotate,
   webhooksEventsList, webhooksEventsGet, webhooksEventsAttempts, webhooksEventsReplay,

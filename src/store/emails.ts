@@ -32,7 +32,7 @@ export interface AcceptedEmail {
     id: string; team_id: string; domain_id: string; api_key_id: string | null; source: string; message_id: string;
     from_header: string; to_addrs: string[]; cc_addrs: string[]; bcc_addrs: string[]; reply_to: string[]; subject: string;
     html: string | null; text_body: string | null; headers: { name: string; value: string }[] | null; tags: { name: string; value: string }[];
-    scheduled_at: string | null; last_event: string; created_at: string;
+    scheduled_at: string | null; last_event: string; created_at: string; topic_id?: string | null;
   };
   raw: Buffer;
   event: EventInsert;
@@ -53,9 +53,9 @@ export async function emailsInsertAccepted(db: Queryable, emails: AcceptedEmail[
   await db.query(
     `WITH e AS (
        INSERT INTO emails (id, team_id, domain_id, api_key_id, source, message_id, from_header, to_addrs, cc_addrs, bcc_addrs, reply_to,
-                           subject, html, text_body, headers, tags, scheduled_at, last_event, raw, created_at)
+                           subject, html, text_body, headers, tags, scheduled_at, last_event, raw, created_at, topic_id)
        SELECT r.id, r.team_id, r.domain_id, r.api_key_id, r.source, r.message_id, r.from_header, r.to_addrs, r.cc_addrs, r.bcc_addrs, r.reply_to,
-              r.subject, r.html, r.text_body, r.headers, r.tags, r.scheduled_at, r.last_event, b.raw, r.created_at
+              r.subject, r.html, r.text_body, r.headers, r.tags, r.scheduled_at, r.last_event, b.raw, r.created_at, r.topic_id
        FROM json_populate_recordset(NULL::emails, $1::json) WITH ORDINALITY AS r
        JOIN unnest($2::bytea[]) WITH ORDINALITY AS b (raw, n) ON b.n = r.ordinality
        RETURNING id),
@@ -86,7 +86,7 @@ export interface EmailRecord extends EmailListItem {
 }
 
 export async function emailFindById(db: Queryable, teamId: string, id: string): Promise<EmailRecord | undefined> {
-  const { rows } = await db.query<EmailRecord>(`SELECT ${RECORD_COLUMNS}, html, text_body AS text, tags FROM emails WHERE team_id = $1 AND id = $2`, [teamId, id]);
+  const { rows } = await db.query<EmailRecord>(`SELECT ${RECORD_COLUMNS}, html, text_body AS text, tags, topic_id FROM emails WHERE team_id = $1 AND id = $2`, [teamId, id]);
   return rows[0];
 }
 
@@ -160,8 +160,15 @@ export async function emailsLoadForDelivery(db: Queryable, loads: DeliveryLoad[]
     `SELECT q.n, e.id, e.team_id, e.domain_id, e.message_id, e.from_header, e.subject, e.to_addrs, e.headers, e.tags, e.last_event, e.delayed_once, e.raw, e.created_at,
        (SELECT json_agg(json_build_object('recipient', ev.recipient, 'type', ev.type)) FROM email_events ev
          WHERE ev.email_id = e.id AND ev.type IN ('email.delivered', 'email.bounced', 'email.suppressed', 'email.failed', 'email.delivery_delayed', 'email.delivery_attempt')) AS progress,
-       (SELECT json_agg(json_build_object('email', s.email, 'origin', s.origin)) FROM suppressions s
-         WHERE s.team_id = e.team_id AND s.email IN (SELECT lower(r) FROM json_array_elements_text(q.recipients) AS r)) AS suppressed
+       (SELECT json_agg(json_build_object('email', h.email, 'origin', h.origin)) FROM (
+          SELECT s.email, s.origin FROM suppressions s
+          WHERE s.team_id = e.team_id AND s.email IN (SELECT lower(r) FROM json_array_elements_text(q.recipients) AS r)
+          UNION ALL
+          -- An email sent for a topic is held for a contact who left it (or all mail), at every attempt.
+          SELECT c.email, 'unsubscribed' FROM contacts c JOIN topics t ON t.id = e.topic_id
+            LEFT JOIN contact_topics ct ON ct.contact_id = c.id AND ct.topic_id = t.id
+          WHERE e.topic_id IS NOT NULL AND c.team_id = e.team_id AND c.email IN (SELECT lower(r) FROM json_array_elements_text(q.recipients) AS r)
+            AND (c.unsubscribed OR coalesce(ct.subscription, t.default_subscription) = 'opt_out')) AS h) AS suppressed
      FROM json_to_recordset($1::json) AS q (n int, email_id uuid, recipients json)
      JOIN emails e ON e.id = q.email_id`,
     [JSON.stringify(loads.map((l, n) => ({ n, email_id: l.emailId, recipients: l.recipients })))],

@@ -150,9 +150,10 @@ test('custom headers cannot add a second Sender or Reply-To', () => {
   assert.doesNotThrow(() => validateSendRequest({ ...base, headers: { 'Reply-To': 'r@example.org' } }, { allowAttachments: true, now: new Date() }));
 });
 
-test('template and topic_id are refused by name until they exist, never dropped silently', () => {
+test('template is refused by name until templates exist; topic_id must be a string (its topic is looked up by the send path)', () => {
   const base = { from: 'a@example.com', to: 'b@example.org', subject: 's' };
   assert.throws(() => validateSendRequest({ ...base, template: { id: 'welcome', variables: {} } }, { allowAttachments: true, now: new Date() }), /Invalid `template` field: templates are not available/);
-  assert.throws(() => validateSendRequest({ ...base, text: 'x', topic_id: 'b6d24b8e-af0b-4c3c-be0c-359bbd97381e' }, { allowAttachments: true, now: new Date() }), /Invalid `topic_id` field: no topic `b6d24b8e/);
+  assert.throws(() => validateSendRequest({ ...base, text: 'x', topic_id: 42 }, { allowAttachments: true, now: new Date() }), /Invalid `topic_id` field: must be a string/);
+  assert.equal(validateSendRequest({ ...base, text: 'x', topic_id: 'b6d24b8e-af0b-4c3c-be0c-359bbd97381e' }, { allowAttachments: true, now: new Date() }).topicId, 'b6d24b8e-af0b-4c3c-be0c-359bbd97381e');
   assert.doesNotThrow(() => validateSendRequest({ ...base, text: 'x', topic_id: null }, { allowAttachments: true, now: new Date() }));
 });
