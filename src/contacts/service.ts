@@ -4,7 +4,7 @@
 import type { EventType } from '../events/types.js';
 import { invalidField, notFound } from '../errors.js';
 import { isUuid } from '../lib/ids.js';
-import { withTx, type Pool } from '../store/db.js';
+import { withTx, type Pool, type Queryable } from '../store/db.js';
 import type { PageQuery } from '../store/paginate.js';
 import {
   contactDelete, contactEventInsert, contactFind, contactInsert, contactList, contactUpdate, type ContactFields, type ContactRow,
@@ -12,17 +12,20 @@ import {
 import { contactEmail, contactInput } from './input.js';
 import { propertiesCheck, propertiesEffective } from './properties.js';
 import { contactTopicsOf, contactTopicsSet, topicChoices } from './topics.js';
-import { refuseUnknownRefs } from './refs.js';
+import { contactSegmentAdd, contactSegmentRemove, contactSegmentsList, segmentMembersAdd, segmentOf, segmentRefs } from './segments.js';
+import { segmentIdsOfContact, segmentIsMember } from '../store/segments.js';
+import { refuseMembershipFields } from './refs.js';
 
 type ContactEventType = Extract<EventType, 'contact.created' | 'contact.updated' | 'contact.deleted'>;
 
 /** The webhook `data` (resend-compat 9.3); no segments exist yet, hence null and []. */
-const eventData = (c: ContactRow) => ({
-  id: c.id, audience_id: null, segment_ids: [], created_at: c.created_ts.toISOString(), updated_at: c.updated_ts.toISOString(),
+const eventData = (c: ContactRow, segmentIds: string[]) => ({
+  id: c.id, audience_id: segmentIds[0] ?? null, segment_ids: segmentIds, created_at: c.created_ts.toISOString(), updated_at: c.updated_ts.toISOString(),
   email: c.email, first_name: c.first_name, last_name: c.last_name, unsubscribed: c.unsubscribed,
 });
 
-const recordEvent = (tx: Parameters<typeof contactEventInsert>[0], type: ContactEventType, c: ContactRow) => contactEventInsert(tx, c.team_id, c.id, type, eventData(c));
+const recordEvent = async (tx: Parameters<typeof contactEventInsert>[0], type: ContactEventType, c: ContactRow) =>
+  contactEventInsert(tx, c.team_id, c.id, type, eventData(c, type === 'contact.deleted' ? [] : await segmentIdsOfContact(tx, c.id)));
 
 /**
  * A path's id or address. Anything else cannot name a contact (undefined). The router has
@@ -46,7 +49,6 @@ const isEmailTaken = (err: unknown) => (err as { code?: string; constraint?: str
  */
 export async function contactCreate(pool: Pool, teamId: string, body: Record<string, unknown>): Promise<{ created: boolean; body: { object: 'contact'; id: string } }> {
   const input = contactInput(body, true);
-  refuseUnknownRefs({ ...body, topics: undefined });
   const stored = Object.fromEntries(Object.entries(input.properties ?? {}).filter(([, v]) => v !== null)) as ContactFields['properties'];
   const fields: ContactFields = {
     email: input.email!, first_name: input.first_name ?? null, last_name: input.last_name ?? null, unsubscribed: input.unsubscribed ?? false, properties: stored,
@@ -56,9 +58,11 @@ export async function contactCreate(pool: Pool, teamId: string, body: Record<str
     const out = await withTx(pool, async (tx) => {
       await propertiesCheck(tx, teamId, input.properties ?? {});
       const topics = await topicChoices(tx, teamId, body.topics);
+      const segments = [...await segmentRefs(tx, teamId, body.segments), ...await segmentRefs(tx, teamId, body.audience_id === undefined || body.audience_id === null ? undefined : [body.audience_id], 'audience_id')];
       const row = await contactInsert(tx, teamId, fields);
       if (row) {
         await contactTopicsSet(tx, row.id, topics);
+        await segmentMembersAdd(tx, row.id, segments);
         await recordEvent(tx, 'contact.created', row);
         return { created: true, id: row.id };
       }
@@ -102,6 +106,49 @@ export async function contactTopicsUpdate(pool: Pool, teamId: string, idOrEmail:
   });
 }
 
+/** A contact by id or address, or 404. */
+async function contactOf(db: Queryable, teamId: string, idOrEmail: string): Promise<ContactRow> {
+  const key = keyOf(idOrEmail);
+  const c = key && (await contactFind(db, teamId, key));
+  if (!c) throw notFound('Contact');
+  return c;
+}
+
+export const contactSegmentsGet = async (pool: Pool, teamId: string, idOrEmail: string) => contactSegmentsList(pool, teamId, (await contactOf(pool, teamId, idOrEmail)).id);
+
+/** Adds a contact to a segment; a contact.updated records it. */
+export async function contactSegmentJoin(pool: Pool, teamId: string, idOrEmail: string, segmentId: string) {
+  return withTx(pool, async (tx) => {
+    const c = await contactOf(tx, teamId, idOrEmail);
+    const out = await contactSegmentAdd(tx, teamId, c.id, segmentId);
+    await recordEvent(tx, 'contact.updated', c);
+    return { ...out, object: 'contact_segment' as const, contact_id: c.id, segment_id: out.id };
+  });
+}
+
+export async function contactSegmentLeave(pool: Pool, teamId: string, idOrEmail: string, segmentId: string) {
+  return withTx(pool, async (tx) => {
+    const c = await contactOf(tx, teamId, idOrEmail);
+    const out = await contactSegmentRemove(tx, teamId, c.id, segmentId);
+    await recordEvent(tx, 'contact.updated', c);
+    return { object: 'contact_segment' as const, contact_id: c.id, segment_id: out.id, ...out };
+  });
+}
+
+/** The contacts of one segment (404 when the team has no such segment). */
+export async function segmentContacts(pool: Pool, teamId: string, segmentId: string, page: PageQuery, what: 'Segment' | 'Audience' = 'Segment') {
+  const s = await segmentOf(pool, teamId, segmentId, what);
+  const p = await contactList(pool, teamId, page, s.id);
+  return { object: 'list' as const, has_more: p.has_more, data: p.data };
+}
+
+/** A contact reached through a legacy /audiences/:id/contacts/:id_or_email path: it must be a member. */
+export async function audienceMember(pool: Pool, teamId: string, audienceId: string, idOrEmail: string): Promise<void> {
+  const s = await segmentOf(pool, teamId, audienceId, 'Audience');
+  const c = await contactOf(pool, teamId, idOrEmail);
+  if (!(await segmentIsMember(pool, c.id, s.id))) throw notFound('Contact');
+}
+
 export async function contactsList(pool: Pool, teamId: string, page: PageQuery) {
   const p = await contactList(pool, teamId, page);
   return { object: 'list' as const, has_more: p.has_more, data: p.data };
@@ -113,8 +160,7 @@ export async function contactsList(pool: Pool, teamId: string, page: PageQuery) 
  */
 export async function contactUpdateFields(pool: Pool, teamId: string, idOrEmail: string, body: Record<string, unknown>) {
   const input = contactInput(body, false);
-  refuseUnknownRefs(body);
-  if (body.topics !== undefined && body.topics !== null) throw invalidField('topics', 'change subscriptions with PATCH /contacts/:id/topics.');
+  refuseMembershipFields(body);
   const key = keyOf(idOrEmail);
   if (!key) throw notFound('Contact');
   try {

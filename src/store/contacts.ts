@@ -58,7 +58,9 @@ export async function contactDelete(tx: Tx, teamId: string, key: { id: string } 
   return rows[0];
 }
 
-export async function contactList(db: Queryable, teamId: string, page: PageQuery): Promise<Page<Omit<ContactRow, 'team_id' | 'properties' | 'created_ts' | 'updated_ts'>>> {
+/** The team's contacts, or only the members of one segment. */
+export async function contactList(db: Queryable, teamId: string, page: PageQuery, segmentId?: string): Promise<Page<Omit<ContactRow, 'team_id' | 'properties' | 'created_ts' | 'updated_ts'>>> {
+  if (segmentId) return paginate(db, { table: 'contacts', columns: LIST_COLUMNS, teamId, page, where: 'id IN (SELECT contact_id FROM contact_segments WHERE segment_id = $1)', params: [segmentId] });
   return paginate(db, { table: 'contacts', columns: LIST_COLUMNS, teamId, page });
 }
 

@@ -1,8 +1,7 @@
 // POST /contacts → 201 {object: "contact", id}; an address the team already has → 200 with the
-// existing id, unchanged. The legacy POST /audiences/:audience_id/contacts names an audience,
-// which cannot exist yet: 404.
-import { contactCreate } from '../../contacts/service.js';
-import { segmentNotFound } from '../../contacts/refs.js';
+// existing id, unchanged. The legacy POST /audiences/:audience_id/contacts adds it to that audience.
+import { contactCreate, contactSegmentJoin } from '../../contacts/service.js';
+import { segmentOf } from '../../contacts/segments.js';
 import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 import { AudienceParams, ContactBody, tags } from './contacts.schema.js';
 
@@ -11,7 +10,11 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
     const out = await contactCreate(deps.pool, authOf(req).team_id, req.body ?? {});
     return reply.status(out.created ? 201 : 200).send(out.body);
   });
-  app.post('/audiences/:audience_id/contacts', { schema: { tags, summary: 'Create a contact in an audience (legacy)', params: AudienceParams, body: ContactBody } }, async () => {
-    throw segmentNotFound('Audience');
+  app.post('/audiences/:audience_id/contacts', { schema: { tags, summary: 'Create a contact in an audience (legacy)', params: AudienceParams, body: ContactBody } }, async (req, reply) => {
+    const teamId = authOf(req).team_id;
+    const audience = await segmentOf(deps.pool, teamId, req.params.audience_id, 'Audience');
+    const out = await contactCreate(deps.pool, teamId, { ...(req.body ?? {}), audience_id: audience.id });
+    if (!out.created) await contactSegmentJoin(deps.pool, teamId, out.body.id, audience.id); // an existing contact joins the audience
+    return reply.status(out.created ? 201 : 200).send(out.body);
   });
 }

@@ -1,0 +1,29 @@
+// /segments (resend-compat 7.2) and the deprecated /audiences alias on the same rows. One file
+// for the resource: its endpoints are small and alike.
+import { Type } from 'typebox';
+import { segmentCreate, segmentGet, segmentRemove, segmentsList, segmentUpdate } from '../../contacts/segments.js';
+import { PageQuerySchema, parsePage } from '../pagination.js';
+import { authOf, type ApiApp, type ApiDeps } from '../types.js';
+
+const Id = Type.Object({ id: Type.String() });
+const Body = Type.Object({ name: Type.Optional(Type.Unknown({ description: 'up to 256 characters' })) }, { additionalProperties: true });
+
+export default function register(app: ApiApp, deps: ApiDeps): void {
+  for (const [base, object, tags] of [['/segments', 'segment', ['Segments']], ['/audiences', 'audience', ['Audiences (deprecated)']]] as const) {
+    app.post(base, { schema: { tags: [...tags], summary: `Create ${object === 'audience' ? 'an audience' : 'a segment'}`, body: Body } }, async (req, reply) => {
+      return reply.status(201).send(await segmentCreate(deps.pool, authOf(req).team_id, req.body ?? {}, object));
+    });
+    app.get(base, { schema: { tags: [...tags], summary: `List ${object}s`, querystring: PageQuerySchema } }, async (req) => {
+      return segmentsList(deps.pool, authOf(req).team_id, parsePage(req.query, true));
+    });
+    app.get(`${base}/:id`, { schema: { tags: [...tags], summary: `Retrieve ${object === 'audience' ? 'an audience' : 'a segment'}`, params: Id } }, async (req) => {
+      return segmentGet(deps.pool, authOf(req).team_id, req.params.id, object);
+    });
+    app.delete(`${base}/:id`, { schema: { tags: [...tags], summary: `Delete ${object === 'audience' ? 'an audience' : 'a segment'} (its contacts stay)`, params: Id } }, async (req) => {
+      return segmentRemove(deps.pool, authOf(req).team_id, req.params.id, object);
+    });
+  }
+  app.patch('/segments/:id', { schema: { tags: ['Segments'], summary: 'Rename a segment', params: Id, body: Body } }, async (req) => {
+    return segmentUpdate(deps.pool, authOf(req).team_id, req.params.id, req.body ?? {});
+  });
+}
