@@ -6,6 +6,7 @@
 import { AppError, invalidField, missingField, notFound } from '../errors.js';
 import { shown } from '../emails/addresses.js';
 import { isUuid } from '../lib/ids.js';
+import { isoOf as iso } from '../lib/time.js';
 import { withTx, type Pool, type Queryable } from '../store/db.js';
 import type { PageQuery } from '../store/paginate.js';
 import { resourceEventInsert } from '../store/resource-events.js';
@@ -13,7 +14,6 @@ import {
   contactTopicsList, contactTopicsSet, topicDelete, topicFind, topicInsert, topicList, topicsFindMany, topicUpdate, type Subscription, type TopicRow,
 } from '../store/topics.js';
 
-const iso = (pgText: string) => new Date(pgText.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00')).toISOString();
 const view = (t: TopicRow) => ({ object: 'topic' as const, id: t.id, name: t.name, description: t.description, default_subscription: t.default_subscription, visibility: t.visibility, created_at: t.created_at });
 const eventData = (t: TopicRow, deleted: boolean) => ({
   id: t.id, name: t.name, description: t.description, default_subscription: t.default_subscription, deleted, created_at: iso(t.created_at), updated_at: iso(t.updated_at),

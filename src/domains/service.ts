@@ -8,6 +8,7 @@ import { REGIONS } from '../config/schema.js';
 import { AppError, notFound } from '../errors.js';
 import type { Sealer } from '../lib/crypto.js';
 import { isUuid, uuid } from '../lib/ids.js';
+import { isoOf } from '../lib/time.js';
 import type { Logger } from '../lib/log.js';
 import type { DkimKey } from '../mta/dkim.js';
 import { withTx, type Pool, type Queryable } from '../store/db.js';
@@ -79,7 +80,7 @@ export class Domains {
 
   /** domain.created|updated|deleted for webhooks, in the caller's transaction when it has one. */
   private event(db: Queryable, type: 'domain.created' | 'domain.updated' | 'domain.deleted', d: DomainRow): Promise<void> {
-    const created = new Date(typeof d.created_at === 'string' ? String(d.created_at).replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00') : d.created_at).toISOString();
+    const created = isoOf(d.created_at as Date | string);
     return resourceEventInsert(db, d.team_id, d.id, type, { id: d.id, name: d.name, status: d.status, created_at: created, region: d.region, records: this.records(d) });
   }
 

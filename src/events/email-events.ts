@@ -2,6 +2,7 @@
 // an outbound email event, and the extras of bounced / failed / suppressed. Stored with each event
 // so that webhooks (and GET /emails/:id/events) need no join to answer. Types come from types.ts.
 import { uuid } from '../lib/ids.js';
+import { isoOf as iso } from '../lib/time.js';
 import type { EventInsert } from '../store/emails.js';
 import type { EmailEventType } from './types.js';
 
@@ -17,7 +18,6 @@ export interface EmailForEvent {
   headers: { name: string; value: string }[] | null;
 }
 
-const iso = (d: Date | string) => (typeof d === 'string' ? new Date(d.includes('T') ? d : d.replace(' ', 'T').replace(/\+00$/, 'Z')) : d).toISOString();
 
 export function eventData(e: EmailForEvent, to: string[] = e.to_addrs, extra: Record<string, unknown> = {}) {
   return {
