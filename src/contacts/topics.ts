@@ -3,7 +3,7 @@
 // subscriptions contact.updated, in the same transaction. Whether a contact receives a topic's
 // mail: its own choice, else the topic's default (opt_in: yes until it opts out; opt_out: no
 // until it opts in); a globally unsubscribed contact receives none (store/emails.ts, delivery).
-import { AppError, invalidField, missingField, notFound } from '../errors.js';
+import { invalidField, missingField, notFound } from '../errors.js';
 import { shown } from '../emails/addresses.js';
 import { isUuid } from '../lib/ids.js';
 import { isoOf as iso } from '../lib/time.js';
@@ -107,11 +107,3 @@ export async function contactTopicsOf(db: Queryable, teamId: string, contactId: 
 }
 
 export { contactTopicsSet };
-
-/** A topic for `topic_id` on a send: the team's, or a 422 naming the field. */
-export async function sendTopic(db: Queryable, teamId: string, topicId: unknown): Promise<string | null> {
-  if (topicId === undefined || topicId === null) return null;
-  const t = typeof topicId === 'string' && isUuid(topicId) ? await topicFind(db, teamId, topicId.toLowerCase()) : undefined;
-  if (!t) throw new AppError('validation_error', `Invalid \`topic_id\` field: no topic has the id ${shown(String(topicId).slice(0, 100))}.`);
-  return t.id;
-}

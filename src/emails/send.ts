@@ -5,7 +5,7 @@
 // event-loop turn (group commit: one WAL flush for many emails).
 import type { Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
-import { uuid } from '../lib/ids.js';
+import { isUuid, uuid } from '../lib/ids.js';
 import type { Domains } from '../domains/service.js';
 import type { DomainRow } from '../store/domains.js';
 import type { Pool } from '../store/db.js';
@@ -14,8 +14,8 @@ import { Batcher } from '../queue/batcher.js';
 import { resolveAttachments } from './attachments.js';
 import { composeMessage, plainTextFor } from './compose.js';
 import { makeEvent } from '../events/email-events.js';
-import { sendTopic } from '../contacts/topics.js';
-import { formatAddress } from './addresses.js';
+import { topicFind } from '../store/topics.js';
+import { formatAddress, shown } from './addresses.js';
 import { pathAttachmentBudget, validateSendRequest, type SendRequest } from './validate.js';
 import { applyTracking, listUnsubscribeUrls } from '../tracking/apply.js';
 import type { TrackingSigner } from '../tracking/tokens.js';
@@ -38,6 +38,14 @@ export interface PrebuiltMessage {
 type Pending = { email: AcceptedEmail; completion?: IdempotencyCompletion };
 
 const DOMAIN_CACHE_MS = 5_000;
+
+/** The team's topic named by `topic_id` on a send, or a 422 naming the field. */
+async function sendTopic(db: Pool, teamId: string, topicId: string | undefined): Promise<string | null> {
+  if (topicId === undefined) return null;
+  const t = isUuid(topicId) ? await topicFind(db, teamId, topicId.toLowerCase()) : undefined;
+  if (!t) throw new AppError('validation_error', `Invalid \`topic_id\` field: no topic has the id ${shown(topicId.slice(0, 100))}.`);
+  return t.id;
+}
 
 /** Counts an email's recipients against the team's recipient rate; throws 429 beyond it. */
 export type RecipientBudget = (teamId: string, recipients: number) => Promise<void>;
