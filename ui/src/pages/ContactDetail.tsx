@@ -35,7 +35,7 @@ export function ContactDetail({ id }: { id: string }) {
   const ct = c.data;
   const props = Object.entries(ct.properties ?? {});
   return (
-    <>
+    <div class="audience">
       {back}
       <PageHead title={ct.email} sub={fullName(ct) || undefined}>
         <Badge status={ct.unsubscribed ? 'unsubscribed' : 'subscribed'} />
@@ -58,7 +58,7 @@ export function ContactDetail({ id }: { id: string }) {
       </section>
       <ContactSegments contactId={ct.id} edit={edit} />
       <ContactTopics contactId={ct.id} edit={edit} />
-    </>
+    </div>
   );
 }
 

@@ -50,7 +50,7 @@ export function Segments() {
   });
   const cols = edit ? 3 : 2;
   return (
-    <>
+    <div class="audience">
       <PageHead title="Segments" sub="Named lists of contacts to send broadcasts to. A contact can be in many segments." />
       {edit && (
         <form class="inline-form card" aria-label="Create a segment" onSubmit={(e) => { e.preventDefault(); create.run(e.currentTarget as HTMLFormElement); }}>
@@ -84,7 +84,7 @@ export function Segments() {
           ))}
         </PagedTable>
       )}
-    </>
+    </div>
   );
 }
 
@@ -103,7 +103,7 @@ export function SegmentDetail({ id }: { id: string }) {
   if (!seg.data) return <Loading />;
   const s = seg.data;
   return (
-    <>
+    <div class="audience">
       {back}
       <PageHead title={s.name} sub="A list of contacts: add and remove them here or on a contact's page.">
         {edit && !renaming && <button class="btn" onClick={() => setRenaming(true)}>Rename</button>}
@@ -113,7 +113,7 @@ export function SegmentDetail({ id }: { id: string }) {
       {remove.error && <Alert>{remove.error}</Alert>}
       <section class="card"><KV items={[['Created', fmtDate(s.created_at)], ['ID', <code>{s.id}</code>]]} /></section>
       <SegmentMembers segment={s} edit={edit} />
-    </>
+    </div>
   );
 }
 

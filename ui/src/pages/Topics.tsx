@@ -72,7 +72,7 @@ export function Topics() {
   });
   const cols = edit ? 5 : 4;
   return (
-    <>
+    <div class="audience">
       <PageHead title="Topics" sub="Kinds of mail a contact can opt in to or out of, without leaving all your mail." />
       {edit && (
         <details class="card" open={list.loaded && list.rows.length === 0}>
@@ -110,6 +110,6 @@ export function Topics() {
           ))}
         </PagedTable>
       )}
-    </>
+    </div>
   );
 }
