@@ -264,6 +264,16 @@ describe('Segments, Topics and a contact\'s page in a browser', { skip: browserS
         .filter((e) => e.getBoundingClientRect().right > 391 && ![...e.children].some((k) => k.getBoundingClientRect().right > 391))
         .slice(0, 5).map((e) => `${e.tagName.toLowerCase()}.${e.className} ${Math.round(e.getBoundingClientRect().right)}px`));
       assert.ok(width <= 390, `${name}: the page is ${width} px wide (${wide.join('; ')})`);
+      if (name !== 'segment') continue;
+      // The members table is wider than the phone: its box scrolls to bring the Remove button in.
+      const remove = p.getByRole('button', { name: 'Remove ada@example.com from the segment' });
+      const before = await remove.boundingBox();
+      assert.ok(before && before.x + before.width > 390, 'the button starts (partly) off screen');
+      await remove.scrollIntoViewIfNeeded();
+      const box = await remove.boundingBox();
+      assert.ok(box && box.x >= 0 && box.x + box.width <= 390, `the button scrolled into view (${JSON.stringify(box)})`);
+      assert.equal(await p.evaluate(() => window.scrollX), 0, 'the page itself did not scroll sideways');
+      await shot('phone-segment-scrolled', p);
     }
     await p.getByRole('button', { name: 'Menu' }).click();
     await p.getByRole('link', { name: 'Topics' }).waitFor();
