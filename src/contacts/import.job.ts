@@ -1,5 +1,5 @@
 // The `contacts.import` job, as named steps: start a run (drop any earlier run's staging rows),
-// stage the file's checked rows in batches, then merge them into contacts in one transaction with
+// stage the file's checked rows with one COPY, then merge them into contacts in one transaction with
 // the import's end. A crash before that commit leaves no imported contact; the next run (the job's
 // lease expires, another worker takes it) starts again from the stored file. No contact.* events.
 import type { Logger } from '../lib/log.js';
@@ -9,61 +9,49 @@ import { blobStream } from '../store/blobs.js';
 import { withTx, type Pool } from '../store/db.js';
 import { contactPropertiesFind } from '../store/contact-properties.js';
 import {
-  contactImportFind, contactImportFinish, contactImportLockTeam, contactImportMerge, contactImportProgress, contactImportRowsInsert,
-  contactImportStartRun, type ContactImportRow, type FailedRow, type StagedRows,
+  contactImportFind, contactImportFinish, contactImportLockTeam, contactImportMerge, contactImportProgress, contactImportRowsWriter,
+  contactImportStartRun, type ContactImportRow, type FailedRow,
 } from '../store/contact-imports.js';
 import type { ImportOptions } from './import-options.js';
-import { ImportFileError, importRows, type ImportedRow } from './import-rows.js';
+import { ImportFileError, importRows } from './import-rows.js';
 
 export interface ImportPayload { import_id: string }
 
-// Rows per INSERT into the staging table. 500k rows, 2-core box: 5,000 per statement keeps each
-// statement's parameters around 1 MB and the round trips to ~100.
-const BATCH_ROWS = 5_000;
+// Progress (rows read so far) is written every this many rows.
+const PROGRESS_EVERY = 5_000;
 const MAX_FAILED_ROWS = 100;
 
 class Replaced extends Error {}
 
 interface Staged { total: number; failed: number; failedRows: FailedRow[] }
 
-const emptyBatch = (): StagedRows => ({ n: [], email: [], first_name: [], last_name: [], unsubscribed: [], properties: [] });
-
-/** Step 2: parse the file, write the good rows to staging (one batch in flight while the next is read). */
+/** Step 2: parse the file and COPY the good rows to staging (one statement: all or nothing). */
 async function stage(pool: Pool, imp: ContactImportRow, runId: string, signal: AbortSignal, out: Staged): Promise<void> {
   const opts = imp.options as ImportOptions;
   const defs = new Map((await contactPropertiesFind(pool, imp.team_id)).map((d) => [d.key, d.type as string]));
-  let batch = emptyBatch();
-  let inFlight: Promise<void> = Promise.resolve();
-  const send = async (b: StagedRows) => {
-    await inFlight; // one statement at a time: keeps memory to two batches
-    if (signal.aborted) throw signal.reason ?? new Error('aborted');
-    inFlight = contactImportRowsInsert(pool, runId, b).then(async () => {
-      if (!(await contactImportProgress(pool, imp.id, runId, out.total, out.failed))) throw new Replaced('the import run was replaced');
-    });
-    inFlight.catch(() => undefined); // awaited by the next send or at the end
-  };
-  const add = (r: ImportedRow) => {
-    batch.n.push(r.row); batch.email.push(r.email); batch.first_name.push(r.first_name); batch.last_name.push(r.last_name);
-    batch.unsubscribed.push(r.unsubscribed); batch.properties.push(JSON.stringify(r.properties));
-  };
+  const client = await pool.connect();
+  const writer = contactImportRowsWriter(client, runId);
   try {
     for await (const r of importRows(blobStream(pool, imp.file_blob!), opts.columns, defs)) {
       out.total++;
-      if (r.ok) add(r.value);
+      if (r.ok) await writer.add(r.value);
       else {
         out.failed++;
         if (out.failedRows.length < MAX_FAILED_ROWS) out.failedRows.push(r.failure);
       }
-      if (batch.n.length >= BATCH_ROWS) {
-        await send(batch);
-        batch = emptyBatch();
+      if (out.total % PROGRESS_EVERY === 0) {
+        if (signal.aborted) throw signal.reason ?? new Error('aborted');
+        if (!(await contactImportProgress(pool, imp.id, runId, out.total, out.failed))) throw new Replaced('the import run was replaced');
       }
     }
-    await send(batch);
-  } finally {
-    await inFlight.catch(() => undefined);
+    await writer.end();
+    client.release();
+  } catch (err) {
+    writer.abort(err as Error);
+    client.release(true); // the connection was mid-COPY: not reusable
+    throw err;
   }
-  await inFlight;
+  await contactImportProgress(pool, imp.id, runId, out.total, out.failed);
 }
 
 /** Step 3: one transaction merges the rows and ends the import; nothing of it is visible before. */
