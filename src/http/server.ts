@@ -3,7 +3,6 @@
 // OpenAPI from the route schemas, and the API routes. Listening is the caller's business.
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
-import multipart from '@fastify/multipart';
 import { AppError } from '../errors.js';
 import { toAppError } from './errors.js';
 import { assertStorableText } from './text-guard.js';
@@ -74,9 +73,6 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
     return reply.status(err.status).send(err.toBody());
   });
 
-  // multipart/form-data is read as a stream by the routes that take it (req.parts(), each with its
-  // own limits); elsewhere the body stays unread and unparsed.
-  await app.register(multipart, { limits: { fileSize: DEFAULT_BODY_LIMIT, files: 1, fields: 20, parts: 21 } });
   installApiHooks(app, deps);
   await registerDocs(app);
   await registerRoutes(app, deps);

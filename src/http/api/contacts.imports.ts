@@ -2,6 +2,7 @@
 // file streamed into the database, never whole in memory), list imports, read one. Registered
 // before /contacts/:id so that "imports" is never taken for a contact id or address.
 import { Type } from 'typebox';
+import multipart from '@fastify/multipart';
 import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import { importCreate, importGet, importsList, MAX_IMPORT_BYTES, tooLarge } from '../../contacts/imports.js';
 import { AppError } from '../../errors.js';
@@ -32,6 +33,21 @@ const Id = Type.Object({ id: Type.String() });
 const LIMITS = { fileSize: MAX_IMPORT_BYTES, files: 1, fields: 10, fieldSize: 1024 * 1024, parts: 12 };
 
 export default function register(app: ApiApp, deps: ApiDeps): void {
+  // multipart/form-data is understood by the upload route only (a scope of its own): elsewhere it
+  // stays an unsupported content type (415), as before.
+  app.register(async (scope: ApiApp) => {
+    await scope.register(multipart);
+    uploadRoute(scope, deps);
+  });
+  app.get('/contacts/imports', { schema: { tags, summary: 'List contact imports', querystring: ListQuery, response: { 200: Type.Object({ object: Type.Literal('list'), has_more: Type.Boolean(), data: Type.Array(ImportView) }) } } }, async (req) => {
+    return importsList(deps.pool, authOf(req).team_id, parsePage(req.query, false), req.query.status);
+  });
+  app.get('/contacts/imports/:id', { schema: { tags, summary: 'Retrieve a contact import (counts, failed rows)', params: Id, response: { 200: ImportView } } }, async (req) => {
+    return importGet(deps.pool, authOf(req).team_id, req.params.id);
+  });
+}
+
+function uploadRoute(app: ApiApp, deps: ApiDeps): void {
   app.post('/contacts/imports', {
     schema: {
       tags, summary: 'Import contacts from a CSV file (a job; no contact.created events)', consumes: ['multipart/form-data'], body: CreateBody,
@@ -57,11 +73,5 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
       return fields;
     });
     return reply.status(201).send(body);
-  });
-  app.get('/contacts/imports', { schema: { tags, summary: 'List contact imports', querystring: ListQuery, response: { 200: Type.Object({ object: Type.Literal('list'), has_more: Type.Boolean(), data: Type.Array(ImportView) }) } } }, async (req) => {
-    return importsList(deps.pool, authOf(req).team_id, parsePage(req.query, false), req.query.status);
-  });
-  app.get('/contacts/imports/:id', { schema: { tags, summary: 'Retrieve a contact import (counts, failed rows)', params: Id, response: { 200: ImportView } } }, async (req) => {
-    return importGet(deps.pool, authOf(req).team_id, req.params.id);
   });
 }

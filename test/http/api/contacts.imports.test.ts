@@ -184,6 +184,9 @@ describe('contact imports', () => {
     assert.match((await r2.json()).message, /`column_map`.*JSON/);
     const unauth = await fetch(`${t.url}/contacts/imports`, { method: 'POST', body: noFile });
     assert.equal(unauth.status, 401);
+    const elsewhere = await fetch(`${t.url}/contacts`, { method: 'POST', headers: { authorization: `Bearer ${t.key}` }, body: noFile });
+    assert.equal(elsewhere.status, 400, 'other routes still refuse multipart bodies');
+    assert.match((await elsewhere.json()).message, /Unsupported Content-Type/);
   });
 
   test('GET /contacts/imports is the list (never a contact lookup), filtered by status and paginated', async () => {
