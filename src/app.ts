@@ -8,6 +8,7 @@ import type { Config, HostPort, SmtpListener } from './config/schema.js';
 import { ApiKeys } from './auth/api-keys.js';
 import { Domains } from './domains/service.js';
 import { deliverJob } from './emails/deliver.job.js';
+import { contactImportJob } from './contacts/import.job.js';
 import { EmailSender } from './emails/send.js';
 import { buildServer } from './http/server.js';
 import { Sealer } from './lib/crypto.js';
@@ -25,6 +26,7 @@ import { openDatabase, type Database } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { requestLogDeleteOlderThan } from './store/request-logs.js';
 import { DELIVER_JOB, emailsPurgeRaw } from './store/emails.js';
+import { CONTACT_IMPORT_JOB } from './store/jobs.js';
 import { idempotencyDeleteExpired } from './store/idempotency.js';
 import { receivedEmailsPurge } from './store/received-emails.js';
 import { teamEnsureDefault } from './store/teams.js';
@@ -105,7 +107,7 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
       const smtp = new SmtpPool({ maxPerHost: 20 });
       const worker = new Worker({
         pool: db.pool, log, concurrency: 50, regions: config.regions,
-        handlers: { [DELIVER_JOB]: deliverJob({ pool: db.pool, domains, config, smtp, log, unsubscribe: unsubscribeSigner }) },
+        handlers: { [DELIVER_JOB]: deliverJob({ pool: db.pool, domains, config, smtp, log, unsubscribe: unsubscribeSigner }), [CONTACT_IMPORT_JOB]: contactImportJob({ pool: db.pool, log }) },
       });
       await worker.start();
       // Closed in reverse order: the worker finishes its deliveries before the SMTP pool closes.

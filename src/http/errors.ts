@@ -47,6 +47,14 @@ export function toAppError(err: unknown): AppError {
   switch (e.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError('payload_too_large', 'The request body is larger than this endpoint accepts.');
+    case 'FST_REQ_FILE_TOO_LARGE':
+      return new AppError('payload_too_large', 'The uploaded file is larger than this endpoint accepts.');
+    case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
+      return new AppError('bad_request', 'The request is not multipart/form-data.');
+    case 'FST_FILES_LIMIT':
+    case 'FST_FIELDS_LIMIT':
+    case 'FST_PARTS_LIMIT':
+      return new AppError('validation_error', 'The form has more files or fields than this endpoint accepts.');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError('bad_request', 'Unsupported Content-Type: send the body as application/json.');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':

@@ -50,3 +50,28 @@ export async function blobRead(db: Queryable, blobId: string): Promise<Buffer> {
 export async function blobsDelete(db: Queryable, blobIds: string[]): Promise<void> {
   if (blobIds.length) await db.query('DELETE FROM blob_chunks WHERE blob_id = ANY($1::uuid[])', [blobIds]);
 }
+
+/**
+ * Writes a stream as a new blob, BLOB_CHUNK_BYTES at a time (one INSERT per chunk), so that at
+ * most one chunk is held in memory. Returns the bytes written.
+ */
+export async function blobWriteStream(db: Queryable, blobId: string, input: AsyncIterable<Buffer>): Promise<number> {
+  let held: Buffer[] = [];
+  let heldBytes = 0;
+  let n = 0;
+  let total = 0;
+  const flush = async (data: Buffer) => { await blobChunksInsert(db, [{ blob_id: blobId, n: n++, data }]); };
+  for await (const piece of input) {
+    held.push(piece);
+    heldBytes += piece.length;
+    total += piece.length;
+    while (heldBytes >= BLOB_CHUNK_BYTES) {
+      const all = Buffer.concat(held);
+      await flush(all.subarray(0, BLOB_CHUNK_BYTES));
+      held = [all.subarray(BLOB_CHUNK_BYTES)];
+      heldBytes = held[0].length;
+    }
+  }
+  if (heldBytes) await flush(Buffer.concat(held));
+  return total;
+}

@@ -14,6 +14,7 @@ export const JOB_KINDS = {
   'webhooks.deliver': 'delivers the due messages of one endpoint (key = endpoint id: one running per endpoint)',
   'webhooks.sweep': 'recurring: repairs wake-ups lost to races',
   'webhooks.retention': 'recurring: drops old webhook messages and attempts',
+  'contacts.import': 'parses one uploaded contact CSV and merges it into contacts (payload: import_id); a re-run starts over from the stored file',
 } as const;
 export type JobKind = keyof typeof JOB_KINDS;
 export const isJobKind = (k: string): k is JobKind => Object.hasOwn(JOB_KINDS, k);
@@ -23,6 +24,7 @@ export const WEBHOOK_DISPATCH_JOB = 'webhooks.dispatch' satisfies JobKind;
 export const WEBHOOK_DELIVER_JOB = 'webhooks.deliver' satisfies JobKind;
 export const WEBHOOK_SWEEP_JOB = 'webhooks.sweep' satisfies JobKind;
 export const WEBHOOK_RETENTION_JOB = 'webhooks.retention' satisfies JobKind;
+export const CONTACT_IMPORT_JOB = 'contacts.import' satisfies JobKind;
 
 /**
  * For the send statement's data-modifying CTE (store/emails.ts): inserts the delivery jobs given

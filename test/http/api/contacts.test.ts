@@ -219,12 +219,12 @@ describe('contacts through the resend SDK', () => {
     for (const p of ['/contacts', '/contacts/{id}', '/contact-properties', '/contact-properties/{id}', '/audiences/{audience_id}/contacts']) assert.ok(doc.paths[p], p);
   });
 
-  test('contact imports answer that they are not available, not "Contact not found"', async () => {
+  test('contact imports are their own routes, never taken for a contact ("Contact not found")', async () => {
     const list = await t.resend.contacts.imports.list();
-    assert.equal(list.error?.name, 'not_found');
-    assert.match(list.error!.message, /Contact imports are not available/);
+    assert.equal(list.error, null, JSON.stringify(list.error));
+    assert.equal(list.data!.object, 'list');
     const one = await t.resend.contacts.imports.get('b6d24b8e-af0b-4c3c-be0c-359bbd97381e');
-    assert.match(one.error!.message, /Contact imports are not available/);
+    assert.equal(one.error?.message, 'Contact import not found');
   });
 });
 
