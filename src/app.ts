@@ -38,6 +38,7 @@ import { createDashboardAuth } from './dashboard-auth/index.js';
 import { sessionsDeleteExpired, throttleDeleteStale } from './store/sessions.js';
 import { emailMetricsRollup } from './store/email-metrics.js';
 import { startWebhookWorker } from './webhooks/worker.js';
+import { TemplateRenderer } from './templates/render.js';
 
 export interface RunningApp {
   config: Config;
@@ -84,6 +85,8 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
     const domains = new Domains(db.pool, config, sealer, log);
     const tracking = new TrackingSigner(secretKey);
     const sender = new EmailSender(db.pool, domains, config, tracking);
+    const templates = new TemplateRenderer(db.pool);
+    sender.templates = (teamId, ref, variables) => templates.render(teamId, ref, variables);
     const webhooks = new Webhooks(db.pool, config, sealer);
     const app: RunningApp = { config, log, db, apiKeys, domains, sender, defaultTeamId: team.id, close };
     const periodic: Periodic[] = [];
