@@ -11,6 +11,7 @@ import {
   templateVersionFind, templateVersionList, type TemplateContent, type TemplateVersionRow, type TemplateWithLatest,
 } from '../store/templates.js';
 import { aliasOf, bodyOf, fromOf, nameOf, replyToOf, subjectOf, variablesOf } from './input.js';
+import { compileVersion, renderVersion } from './render.js';
 
 type Body = Record<string, unknown>;
 const ok = (id: string) => ({ object: 'template' as const, id });
@@ -127,4 +128,11 @@ export async function templateVersionGet(db: Queryable, teamId: string, ref: str
   const v = isUuid(versionId) ? await templateVersionFind(db, teamId, t.id, versionId.toLowerCase()) : undefined;
   if (!v) throw notFound('Template version');
   return versionView(v, t);
+}
+
+/** The working copy rendered with sample values (Mailroom, for editors): missing variables stay as written. */
+export async function templatePreview(db: Queryable, teamId: string, ref: string, body: Body) {
+  const t = await find(db, teamId, ref);
+  const r = renderVersion(compileVersion(t.latest), body.variables);
+  return { object: 'template_preview' as const, id: t.id, version_id: t.latest.id, subject: r.subject, html: r.html, text: r.text, missing: r.missing };
 }

@@ -1,9 +1,9 @@
 // /templates (resend-compat 7.6): one file for the resource, its endpoints are small and alike.
-// Every :id is a template id or alias. GET /templates/:id/versions[/:version_id] is Mailroom's
-// own (the version history); the rest is Resend's.
+// Every :id is a template id or alias. GET /templates/:id/versions[/:version_id] (the version
+// history) and POST /templates/:id/preview are Mailroom's own; the rest is Resend's.
 import { Type } from 'typebox';
 import {
-  templateChange, templateCreate, templateDuplicate, templateGet, templatePublish, templateRemove, templatesList, templateVersionGet, templateVersions,
+  templateChange, templateCreate, templateDuplicate, templateGet, templatePreview, templatePublish, templateRemove, templatesList, templateVersionGet, templateVersions,
 } from '../../templates/service.js';
 import { PageQuerySchema, parsePage } from '../pagination.js';
 import { authOf, type ApiApp, type ApiDeps } from '../types.js';
@@ -50,6 +50,11 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
   });
   app.post('/templates/:id/duplicate', { schema: { tags, summary: 'Copy a template into a new draft', params: Id } }, async (req) => {
     return templateDuplicate(deps.pool, authOf(req).team_id, req.params.id);
+  });
+  app.post('/templates/:id/preview', {
+    schema: { tags, summary: 'Render the working copy with sample values (Mailroom)', params: Id, body: Type.Object({ variables: field('{KEY: value}; variables left without a value stay as written and are listed in `missing`') }, { additionalProperties: true }) },
+  }, async (req) => {
+    return templatePreview(deps.pool, authOf(req).team_id, req.params.id, req.body ?? {});
   });
   app.get('/templates/:id/versions', { schema: { tags, summary: 'List a template\'s versions, newest first (Mailroom)', params: Id, querystring: PageQuerySchema } }, async (req) => {
     return templateVersions(deps.pool, authOf(req).team_id, req.params.id, parsePage(req.query, false));

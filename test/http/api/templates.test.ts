@@ -273,10 +273,22 @@ describe('templates through the resend SDK, sent in capture mode', () => {
     assert.equal((await other.templates.create({ name: 'theirs', alias: 'order-confirmation', html: '<p>x</p>' })).error, null);
   });
 
+  test('a preview renders the working copy with sample values and lists the variables left without one', async () => {
+    const draft = (await t.resend.templates.create({ name: 'Preview', subject: 'Hi {{{WHO}}}', html: '<p>{{{WHO}}} owes {{{AMOUNT}}}</p>', variables: [{ key: 'AMOUNT', type: 'number', fallbackValue: 0 }] })).data!;
+    const p = await t.api('POST', `/templates/${draft.id}/preview`, { body: { variables: { WHO: '<Ann>' } } });
+    assert.equal(p.status, 200, JSON.stringify(p.body));
+    assert.deepEqual([p.body.subject, p.body.html, p.body.missing], ['Hi <Ann>', '<p>&lt;Ann&gt; owes 0</p>', []]);
+    const bare = await t.api('POST', `/templates/${draft.id}/preview`, { body: {} });
+    assert.deepEqual([bare.body.html, bare.body.missing], ['<p>{{{WHO}}} owes 0</p>', ['WHO']]);
+    assert.equal((await other.templates.get(draft.id)).error?.name, 'not_found');
+    const theirs = await t.api('POST', `/templates/${draft.id}/preview`, { key: other.key!, body: {} });
+    assert.equal(theirs.status, 404);
+  });
+
   test('/openapi.json documents every template route', async () => {
     const doc = (await t.api('GET', '/openapi.json')).body;
     for (const [path, method] of [['/templates', 'post'], ['/templates', 'get'], ['/templates/{id}', 'get'], ['/templates/{id}', 'patch'], ['/templates/{id}', 'delete'],
-      ['/templates/{id}/publish', 'post'], ['/templates/{id}/duplicate', 'post'], ['/templates/{id}/versions', 'get']]) {
+      ['/templates/{id}/publish', 'post'], ['/templates/{id}/duplicate', 'post'], ['/templates/{id}/versions', 'get'], ['/templates/{id}/preview', 'post']]) {
       assert.ok(doc.paths[path]?.[method], `${method.toUpperCase()} ${path}`);
     }
   });
