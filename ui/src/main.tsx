@@ -22,6 +22,7 @@ import { ReceivedDetail, Receiving } from './pages/Receiving';
 import { Forgot, Reset, Setup, SignIn } from './pages/SignIn';
 import { Suppressions } from './pages/Suppressions';
 import { Team } from './pages/Team';
+import { TemplateDetail, Templates } from './pages/Templates';
 import { WebhookDetail, Webhooks } from './pages/Webhooks';
 import './styles.css';
 
@@ -43,6 +44,8 @@ const PAGES: Page[] = [
   ['/logs/:id', 'Log', (p) => <LogDetail id={p.id} />],
   ['/suppressions', 'Suppressions', () => <Suppressions />],
   ['/contacts', 'Contacts', () => <Contacts />],
+  ['/templates', 'Templates', () => <Templates />],
+  ['/templates/:id', 'Template', (p) => <TemplateDetail id={p.id} />],
   ['/mailbox', 'Mailbox', () => <Mailbox />],
   ['/team', 'Team', () => <Team />],
   ['/account', 'Account', () => <AccountPage />],
