@@ -1,10 +1,11 @@
 // /templates (resend-compat 7.6): one file for the resource, its endpoints are small and alike.
 // Every :id is a template id or alias. GET /templates/:id/versions[/:version_id] (the version
-// history) and POST /templates/:id/preview are Mailroom's own; the rest is Resend's.
+// history) and GET|POST /templates/:id/preview are Mailroom's own; the rest is Resend's.
 import { Type } from 'typebox';
 import {
   templateChange, templateCreate, templateDuplicate, templateGet, templatePreview, templatePublish, templateRemove, templatesList, templateVersionGet, templateVersions,
 } from '../../templates/service.js';
+import { invalidField } from '../../errors.js';
 import { PageQuerySchema, parsePage } from '../pagination.js';
 import { authOf, type ApiApp, type ApiDeps } from '../types.js';
 
@@ -29,6 +30,15 @@ const Body = Type.Object({
   variables: Type.Optional(Type.Union([Type.Array(Variable), Type.Null()], { description: 'at most 50' })),
 }, { additionalProperties: true });
 
+function previewQuery(v: string | undefined): unknown {
+  if (v === undefined || v === '') return undefined;
+  try {
+    return JSON.parse(v);
+  } catch {
+    throw invalidField('variables', 'must be a JSON object of sample values.');
+  }
+}
+
 export default function register(app: ApiApp, deps: ApiDeps): void {
   app.post('/templates', { schema: { tags, summary: 'Create a template (a draft: publish it to send with it)', body: Body } }, async (req, reply) => {
     return reply.status(201).send(await templateCreate(deps.pool, authOf(req).team_id, req.body ?? {}));
@@ -50,6 +60,12 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
   });
   app.post('/templates/:id/duplicate', { schema: { tags, summary: 'Copy a template into a new draft', params: Id } }, async (req) => {
     return templateDuplicate(deps.pool, authOf(req).team_id, req.params.id);
+  });
+  // GET too, so that a read-only dashboard member can preview (it changes nothing).
+  app.get('/templates/:id/preview', {
+    schema: { tags, summary: 'Render the working copy with sample values given as ?variables=<JSON object> (Mailroom)', params: Id, querystring: Type.Object({ variables: Type.Optional(Type.String()) }) },
+  }, async (req) => {
+    return templatePreview(deps.pool, authOf(req).team_id, req.params.id, { variables: previewQuery(req.query.variables) });
   });
   app.post('/templates/:id/preview', {
     schema: { tags, summary: 'Render the working copy with sample values (Mailroom)', params: Id, body: Type.Object({ variables: field('{KEY: value}; variables left without a value stay as written and are listed in `missing`') }, { additionalProperties: true }) },

@@ -278,6 +278,10 @@ describe('templates through the resend SDK, sent in capture mode', () => {
     const p = await t.api('POST', `/templates/${draft.id}/preview`, { body: { variables: { WHO: '<Ann>' } } });
     assert.equal(p.status, 200, JSON.stringify(p.body));
     assert.deepEqual([p.body.subject, p.body.html, p.body.missing], ['Hi <Ann>', '<p>&lt;Ann&gt; owes 0</p>', []]);
+    const viaGet = await t.api('GET', `/templates/${draft.id}/preview?variables=${encodeURIComponent(JSON.stringify({ WHO: 'Bo', AMOUNT: '7' }))}`);
+    assert.deepEqual([viaGet.status, viaGet.body.html], [200, '<p>Bo owes 7</p>']);
+    const badJson = await t.api('GET', `/templates/${draft.id}/preview?variables=%7Bnope`);
+    assert.deepEqual([badJson.status, badJson.body.name], [422, 'validation_error']);
     const bare = await t.api('POST', `/templates/${draft.id}/preview`, { body: {} });
     assert.deepEqual([bare.body.html, bare.body.missing], ['<p>{{{WHO}}} owes 0</p>', ['WHO']]);
     assert.equal((await other.templates.get(draft.id)).error?.name, 'not_found');
@@ -288,7 +292,7 @@ describe('templates through the resend SDK, sent in capture mode', () => {
   test('/openapi.json documents every template route', async () => {
     const doc = (await t.api('GET', '/openapi.json')).body;
     for (const [path, method] of [['/templates', 'post'], ['/templates', 'get'], ['/templates/{id}', 'get'], ['/templates/{id}', 'patch'], ['/templates/{id}', 'delete'],
-      ['/templates/{id}/publish', 'post'], ['/templates/{id}/duplicate', 'post'], ['/templates/{id}/versions', 'get'], ['/templates/{id}/preview', 'post']]) {
+      ['/templates/{id}/publish', 'post'], ['/templates/{id}/duplicate', 'post'], ['/templates/{id}/versions', 'get'], ['/templates/{id}/preview', 'post'], ['/templates/{id}/preview', 'get']]) {
       assert.ok(doc.paths[path]?.[method], `${method.toUpperCase()} ${path}`);
     }
   });

@@ -1,6 +1,6 @@
 // Templates: the list (newest first) with a quick create, and a template's editor: fields and
 // variables, save (a content change is a new draft version), publish, duplicate, delete, a preview
-// rendered by the server with sample values (POST /templates/:id/preview), and the version history.
+// rendered by the server with sample values (GET /templates/:id/preview), and the version history.
 import { useEffect, useState } from 'preact/hooks';
 import { del, get, patch, post, type List } from '../api';
 import { Alert, Badge, Empty, KV, Loading, PageHead, PagedTable, AgoCell } from '../components/ui';
@@ -77,12 +77,14 @@ export function TemplateDetail({ id }: { id: string }) {
   const [d, setD] = useState<Draft>();
   const [samples, setSamples] = useState<Record<string, string>>({});
   const [preview, setPreview] = useState<Preview>();
+  const [previewError, setPreviewError] = useState<string>();
   useEffect(() => { if (t.data) setD(draftOf(t.data)); }, [t.data]);
   // The preview follows the saved copy and the sample values, a moment after the last keystroke.
   useEffect(() => {
     if (!t.data) return;
     const timer = setTimeout(() => {
-      post<Preview>(`/templates/${t.data!.id}/preview`, { variables: Object.fromEntries(Object.entries(samples).filter(([, v]) => v !== '')) }).then(setPreview, () => setPreview(undefined));
+      const variables = JSON.stringify(Object.fromEntries(Object.entries(samples).filter(([, v]) => v !== '')));
+      get<Preview>(`/templates/${t.data!.id}/preview?variables=${encodeURIComponent(variables)}`).then((p) => { setPreview(p); setPreviewError(undefined); }, (e: Error) => setPreviewError(e.message));
     }, 250);
     return () => clearTimeout(timer);
   }, [t.data, samples]);
@@ -136,7 +138,8 @@ export function TemplateDetail({ id }: { id: string }) {
           <div class="field" key={v.key}><label for={`sample-${v.key}`}>{v.key}</label>
             <input id={`sample-${v.key}`} value={samples[v.key] ?? ''} placeholder={v.fallback_value === null ? 'required' : `fallback: ${v.fallback_value}`} onInput={(e) => setSamples({ ...samples, [v.key]: e.currentTarget.value })} /></div>
         ))}
-        {!preview ? <Loading /> : (
+        {previewError && <Alert>{previewError}</Alert>}
+        {!preview ? (previewError ? null : <Loading />) : (
           <>
             {preview.missing.length > 0 && <Alert kind="warn">No value yet for {preview.missing.join(', ')}: a send must give {preview.missing.length > 1 ? 'them' : 'it'}.</Alert>}
             <p><strong>Subject:</strong> <span data-testid="preview-subject">{preview.subject ?? '(given by each send)'}</span></p>
