@@ -32,6 +32,8 @@ import { AppError } from './errors.js';
 import { mxHostProblem } from './config/checks.js';
 import { TrackingRecorder } from './tracking/recorder.js';
 import { TrackingSigner } from './tracking/tokens.js';
+import { UnsubscribeSigner } from './tracking/unsubscribe-tokens.js';
+import { Unsubscribes } from './contacts/unsubscribe.js';
 import { WebhookLog } from './webhooks/message-log.js';
 import { Webhooks } from './webhooks/service.js';
 import { createDashboardAuth } from './dashboard-auth/index.js';
@@ -84,7 +86,9 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
     if (config.bootstrapApiKey && (await apiKeys.ensure(team.id, config.bootstrapApiKey, 'Bootstrap'))) log.info('bootstrap API key created');
     const domains = new Domains(db.pool, config, sealer, log);
     const tracking = new TrackingSigner(secretKey);
-    const sender = new EmailSender(db.pool, domains, config, tracking);
+    const unsubscribeSigner = new UnsubscribeSigner(secretKey, config.publicUrl);
+    const unsubscribes = new Unsubscribes(db.pool, unsubscribeSigner);
+    const sender = new EmailSender(db.pool, domains, config, tracking, unsubscribeSigner);
     const templates = new TemplateRenderer(db.pool);
     sender.templates = (teamId, ref, variables) => templates.render(teamId, ref, variables);
     const webhooks = new Webhooks(db.pool, config, sealer);
@@ -104,7 +108,7 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
       const smtp = new SmtpPool({ maxPerHost: 20 });
       const worker = new Worker({
         pool: db.pool, log, concurrency: 50, regions: config.regions,
-        handlers: { [DELIVER_JOB]: deliverJob({ pool: db.pool, domains, config, smtp, log }) },
+        handlers: { [DELIVER_JOB]: deliverJob({ pool: db.pool, domains, config, smtp, log, unsubscribe: unsubscribeSigner }) },
       });
       await worker.start();
       // Closed in reverse order: the worker finishes its deliveries before the SMTP pool closes.
@@ -140,15 +144,18 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
       closers.push(() => submission.close());
     }
     if (config.roles.includes('mx')) {
-      const mx = await startMx({ config, log, pool: db.pool });
+      const mx = await startMx({ config, log, pool: db.pool, unsubscribes });
       app.mxListeners = mx.listeners;
       closers.push(() => mx.close());
     }
     if (config.roles.includes('api') && limiter && recorder) {
       const hits = new TrackingRecorder(db.pool, log); // opens and clicks, flushed after the server closes
       closers.push(() => hits.flush());
+      // Per client address, its own budget: a person on the preference page is not an API client.
+      const unsubscribeLimiter = await createLimiter({ limit: config.unsubscribeRateLimit, redisUrl: config.redisUrl, log });
+      closers.push(async () => { await unsubscribeLimiter.close(); });
       const server = await buildServer({ config, log, pool: db.pool, apiKeys, limiter, recorder, domains, sender, webhooks,
-        webhookLog: new WebhookLog(db.pool, webhooks), tracking: { signer: tracking, recorder: hits }, downloads: new DownloadLinks(secretKey, config.publicUrl),
+        webhookLog: new WebhookLog(db.pool, webhooks), tracking: { signer: tracking, recorder: hits }, unsubscribe: { service: unsubscribes, limiter: unsubscribeLimiter }, downloads: new DownloadLinks(secretKey, config.publicUrl),
         dashboard: createDashboardAuth({ pool: db.pool, config, sealer, secretKey, sender, defaultTeamId: team.id, log }), isReady: async () => !closed && (await db.pool.query('SELECT 1'), true) });
       await server.listen({ host: config.httpListen.host, port: config.httpListen.port });
       const addr = server.server.address() as AddressInfo;

@@ -157,6 +157,7 @@ export const schema = {
   heloName: def({ env: 'MAILROOM_HELO_NAME', description: 'EHLO name for outbound SMTP', default: () => os.hostname(), parse: str }),
   bootstrapApiKey: def({ env: 'MAILROOM_BOOTSTRAP_API_KEY', description: 'a full-access key for the default team, created at start if absent', default: undefined, parse: optStr, secret: true }),
   rateLimit: def({ env: 'MAILROOM_RATE_LIMIT', description: 'API requests per second per team', default: 10, parse: int(1, 1_000_000) }),
+  unsubscribeRateLimit: def({ env: 'MAILROOM_UNSUBSCRIBE_RATE_LIMIT', description: 'requests per second one client address may make to the public unsubscribe links (/u/...) and preference page (beyond: 429)', default: 10, parse: int(1, 1_000_000) }),
   recipientRateLimit: def({ env: 'MAILROOM_RECIPIENT_RATE_LIMIT', description: 'recipients (to+cc+bcc) per second per team, API and SMTP together; at least one full batch (100 x 50)', default: 5000, parse: int(1, 100_000_000) }),
   allowPrivateNetworks: def({ env: 'MAILROOM_ALLOW_PRIVATE_NETWORKS', description: 'allow webhook and attachment URLs on private addresses', default: false, parse: bool }),
   webhookRetrySchedule: def({ env: 'MAILROOM_WEBHOOK_RETRY_SCHEDULE', description: 'webhook attempt delays, each after the previous failure (first = first attempt), e.g. 0s,5s,5m,30m,2h,5h,10h,10h', default: durations('0s,5s,5m,30m,2h,5h,10h,10h'), parse: durations }),

@@ -24,7 +24,8 @@ const eventData = (c: ContactRow, segmentIds: string[]) => ({
   email: c.email, first_name: c.first_name, last_name: c.last_name, unsubscribed: c.unsubscribed,
 });
 
-const recordEvent = async (tx: Parameters<typeof contactEventInsert>[0], type: ContactEventType, c: ContactRow) =>
+/** Records a contact.* event for `c` in the caller's transaction (also used by unsubscribe.ts). */
+export const recordEvent = async (tx: Parameters<typeof contactEventInsert>[0], type: ContactEventType, c: ContactRow) =>
   contactEventInsert(tx, c.team_id, c.id, type, eventData(c, type === 'contact.deleted' ? [] : await segmentIdsOfContact(tx, c.id)));
 
 /**

@@ -101,9 +101,16 @@ export async function topicChoices(db: Queryable, teamId: string, v: unknown, fi
   return choices;
 }
 
+/**
+ * Resend's items `{id, name, description, subscription}`, plus (beyond Resend, for the dashboard)
+ * the topic's `default_subscription` and whether `subscription` is the contact's own choice.
+ */
 export async function contactTopicsOf(db: Queryable, teamId: string, contactId: string) {
   const rows = await contactTopicsList(db, teamId, contactId);
-  return { object: 'list' as const, has_more: false, data: rows.map((t) => ({ id: t.id, name: t.name, description: t.description, subscription: t.subscription })) };
+  return {
+    object: 'list' as const, has_more: false,
+    data: rows.map((t) => ({ id: t.id, name: t.name, description: t.description, subscription: t.subscription, default_subscription: t.default_subscription, chosen: t.chosen })),
+  };
 }
 
 export { contactTopicsSet };

@@ -19,6 +19,8 @@ import { Batcher } from '../queue/batcher.js';
 import { bounceExtra, failedExtra, makeEvent, suppressedExtra } from '../events/email-events.js';
 import { GIVE_UP_AFTER_MS, nextRetryDelayMs } from './retry.js';
 import { counters } from '../lib/metrics.js';
+import { distinctRecipients, type UnsubscribeSigner } from '../tracking/unsubscribe-tokens.js';
+import { withListHeaders } from './list-headers.js';
 
 export interface DeliverDeps {
   pool: Pool;
@@ -26,6 +28,8 @@ export interface DeliverDeps {
   config: Config;
   smtp: SmtpPool;
   log: Logger;
+  /** signs the per-recipient List-Unsubscribe links of list mail */
+  unsubscribe: UnsubscribeSigner;
 }
 
 /** The VERP return path: bounces come back to an address that names the email. */
@@ -85,14 +89,25 @@ export function deliverJob(deps: DeliverDeps) {
     }
 
     const { row } = domain;
-    const signed = await dkimSign(email.raw, domain.keys);
+    const returnPathHost = `${row.custom_return_path}.${row.name}`;
     const egress = deps.config.regionEgress[row.region as Region] ?? {};
     const relayUrl = egress.relayUrl ?? (deps.config.deliveryMode === 'relay' ? deps.config.relayUrl : undefined);
     const route: Route = relayUrl ? { mode: 'relay', url: relayUrl } : { mode: 'mx', domain: p.domain, port: deps.config.outboundPort, dns: deps.config.dnsServers };
-    const results = await deliver(
-      { mailFrom: returnPath(email.id, `${row.custom_return_path}.${row.name}`), recipients: pending, raw: signed, tls: row.tls },
+    const send = (recipients: string[], raw: Buffer) => deliver(
+      { mailFrom: returnPath(email.id, returnPathHost), recipients, raw, tls: row.tls },
       route, { heloName: egress.heloName ?? deps.config.heloName, localAddress: egress.sourceAddress, pool: deps.smtp },
     );
+    if (!email.list_unsubscribe) return settle(ctx, email, await send(pending, await dkimSign(email.raw, domain.keys)), attempt);
+    // List mail: each recipient its own copy with its own unsubscribe token, signed after the
+    // headers are added (one signature per recipient, not per message: only for list mail).
+    const order = distinctRecipients(email.to_addrs, email.cc_addrs, email.bcc_addrs);
+    const results: RecipientResult[] = [];
+    for (const r of pending) {
+      const ordinal = order.indexOf(r);
+      if (ordinal < 0) throw new Error(`delivery: ${r} is not a recipient of email ${email.id}`);
+      const copy = withListHeaders(email.raw, deps.unsubscribe.headers(email.id, ordinal, returnPathHost, email.list_id));
+      results.push(...await send([r], await dkimSign(copy, domain.keys)));
+    }
     return settle(ctx, email, results, attempt);
   };
 }

@@ -19,6 +19,7 @@ import { formatAddress, shown } from './addresses.js';
 import { pathAttachmentBudget, templateRefOf, validateSendRequest, type SendRequest } from './validate.js';
 import { applyTracking, listUnsubscribeUrls } from '../tracking/apply.js';
 import type { TrackingSigner } from '../tracking/tokens.js';
+import { distinctRecipients, type UnsubscribeSigner } from '../tracking/unsubscribe-tokens.js';
 
 export interface SendContext {
   teamId: string;
@@ -34,6 +35,21 @@ export interface PrebuiltMessage {
   raw: Buffer;
   messageId: string;
 }
+
+/**
+ * List mail (a broadcast, an automation step; a send with topic_id is list mail by itself): each
+ * recipient's copy carries RFC 8058 one-click unsubscribe headers (made at delivery), and
+ * `{{{RESEND_UNSUBSCRIBE_URL}}}` in html/text becomes the recipient's preference-page link.
+ */
+export interface ListMail {
+  /** List-Id header value (RFC 2919), e.g. `"Weekly news" <news.3f2a.example.com>`: printable ASCII */
+  listId?: string;
+  /** the email id to use, for a caller that renders unsubscribeUrl(id) into the body itself */
+  id?: string;
+}
+
+const UNSUBSCRIBE_TAG = /\{\{\{\s*RESEND_UNSUBSCRIBE_URL\s*\}\}\}/g;
+const HTML_ESC: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 type Pending = { email: AcceptedEmail; completion?: IdempotencyCompletion };
 
@@ -64,7 +80,8 @@ export class EmailSender {
   templates?: TemplateRender;
   private readonly domainCache = new Map<string, { row: DomainRow; until: number }>();
 
-  constructor(private readonly pool: Pool, private readonly domains: Domains, private readonly config: Config, private readonly tracking?: TrackingSigner) {
+  constructor(private readonly pool: Pool, private readonly domains: Domains, private readonly config: Config, private readonly tracking?: TrackingSigner,
+    private readonly unsubscribe?: UnsubscribeSigner) {
     this.batcher = new Batcher<Pending, void>(async (items) => {
       await emailsInsertAccepted(this.pool, items.map((i) => i.email), items.flatMap((i) => (i.completion ? [i.completion] : [])));
       return items.map(() => undefined);
@@ -115,18 +132,32 @@ export class EmailSender {
     return { ...rest, from, subject, reply_to: absent(b.reply_to) ? r.replyTo ?? undefined : b.reply_to, html: r.html, ...(r.text === null ? {} : { text: r.text }) };
   }
 
-  async prepareValidated(ctx: SendContext, req: SendRequest, now: Date, prebuilt?: PrebuiltMessage): Promise<AcceptedEmail> {
+  /**
+   * The preference page (GET) and one-click unsubscribe (POST) link of an email's recipient:
+   * `recipient` is its place among the email's distinct recipients (0 for a one-recipient email,
+   * as broadcasts and automations send). Signed, no database row, never expires.
+   */
+  unsubscribeUrl(emailId: string, recipient = 0): string {
+    if (!this.unsubscribe) throw new Error('unsubscribeUrl: no unsubscribe signer configured');
+    return this.unsubscribe.url(emailId, recipient);
+  }
+
+  async prepareValidated(ctx: SendContext, req: SendRequest, now: Date, prebuilt?: PrebuiltMessage, list?: ListMail): Promise<AcceptedEmail> {
     const domain = await this.sendingDomain(ctx, req.from.domain);
     const topicId = await sendTopic(this.pool, ctx.teamId, req.topicId); // 422 for a topic the team does not have
     // Recipients, not requests, are what a send costs receivers: counted before any work.
     await this.recipientBudget?.(ctx.teamId, req.to.length + req.cc.length + req.bcc.length);
-    const id = uuid(); // before composing: tracking links carry it
+    const id = list?.id ?? uuid(); // before composing: tracking links carry it
+    const listMail = Boolean(topicId) || list !== undefined;
+    if (list?.listId !== undefined && !/^[\x20-\x7e]{1,500}$/.test(list.listId)) throw new Error('prepareValidated: List-Id must be printable ASCII');
+    const ownUnsubscribeUrl = listMail && this.unsubscribe ? this.unsubscribe.url(id, 0) : undefined;
+    if (listMail) req = this.withUnsubscribeUrl(req, ownUnsubscribeUrl);
     let composed = prebuilt;
     if (!composed) {
       const attachments = req.attachments.some((a) => a.path)
         ? await resolveAttachments(req.attachments, { allowPrivateNetworks: this.config.allowPrivateNetworks, maxBytes: pathAttachmentBudget(req), timeoutMs: 15_000 })
         : req.attachments;
-      composed = await composeMessage({ ...req, ...this.tracked(id, req, domain), attachments }, { messageIdDomain: domain.name, date: now });
+      composed = await composeMessage({ ...req, ...this.tracked(id, req, domain, ownUnsubscribeUrl), attachments }, { messageIdDomain: domain.name, date: now });
     }
     const scheduled = Boolean(req.scheduledAt);
     const headers = Object.entries(req.headers).map(([name, value]) => ({ name, value }));
@@ -137,6 +168,7 @@ export class EmailSender {
       bcc_addrs: req.bcc.map((a) => a.address), reply_to: req.replyTo.map((a) => a.address), subject: req.subject,
       html: req.html ?? null, text_body: req.text ?? null, headers: headers.length ? headers : null, tags: req.tags,
       scheduled_at: req.scheduledAt?.toISOString() ?? null, last_event: scheduled ? 'scheduled' : 'sent', created_at: now.toISOString(), topic_id: topicId,
+      list_unsubscribe: listMail, list_id: list?.listId ?? null,
     };
     const runAt = (req.scheduledAt ?? now).toISOString();
     const byDomain = new Map<string, Set<string>>();
@@ -157,15 +189,34 @@ export class EmailSender {
    * MAILROOM_PUBLIC_URL (Resend uses a verified tracking subdomain instead). The text part is
    * derived from the original HTML, so its links are not rewritten. The stored html stays as sent.
    */
-  private tracked(id: string, req: SendRequest, domain: DomainRow): Partial<SendRequest> {
+  private tracked(id: string, req: SendRequest, domain: DomainRow, ownUnsubscribeUrl?: string): Partial<SendRequest> {
     if (!this.tracking || req.html === undefined || !(domain.open_tracking || domain.click_tracking)) return {};
     const unsubscribe = Object.entries(req.headers).find(([k]) => k.toLowerCase() === 'list-unsubscribe')?.[1];
     return {
       text: plainTextFor(req),
       html: applyTracking(req.html, {
         emailId: id, openTracking: domain.open_tracking, clickTracking: domain.click_tracking, baseUrl: this.config.publicUrl,
-        sign: this.tracking, unsubscribeUrls: listUnsubscribeUrls(unsubscribe),
+        sign: this.tracking, unsubscribeUrls: [...listUnsubscribeUrls(unsubscribe), ...(ownUnsubscribeUrl ? [ownUnsubscribeUrl] : [])],
       }),
+    };
+  }
+
+  /**
+   * `{{{RESEND_UNSUBSCRIBE_URL}}}` in a list email's html (escaped) and text becomes the recipient's
+   * link. The body is one for all recipients, so an email that uses it must have one recipient:
+   * otherwise 422 (send one email per recipient) rather than one person's link shown to others.
+   */
+  private withUnsubscribeUrl(req: SendRequest, url: string | undefined): SendRequest {
+    const uses = (s: string | undefined) => s !== undefined && new RegExp(UNSUBSCRIBE_TAG.source).test(s);
+    if (!url || !(uses(req.html) || uses(req.text))) return req;
+    if (distinctRecipients(req.to.map((a) => a.address), req.cc.map((a) => a.address), req.bcc.map((a) => a.address)).length !== 1) {
+      throw new AppError('validation_error', '`{{{RESEND_UNSUBSCRIBE_URL}}}` is a link for one recipient: an email sent for a topic that uses it must have exactly one recipient (send one email per recipient, e.g. with /emails/batch).');
+    }
+    const html = url.replace(/[&<>"']/g, (c) => HTML_ESC[c]);
+    return {
+      ...req,
+      ...(req.html !== undefined ? { html: req.html.replace(UNSUBSCRIBE_TAG, () => html) } : {}),
+      ...(req.text !== undefined ? { text: req.text.replace(UNSUBSCRIBE_TAG, () => url) } : {}),
     };
   }
 

@@ -62,6 +62,7 @@ import webhooksEventsAttempts from './api/webhooks.events.attempts.js';
 import webhooksEventsReplay from './api/webhooks.events.replay.js';
 import trackingOpen from './api/tracking.open.js';
 import trackingClick from './api/tracking.click.js';
+import unsubscribe from './api/unsubscribe.js';
 
 const ENDPOINTS = [
   apiKeysCreate, apiKeysList, apiKeysUpdate, apiKeysDelete,
@@ -74,7 +75,7 @@ const ENDPOINTS = [
   contactPropertiesCreate, contactPropertiesList, contactPropertiesGet, contactPropertiesUpdate, contactPropertiesDelete,
   webhooksCreate, webhooksList, webhooksGet, webhooksUpdate, webhooksDelete, webhooksRotate,
   webhooksEventsList, webhooksEventsGet, webhooksEventsAttempts, webhooksEventsReplay,
-  trackingOpen, trackingClick,
+  trackingOpen, trackingClick, unsubscribe,
 ];
 
 export async function registerRoutes(app: FastifyInstance, deps: ApiDeps): Promise<void> {

@@ -16,6 +16,7 @@ import type { TrackingSigner } from '../tracking/tokens.js';
 import type { TrackingRecorder } from '../tracking/recorder.js';
 import type { DownloadLinks } from '../inbound/download-links.js';
 import type { DashboardAuth } from '../dashboard-auth/index.js';
+import type { Unsubscribes } from '../contacts/unsubscribe.js';
 import type { SessionRequestAuth } from '../dashboard-auth/sessions.js';
 
 /** The Fastify instance routes register on: request parts are typed from their TypeBox schemas. */
@@ -33,6 +34,8 @@ export interface ApiDeps {
   webhooks: Webhooks;
   webhookLog: WebhookLog;
   tracking: { signer: TrackingSigner; recorder: TrackingRecorder };
+  /** the signed unsubscribe links of list mail (/u/<token>) and their per-address limiter */
+  unsubscribe: { service: Unsubscribes; limiter: RateLimiter };
   /** signed download links of received mail */
   downloads: DownloadLinks;
   isReady: () => Promise<boolean>;

@@ -1,17 +1,20 @@
 // Which recipients the MX listener takes, and for what: mail for a domain whose receiving
-// capability is enabled and whose MX record verified, or a VERP address on a sending domain's
-// return-path host. Everything else is refused (never an open relay). Lookups are cached for a
+// capability is enabled and whose MX record verified, a VERP address on a sending domain's
+// return-path host, or an `unsubscribe+<token>` address there (List-Unsubscribe's mailto). Everything else is refused (never an open relay). Lookups are cached for a
 // few seconds: at hundreds of messages per second the domains table would otherwise be hit per RCPT.
 import { AppError } from '../errors.js';
 import type { Pool } from '../store/db.js';
 import { domainsFindForInboundHost, type InboundDomain } from '../store/domains.js';
+import { MAILTO_LOCAL_PREFIX, TOKEN_LENGTH } from '../tracking/unsubscribe-tokens.js';
 
 export type Route =
   | { kind: 'receive'; teamId: string; domainId: string }
   | { kind: 'return_path'; teamId: string; domainId: string; emailId: string | null }
+  | { kind: 'unsubscribe'; teamId: string; domainId: string; token: string }
   | { kind: 'refuse'; error: AppError };
 
 const VERP = /^bounces\+([0-9a-f]{32})$/i;
+const UNSUBSCRIBE = new RegExp(`^${MAILTO_LOCAL_PREFIX.replace('+', '\\+')}([a-z2-7]{${TOKEN_LENGTH}})$`, 'i'); // tracking/unsubscribe-tokens.ts
 const CACHE_MS = 5_000;
 const CACHE_MAX = 10_000;
 const RECEIVING_OK = new Set(['verified', 'temporary_failure']); // a record briefly missing does not bounce mail
@@ -42,6 +45,8 @@ export class InboundRouter {
         continue;
       }
       if (!d.sending) continue;
+      const u = UNSUBSCRIBE.exec(local); // the token is checked by the listener (mx-session.ts)
+      if (u) return { kind: 'unsubscribe', teamId: d.team_id, domainId: d.id, token: u[1].toLowerCase() };
       // Any local part: a VERP address names its email; reports sent elsewhere on the host (a
       // feedback loop's fixed address) are matched by the Message-ID they enclose.
       const m = VERP.exec(local);

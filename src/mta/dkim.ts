@@ -13,10 +13,12 @@ export interface DkimKey {
   algorithm: 'rsa-sha256' | 'ed25519-sha256';
 }
 
-// List-Unsubscribe-Post is signed so that one-click unsubscribe is honoured by Gmail and Yahoo.
+// List-Unsubscribe and List-Unsubscribe-Post are signed so that one-click unsubscribe is honoured
+// by Gmail and Yahoo (RFC 8058 section 4 requires both to be covered); List-Id too (broadcasts).
+// A colon-separated string, the form mailauth's headerList takes (an array is silently ignored there).
 export const SIGNED_HEADERS = [
   'from', 'to', 'cc', 'subject', 'date', 'message-id', 'reply-to', 'mime-version', 'content-type',
-  'list-unsubscribe', 'list-unsubscribe-post', 'feedback-id',
+  'list-unsubscribe', 'list-unsubscribe-post', 'list-id', 'feedback-id',
 ].join(':');
 
 export class DkimSignError extends Error {}

@@ -17,6 +17,7 @@ import type { Logger } from '../lib/log.js';
 import { counters } from '../lib/metrics.js';
 import type { Pool } from '../store/db.js';
 import { smtpError } from './session.js';
+import type { Unsubscribes } from '../contacts/unsubscribe.js';
 
 export interface MxDeps {
   config: Config;
@@ -24,6 +25,8 @@ export interface MxDeps {
   pool: Pool;
   router: InboundRouter;
   receiver: InboundReceiver;
+  /** List-Unsubscribe mailto: a message to unsubscribe+<token>@<return-path host> unsubscribes */
+  unsubscribes: Unsubscribes;
 }
 
 type Handlers = Required<Pick<SMTPServerOptions, 'onConnect' | 'onClose' | 'onMailFrom' | 'onRcptTo' | 'onData'>>;
@@ -57,6 +60,7 @@ export function mxHandlers(deps: MxDeps): Handlers {
     };
     const teams = new Map<string, TeamDelivery>();
     const returnPaths: { rcpt: string; route: Extract<Route, { kind: 'return_path' }> }[] = [];
+    const unsubscribes: string[] = [];
     for (const r of session.envelope.rcptTo) {
       const route = st.routes.get(r.address.toLowerCase());
       if (route?.kind === 'receive') {
@@ -64,6 +68,7 @@ export function mxHandlers(deps: MxDeps): Handlers {
         t.recipients.push(r.address.toLowerCase());
         teams.set(route.teamId, t);
       } else if (route?.kind === 'return_path') returnPaths.push({ rcpt: r.address.toLowerCase(), route });
+      else if (route?.kind === 'unsubscribe') unsubscribes.push(route.token);
     }
     const ids: string[] = [];
     if (teams.size) {
@@ -78,6 +83,11 @@ export function mxHandlers(deps: MxDeps): Handlers {
         const out = await handleReturnPathMessage({ pool: deps.pool, log }, raw, { teamId: route.teamId, domainId: route.domainId, emailId: route.emailId, rcpt, mailFrom: env.mailFrom });
         ids.push(`${out.kind}${out.emailId ? `:${out.emailId}` : ''}`);
       }
+    }
+    // The message itself says nothing we need: reaching the signed address is the request (same scope as one-click).
+    for (const token of unsubscribes) {
+      const out = await deps.unsubscribes.apply(token, 'one_click', { via: 'mailto' });
+      ids.push(out ? `unsubscribe:${out.changed ? 'done' : 'unchanged'}` : 'unsubscribe:unknown');
     }
     return ids;
   }
@@ -114,6 +124,7 @@ export function mxHandlers(deps: MxDeps): Handlers {
       deps.router.route(address.address).then((route) => {
         counters.mxRecipients.inc({ route: route.kind === 'refuse' ? 'refused' : route.kind });
         if (route.kind === 'refuse') return callback(smtpError(route.error));
+        if (route.kind === 'unsubscribe' && !deps.unsubscribes.valid(route.token)) return callback(smtpError(new AppError('not_found', 'No such unsubscribe address.')));
         stateOf(session).routes.set(address.address.toLowerCase(), route);
         callback();
       }, (err) => callback(fail(err, 'recipient lookup')));

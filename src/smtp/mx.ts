@@ -15,6 +15,7 @@ import type { Pool } from '../store/db.js';
 import { commonServerOptions, gracefulCloser, listenAll } from './listen.js';
 import { mxHandlers } from './mx-session.js';
 import { SubmissionServer } from './server.js';
+import type { Unsubscribes } from '../contacts/unsubscribe.js';
 
 const MAX_RECIPIENTS = 100; // RFC 5321 4.5.3.1.8: a server must accept at least 100
 const IDLE_TIMEOUT_MS = 300_000; // RFC 5321 4.5.3.2.7: 5 minutes
@@ -25,13 +26,13 @@ export interface Mx {
   close(): Promise<void>;
 }
 
-export async function startMx(deps: { config: Config; log: Logger; pool: Pool }): Promise<Mx> {
+export async function startMx(deps: { config: Config; log: Logger; pool: Pool; unsubscribes: Unsubscribes }): Promise<Mx> {
   const { config, log, pool } = deps;
   const tls = loadTlsKeyPair({ certFile: config.tlsCert, keyFile: config.tlsKey, dataDir: config.dataDir, hostname: config.mxHost });
   // Spool files of a previous run that was killed mid-message: those messages were never acknowledged.
   fs.rmSync(path.join(config.dataDir, 'inbound-spool'), { recursive: true, force: true });
   const handlers = mxHandlers({
-    config, log, pool, router: new InboundRouter(pool),
+    config, log, pool, router: new InboundRouter(pool), unsubscribes: deps.unsubscribes,
     receiver: new InboundReceiver({ pool, config, resolver: createResolver(config.dnsServers) }),
   });
   const { servers, bound } = await listenAll(config.mxListen, () => new SubmissionServer({

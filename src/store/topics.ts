@@ -45,11 +45,14 @@ export async function topicDelete(db: Queryable, teamId: string, id: string): Pr
   return rows[0];
 }
 
-/** Every topic of the team with the contact's subscription to it: its own choice, else the topic's default. */
-export async function contactTopicsList(db: Queryable, teamId: string, contactId: string): Promise<(TopicRow & { subscription: Subscription })[]> {
-  const { rows } = await db.query<TopicRow & { subscription: Subscription }>(
+/**
+ * Every topic of the team with the contact's subscription to it: its own choice, else the topic's
+ * default (`chosen` tells which).
+ */
+export async function contactTopicsList(db: Queryable, teamId: string, contactId: string): Promise<(TopicRow & { subscription: Subscription; chosen: boolean })[]> {
+  const { rows } = await db.query<TopicRow & { subscription: Subscription; chosen: boolean }>(
     `SELECT t.id, t.name, t.description, t.default_subscription, t.visibility, t.created_at::text AS created_at, t.updated_at::text AS updated_at,
-            coalesce(ct.subscription, t.default_subscription) AS subscription
+            coalesce(ct.subscription, t.default_subscription) AS subscription, ct.subscription IS NOT NULL AS chosen
      FROM topics t LEFT JOIN contact_topics ct ON ct.topic_id = t.id AND ct.contact_id = $2
      WHERE t.team_id = $1 ORDER BY t.created_at, t.id`, [teamId, contactId]);
   return rows;

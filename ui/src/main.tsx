@@ -10,6 +10,7 @@ import { SessionContext, type DashState } from './session';
 import { applyTheme, loadTheme } from './theme';
 import { AccountPage } from './pages/Account';
 import { ApiKeys } from './pages/ApiKeys';
+import { ContactDetail } from './pages/ContactDetail';
 import { Contacts } from './pages/Contacts';
 import { DomainDetail, Domains } from './pages/Domains';
 import { EmailDetail } from './pages/EmailDetail';
@@ -20,11 +21,14 @@ import { Mailbox } from './pages/Mailbox';
 import { Metrics } from './pages/Metrics';
 import { ReceivedDetail, Receiving } from './pages/Receiving';
 import { Forgot, Reset, Setup, SignIn } from './pages/SignIn';
+import { SegmentDetail, Segments } from './pages/Segments';
 import { Suppressions } from './pages/Suppressions';
 import { Team } from './pages/Team';
 import { TemplateDetail, Templates } from './pages/Templates';
+import { Topics } from './pages/Topics';
 import { WebhookDetail, Webhooks } from './pages/Webhooks';
 import './styles.css';
+import './audiences.css';
 
 applyTheme(loadTheme());
 
@@ -44,6 +48,10 @@ const PAGES: Page[] = [
   ['/logs/:id', 'Log', (p) => <LogDetail id={p.id} />],
   ['/suppressions', 'Suppressions', () => <Suppressions />],
   ['/contacts', 'Contacts', () => <Contacts />],
+  ['/contacts/:id', 'Contact', (p) => <ContactDetail id={p.id} />],
+  ['/segments', 'Segments', () => <Segments />],
+  ['/segments/:id', 'Segment', (p) => <SegmentDetail id={p.id} />],
+  ['/topics', 'Topics', () => <Topics />],
   ['/templates', 'Templates', () => <Templates />],
   ['/templates/:id', 'Template', (p) => <TemplateDetail id={p.id} />],
   ['/mailbox', 'Mailbox', () => <Mailbox />],

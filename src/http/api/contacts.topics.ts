@@ -1,5 +1,5 @@
 // GET /contacts/:id_or_email/topics → every topic with the contact's subscription (its choice,
-// else the topic's default); PATCH with `[{id, subscription}]` (the SDKs' bare array) or
+// else the topic's default; `chosen` and `default_subscription` say which); PATCH with `[{id, subscription}]` (the SDKs' bare array) or
 // `{topics: [...]}` → {object: "contact_topics", id}.
 import { Type } from 'typebox';
 import { contactTopicsGet, contactTopicsUpdate } from '../../contacts/service.js';

@@ -1,9 +1,12 @@
 // Contacts: the team's addresses with their names and opt-out state, newest first. Owners and
-// admins add contacts, edit names, unsubscribe or resubscribe and delete; members only read.
+// admins add contacts, edit names, unsubscribe or resubscribe and delete; members only read. A row
+// opens the contact's page (segments, topics).
 import { useState } from 'preact/hooks';
 import { del, patch, post, qs } from '../api';
+import { Link } from '../components/Link';
 import { AgoCell, Alert, Badge, Empty, Loading, PagedTable, PageHead } from '../components/ui';
 import { useAction, usePaged } from '../hooks';
+import { navigate } from '../router';
 import { canEdit, useSession } from '../session';
 
 interface Contact { id: string; email: string; first_name: string | null; last_name: string | null; unsubscribed: boolean; created_at: string }
@@ -79,8 +82,8 @@ export function Contacts() {
               </td>
             </tr>
           ) : (
-            <tr key={c.id}>
-              <td class="ellipsis" title={c.email}>{c.email}</td>
+            <tr key={c.id} class="clickable" onClick={(e) => { if (!(e.target as HTMLElement).closest('a, button')) navigate(`/contacts/${c.id}`); }}>
+              <td class="ellipsis" title={c.email}><Link href={`/contacts/${c.id}`}>{c.email}</Link></td>
               <td>{fullName(c) || <span class="muted">—</span>}</td>
               <td><Badge status={c.unsubscribed ? 'unsubscribed' : 'subscribed'} /></td>
               <AgoCell at={c.created_at} />
