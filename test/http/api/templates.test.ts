@@ -212,6 +212,15 @@ describe('templates through the resend SDK, sent in capture mode', () => {
     assert.match(bad.error!.message, /^emails\[1\]: Invalid `template\.variables` field: missing "PRODUCT"/);
   });
 
+  test('a template sent for a topic gets the recipient\'s unsubscribe link where it writes {{{RESEND_UNSUBSCRIBE_URL}}}', async () => {
+    const topic = (await t.resend.topics.create({ name: 'News', defaultSubscription: 'opt_in' })).data!;
+    const tpl = (await t.resend.templates.create({ name: 'News', from: 'news@example.com', subject: 'News', html: '<a href="{{{RESEND_UNSUBSCRIBE_URL}}}">Unsubscribe</a> {{{X|x}}}' }).publish()).data!;
+    const sent = await t.resend.emails.send({ to: 'reader@dest.test', topicId: topic.id, template: { id: tpl.id } });
+    assert.equal(sent.error, null, JSON.stringify(sent.error));
+    const html = (await mimeOf(sent.data!.id)).html as string;
+    assert.match(html, /<a href="http[^"]+\/u\/[^"]+">Unsubscribe<\/a> x/);
+  });
+
   test('duplicate makes a draft copy without the alias (and chains publish); delete removes it for good', async () => {
     const dup = await t.resend.templates.duplicate('order-confirmation');
     assert.equal(dup.error, null);
