@@ -42,6 +42,7 @@ import { createDashboardAuth } from './dashboard-auth/index.js';
 import { sessionsDeleteExpired, throttleDeleteStale } from './store/sessions.js';
 import { emailMetricsRollup } from './store/email-metrics.js';
 import { startWebhookWorker } from './webhooks/worker.js';
+import { TemplateRenderer } from './templates/render.js';
 
 export interface RunningApp {
   config: Config;
@@ -90,6 +91,8 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
     const unsubscribeSigner = new UnsubscribeSigner(secretKey, config.publicUrl);
     const unsubscribes = new Unsubscribes(db.pool, unsubscribeSigner);
     const sender = new EmailSender(db.pool, domains, config, tracking, unsubscribeSigner);
+    const templates = new TemplateRenderer(db.pool);
+    sender.templates = (teamId, ref, variables) => templates.render(teamId, ref, variables);
     const webhooks = new Webhooks(db.pool, config, sealer);
     const app: RunningApp = { config, log, db, apiKeys, domains, sender, defaultTeamId: team.id, close };
     const periodic: Periodic[] = [];

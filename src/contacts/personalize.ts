@@ -6,7 +6,10 @@
 // A value is the contact's own, else the fallback written in the tag, else the property's
 // fallback_value, else empty; in HTML parts values (the unsubscribe URL too) are escaped. `{{{RESEND_UNSUBSCRIBE_URL}}}`
 // is filled from the context when given and left as written otherwise. Anything else between
-// triple braces is left untouched (it may be meant for another tool).
+// triple braces is left untouched (it may be meant for another tool), unless the body is compiled
+// for a template (`variables: true`): then `{{{KEY}}}` and `{{{KEY|fallback}}}` are template
+// variables, filled from the send's values, else the tag's fallback, else the variable's
+// fallback_value (the caller checks beforehand that each one has a value: see variableSlots).
 
 export interface Recipient {
   email: string;
@@ -21,12 +24,17 @@ export interface RenderContext {
   /** the team's property fallbacks (contact_properties.fallback_value) */
   propertyFallbacks?: Record<string, string | number | null | undefined>;
   unsubscribeUrl?: string;
+  /** template variables given with the send */
+  variables?: Record<string, string | number | null | undefined>;
+  /** the template's declared fallback_value per variable key */
+  variableFallbacks?: Record<string, string | number | null | undefined>;
 }
 
 type Slot =
   | { kind: 'field'; field: 'email' | 'first_name' | 'last_name'; fallback?: string }
   | { kind: 'property'; key: string; fallback?: string }
-  | { kind: 'unsubscribe'; raw: string };
+  | { kind: 'unsubscribe'; raw: string }
+  | { kind: 'variable'; key: string; fallback?: string };
 
 export interface Compiled {
   /** static pieces: pieces[i], then slot i, ..., ending with the last piece */
@@ -35,14 +43,16 @@ export interface Compiled {
   html: boolean;
 }
 
-const TAG = /\{\{\{\s*([A-Za-z_][\w.]*)\s*(?:\|([^}]*))?\}\}\}/g;
+const TAG = /\{\{\{\s*([A-Za-z0-9_][\w.]*)\s*(?:\|([^}]*))?\}\}\}/g;
 const LEGACY: Record<string, 'email' | 'first_name' | 'last_name'> = { FIRST_NAME: 'first_name', LAST_NAME: 'last_name', EMAIL: 'email' };
 const FIELDS = new Set(['email', 'first_name', 'last_name']);
+/** A template variable's key (resend-compat 1.1: `[A-Za-z0-9_]`, at most 50 characters). */
+export const VARIABLE_KEY = /^[A-Za-z0-9_]{1,50}$/;
 
-function slotOf(name: string, fallback: string | undefined, raw: string): Slot | undefined {
+function slotOf(name: string, fallback: string | undefined, raw: string, variables: boolean): Slot | undefined {
   if (name === 'RESEND_UNSUBSCRIBE_URL') return { kind: 'unsubscribe', raw };
   if (LEGACY[name]) return { kind: 'field', field: LEGACY[name], fallback };
-  if (!name.startsWith('contact.')) return undefined;
+  if (!name.startsWith('contact.')) return variables && VARIABLE_KEY.test(name) ? { kind: 'variable', key: name, fallback } : undefined;
   const key = name.slice('contact.'.length);
   if (FIELDS.has(key)) return { kind: 'field', field: key as 'email' | 'first_name' | 'last_name', fallback };
   if (/^properties\.\w{1,50}$/.test(key)) return { kind: 'property', key: key.slice('properties.'.length), fallback };
@@ -50,13 +60,13 @@ function slotOf(name: string, fallback: string | undefined, raw: string): Slot |
   return undefined;
 }
 
-/** Compiles a body once; `html` escapes the values put into it. */
-export function compile(template: string, opts: { html: boolean }): Compiled {
+/** Compiles a body once; `html` escapes the values put into it; `variables` reads template variables. */
+export function compile(template: string, opts: { html: boolean; variables?: boolean }): Compiled {
   const pieces: string[] = [];
   const slots: Slot[] = [];
   let last = 0;
   for (const m of template.matchAll(TAG)) {
-    const slot = slotOf(m[1], m[2] === undefined ? undefined : m[2].trim(), m[0]);
+    const slot = slotOf(m[1], m[2] === undefined ? undefined : m[2].trim(), m[0], opts.variables === true);
     if (!slot) continue;
     pieces.push(template.slice(last, m.index));
     slots.push(slot);
@@ -86,7 +96,19 @@ function valueOf(slot: Slot, ctx: RenderContext): string {
       const dflt = ctx.propertyFallbacks?.[slot.key];
       return present(dflt) ? String(dflt) : '';
     }
+    case 'variable': {
+      const given = ctx.variables?.[slot.key];
+      if (given !== null && given !== undefined) return String(given);
+      if (slot.fallback !== undefined) return slot.fallback;
+      const dflt = ctx.variableFallbacks?.[slot.key];
+      return dflt === null || dflt === undefined ? '' : String(dflt);
+    }
   }
+}
+
+/** The template variables a compiled body uses, and whether each tag carries its own fallback. */
+export function variableSlots(c: Compiled): { key: string; tagFallback: boolean }[] {
+  return c.slots.flatMap((s) => (s.kind === 'variable' ? [{ key: s.key, tagFallback: s.fallback !== undefined }] : []));
 }
 
 /** Renders a compiled body for one recipient. */

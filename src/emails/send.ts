@@ -16,7 +16,7 @@ import { composeMessage, plainTextFor } from './compose.js';
 import { makeEvent } from '../events/email-events.js';
 import { topicFind } from '../store/topics.js';
 import { formatAddress, shown } from './addresses.js';
-import { pathAttachmentBudget, validateSendRequest, type SendRequest } from './validate.js';
+import { pathAttachmentBudget, templateRefOf, validateSendRequest, type SendRequest } from './validate.js';
 import { applyTracking, listUnsubscribeUrls } from '../tracking/apply.js';
 import type { TrackingSigner } from '../tracking/tokens.js';
 import { distinctRecipients, type UnsubscribeSigner } from '../tracking/unsubscribe-tokens.js';
@@ -63,6 +63,12 @@ async function sendTopic(db: Pool, teamId: string, topicId: string | undefined):
   return t.id;
 }
 
+/** A template rendered for a send (templates/ sits above emails/: the composition root supplies it). */
+export interface RenderedTemplateFields { from: string | null; subject: string | null; replyTo: string[] | null; html: string; text: string | null }
+export type TemplateRender = (teamId: string, ref: string, variables: unknown) => Promise<RenderedTemplateFields>;
+
+const absent = (v: unknown) => v === undefined || v === null || v === '';
+
 /** Counts an email's recipients against the team's recipient rate; throws 429 beyond it. */
 export type RecipientBudget = (teamId: string, recipients: number) => Promise<void>;
 
@@ -70,6 +76,8 @@ export class EmailSender {
   private readonly batcher: Batcher<Pending, void>;
   /** Set by the composition root where requests are served (api, smtp roles). */
   recipientBudget?: RecipientBudget;
+  /** Set by the composition root: renders `template: {id, variables}` on a send. */
+  templates?: TemplateRender;
   private readonly domainCache = new Map<string, { row: DomainRow; until: number }>();
 
   constructor(private readonly pool: Pool, private readonly domains: Domains, private readonly config: Config, private readonly tracking?: TrackingSigner,
@@ -101,8 +109,27 @@ export class EmailSender {
   /** Validates a request body and turns it into an email ready to commit. */
   async prepare(ctx: SendContext, body: unknown, opts: { allowAttachments: boolean; now?: Date; prebuilt?: PrebuiltMessage }): Promise<AcceptedEmail> {
     const now = opts.now ?? new Date();
-    const req = validateSendRequest(body, { allowAttachments: opts.allowAttachments, now });
+    const req = validateSendRequest(await this.withTemplate(ctx, body), { allowAttachments: opts.allowAttachments, now });
     return this.prepareValidated(ctx, req, now, opts.prebuilt);
+  }
+
+  /**
+   * A body with `template` becomes the body the template stands for: its published version's
+   * html and text, and its from, subject and reply_to unless the request gives them. The result
+   * is then validated like any other send (one set of rules for the rendered subject too).
+   */
+  private async withTemplate(ctx: SendContext, body: unknown): Promise<unknown> {
+    const t = templateRefOf(body);
+    if (!t) return body;
+    if (!this.templates) throw new AppError('validation_error', 'Invalid `template` field: templates are not available in this process.');
+    const r = await this.templates(ctx.teamId, t.ref, t.variables);
+    const b = body as Record<string, unknown>;
+    const from = absent(b.from) ? r.from : b.from;
+    const subject = absent(b.subject) ? r.subject : b.subject;
+    if (absent(from)) throw new AppError('missing_required_field', 'Missing `from` field: the template has no default sender, so the request must give one.');
+    if (absent(subject)) throw new AppError('missing_required_field', 'Missing `subject` field: the template has no default subject, so the request must give one.');
+    const { template: _template, ...rest } = b;
+    return { ...rest, from, subject, reply_to: absent(b.reply_to) ? r.replyTo ?? undefined : b.reply_to, html: r.html, ...(r.text === null ? {} : { text: r.text }) };
   }
 
   /**

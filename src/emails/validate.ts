@@ -1,6 +1,7 @@
 // Validation of a POST /emails (or one /emails/batch item) body into a normalized SendRequest.
 // Owns every field rule and its error message (resend-compat.md 1.1); ignores unknown fields.
-// Nothing here touches the database: domain ownership, quotas and templates are checked by the caller.
+// Nothing here touches the database: domain ownership, quotas and templates are checked by the caller
+// (a `template` is rendered into from/subject/reply_to/html/text first: templateRefOf, send.ts).
 import { AppError, invalidField, missingField } from '../errors.js';
 import { parseAddress, parseAddressList, UNSAFE_HEADER_CHARS, type Address } from './addresses.js';
 import { base64Size, normalizeAttachments, type Attachment } from './attachments.js';
@@ -116,10 +117,23 @@ export function encodedSize(req: Pick<SendRequest, 'html' | 'text' | 'attachment
 /** Raw bytes left for `path` attachments once content attachments and bodies are counted. */
 export const pathAttachmentBudget = (req: SendRequest): number => Math.max(0, Math.floor((MAX_EMAIL_BYTES - encodedSize(req)) / 4) * 3);
 
+/** The `template` of a send, checked for shape and for html/text beside it; undefined without one. */
+export function templateRefOf(body: unknown): { ref: string; variables: unknown } | undefined {
+  if (!isObject(body) || absent(body.template)) return undefined;
+  const t = body.template;
+  if (!isObject(t)) throw invalidField('template', 'must be an object {id, variables}.');
+  if (absent(t.id) || t.id === '') throw missingField('template.id');
+  if (typeof t.id !== 'string' || t.id.length > 256) throw invalidField('template.id', 'must be a template id or alias.');
+  for (const field of ['html', 'text', 'react'] as const) {
+    if (!absent(body[field])) throw invalidField('template', `\`${field}\` cannot be sent with a template: the template provides the body.`);
+  }
+  return { ref: t.id, variables: t.variables };
+}
+
 export function validateSendRequest(body: unknown, opts: { allowAttachments: boolean; now: Date }): SendRequest {
   if (!isObject(body)) throw new AppError('validation_error', 'The request body must be a JSON object.');
-  // Fields of Resend's API whose features are not built yet are refused by name, never dropped.
-  if (!absent(body.template)) throw invalidField('template', 'templates are not available on this server yet; send `html` or `text`.');
+  // The send path replaces `template` by the rendered template before validating (send.ts).
+  if (!absent(body.template)) throw invalidField('template', 'templates are accepted on POST /emails and /emails/batch only.');
   if (!absent(body.topic_id) && typeof body.topic_id !== 'string') throw invalidField('topic_id', 'must be a string (a topic id).');
   const from = parseFrom(body.from);
   if (absent(body.to) || body.to === '' || (Array.isArray(body.to) && body.to.length === 0)) throw missingField('to');

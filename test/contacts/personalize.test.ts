@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compile, render } from '../../src/contacts/personalize.js';
+import { compile, render, variableSlots } from '../../src/contacts/personalize.js';
 
 const ada = { email: 'ada@example.org', first_name: 'Ada', last_name: null, properties: { plan: 'pro', seats: 3, company: '' } };
 
@@ -25,4 +25,18 @@ test('unknown tags and the unsubscribe URL without a context stay as written; wi
 test('a body without tags renders as itself', () => {
   const body = '<html>' + 'x'.repeat(1000) + '</html>';
   assert.equal(render(compile(body, { html: true }), { contact: ada }), body);
+});
+
+test('compiled for a template, {{{KEY}}} is a variable: the send\'s value, else the tag\'s fallback, else the declared one; escaped in HTML only', () => {
+  const html = compile('<p>{{{PRODUCT}}} for {{{PRICE}}} ({{{NOTE|none}}}) {{{contact.first_name|friend}}} {{{missing}}}</p>', { html: true, variables: true });
+  assert.deepEqual(variableSlots(html), [{ key: 'PRODUCT', tagFallback: false }, { key: 'PRICE', tagFallback: false }, { key: 'NOTE', tagFallback: true }, { key: 'missing', tagFallback: false }]);
+  const ctx = { contact: { email: '' }, variables: { PRODUCT: 'Fish & <Chips>', PRICE: 4.5 }, variableFallbacks: { missing: 'x' } };
+  assert.equal(render(html, ctx), '<p>Fish &amp; &lt;Chips&gt; for 4.5 (none) friend x</p>');
+  assert.equal(render(compile('{{{PRODUCT}}} {{{1st_place}}}', { html: false, variables: true }), { contact: { email: '' }, variables: { PRODUCT: 'Fish & <Chips>', '1st_place': 'me' } }), 'Fish & <Chips> me');
+});
+
+test('without `variables`, {{{KEY}}} stays as written (broadcast bodies keep other tools\' tags)', () => {
+  const c = compile('{{{PRODUCT}}} {{{EMAIL}}}', { html: false });
+  assert.deepEqual(variableSlots(c), []);
+  assert.equal(render(c, { contact: { email: 'a@b.c' }, variables: { PRODUCT: 'x' } }), '{{{PRODUCT}}} a@b.c');
 });

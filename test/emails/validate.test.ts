@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AppError, type ErrorCode } from '../../src/errors.js';
-import { MAX_EMAIL_BYTES, validateSendRequest } from '../../src/emails/validate.js';
+import { MAX_EMAIL_BYTES, templateRefOf, validateSendRequest } from '../../src/emails/validate.js';
 
 const now = new Date('2025-06-04T12:00:00Z');
 const base = { from: 'Acme <hello@acme.com>', to: 'bob@example.com', subject: 'Hi', html: '<p>Hi</p>' };
@@ -150,9 +150,15 @@ test('custom headers cannot add a second Sender or Reply-To', () => {
   assert.doesNotThrow(() => validateSendRequest({ ...base, headers: { 'Reply-To': 'r@example.org' } }, { allowAttachments: true, now: new Date() }));
 });
 
-test('template is refused by name until templates exist; topic_id must be a string (its topic is looked up by the send path)', () => {
+test('a template must be rendered before validation, is an object with an id, and excludes html and text; topic_id must be a string (its topic is looked up by the send path)', () => {
   const base = { from: 'a@example.com', to: 'b@example.org', subject: 's' };
-  assert.throws(() => validateSendRequest({ ...base, template: { id: 'welcome', variables: {} } }, { allowAttachments: true, now: new Date() }), /Invalid `template` field: templates are not available/);
+  assert.throws(() => validateSendRequest({ ...base, template: { id: 'welcome', variables: {} } }, { allowAttachments: true, now: new Date() }), /Invalid `template` field/);
+  assert.deepEqual(templateRefOf({ ...base, template: { id: 'welcome', variables: { A: 1 } } }), { ref: 'welcome', variables: { A: 1 } });
+  assert.equal(templateRefOf({ ...base, text: 'x' }), undefined);
+  assert.throws(() => templateRefOf({ ...base, template: 'welcome' }), /Invalid `template` field: must be an object/);
+  assert.throws(() => templateRefOf({ ...base, template: { variables: {} } }), /Missing `template.id` field/);
+  assert.throws(() => templateRefOf({ ...base, html: '<p>x</p>', template: { id: 'welcome' } }), /Invalid `template` field: `html` cannot be sent with a template/);
+  assert.throws(() => templateRefOf({ ...base, text: 'x', template: { id: 'welcome' } }), /Invalid `template` field: `text` cannot be sent with a template/);
   assert.throws(() => validateSendRequest({ ...base, text: 'x', topic_id: 42 }, { allowAttachments: true, now: new Date() }), /Invalid `topic_id` field: must be a string/);
   assert.equal(validateSendRequest({ ...base, text: 'x', topic_id: 'b6d24b8e-af0b-4c3c-be0c-359bbd97381e' }, { allowAttachments: true, now: new Date() }).topicId, 'b6d24b8e-af0b-4c3c-be0c-359bbd97381e');
   assert.doesNotThrow(() => validateSendRequest({ ...base, text: 'x', topic_id: null }, { allowAttachments: true, now: new Date() }));

@@ -24,6 +24,7 @@ import { Forgot, Reset, Setup, SignIn } from './pages/SignIn';
 import { SegmentDetail, Segments } from './pages/Segments';
 import { Suppressions } from './pages/Suppressions';
 import { Team } from './pages/Team';
+import { TemplateDetail, Templates } from './pages/Templates';
 import { Topics } from './pages/Topics';
 import { WebhookDetail, Webhooks } from './pages/Webhooks';
 import './styles.css';
@@ -51,6 +52,8 @@ const PAGES: Page[] = [
   ['/segments', 'Segments', () => <Segments />],
   ['/segments/:id', 'Segment', (p) => <SegmentDetail id={p.id} />],
   ['/topics', 'Topics', () => <Topics />],
+  ['/templates', 'Templates', () => <Templates />],
+  ['/templates/:id', 'Template', (p) => <TemplateDetail id={p.id} />],
   ['/mailbox', 'Mailbox', () => <Mailbox />],
   ['/team', 'Team', () => <Team />],
   ['/account', 'Account', () => <AccountPage />],

@@ -230,10 +230,10 @@ describe('the email API with the official SDK (capture mode)', () => {
     assert.equal((await t.resend.suppressions.get('blocked@dest.test')).error!.name, 'not_found');
   });
 
-  test('the SDK\'s template and topicId get a 422 naming the field, never a silent send', async () => {
+  test('the SDK\'s template (unknown here) and topicId get a 422 naming the field, never a silent send', async () => {
     const tpl = await t.resend.emails.send({ from: 'a@example.com', to: 'b@example.org', template: { id: 'welcome', variables: { name: 'x' } } } as never);
     assert.equal(tpl.error?.name, 'validation_error');
-    assert.match(tpl.error!.message, /`template`/);
+    assert.match(tpl.error!.message, /`template\.id`/);
     const topic = await t.resend.emails.send({ from: 'a@example.com', to: 'b@example.org', subject: 's', text: 'x', topicId: 'b6d24b8e-af0b-4c3c-be0c-359bbd97381e' });
     assert.equal(topic.error?.name, 'validation_error');
     assert.match(topic.error!.message, /`topic_id`/);

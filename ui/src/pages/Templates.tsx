@@ -1,0 +1,166 @@
+// Templates: the list (newest first) with a quick create, and a template's editor: fields and
+// variables, save (a content change is a new draft version), publish, duplicate, delete, a preview
+// rendered by the server with sample values (GET /templates/:id/preview), and the version history.
+import { useEffect, useState } from 'preact/hooks';
+import { del, get, patch, post, type List } from '../api';
+import { Alert, Badge, Empty, KV, Loading, PageHead, PagedTable, AgoCell } from '../components/ui';
+import { EmailPreview } from '../components/EmailPreview';
+import { Link } from '../components/Link';
+import { fmtDate } from '../format';
+import { useAction, useLoad, usePaged } from '../hooks';
+import { navigate } from '../router';
+import { canEdit, useSession } from '../session';
+
+interface Item { id: string; name: string; alias: string | null; status: 'draft' | 'published'; published_at: string | null; created_at: string; updated_at: string }
+interface Variable { key: string; type: 'string' | 'number'; fallback_value: string | number | null }
+interface Template extends Item {
+  current_version_id: string; from: string | null; subject: string | null; reply_to: string[] | null; html: string; text: string | null;
+  variables: Variable[]; has_unpublished_versions: boolean;
+}
+interface Version { id: string; number: number; published: boolean; published_at: string | null; created_at: string; subject: string | null }
+interface Preview { subject: string | null; html: string; text: string | null; missing: string[] }
+
+export function Templates() {
+  const { state } = useSession();
+  const list = usePaged<Item>((after) => `/templates?limit=50${after ? `&after=${after}` : ''}`, 'templates');
+  const create = useAction(async (form: HTMLFormElement) => {
+    const fd = new FormData(form);
+    const r = await post<{ id: string }>('/templates', { name: fd.get('name'), html: '<p>Hello {{{NAME|there}}},</p>\n<p></p>' });
+    navigate(`/templates/${r.id}`);
+  });
+  return (
+    <>
+      <PageHead title="Templates" sub="Reusable emails with {{{VARIABLES}}}: send one with template: {id, variables} once it is published." />
+      {canEdit(state) && (
+        <form class="inline-form" onSubmit={(e) => { e.preventDefault(); create.run(e.currentTarget as HTMLFormElement); }}>
+          <label class="sr-only" for="tpl-name">Template name</label>
+          <input id="tpl-name" name="name" required maxLength={256} placeholder="Order confirmation" class="grow" />
+          <button class="btn primary" disabled={create.busy}>New template</button>
+        </form>
+      )}
+      {create.error && <Alert>{create.error}</Alert>}
+      {list.error && <Alert>{list.error}</Alert>}
+      {!list.loaded ? <Loading /> : list.rows.length === 0 ? <Empty title="No templates yet">Create one here or with <code>resend.templates.create()</code>.</Empty> : (
+        <PagedTable list={list} testId="templates" head={<><th scope="col">Name</th><th scope="col">Alias</th><th scope="col">Status</th><th scope="col">Updated</th></>}>
+          {list.rows.map((t) => (
+            <tr key={t.id}>
+              <td><Link href={`/templates/${t.id}`}>{t.name}</Link></td>
+              <td class="mono">{t.alias ?? '—'}</td>
+              <td><Badge status={t.status === 'published' ? 'enabled' : 'draft'} text={t.status} /></td>
+              <AgoCell at={t.updated_at} />
+            </tr>
+          ))}
+        </PagedTable>
+      )}
+    </>
+  );
+}
+
+type Draft = { name: string; alias: string; from: string; subject: string; reply_to: string; html: string; text: string; variables: { key: string; type: 'string' | 'number'; fallback: string }[] };
+
+const draftOf = (t: Template): Draft => ({
+  name: t.name, alias: t.alias ?? '', from: t.from ?? '', subject: t.subject ?? '', reply_to: (t.reply_to ?? []).join(', '), html: t.html, text: t.text ?? '',
+  variables: t.variables.map((v) => ({ key: v.key, type: v.type, fallback: v.fallback_value === null ? '' : String(v.fallback_value) })),
+});
+
+const bodyOf = (d: Draft) => ({
+  name: d.name, alias: d.alias.trim() || null, from: d.from.trim() || null, subject: d.subject || null, html: d.html, text: d.text || null,
+  reply_to: d.reply_to.split(',').map((s) => s.trim()).filter(Boolean),
+  variables: d.variables.filter((v) => v.key.trim()).map((v) => ({ key: v.key.trim(), type: v.type, fallback_value: v.fallback === '' ? null : v.type === 'number' ? Number(v.fallback) : v.fallback })),
+});
+
+export function TemplateDetail({ id }: { id: string }) {
+  const { state } = useSession();
+  const edit = canEdit(state);
+  const t = useLoad(() => get<Template>(`/templates/${encodeURIComponent(id)}`), [id]);
+  const versions = useLoad(() => get<List<Version>>(`/templates/${encodeURIComponent(id)}/versions?limit=20`), [id, t.data?.updated_at]);
+  const [d, setD] = useState<Draft>();
+  const [samples, setSamples] = useState<Record<string, string>>({});
+  const [preview, setPreview] = useState<Preview>();
+  const [previewError, setPreviewError] = useState<string>();
+  useEffect(() => { if (t.data) setD(draftOf(t.data)); }, [t.data]);
+  // The preview follows the saved copy and the sample values, a moment after the last keystroke.
+  useEffect(() => {
+    if (!t.data) return;
+    const timer = setTimeout(() => {
+      const variables = JSON.stringify(Object.fromEntries(Object.entries(samples).filter(([, v]) => v !== '')));
+      get<Preview>(`/templates/${t.data!.id}/preview?variables=${encodeURIComponent(variables)}`).then((p) => { setPreview(p); setPreviewError(undefined); }, (e: Error) => setPreviewError(e.message));
+    }, 250);
+    return () => clearTimeout(timer);
+  }, [t.data, samples]);
+  const save = useAction(async () => { await patch(`/templates/${t.data!.id}`, bodyOf(d!)); t.reload(); });
+  const publish = useAction(async () => { await post(`/templates/${t.data!.id}/publish`); t.reload(); });
+  const duplicate = useAction(async () => { const r = await post<{ id: string }>(`/templates/${t.data!.id}/duplicate`); navigate(`/templates/${r.id}`); });
+  const remove = useAction(async () => { if (confirm('Delete this template and its history?')) { await del(`/templates/${t.data!.id}`); navigate('/templates'); } });
+  if (t.error) return <><p><Link href="/templates">← Templates</Link></p><Alert>{t.error}</Alert></>;
+  if (!t.data || !d) return <Loading />;
+  const set = (k: keyof Draft) => (e: Event) => setD({ ...d, [k]: (e.currentTarget as HTMLInputElement).value });
+  const setVar = (i: number, k: 'key' | 'type' | 'fallback', v: string) => setD({ ...d, variables: d.variables.map((x, j) => (j === i ? { ...x, [k]: v } : x)) });
+  const error = save.error ?? publish.error ?? duplicate.error ?? remove.error;
+  const dirty = JSON.stringify(bodyOf(d)) !== JSON.stringify(bodyOf(draftOf(t.data)));
+  const field = (k: 'name' | 'alias' | 'from' | 'subject' | 'reply_to', l: string, placeholder = '') => (
+    <div class="field"><label for={`tpl-${k}`}>{l}</label><input id={`tpl-${k}`} value={d[k]} onInput={set(k)} disabled={!edit} placeholder={placeholder} /></div>
+  );
+  return (
+    <>
+      <p><Link href="/templates">← Templates</Link></p>
+      <PageHead title={t.data.name}>
+        <Badge status={t.data.status === 'published' ? 'enabled' : 'draft'} text={t.data.status} />
+        {t.data.status === 'published' && t.data.has_unpublished_versions && <Badge status="pending" text="unpublished changes" />}
+        {edit && <button class="btn primary" onClick={() => save.run()} disabled={save.busy || !dirty}>Save draft</button>}
+        {edit && <button class="btn" onClick={() => publish.run()} disabled={publish.busy || dirty || !t.data.has_unpublished_versions}>Publish</button>}
+        {edit && <button class="btn ghost" onClick={() => duplicate.run()}>Duplicate</button>}
+        {edit && <button class="btn bad ghost" onClick={() => remove.run()}>Delete</button>}
+      </PageHead>
+      {error && <Alert>{error}</Alert>}
+      <section class="card"><KV items={[['Id', <span class="mono">{t.data.id}</span>], ['Published', fmtDate(t.data.published_at)], ['Updated', fmtDate(t.data.updated_at)]]} /></section>
+      <section class="card">
+        <h2>Content</h2>
+        {field('name', 'Name')}{field('alias', 'Alias', 'order-confirmation')}{field('from', 'From', 'Acme <hello@example.com>')}
+        {field('subject', 'Subject', 'Your {{{PRODUCT}}} is on its way')}{field('reply_to', 'Reply-to (comma separated)')}
+        <div class="field"><label for="tpl-html">HTML</label><textarea id="tpl-html" class="mono" rows={12} value={d.html} onInput={set('html')} disabled={!edit} /></div>
+        <div class="field"><label for="tpl-text">Plain text (generated from the HTML when empty)</label><textarea id="tpl-text" class="mono" rows={4} value={d.text} onInput={set('text')} disabled={!edit} /></div>
+        <fieldset><legend>Variables (write them {'{{{KEY}}}'} or {'{{{KEY|fallback}}}'})</legend>
+          {d.variables.map((v, i) => (
+            <div class="row" key={i} data-testid="variable">
+              <input aria-label={`Variable ${i + 1} key`} value={v.key} onInput={(e) => setVar(i, 'key', e.currentTarget.value)} disabled={!edit} placeholder="PRODUCT" />
+              <select aria-label={`Variable ${i + 1} type`} value={v.type} onChange={(e) => setVar(i, 'type', e.currentTarget.value)} disabled={!edit}><option>string</option><option>number</option></select>
+              <input aria-label={`Variable ${i + 1} fallback`} value={v.fallback} onInput={(e) => setVar(i, 'fallback', e.currentTarget.value)} disabled={!edit} placeholder="fallback (empty: required)" />
+              {edit && <button type="button" class="btn ghost sm" onClick={() => setD({ ...d, variables: d.variables.filter((_, j) => j !== i) })}>Remove</button>}
+            </div>
+          ))}
+          {edit && d.variables.length < 50 && <button type="button" class="btn sm" onClick={() => setD({ ...d, variables: [...d.variables, { key: '', type: 'string', fallback: '' }] })}>Add variable</button>}
+        </fieldset>
+      </section>
+      <section class="card">
+        <h2>Preview of the saved draft</h2>
+        {t.data.variables.map((v) => (
+          <div class="field" key={v.key}><label for={`sample-${v.key}`}>{v.key}</label>
+            <input id={`sample-${v.key}`} value={samples[v.key] ?? ''} placeholder={v.fallback_value === null ? 'required' : `fallback: ${v.fallback_value}`} onInput={(e) => setSamples({ ...samples, [v.key]: e.currentTarget.value })} /></div>
+        ))}
+        {previewError && <Alert>{previewError}</Alert>}
+        {!preview ? (previewError ? null : <Loading />) : (
+          <>
+            {preview.missing.length > 0 && <Alert kind="warn">No value yet for {preview.missing.join(', ')}: a send must give {preview.missing.length > 1 ? 'them' : 'it'}.</Alert>}
+            <p><strong>Subject:</strong> <span data-testid="preview-subject">{preview.subject ?? '(given by each send)'}</span></p>
+            <EmailPreview html={preview.html} title={t.data.name} />
+            {preview.text && <pre class="code">{preview.text}</pre>}
+          </>
+        )}
+      </section>
+      <section class="card">
+        <h2>Versions</h2>
+        {!versions.data ? <Loading /> : (
+          <div class="table-wrap"><table class="list" data-testid="versions">
+            <thead><tr><th scope="col">Version</th><th scope="col">Subject</th><th scope="col">State</th><th scope="col">Saved</th></tr></thead>
+            <tbody>{versions.data.data.map((v) => (
+              <tr key={v.id}><td>#{v.number}</td><td>{v.subject ?? '—'}</td>
+                <td>{v.published ? <Badge status="enabled" text="sending" /> : v.published_at ? <Badge status="draft" text="published before" /> : <Badge status="draft" text="draft" />}</td>
+                <AgoCell at={v.created_at} /></tr>
+            ))}</tbody>
+          </table></div>
+        )}
+      </section>
+    </>
+  );
+}
