@@ -20,7 +20,17 @@ const ALLOWED: Record<FieldType, readonly Op[]> = {
   date: ['eq', 'neq', 'gt', 'gte', 'lt', 'lte'],
 };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const ISO = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+// ISO 8601, or the Postgres text form the API itself returns ("2026-03-01 10:00:00.123456+00").
+const ISO = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}(:?\d{2})?)?)?$/;
+/** A date string of either form with its zone spelled out: UTC when none is given (SQL and JS then agree). */
+export function instantText(v: string): string {
+  const t = v.replace(' ', 'T');
+  if (!t.includes('T')) return `${t}T00:00:00Z`;
+  if (/(Z|[+-]\d{2}(:?\d{2})?)$/.test(t.slice(11))) return t.replace(/([+-]\d{2})$/, '$1:00');
+  return `${t}Z`;
+}
+/** Milliseconds of a date string of either form (NaN when invalid). */
+export const instantOf = (v: string): number => Date.parse(instantText(v));
 
 export interface FilterContext {
   /** The team's contact properties, key → type. */
@@ -55,7 +65,10 @@ function scalarOf(v: unknown, type: FieldType, path: string): Scalar {
   }
   if (typeof v !== 'string') throw invalidField(path, type === 'date' ? 'must be an ISO 8601 date or timestamp string.' : 'must be a string.');
   if (v.length > LIMITS.stringLength) throw invalidField(path, `must be at most ${LIMITS.stringLength} characters.`);
-  if (type === 'date' && (!ISO.test(v) || Number.isNaN(Date.parse(v)))) throw invalidField(path, 'must be an ISO 8601 date or timestamp string.');
+  if (type === 'date') {
+    if (!ISO.test(v) || Number.isNaN(instantOf(v))) throw invalidField(path, 'must be an ISO 8601 date or timestamp string.');
+    return instantText(v);
+  }
   return v;
 }
 
@@ -150,7 +163,7 @@ export type ExternalLeaf = (rule: TopicRule | EngagementRule | SegmentRule) => b
 
 function valueOf(c: FilterContact, field: string): string | number | boolean | Date | null {
   if (field.startsWith('properties.')) return c.properties?.[field.slice(11)] ?? null;
-  if (field === 'created_at') return c.created_at === undefined ? null : new Date(typeof c.created_at === 'string' ? c.created_at.replace(' ', 'T').replace(/([+-]\d{2})$/, '$1:00') : c.created_at);
+  if (field === 'created_at') return c.created_at === undefined ? null : new Date(typeof c.created_at === 'string' ? instantOf(c.created_at) : c.created_at);
   if (field === 'unsubscribed') return c.unsubscribed ?? false;
   return (c as unknown as Record<string, string | null>)[field] ?? null;
 }
@@ -162,7 +175,7 @@ function leafMatches(r: FieldRule, c: FilterContact): boolean {
   if (r.op === 'exists') return raw !== null;
   if (r.op === 'is_empty') return raw === null || raw === '';
   const dated = raw instanceof Date;
-  const want = (x: Scalar) => (dated ? Date.parse(String(x)) : x);
+  const want = (x: Scalar) => (dated ? instantOf(String(x)) : x);
   if (r.op === 'neq') return raw === null || norm(raw) !== want(r.value as Scalar);
   if (raw === null) return false;
   const have = norm(raw);

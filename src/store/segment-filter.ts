@@ -33,11 +33,12 @@ export async function topicDefaultsFind(db: Queryable, teamId: string, rule: Rul
 
 function fieldSql(r: FieldRule, p: (v: unknown) => string): string {
   const prop = r.field.startsWith('properties.') ? r.field.slice(11) : undefined;
-  // A property's text, or its number (NULL unless the stored JSON is a number: CASE guarantees no bad cast).
-  const text = prop !== undefined ? `(contacts.properties ->> ${p(prop)})` : COLUMNS[r.field];
+  const key = prop === undefined ? '' : `${p(prop)}::text`; // one parameter, used by every form below
+  const text = prop !== undefined ? `(contacts.properties ->> ${key})` : COLUMNS[r.field];
   const numeric = typeof r.value === 'number' || (Array.isArray(r.value) && typeof r.value[0] === 'number');
+  // A property's number: NULL unless the stored JSON is a number (CASE guarantees no bad cast).
   const col = prop !== undefined && numeric
-    ? `(CASE WHEN jsonb_typeof(contacts.properties -> ${p(prop)}) = 'number' THEN (contacts.properties ->> ${p(prop)})::numeric END)`
+    ? `(CASE WHEN jsonb_typeof(contacts.properties -> ${key}) = 'number' THEN (contacts.properties ->> ${key})::numeric END)`
     : text;
   const cast = r.field === 'created_at' ? '::timestamptz' : r.field === 'unsubscribed' ? '::boolean' : numeric ? '::numeric' : '::text';
   switch (r.op) {
@@ -47,7 +48,10 @@ function fieldSql(r: FieldRule, p: (v: unknown) => string): string {
     case 'in': return `${col} = ANY(${p(r.value)}${cast}[])`;
     case 'contains': return `strpos(lower(${text}), lower(${p(r.value)}::text)) > 0`;
     case 'starts_with': return `starts_with(lower(${text}), lower(${p(r.value)}::text))`;
-    case 'ends_with': return `right(lower(${text}), length(${p(r.value)}::text)) = lower(${p(r.value)}::text)`;
+    case 'ends_with': {
+      const v = p(r.value);
+      return `right(lower(${text}), length(${v}::text)) = lower(${v}::text)`;
+    }
     default: return `${col} ${CMP[r.op]} ${p(r.value)}${cast}`;
   }
 }
