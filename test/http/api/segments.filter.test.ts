@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { simpleParser } from 'mailparser';
 import { startCaptureApp, type CaptureApp } from '../../helpers/capture-app.js';
 import { matches, parseFilter } from '../../../src/contacts/filter.js';
-import { segmentRecipientsAfter } from '../../../src/store/segment-contacts.js';
+import { segmentContactsCount, segmentRecipientsAfter } from '../../../src/store/segment-contacts.js';
 import { sleep } from '../../../src/lib/time.js';
 
 async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
@@ -208,7 +208,7 @@ describe('filter segments: rules over contact fields, properties, topics and eng
     assert.equal((await t.api('POST', '/segments/preview', { body: {} })).status, 422);
   });
 
-  test('segmentRecipientsAfter walks a segment of either kind by (created_at, id) cursor, oldest first', async () => {
+  test('segmentRecipientsAfter walks a segment of either kind by (created_at, id) cursor, oldest first; counts stop at their cap', async () => {
     const teamId = (await t.db.pool.query('SELECT team_id FROM contacts LIMIT 1')).rows[0].team_id as string;
     const walk = async (s: { id: string; filter: any }) => {
       const seen: string[] = [];
@@ -223,5 +223,8 @@ describe('filter segments: rules over contact fields, properties, topics and eng
     };
     assert.deepEqual(await walk({ id: '', filter: { field: 'email', op: 'exists' } }), ['ann@dest.test', 'bob@dest.test', 'cy@dest.test', 'dee@dest.test']);
     assert.deepEqual(await walk({ id: vip, filter: null }), ['ann@dest.test']);
+    const everyone = { id: '', filter: { field: 'email', op: 'exists' } as const };
+    assert.deepEqual(await segmentContactsCount(t.db.pool, teamId, everyone, 2), { count: 2, capped: true }, 'a capped count stops at the cap');
+    assert.deepEqual(await segmentContactsCount(t.db.pool, teamId, everyone, 4), { count: 4, capped: false });
   });
 });
