@@ -67,11 +67,6 @@ export async function segmentMemberRemove(db: Queryable, contactId: string, segm
   return Boolean(rowCount);
 }
 
-export async function segmentIsMember(db: Queryable, contactId: string, segmentId: string): Promise<boolean> {
-  const { rowCount } = await db.query('SELECT 1 FROM contact_segments WHERE contact_id = $1 AND segment_id = $2', [contactId, segmentId]);
-  return Boolean(rowCount);
-}
-
 /** A contact's fixed-list segments, oldest first (filter segments: segment-contacts.ts). */
 export async function segmentsOfContact(db: Queryable, teamId: string, contactId: string): Promise<SegmentRow[]> {
   const { rows } = await db.query<SegmentRow>(
