@@ -78,13 +78,15 @@ export function Code({ children }: { children: string }) {
  * A list table fed by usePaged: the header cells, the rows, then a scroll sentinel and a
  * "Load more" button for keyboards.
  */
-export function PagedTable({ list, head, children, testId }: {
+export function PagedTable({ list, head, children, testId, stack }: {
   list: { sentinel: RefObject<HTMLDivElement | null>; hasMore: boolean; busy: boolean; more: () => void };
   head: ComponentChildren; children: ComponentChildren; testId?: string;
+  /** On a phone each row becomes a card (cells with class "aside" on the right) instead of scrolling sideways. */
+  stack?: boolean;
 }) {
   return (
     <div class="table-wrap">
-      <table class="list" data-testid={testId}>
+      <table class={stack ? 'list stack' : 'list'} data-testid={testId}>
         <thead><tr>{head}</tr></thead>
         <tbody>{children}</tbody>
       </table>
@@ -95,8 +97,8 @@ export function PagedTable({ list, head, children, testId }: {
 }
 
 /** A table cell with a relative time ("5 minutes ago"); the exact date on hover. */
-export function AgoCell({ at }: { at: string }) {
-  return <td title={fmtDate(at)} class="nowrap">{ago(at)}</td>;
+export function AgoCell({ at, class: c }: { at: string; class?: string }) {
+  return <td title={fmtDate(at)} class={c ? `nowrap ${c}` : 'nowrap'}>{ago(at)}</td>;
 }
 
 /** A tab list (arrow keys move between tabs) and the panel of the selected tab. */

@@ -68,13 +68,13 @@ export function Emails({ query }: { query: URLSearchParams }) {
           </Empty>
         )
       ) : (
-        <PagedTable list={list} head={<><th scope="col">To</th><th scope="col">Subject</th><th scope="col">Status</th><th scope="col">Sent</th></>}>
+        <PagedTable list={list} stack head={<><th scope="col">To</th><th scope="col">Subject</th><th scope="col">Status</th><th scope="col">Sent</th></>}>
           {list.rows.map((e) => (
             <tr key={e.id}>
               <td class="ellipsis" title={e.to.join(', ')}>{e.to.join(', ')}</td>
               <td class="ellipsis"><Link href={`/emails/${e.id}`}>{e.subject || '(no subject)'}</Link></td>
-              <td><Badge status={e.last_event} /></td>
-              <AgoCell at={e.created_at} />
+              <td class="aside"><Badge status={e.last_event} /></td>
+              <AgoCell at={e.created_at} class="aside" />
             </tr>
           ))}
         </PagedTable>
