@@ -66,6 +66,19 @@ export function KV({ items, class: c }: { items: [string, ComponentChildren][]; 
   );
 }
 
+/**
+ * A failed request: the server's message and a Retry button. Pages show it instead of (never
+ * beside) their empty state or "Loading…".
+ */
+export function ErrorRetry({ error, retry }: { error: string; retry: () => void }) {
+  return (
+    <div class="alert bad error-retry" role="alert" data-testid="load-error">
+      <span>{error}</span>
+      <button type="button" class="btn sm" onClick={retry}>Retry</button>
+    </div>
+  );
+}
+
 export function Loading() {
   return <p class="muted loading" aria-busy="true">Loading…</p>;
 }

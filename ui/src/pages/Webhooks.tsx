@@ -3,10 +3,10 @@
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { del, get, patch, post, type List } from '../api';
-import { Alert, Badge, Code, Copy, Empty, KV, Loading, PageHead } from '../components/ui';
+import { Alert, Badge, Code, Copy, Empty, ErrorRetry, KV, Loading, PagedTable, PageHead } from '../components/ui';
 import { Link } from '../components/Link';
 import { ago, fmtDate } from '../format';
-import { useAction, useLoad } from '../hooks';
+import { useAction, useLoad, usePaged } from '../hooks';
 import { navigate } from '../router';
 import { canEdit, useSession } from '../session';
 
@@ -79,7 +79,7 @@ export function WebhookDetail({ id }: { id: string }) {
   const { state } = useSession();
   const edit = canEdit(state);
   const w = useLoad(() => get<Webhook & { signing_secret?: string }>(`/webhooks/${id}`), [id]);
-  const msgs = useLoad(() => get<List<Message>>(`/webhooks/${id}/events?limit=50`), [id]);
+  const msgs = usePaged<Message>((after) => `/webhooks/${id}/events?limit=50${after ? `&after=${after}` : ''}`, id);
   const [open, setOpen] = useState<string>();
   const toggle = useAction(async () => { await patch(`/webhooks/${id}`, { status: w.data?.status === 'enabled' ? 'disabled' : 'enabled' }); w.reload(); });
   const remove = useAction(async () => { if (confirm('Delete this endpoint?')) { await del(`/webhooks/${id}`); navigate('/webhooks'); } });
@@ -97,24 +97,23 @@ export function WebhookDetail({ id }: { id: string }) {
       <section class="card"><KV items={[['Events', w.data.events.join(', ')], ['Added', fmtDate(w.data.created_at)], ...(w.data.signing_secret ? [['Signing secret', <span class="mono">{w.data.signing_secret.slice(0, 10)}… <Copy text={w.data.signing_secret} small /></span>] as [string, any]] : [])]} /></section>
       <section class="card">
         <h2>Delivery log</h2>
-        {!msgs.data ? <Loading /> : msgs.data.data.length === 0 ? <p class="muted">Nothing sent to this endpoint yet.</p> : (
-          <div class="table-wrap">
-            <table class="list" data-testid="webhook-log">
-              <thead><tr><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col"><span class="sr-only">Details</span></th></tr></thead>
-              <tbody>{msgs.data.data.map((m) => (
-                <Fragment key={m.id}>
-                  <tr>
-                    <td class="mono">{m.type}</td>
-                    <td><Badge status={m.status} /></td>
-                    <td title={fmtDate(m.created_at)}>{ago(m.created_at)}</td>
-                    <td class="right"><button class="btn ghost sm" aria-expanded={open === m.id} onClick={() => setOpen(open === m.id ? undefined : m.id)}>Attempts</button></td>
-                  </tr>
-                  {open === m.id && <tr><td colSpan={4}><Attempts webhookId={id} messageId={m.id} canReplay={edit} onReplay={msgs.reload} /></td></tr>}
-                </Fragment>
-              ))}</tbody>
-            </table>
-          </div>
+        {msgs.error && <ErrorRetry error={msgs.error} retry={msgs.reload} />}
+        {!msgs.loaded ? <Loading /> : msgs.error && !msgs.rows.length ? null : msgs.rows.length === 0 ? <p class="muted">Nothing sent to this endpoint yet.</p> : (
+          <PagedTable list={msgs} testId="webhook-log" head={<><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col"><span class="sr-only">Details</span></th></>}>
+            {msgs.rows.map((m) => (
+              <Fragment key={m.id}>
+                <tr>
+                  <td class="mono">{m.type}</td>
+                  <td><Badge status={m.status} /></td>
+                  <td title={fmtDate(m.created_at)}>{ago(m.created_at)}</td>
+                  <td class="right"><button class="btn ghost sm" aria-expanded={open === m.id} onClick={() => setOpen(open === m.id ? undefined : m.id)}>Attempts</button></td>
+                </tr>
+                {open === m.id && <tr><td colSpan={4}><Attempts webhookId={id} messageId={m.id} canReplay={edit} onReplay={msgs.reload} /></td></tr>}
+              </Fragment>
+            ))}
+          </PagedTable>
         )}
+        {msgs.loaded && msgs.rows.length > 0 && <p class="muted small" data-testid="list-count">{msgs.rows.length} shown{msgs.hasMore ? '; more load as you scroll' : ''}.</p>}
       </section>
     </>
   );
