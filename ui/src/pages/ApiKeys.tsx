@@ -2,7 +2,7 @@
 // to copy, and revoke.
 import { useState } from 'preact/hooks';
 import { del, get, post, type List } from '../api';
-import { Alert, Copy, Empty, Loading, PageHead } from '../components/ui';
+import { Alert, Copy, Empty, ErrorRetry, Loading, PageHead } from '../components/ui';
 import { ago, fmtDate } from '../format';
 import { useAction, useLoad } from '../hooks';
 import { canEdit, useSession } from '../session';
@@ -59,7 +59,8 @@ export function ApiKeys() {
         </form>
       )}
       {revoke.error && <Alert>{revoke.error}</Alert>}
-      {!keys.data ? <Loading /> : keys.data.data.length === 0 ? <Empty title="No API keys">Create one above to send through the API or SMTP.</Empty> : (
+      {keys.error && <ErrorRetry error={keys.error} retry={keys.reload} />}
+      {!keys.data ? (keys.error ? null : <Loading />) : keys.data.data.length === 0 ? <Empty title="No API keys">Create one above to send through the API or SMTP.</Empty> : (
         <div class="table-wrap">
           <table class="list">
             <thead><tr><th scope="col">Name</th><th scope="col">Created</th><th scope="col">Last used</th>{edit && <th scope="col"><span class="sr-only">Actions</span></th>}</tr></thead>

@@ -2,7 +2,7 @@
 // with every record as a copyable row with its own status, Verify, region, tracking and TLS.
 import { useState } from 'preact/hooks';
 import { del, get, patch, post, type List } from '../api';
-import { Alert, Badge, Copy, Empty, KV, Loading, PageHead } from '../components/ui';
+import { Alert, Badge, Copy, Empty, ErrorRetry, KV, Loading, PageHead } from '../components/ui';
 import { Link } from '../components/Link';
 import { ago, fmtDate } from '../format';
 import { useAction, useLoad } from '../hooks';
@@ -43,8 +43,8 @@ export function Domains() {
     <>
       <PageHead title="Domains" sub="The domains you send from. Each needs a few DNS records before it can send." />
       {canEdit(state) && <AddDomain onAdded={open} />}
-      {list.error && <Alert>{list.error}</Alert>}
-      {!list.data ? <Loading /> : list.data.data.length === 0 ? (
+      {list.error && <ErrorRetry error={list.error} retry={list.reload} />}
+      {!list.data ? (list.error ? null : <Loading />) : list.data.data.length === 0 ? (
         <Empty title="Add a domain">
           <p>Type the domain you send from above (a subdomain such as <code>mail.example.com</code> keeps your main domain's reputation apart).
             Mailroom then shows the records to publish at your DNS provider:</p>
@@ -93,7 +93,7 @@ export function DomainDetail({ id }: { id: string }) {
     await del(`/domains/${id}`);
     navigate('/domains');
   });
-  if (d.error) return <><p><Link href="/domains">← Domains</Link></p><Alert>{d.error}</Alert></>;
+  if (d.error && !d.data) return <><p><Link href="/domains">← Domains</Link></p><ErrorRetry error={d.error} retry={d.reload} /></>;
   if (!d.data) return <Loading />;
   const dom = d.data;
   const fqdn = (name: string) => (name === '@' || !name ? dom.name : `${name}.${dom.name}`);

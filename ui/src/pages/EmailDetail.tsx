@@ -2,7 +2,7 @@
 // bounce reason, clicked link), the rendered HTML, the plain text, the raw MIME and its headers.
 import { useState } from 'preact/hooks';
 import { get, type List } from '../api';
-import { Alert, Badge, Code, Copy, KV, Loading, PageHead, Tabs } from '../components/ui';
+import { Alert, Badge, Code, Copy, ErrorRetry, KV, Loading, PageHead, Tabs } from '../components/ui';
 import { EmailPreview, HeadersTable, parseHeaders } from '../components/EmailPreview';
 import { Link } from '../components/Link';
 import { fmtDate } from '../format';
@@ -57,7 +57,7 @@ export function EmailDetail({ id }: { id: string }) {
   const [tab, setTab] = useState<(typeof TABS)[number]>('Timeline');
   const needRaw = tab === 'Raw' || tab === 'Headers';
   const raw = useLoad(() => (needRaw ? get<string>(`/dashboard-api/emails/${id}/raw`) : Promise.resolve(undefined)), [id, needRaw]);
-  if (email.error) return <><p><Link href="/emails">← Emails</Link></p><Alert>{email.error}</Alert></>;
+  if (email.error && !email.data) return <><p><Link href="/emails">← Emails</Link></p><ErrorRetry error={email.error} retry={email.reload} /></>;
   if (!email.data) return <Loading />;
   const e = email.data;
   return (

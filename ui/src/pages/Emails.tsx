@@ -1,7 +1,7 @@
 // The Emails activity list: newest first, filters (status, dates, domain, tag, API key) and search
 // (recipient or subject) kept in the URL, more rows on scroll ("Load more" for keyboards).
 import { get, qs, type List } from '../api';
-import { AgoCell, Alert, Badge, Empty, Loading, PagedTable, PageHead } from '../components/ui';
+import { AgoCell, Alert, Badge, Empty, ErrorRetry, Loading, PageHead, PagedTable } from '../components/ui';
 import { Link } from '../components/Link';
 import { useLoad, usePaged } from '../hooks';
 import { setQuery } from '../router';
@@ -52,8 +52,8 @@ export function Emails({ query }: { query: URLSearchParams }) {
         <button class="btn">Apply</button>
         {filtered && <button type="button" class="btn ghost" onClick={() => setQuery(Object.fromEntries(FILTERS.map((k) => [k, undefined])))}>Clear</button>}
       </form>
-      {list.error && <Alert>{list.error}</Alert>}
-      {!list.loaded ? <Loading /> : list.rows.length === 0 ? (
+      {list.error && <ErrorRetry error={list.error} retry={list.reload} />}
+      {!list.loaded ? <Loading /> : list.error && !list.rows.length ? null : list.rows.length === 0 ? (
         filtered ? <Empty title="No emails match these filters" action={<button class="btn" onClick={() => setQuery(Object.fromEntries(FILTERS.map((k) => [k, undefined])))}>Clear filters</button>} /> : (
           <Empty title="No emails yet">
             <ol class="steps">

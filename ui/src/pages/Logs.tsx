@@ -2,7 +2,7 @@
 // request and response bodies.
 import { useEffect, useState } from 'preact/hooks';
 import { get, qs, type List } from '../api';
-import { Alert, Badge, Code, Empty, KV, Loading, PageHead } from '../components/ui';
+import { Alert, Badge, Code, Empty, ErrorRetry, KV, Loading, PageHead } from '../components/ui';
 import { Link } from '../components/Link';
 import { ago, fmtDate } from '../format';
 import { useLoad } from '../hooks';
@@ -40,8 +40,8 @@ export function Logs({ query }: { query: URLSearchParams }) {
         <select name="api_key_id" value={f.api_key_id} aria-label="API key"><option value="">Any key</option>{keys.data?.data.map((k) => <option key={k.id} value={k.id}>{k.name}</option>)}</select>
         <button class="btn">Apply</button>
       </form>
-      {error && <Alert>{error}</Alert>}
-      {!loaded ? <Loading /> : rows.length === 0 ? <Empty title="No requests logged">Requests made with an API key show up here within seconds.</Empty> : (
+      {error && <ErrorRetry error={error} retry={() => load()} />}
+      {!loaded ? <Loading /> : error && !rows.length ? null : rows.length === 0 ? <Empty title="No requests logged">Requests made with an API key show up here within seconds.</Empty> : (
         <div class="table-wrap">
           <table class="list">
             <thead><tr><th scope="col">Status</th><th scope="col">Method</th><th scope="col">Endpoint</th><th scope="col">When</th><th scope="col">User agent</th></tr></thead>
@@ -65,7 +65,7 @@ export function Logs({ query }: { query: URLSearchParams }) {
 export function LogDetail({ id }: { id: string }) {
   const l = useLoad(() => get<Log>(`/logs/${id}`), [id]);
   const keys = useLoad(() => get<List<{ id: string; name: string }>>('/api-keys'), []);
-  if (l.error) return <><p><Link href="/logs">← Logs</Link></p><Alert>{l.error}</Alert></>;
+  if (l.error && !l.data) return <><p><Link href="/logs">← Logs</Link></p><ErrorRetry error={l.error} retry={l.reload} /></>;
   if (!l.data) return <Loading />;
   const log = l.data;
   const key = keys.data?.data.find((k) => k.id === log.api_key_id);

@@ -2,7 +2,7 @@
 // teams is in the navigation.
 import { useState } from 'preact/hooks';
 import { del, get, patch, post } from '../api';
-import { Alert, Badge, Copy, Loading, PageHead } from '../components/ui';
+import { Alert, Badge, Copy, ErrorRetry, Loading, PageHead } from '../components/ui';
 import { ago } from '../format';
 import { useAction, useLoad } from '../hooks';
 import { navigate } from '../router';
@@ -35,7 +35,8 @@ export function Team() {
       {act.error && <Alert>{act.error}</Alert>}
       <section class="card">
         <h2>Members</h2>
-        {!team.data ? <Loading /> : (
+        {team.error && <ErrorRetry error={team.error} retry={team.reload} />}
+        {!team.data ? (team.error ? null : <Loading />) : (
           <div class="table-wrap">
             <table class="list">
               <thead><tr><th scope="col">Member</th><th scope="col">Role</th><th scope="col">Two-factor</th><th scope="col">Joined</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>

@@ -54,7 +54,8 @@ export function Webhooks() {
           </form>
         </details>
       )}
-      {!list.data ? (list.error ? <Alert>{list.error}</Alert> : <Loading />) : list.data.data.length === 0 ? (
+      {list.error && <ErrorRetry error={list.error} retry={list.reload} />}
+      {!list.data ? (list.error ? null : <Loading />) : list.data.data.length === 0 ? (
         <Empty title="No webhook endpoints">Add one to hear about deliveries, bounces and complaints as they happen.</Empty>
       ) : (
         <div class="table-wrap">
@@ -83,7 +84,7 @@ export function WebhookDetail({ id }: { id: string }) {
   const [open, setOpen] = useState<string>();
   const toggle = useAction(async () => { await patch(`/webhooks/${id}`, { status: w.data?.status === 'enabled' ? 'disabled' : 'enabled' }); w.reload(); });
   const remove = useAction(async () => { if (confirm('Delete this endpoint?')) { await del(`/webhooks/${id}`); navigate('/webhooks'); } });
-  if (w.error) return <><p><Link href="/webhooks">← Webhooks</Link></p><Alert>{w.error}</Alert></>;
+  if (w.error && !w.data) return <><p><Link href="/webhooks">← Webhooks</Link></p><ErrorRetry error={w.error} retry={w.reload} /></>;
   if (!w.data) return <Loading />;
   return (
     <>
