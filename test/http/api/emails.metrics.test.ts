@@ -95,6 +95,17 @@ describe('GET /emails/metrics and the email list filters', () => {
     assert.equal((await t.api('GET', '/emails?domain_id=nope')).status, 422);
   });
 
+  test('the search finds part of a recipient address or a domain, in any case, as well as subject words', async () => {
+    const list = async (q: string) => (await t.api('GET', `/emails?${q}`)).body.data.map((e: any) => e.id).sort();
+    assert.deepEqual(await list('q=user1'), [ids[1]]);
+    assert.deepEqual(await list('q=TAGGED'), [ids[3]]);
+    assert.deepEqual(await list('q=dest.test'), [...ids].sort());
+    assert.deepEqual(await list('q=%40dest'), [...ids].sort());
+    assert.deepEqual(await list('q=welcome'), [ids[3]], 'subject words still match');
+    assert.deepEqual(await list('q=user%25'), [], 'LIKE wildcards are taken literally');
+    assert.deepEqual(await list('q=nobody.example'), []);
+  });
+
   test('filtered lists paginate by cursor', async () => {
     const first = await t.api('GET', '/emails?q=invoice&limit=2');
     assert.equal(first.body.has_more, true);

@@ -1,10 +1,12 @@
 // The Emails activity list: newest first, filters (status, dates, domain, tag, API key) and search
-// (recipient or subject) kept in the URL, more rows on scroll ("Load more" for keyboards).
+// (part of a recipient address or domain, or subject words) kept in the URL, more rows on scroll
+// ("Load more" for keyboards); a whole row opens the email.
 import { get, qs, type List } from '../api';
-import { AgoCell, Alert, Badge, Empty, ErrorRetry, Loading, PageHead, PagedTable } from '../components/ui';
+import { AgoCell, Badge, Empty, ErrorRetry, Loading, PageHead, PagedTable } from '../components/ui';
 import { Link } from '../components/Link';
 import { useLoad, usePaged } from '../hooks';
-import { setQuery } from '../router';
+import { fmtDate, titleLabel } from '../format';
+import { navigate, setQuery } from '../router';
 
 export interface EmailItem { id: string; to: string[]; from: string; subject: string; last_event: string; created_at: string; scheduled_at: string | null }
 
@@ -33,10 +35,10 @@ export function Emails({ query }: { query: URLSearchParams }) {
     <>
       <PageHead title="Emails" sub="Every email your team sent, newest first." />
       <form class="filters" onSubmit={onFilter} onChange={(e) => { if ((e.target as HTMLElement).tagName === 'SELECT') (e.currentTarget as HTMLFormElement).requestSubmit(); }} role="search" aria-label="Filter emails">
-        <input name="q" type="search" placeholder="Search recipient or subject" defaultValue={f.q} aria-label="Search by recipient address or subject words" class="grow" />
+        <input name="q" type="search" placeholder="Search recipient, domain or subject" defaultValue={f.q} aria-label="Search by part of a recipient address, a domain or subject words" class="grow" />
         <select name="status" value={f.status} aria-label="Status">
           <option value="">Any status</option>
-          {STATUSES.map((s) => <option key={s} value={s}>{s.replace('_', ' ')}</option>)}
+          {STATUSES.map((s) => <option key={s} value={s}>{titleLabel(s)}</option>)}
         </select>
         <select name="domain_id" value={f.domain_id} aria-label="Domain">
           <option value="">Any domain</option>
@@ -70,15 +72,18 @@ export function Emails({ query }: { query: URLSearchParams }) {
       ) : (
         <PagedTable list={list} stack head={<><th scope="col">To</th><th scope="col">Subject</th><th scope="col">Status</th><th scope="col">Sent</th></>}>
           {list.rows.map((e) => (
-            <tr key={e.id}>
+            <tr key={e.id} class="clickable" onClick={(ev) => { if (!(ev.target as HTMLElement).closest('a, button') && !getSelection()?.toString()) navigate(`/emails/${e.id}`); }}>
               <td class="ellipsis" title={e.to.join(', ')}>{e.to.join(', ')}</td>
               <td class="ellipsis"><Link href={`/emails/${e.id}`}>{e.subject || '(no subject)'}</Link></td>
               <td class="aside"><Badge status={e.last_event} /></td>
-              <AgoCell at={e.created_at} class="aside" />
+              {e.last_event === 'scheduled' && e.scheduled_at
+                ? <td class="nowrap aside" title={fmtDate(e.scheduled_at)}>for {fmtDate(e.scheduled_at)}</td>
+                : <AgoCell at={e.created_at} class="aside" />}
             </tr>
           ))}
         </PagedTable>
       )}
+      {list.loaded && list.rows.length > 0 && <p class="muted small" data-testid="list-count">{list.rows.length} {filtered ? (list.rows.length === 1 ? 'match' : 'matches') : 'shown'}{list.hasMore ? ' so far; more load as you scroll' : ''}.</p>}
     </>
   );
 }
