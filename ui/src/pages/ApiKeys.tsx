@@ -15,11 +15,11 @@ export function ApiKeys() {
   const keys = useLoad(() => get<List<Key>>('/api-keys'), []);
   const domains = useLoad(() => get<List<{ id: string; name: string }>>('/domains'), []);
   const [permission, setPermission] = useState('full_access');
-  const [created, setCreated] = useState<{ name: string; token: string }>();
+  const [created, setCreated] = useState<{ id: string; name: string; token: string }>();
   const create = useAction(async (form: HTMLFormElement) => {
     const d = Object.fromEntries(new FormData(form)) as Record<string, string>;
-    const r = await post<{ token: string }>('/api-keys', { name: d.name, permission: d.permission, ...(d.domain_id ? { domain_id: d.domain_id } : {}) });
-    setCreated({ name: d.name, token: r.token });
+    const r = await post<{ id: string; token: string }>('/api-keys', { name: d.name, permission: d.permission, ...(d.domain_id ? { domain_id: d.domain_id } : {}) });
+    setCreated({ id: r.id, name: d.name, token: r.token });
     form.reset();
     setPermission('full_access');
     keys.reload();
@@ -27,6 +27,7 @@ export function ApiKeys() {
   const revoke = useAction(async (k: Key) => {
     if (!confirm(`Revoke "${k.name}"? Applications using it stop working at once.`)) return;
     await del(`/api-keys/${k.id}`);
+    if (created?.id === k.id) setCreated(undefined); // its "your new key" banner goes with it
     keys.reload();
   });
   return (

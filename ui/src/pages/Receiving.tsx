@@ -34,7 +34,7 @@ export function Receiving() {
       {!list.loaded ? <Loading /> : list.error && !list.rows.length ? null : list.rows.length === 0 ? (
         <Empty title="No mail received yet">
           <ol class="steps">
-            <li>Turn on receiving for a domain: <code>PATCH /domains/:id</code> with <code>{'{"capabilities": {"receiving": "enabled"}}'}</code> (or create the domain with it).</li>
+            <li>Turn on receiving for a domain: tick <em>Receive mail at …</em> in the settings of its <Link href="/domains">page</Link> (through the API: <code>PATCH /domains/:id</code> with <code>{'{"capabilities": {"receiving": "enabled"}}'}</code>).</li>
             <li>Publish the <strong>MX</strong> record the <Link href="/domains">domain's page</Link> then lists, and press Verify.</li>
             <li>Mail for that domain arrives on the MX listener (<code>MAILROOM_MX_LISTEN</code>, port 25 in production) and shows here, with an <code>email.received</code> webhook event.</li>
           </ol>
