@@ -1,6 +1,6 @@
 // Settings a user expects to find in the dashboard, in Chromium: a webhook endpoint's events edited
-// (contact.* among them), its secret rotated, an attempt's request body; the "your new key"
-// banner gone once that key is revoked; a domain's receiving switch, Ed25519 signing and
+// (contact.* among them), its secret rotated, an attempt's request body; API keys with their
+// token prefix, permission and domain, the "your new key" banner gone once that key is revoked; a domain's receiving switch, Ed25519 signing and
 // return-path subdomain. Each change is checked through the API.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -76,7 +76,13 @@ describe('webhook, API key and domain settings in a browser', { skip: browserSki
     await page.goto(`${t.url}/dashboard/api-keys`);
     await page.getByLabel('Name').fill('Short-lived');
     await page.getByRole('button', { name: 'Create key' }).click();
-    await page.getByTestId('new-token').waitFor();
+    const token = (await page.getByTestId('new-token').innerText()).trim();
+    const row = page.locator('table.list tbody tr', { hasText: 'Short-lived' });
+    await row.waitFor();
+    const cells = await row.locator('td').allInnerTexts();
+    assert.ok(token.startsWith(cells[1].replace(/…$/, '')) && cells[1].length > 4, `token prefix column: ${cells[1]}`);
+    assert.deepEqual(cells.slice(2, 4), ['Full access', '—']);
+    await shots.shot('api-keys-columns', page);
     page.once('dialog', (d) => { void d.accept(); });
     await page.getByRole('button', { name: 'Revoke Short-lived' }).click();
     await page.getByTestId('new-token').waitFor({ state: 'detached' });

@@ -7,12 +7,12 @@ import { ago, fmtDate } from '../format';
 import { useAction, useLoad } from '../hooks';
 import { canEdit, useSession } from '../session';
 
-interface Key { id: string; name: string; created_at: string; last_used_at: string | null }
+interface Key { id: string; name: string; created_at: string; last_used_at: string | null; permission: string; domain_id: string | null; domain_name: string | null; token_hint: string }
 
 export function ApiKeys() {
   const { state } = useSession();
   const edit = canEdit(state);
-  const keys = useLoad(() => get<List<Key>>('/api-keys'), []);
+  const keys = useLoad(() => get<List<Key>>('/dashboard-api/api-keys'), []);
   const domains = useLoad(() => get<List<{ id: string; name: string }>>('/domains'), []);
   const [permission, setPermission] = useState('full_access');
   const [created, setCreated] = useState<{ id: string; name: string; token: string }>();
@@ -64,11 +64,14 @@ export function ApiKeys() {
       {!keys.data ? (keys.error ? null : <Loading />) : keys.data.data.length === 0 ? <Empty title="No API keys">Create one above to send through the API or SMTP.</Empty> : (
         <div class="table-wrap">
           <table class="list">
-            <thead><tr><th scope="col">Name</th><th scope="col">Created</th><th scope="col">Last used</th>{edit && <th scope="col"><span class="sr-only">Actions</span></th>}</tr></thead>
+            <thead><tr><th scope="col">Name</th><th scope="col">Token</th><th scope="col">Permission</th><th scope="col">Domain</th><th scope="col">Created</th><th scope="col">Last used</th>{edit && <th scope="col"><span class="sr-only">Actions</span></th>}</tr></thead>
             <tbody>
               {keys.data.data.map((k) => (
                 <tr key={k.id}>
                   <td>{k.name}</td>
+                  <td class="mono nowrap" title="The token's first characters">{k.token_hint}…</td>
+                  <td>{k.permission === 'sending_access' ? 'Sending only' : 'Full access'}</td>
+                  <td>{k.domain_name ?? (k.permission === 'sending_access' ? 'Any domain' : '—')}</td>
                   <td title={fmtDate(k.created_at)}>{ago(k.created_at)}</td>
                   <td>{k.last_used_at ? ago(k.last_used_at) : 'never'}</td>
                   {edit && <td class="right"><button class="btn ghost sm bad" onClick={() => revoke.run(k)} aria-label={`Revoke ${k.name}`}>Revoke</button></td>}
