@@ -70,13 +70,15 @@ describe('Emails and Logs say what a user expects', { skip: browserSkip, timeout
     assert.ok(!options.some((o) => /^[a-z]/.test(o)), 'no lower-case option');
   });
 
-  test('a click anywhere on a row opens the email', async () => {
+  test('a click anywhere on a row opens the email, and focus moves to its heading', async () => {
     await page.getByRole('button', { name: 'Clear' }).click();
     const row = rows().filter({ hasText: 'olivia@yahoo.test' });
     await row.waitFor();
     await row.locator('td').first().click();
     await page.getByRole('heading', { name: 'Weekly digest' }).waitFor();
     assert.match(page.url(), /\/dashboard\/emails\/[0-9a-f-]{36}$/);
+    // Focus follows the navigation to the new page's heading.
+    await page.waitForFunction(() => document.activeElement?.tagName === 'H1' && document.activeElement.textContent === 'Weekly digest');
   });
 
   test('a scheduled email shows when it goes out, and can be rescheduled, then cancelled', async () => {
