@@ -91,6 +91,13 @@ describe('webhook, API key and domain settings in a browser', { skip: browserSki
 
   test('a domain gets its return-path subdomain at creation, then receiving and Ed25519 switched on from its page', async () => {
     await page.goto(`${t.url}/dashboard/domains`);
+    // A validation error reads in plain words, not like the API ("Invalid `name` field").
+    await page.getByLabel('Domain name').fill('not a domain');
+    await page.getByRole('button', { name: 'Add domain' }).click();
+    const alert = page.locator('form .alert');
+    await alert.waitFor();
+    assert.doesNotMatch(await alert.innerText(), /`|Invalid `name`/);
+    assert.match(await alert.innerText(), /^Check the name: /);
     await page.getByLabel('Domain name').fill('shop.test');
     await page.getByLabel('Return-path subdomain').fill('bounces');
     await page.getByRole('button', { name: 'Add domain' }).click();
