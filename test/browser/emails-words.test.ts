@@ -1,5 +1,6 @@
 // What a user expects from Emails and Logs, in Chromium: search by part of an address or a
-// domain with a count, whole rows that open the email, Title Case status filters, a scheduled
+// domain with a count, whole rows that open the email (focus on its heading), a test email sent
+// from the page, Title Case status filters, a scheduled
 // email showing when it goes out (and rescheduled, then cancelled, from its page), a manual
 // suppression worded as such in the timeline, and a "4xx" filter on Logs.
 import { after, before, describe, test } from 'node:test';
@@ -111,6 +112,17 @@ describe('Emails and Logs say what a user expects', { skip: browserSkip, timeout
     assert.match(text, /Suppressed\s+on your suppression list \(added by hand\)/);
     assert.doesNotMatch(text, /previous_bounce|origin/);
     await shots.shot('email-suppressed-manual', page);
+  });
+
+  test('a test email is sent from the Emails page and shows in the list', async () => {
+    await page.goto(`${t.url}/dashboard/emails`);
+    const card = page.getByTestId('send-test');
+    await card.locator('summary').click();
+    await card.getByLabel('To').fill('tester@dest.test');
+    await card.getByRole('button', { name: 'Send' }).click();
+    await card.locator('.alert.ok', { hasText: 'Sent.' }).waitFor();
+    await rows().filter({ hasText: 'tester@dest.test' }).filter({ hasText: 'Test email from Mailroom' }).waitFor();
+    await shots.shot('emails-send-test', page);
   });
 
   test('the Logs status filter takes a class such as 4xx', async () => {

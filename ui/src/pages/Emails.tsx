@@ -1,10 +1,12 @@
 // The Emails activity list: newest first, filters (status, dates, domain, tag, API key) and search
 // (part of a recipient address or domain, or subject words) kept in the URL, more rows on scroll
 // ("Load more" for keyboards); a whole row opens the email.
-import { get, qs, type List } from '../api';
-import { AgoCell, Badge, Empty, ErrorRetry, Loading, PageHead, PagedTable } from '../components/ui';
+import { useState } from 'preact/hooks';
+import { get, post, qs, type List } from '../api';
+import { AgoCell, Alert, Badge, Empty, ErrorRetry, Loading, PageHead, PagedTable } from '../components/ui';
 import { Link } from '../components/Link';
-import { useLoad, usePaged } from '../hooks';
+import { useAction, useLoad, usePaged } from '../hooks';
+import { canEdit, useSession } from '../session';
 import { fmtDate, titleLabel } from '../format';
 import { navigate, setQuery } from '../router';
 
@@ -26,6 +28,8 @@ export function Emails({ query }: { query: URLSearchParams }) {
   const domains = useLoad(() => get<List<{ id: string; name: string }>>('/domains'), []);
   const keys = useLoad(() => get<List<{ id: string; name: string }>>('/api-keys'), []);
 
+  const { state } = useSession();
+  const verified = domains.data?.data.filter((d) => (d as { status?: string }).status === 'verified') ?? [];
   const onFilter = (e: Event) => {
     e.preventDefault();
     const d = Object.fromEntries(new FormData(e.currentTarget as HTMLFormElement)) as Record<string, string>;
@@ -34,6 +38,7 @@ export function Emails({ query }: { query: URLSearchParams }) {
   return (
     <>
       <PageHead title="Emails" sub="Every email your team sent, newest first." />
+      {canEdit(state) && verified.length > 0 && <SendTest domains={verified} onSent={list.reload} />}
       <form class="filters" onSubmit={onFilter} onChange={(e) => { if ((e.target as HTMLElement).tagName === 'SELECT') (e.currentTarget as HTMLFormElement).requestSubmit(); }} role="search" aria-label="Filter emails">
         <input name="q" type="search" placeholder="Search recipient, domain or subject" defaultValue={f.q} aria-label="Search by part of a recipient address, a domain or subject words" class="grow" />
         <select name="status" value={f.status} aria-label="Status">
@@ -85,5 +90,35 @@ export function Emails({ query }: { query: URLSearchParams }) {
       )}
       {list.loaded && list.rows.length > 0 && <p class="muted small" data-testid="list-count">{list.rows.length} {filtered ? (list.rows.length === 1 ? 'match' : 'matches') : 'shown'}{list.hasMore ? ' so far; more load as you scroll' : ''}.</p>}
     </>
+  );
+}
+
+/** A test email from the dashboard, through the same POST /emails as the SDKs. */
+function SendTest({ domains, onSent }: { domains: { id: string; name: string }[]; onSent: () => void }) {
+  const { state } = useSession();
+  const [sent, setSent] = useState<string>();
+  const send = useAction(async (form: HTMLFormElement) => {
+    const d = Object.fromEntries(new FormData(form)) as Record<string, string>;
+    const r = await post<{ id: string }>('/emails', {
+      from: `${d.local || 'test'}@${d.domain}`, to: d.to.trim(), subject: d.subject || 'Test email from Mailroom',
+      html: `<p>This is a test email sent from the Mailroom dashboard by ${state.user?.email ?? 'a team member'}.</p>`,
+    });
+    setSent(r.id);
+    onSent();
+  });
+  return (
+    <details class="card" data-testid="send-test">
+      <summary>Send a test email</summary>
+      <form class="inline-form" onSubmit={(e) => { e.preventDefault(); send.run(e.currentTarget as HTMLFormElement); }}>
+        <label class="field-inline">From <input name="local" defaultValue="test" size={8} aria-label="From (before the @)" />@
+          <select name="domain" aria-label="From domain">{domains.map((d) => <option key={d.id} value={d.name}>{d.name}</option>)}</select>
+        </label>
+        <label class="field-inline grow">To <input name="to" type="email" required defaultValue={state.user?.email ?? ''} /></label>
+        <label class="field-inline grow">Subject <input name="subject" defaultValue="Test email from Mailroom" /></label>
+        <button class="btn primary" disabled={send.busy}>Send</button>
+        {send.error && <Alert>{send.error}</Alert>}
+        {sent && !send.error && <Alert kind="ok">Sent. <Link href={`/emails/${sent}`}>See its timeline</Link>.</Alert>}
+      </form>
+    </details>
   );
 }
