@@ -40,20 +40,20 @@ export function Emails({ query }: { query: URLSearchParams }) {
       <PageHead title="Emails" sub="Every email your team sent, newest first." />
       {canEdit(state) && verified.length > 0 && <SendTest domains={verified} onSent={list.reload} />}
       <form class="filters" onSubmit={onFilter} onChange={(e) => { if ((e.target as HTMLElement).tagName === 'SELECT') (e.currentTarget as HTMLFormElement).requestSubmit(); }} role="search" aria-label="Filter emails">
-        <input name="q" type="search" placeholder="Search recipient, domain or subject" defaultValue={f.q} aria-label="Search by part of a recipient address, a domain or subject words" class="grow" />
-        <select name="status" value={f.status} aria-label="Status">
+        <label class="inline small grow">Search <input name="q" type="search" placeholder="recipient, domain or subject" defaultValue={f.q} aria-label="Search by part of a recipient address, a domain or subject words" class="grow" /></label>
+        <label class="inline small">Status <select name="status" value={f.status}>
           <option value="">Any status</option>
           {STATUSES.map((s) => <option key={s} value={s}>{titleLabel(s)}</option>)}
-        </select>
-        <select name="domain_id" value={f.domain_id} aria-label="Domain">
+        </select></label>
+        <label class="inline small">Domain <select name="domain_id" value={f.domain_id}>
           <option value="">Any domain</option>
           {domains.data?.data.map((d) => <option key={d.id} value={d.id}>{d.name}</option>)}
-        </select>
-        <select name="api_key_id" value={f.api_key_id} aria-label="API key">
+        </select></label>
+        <label class="inline small">API key <select name="api_key_id" value={f.api_key_id}>
           <option value="">Any API key</option>
           {keys.data?.data.map((k) => <option key={k.id} value={k.id}>{k.name}</option>)}
-        </select>
-        <input name="tag" placeholder="tag or tag:value" defaultValue={f.tag} aria-label="Tag" size={14} />
+        </select></label>
+        <label class="inline small">Tag <input name="tag" placeholder="name or name:value" defaultValue={f.tag} size={14} /></label>
         <label class="inline small">From <input name="from" type="date" defaultValue={f.from} /></label>
         <label class="inline small">To <input name="to" type="date" defaultValue={f.to} /></label>
         <button class="btn">Apply</button>

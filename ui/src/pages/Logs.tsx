@@ -34,10 +34,10 @@ export function Logs({ query }: { query: URLSearchParams }) {
     <>
       <PageHead title="Logs" sub="Every API request made with your team's keys (dashboard clicks are not logged)." />
       <form class="filters" aria-label="Filter logs" onChange={(e) => { if ((e.target as HTMLElement).tagName === 'SELECT') (e.currentTarget as HTMLFormElement).requestSubmit(); }} onSubmit={(e) => { e.preventDefault(); const d = Object.fromEntries(new FormData(e.currentTarget as HTMLFormElement)) as Record<string, string>; setQuery(Object.fromEntries(FILTERS.map((k) => [k, d[k] || undefined]))); }}>
-        <input name="endpoint" placeholder="Endpoint, e.g. /emails" defaultValue={f.endpoint} aria-label="Endpoint" class="grow" />
-        <input name="status" placeholder="Status: 404 or 4xx" defaultValue={f.status} aria-label="HTTP status" size={12} pattern="\d{3}|[1-5][xX][xX]" title="An HTTP status (404) or a class (4xx)" />
-        <select name="method" value={f.method} aria-label="Method"><option value="">Any method</option>{['GET', 'POST', 'PATCH', 'PUT', 'DELETE'].map((m) => <option key={m}>{m}</option>)}</select>
-        <select name="api_key_id" value={f.api_key_id} aria-label="API key"><option value="">Any key</option>{keys.data?.data.map((k) => <option key={k.id} value={k.id}>{k.name}</option>)}</select>
+        <label class="inline small grow">Endpoint <input name="endpoint" placeholder="/emails" defaultValue={f.endpoint} class="grow" /></label>
+        <label class="inline small">HTTP status <input name="status" placeholder="404 or 4xx" defaultValue={f.status} size={10} pattern="\d{3}|[1-5][xX][xX]" title="An HTTP status (404) or a class (4xx)" /></label>
+        <label class="inline small">Method <select name="method" value={f.method}><option value="">Any method</option>{['GET', 'POST', 'PATCH', 'PUT', 'DELETE'].map((m) => <option key={m}>{m}</option>)}</select></label>
+        <label class="inline small">API key <select name="api_key_id" value={f.api_key_id}><option value="">Any key</option>{keys.data?.data.map((k) => <option key={k.id} value={k.id}>{k.name}</option>)}</select></label>
         <button class="btn">Apply</button>
       </form>
       {error && <ErrorRetry error={error} retry={() => load()} />}
