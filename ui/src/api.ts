@@ -12,6 +12,20 @@ export const setCsrf = (token: string | undefined) => { csrf = token ?? ''; };
 
 export const SIGNED_OUT_EVENT = 'mailroom:signed-out';
 
+const fieldName = (f: string) => f.replace(/[_.]/g, ' ').replace(/\[(\d+)\]/g, ' $1');
+
+/**
+ * The API's messages are written for programmers ("Invalid `name` field: ..."); the dashboard
+ * shows them in plain words ("Check the name: ..."). Anything else passes unchanged.
+ */
+export function plainMessage(message: string): string {
+  return message
+    .replace(/^Invalid `([^`]+)` field:\s*/, (_m, f: string) => `Check the ${fieldName(f)}: `)
+    .replace(/^Missing `([^`]+)` field\.?$/, (_m, f: string) => `The ${fieldName(f)} is required.`)
+    .replace(/^Invalid `([^`]+)` parameter:\s*/, (_m, f: string) => `Check the ${fieldName(f)}: `)
+    .replace(/`([^`]+)`/g, '“$1”');
+}
+
 export async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (method !== 'GET') headers['x-csrf-token'] = csrf;
@@ -22,7 +36,7 @@ export async function api<T = any>(method: string, path: string, body?: unknown)
   try { data = text ? JSON.parse(text) : null; } catch { /* plain text (raw MIME) */ }
   if (!res.ok) {
     if (res.status === 401 && !path.startsWith('/dashboard-api/login') && !path.startsWith('/dashboard-api/setup')) window.dispatchEvent(new Event(SIGNED_OUT_EVENT));
-    throw new ApiError(res.status, data?.message ?? `Request failed (${res.status})`, data?.name ?? 'error');
+    throw new ApiError(res.status, data?.message ? plainMessage(String(data.message)) : `Request failed (${res.status})`, data?.name ?? 'error');
   }
   if (data && typeof data === 'object' && typeof data.csrf === 'string') setCsrf(data.csrf);
   return data as T;
