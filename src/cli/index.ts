@@ -1,5 +1,7 @@
-// The `mailroom` command: dispatches to one file per command.
+// The `mailroom` command: dispatches to one file per command. Every failure is one sentence on
+// stderr and a non-zero exit, never a stack trace.
 import { ConfigError } from '../config/load.js';
+import { explainError, UsageError } from './errors.js';
 import { cmdStart } from './start.js';
 import { cmdMigrate } from './migrate.js';
 import { cmdConfig } from './config.js';
@@ -25,11 +27,11 @@ export async function runCli(argv: string[]): Promise<number> {
   try {
     switch (cmd) {
       case 'start': return await cmdStart(rest);
-      case 'migrate': return await cmdMigrate();
-      case 'config': return cmdConfig();
+      case 'migrate': return await cmdMigrate(rest);
+      case 'config': return cmdConfig(rest);
       case 'api-keys': return await cmdApiKeys(rest);
       case 'teams': return await cmdTeams(rest);
-      case 'doctor': return await cmdDoctor();
+      case 'doctor': return await cmdDoctor(rest);
       case undefined: case 'help': case '--help': case '-h':
         process.stdout.write(USAGE);
         return cmd ? 0 : 1;
@@ -42,6 +44,12 @@ export async function runCli(argv: string[]): Promise<number> {
       process.stderr.write(`${err.message}\n`);
       return 2;
     }
-    throw err;
+    const code = (err as { code?: string } | undefined)?.code;
+    if (err instanceof UsageError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_'))) {
+      process.stderr.write(`mailroom ${cmd}: ${(err as Error).message}\n\n${USAGE}`);
+      return 2;
+    }
+    process.stderr.write(`mailroom ${cmd}: ${explainError(err)}\n`);
+    return 1;
   }
 }
