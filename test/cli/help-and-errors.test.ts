@@ -1,4 +1,5 @@
-// The CLI's answers that need no database: usage errors, and one-sentence failures when the
+// The CLI's answers that need no database: `--help` of every command (answered before the
+// configuration or the database is touched), usage errors, and one-sentence failures when the
 // database cannot be reached or a setting is invalid: never a stack trace, always a non-zero exit.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -7,10 +8,28 @@ import os from 'node:os';
 import path from 'node:path';
 import { runMailroom as run } from '../helpers/cli.js';
 
-describe('error paths, with no database to reach', () => {
-  // A database that does not answer, in a directory that must not be created.
+describe('help and error paths, with no database to reach', () => {
+  // A database that does not answer and a setting that does not parse: --help must touch neither.
   const nowhere = { MAILROOM_DATABASE_URL: 'postgres://mailroom@127.0.0.1:1/mailroom', MAILROOM_DATA_DIR: path.join(os.tmpdir(), `mailroom-never-${process.pid}`) };
   const noStack = (text: string) => assert.doesNotMatch(text, /^\s+at |TypeError|Error:/m, text);
+
+  test('every command answers --help at once, with its own usage, without the configuration or the database', () => {
+    const cases: [string[], RegExp][] = [
+      [['start', '--help'], /^Usage: mailroom start /], [['migrate', '--help'], /^Usage: mailroom migrate/], [['config', '--help'], /^Usage: mailroom config/],
+      [['doctor', '--help'], /^Usage: mailroom doctor/], [['teams', '--help'], /^Usage: mailroom teams create NAME/], [['teams', 'create', '-h'], /^Usage: mailroom teams/],
+      [['api-keys', '--help'], /^Usage: mailroom api-keys create/], [['api-keys', 'create', '--help'], /^Usage: mailroom api-keys create/], [['api-keys', 'delete', 'x', '--help'], /^Usage: mailroom api-keys/],
+      [['help', 'doctor'], /^Usage: mailroom doctor/], [['--help'], /^Usage: mailroom <command>/],
+    ];
+    for (const [args, usage] of cases) {
+      const started = Date.now();
+      const r = run(args, { ...nowhere, MAILROOM_RATE_LIMIT: 'not-a-number' });
+      assert.equal(r.status, 0, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stdout, usage, args.join(' '));
+      assert.equal(r.stderr, '', args.join(' '));
+      assert.ok(Date.now() - started < 30_000, `${args.join(' ')} took ${Date.now() - started} ms`);
+    }
+    assert.ok(!fs.existsSync(nowhere.MAILROOM_DATA_DIR), 'no data directory was created');
+  });
 
   test('commands that need the database say in one sentence that it cannot be reached, and exit 1', () => {
     for (const args of [['teams', 'list'], ['api-keys', 'list'], ['migrate']]) {
