@@ -67,7 +67,7 @@ function Editor({ initial, onChange, props, topics }: { initial?: unknown; onCha
         {note && <Alert kind="info">{note}</Alert>}
         <p><button type="button" class="btn ghost sm" onClick={json === undefined ? toJson : toBuilder}>{json === undefined ? 'Edit as JSON' : 'Use the rule builder'}</button></p>
       </div>
-      <PreviewPanel preview={preview} busy={busy} empty={filter === undefined && !jsonError} />
+      <PreviewPanel preview={preview} busy={busy} empty={filter === undefined && !jsonError} invalid={Boolean(jsonError || serverError)} />
     </div>
   );
 }

@@ -38,11 +38,11 @@ export function usePreview(filter: unknown, onError: (message: string | undefine
   return { preview, busy };
 }
 
-export function PreviewPanel({ preview, busy, empty }: { preview: Preview | undefined; busy: boolean; empty: boolean }) {
+export function PreviewPanel({ preview, busy, empty, invalid }: { preview: Preview | undefined; busy: boolean; empty: boolean; invalid?: boolean }) {
   return (
     <section class="preview" aria-label="Matching contacts" aria-busy={busy}>
       <p class="preview-count" data-testid="preview-count" aria-live="polite">
-        {empty ? 'Add a rule to see who matches.' : preview ? <><strong>{countText(preview.count, preview.count_capped)}</strong> {preview.count === 1 && !preview.count_capped ? 'contact matches' : 'contacts match'}{busy ? ' (updating…)' : ''}</> : busy ? 'Counting…' : '—'}
+        {empty ? 'Add a rule to see who matches.' : preview ? <><strong>{countText(preview.count, preview.count_capped)}</strong> {preview.count === 1 && !preview.count_capped ? 'contact matches' : 'contacts match'}{busy ? ' (updating…)' : ''}</> : busy ? 'Counting…' : invalid ? 'Fix the rule to see who matches.' : '—'}
       </p>
       {!empty && preview && preview.data.length > 0 && (
         <div class="table-wrap">

@@ -128,6 +128,7 @@ function ImportForm() {
           <p class="hint">{file.file.name}, {bytes(file.file.size)}: columns {file.columns.map((c) => `"${c}"`).join(', ') || '(none found)'}.</p>
           <fieldset>
             <legend>Columns</legend>
+            <p class="hint">Guessed from the header; a field left "not imported" is still read from a column named after it (<code>first_name</code>, <code>plan</code>).</p>
             <div class="column-map">
               {FIELDS.map(([k, l]) => columnSelect(k, l))}
               {props.map((p) => columnSelect(`properties.${p.key}`, `Property ${p.key}`))}
