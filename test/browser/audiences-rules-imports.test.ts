@@ -89,8 +89,8 @@ describe('Rule-based segments and contact imports in a browser', { skip: browser
     const message = await second.locator('.rule-error').innerText();
     const server = await t.api('POST', '/segments/preview', { body: { filter: { and: [{ field: 'properties.plan', op: 'eq', value: 'pro' }, { field: 'properties.seats', op: 'gt', value: 'lots' }] } } });
     assert.equal(server.status, 422);
-    assert.equal(message, server.body.message, 'the server\'s own words');
-    assert.match(message, /filter\.and\[1\]\.value/);
+    assert.match(server.body.message, /^Invalid `filter\.and\[1\]\.value` field: /);
+    assert.equal(message, `Check the value: ${server.body.message.replace(/^Invalid `[^`]+` field: /, '')}`, 'the server\'s own words, beside the rule its path names');
     assert.equal(await form.getByTestId('rule-row').first().locator('.rule-error').count(), 0, 'only the rule it names');
     await shot('rule-builder-error');
     await form.getByLabel('Rule 2: value').fill('5');

@@ -127,6 +127,7 @@ describe('dashboard in a browser', { skip: browserSkip, timeout: 150_000 }, () =
     await page.getByLabel('Password').fill(OWNER.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Two-factor authentication' }).waitFor();
+    await page.waitForFunction(() => (document.activeElement as HTMLInputElement | null)?.name === 'code'); // the code field is focused
     await shot('11-mfa-prompt');
     await page.getByLabel('Authentication code').fill(totp(secret, Date.now() + 30_000)); // the enrolment spent this step
     await page.getByRole('button', { name: 'Verify' }).click();

@@ -3,7 +3,8 @@
 // the session is gone (401) so the shell can show the sign-in screen. JSON bodies, or a
 // multipart form for uploads.
 export class ApiError extends Error {
-  constructor(readonly status: number, message: string, readonly name: string) {
+  /** `serverMessage`: the API's own words (a 422's path included), for pages that place the error themselves. */
+  constructor(readonly status: number, message: string, readonly name: string, readonly serverMessage?: string) {
     super(message);
   }
 }
@@ -12,6 +13,20 @@ let csrf = '';
 export const setCsrf = (token: string | undefined) => { csrf = token ?? ''; };
 
 export const SIGNED_OUT_EVENT = 'mailroom:signed-out';
+
+const fieldName = (f: string) => f.replace(/[_.]/g, ' ').replace(/\[(\d+)\]/g, ' $1');
+
+/**
+ * The API's messages are written for programmers ("Invalid `name` field: ..."); the dashboard
+ * shows them in plain words ("Check the name: ..."). Anything else passes unchanged.
+ */
+export function plainMessage(message: string): string {
+  return message
+    .replace(/^Invalid `([^`]+)` field:\s*/, (_m, f: string) => `Check the ${fieldName(f)}: `)
+    .replace(/^Missing `([^`]+)` field\.?$/, (_m, f: string) => `The ${fieldName(f)} is required.`)
+    .replace(/^Invalid `([^`]+)` parameter:\s*/, (_m, f: string) => `Check the ${fieldName(f)}: `)
+    .replace(/`([^`]+)`/g, '“$1”');
+}
 
 export async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
   return send<T>(method, path, body === undefined ? undefined : JSON.stringify(body), body === undefined ? undefined : 'application/json');
@@ -33,7 +48,7 @@ async function send<T>(method: string, path: string, body: BodyInit | undefined,
   try { data = text ? JSON.parse(text) : null; } catch { /* plain text (raw MIME) */ }
   if (!res.ok) {
     if (res.status === 401 && !path.startsWith('/dashboard-api/login') && !path.startsWith('/dashboard-api/setup')) window.dispatchEvent(new Event(SIGNED_OUT_EVENT));
-    throw new ApiError(res.status, data?.message ?? `Request failed (${res.status})`, data?.name ?? 'error');
+    throw new ApiError(res.status, data?.message ? plainMessage(String(data.message)) : `Request failed (${res.status})`, data?.name ?? 'error', data?.message ? String(data.message) : undefined);
   }
   if (data && typeof data === 'object' && typeof data.csrf === 'string') setCsrf(data.csrf);
   return data as T;

@@ -141,3 +141,16 @@ export const errorPath = (message: string) => /`(filter(?:[.[][^`]*)?)`/.exec(me
 
 /** Whether an error at `path` belongs to the rule at `at` (the rule itself or something inside it). */
 export const pathWithin = (path: string, at: string) => path === at || path.startsWith(`${at}.`) || path.startsWith(`${at}[`);
+
+const PART_WORDS: Record<string, string> = {
+  value: 'value', op: 'operator', field: 'field', topic: 'topic', subscribed: 'subscription', engagement: 'event', within_days: 'number of days', never: 'never',
+};
+/**
+ * A 422 about a rule, worded for the row it is shown beside: ``Invalid `filter.and[1].value`
+ * field: must be a number`` at row `filter.and[1]` reads "Check the value: must be a number".
+ */
+export function rowErrorText(message: string, errPath: string, rowPath: string): string {
+  const rest = message.replace(/^Invalid `[^`]+` field:\s*/, '').replace(/`([^`]+)`/g, '“$1”');
+  const part = errPath.slice(rowPath.length).replace(/^\./, '').split(/[.[]/)[0];
+  return `Check the ${PART_WORDS[part] ?? 'rule'}: ${rest}`;
+}

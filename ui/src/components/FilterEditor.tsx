@@ -3,10 +3,10 @@
 // deep; a JSON view for any tree; the live count beside it and the server's 422 next to the rule
 // it names. The server decides what is valid (filter-model.ts only shapes the input).
 import { useEffect, useState } from 'preact/hooks';
-import { get } from '../api';
+import { get, plainMessage } from '../api';
 import { allPages, type Topic } from '../audience';
 import {
-  BASE_FIELDS, ENGAGEMENTS, errorPath, fieldType, fromFilter, newGroup, newRow, NO_VALUE, opWord, OPS_BY_TYPE, pathWithin, toFilter,
+  BASE_FIELDS, ENGAGEMENTS, errorPath, fieldType, fromFilter, newGroup, newRow, NO_VALUE, opWord, OPS_BY_TYPE, pathWithin, rowErrorText, toFilter,
   type Group, type PropertyDef, type Row, type Rule,
 } from '../filter-model';
 import { useLoad } from '../hooks';
@@ -40,7 +40,7 @@ function Editor({ initial, onChange, props, topics }: { initial?: unknown; onCha
   }
   const { preview, busy } = usePreview(jsonError ? undefined : filter, setServerError);
   const key = JSON.stringify(filter ?? null);
-  useEffect(() => { onChange(jsonError ? undefined : filter, jsonError ?? serverError); }, [key, jsonError, serverError]);
+  useEffect(() => { onChange(jsonError ? undefined : filter, jsonError ?? (serverError && plainMessage(serverError))); }, [key, jsonError, serverError]);
 
   const path = serverError ? errorPath(serverError) : undefined;
   const error = path && serverError ? { path, message: serverError } : undefined;
@@ -63,7 +63,7 @@ function Editor({ initial, onChange, props, topics }: { initial?: unknown; onCha
             <textarea class="mono" rows={12} value={json} spellcheck={false} onInput={(e) => setJson((e.currentTarget as HTMLTextAreaElement).value)} />
           </label>
         )}
-        {(jsonError || (serverError && !placed)) && <Alert>{jsonError ?? serverError}</Alert>}
+        {(jsonError || (serverError && !placed)) && <Alert>{jsonError ?? plainMessage(serverError!)}</Alert>}
         {note && <Alert kind="info">{note}</Alert>}
         <p><button type="button" class="btn ghost sm" onClick={json === undefined ? toJson : toBuilder}>{json === undefined ? 'Edit as JSON' : 'Use the rule builder'}</button></p>
       </div>
@@ -132,7 +132,7 @@ function RowEditor({ row, path, label, ctx, onChange, onRemove }: { row: Row; pa
     const keep = row.type === 'field' && fieldType(row.field, ctx.props) === t;
     onChange({ ...row, type: 'field', field: v, op: ops.includes(row.op) ? row.op : ops[0], value: keep ? row.value : t === 'boolean' ? 'true' : '' });
   };
-  const err = ctx.error && pathWithin(ctx.error.path, path) ? ctx.error.message : undefined;
+  const err = ctx.error && pathWithin(ctx.error.path, path) ? rowErrorText(ctx.error.message, ctx.error.path, path) : undefined;
   return (
     <div class={err ? 'rule-row has-error' : 'rule-row'} data-testid="rule-row">
       <select aria-label={`${n}: field`} value={row.type === 'field' ? row.field : `:${row.type}`} onChange={(e) => pick(val(e))}>{FIELD_OPTS(ctx.props)}</select>

@@ -1,7 +1,7 @@
 // The live count of a filter being edited: POST /segments/preview, debounced, the newest answer
 // winning; the count, the first matching contacts, or the server's 422 for the editor to place.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { post } from '../api';
+import { ApiError, post } from '../api';
 import { fullName, type ContactRow } from '../audience';
 import { num } from '../format';
 import { Badge } from './ui';
@@ -9,7 +9,7 @@ import { Badge } from './ui';
 interface Preview { count: number; count_capped: boolean; data: ContactRow[] }
 export const countText = (n: number, capped: boolean | undefined) => (capped ? `${num(n)}+` : num(n));
 
-/** Previews `filter` (a rule tree, or undefined while there is none) `delay` ms after it last changed; reports errors through onError. */
+/** Previews `filter` (a rule tree, or undefined while there is none) `delay` ms after it last changed; reports errors (the API's own words) through onError. */
 export function usePreview(filter: unknown, onError: (message: string | undefined) => void, delay = 300) {
   const [preview, setPreview] = useState<Preview>();
   const [busy, setBusy] = useState(false);
@@ -28,7 +28,7 @@ export function usePreview(filter: unknown, onError: (message: string | undefine
       } catch (e) {
         if (mine !== seq.current) return;
         setPreview(undefined);
-        onError((e as Error).message);
+        onError(e instanceof ApiError ? e.serverMessage ?? e.message : (e as Error).message); // the raw 422: its path places it
       } finally {
         if (mine === seq.current) setBusy(false);
       }
