@@ -77,6 +77,14 @@ describe('Rule-based segments and contact imports in a browser', { skip: browser
     await form.getByLabel('Rules: match').selectOption({ label: 'all' });
     await waitCount('1 contact matches', ['ada@example.com']);
     await shot('rule-builder');
+
+    // The JSON view shows the same tree, and the builder takes it back.
+    await form.getByRole('button', { name: 'Edit as JSON' }).click();
+    assert.deepEqual(JSON.parse(await form.getByLabel('Rule as JSON').inputValue()), {
+      and: [{ field: 'properties.plan', op: 'eq', value: 'pro' }, { field: 'email', op: 'ends_with', value: '@example.com' }],
+    });
+    await form.getByRole('button', { name: 'Use the rule builder' }).click();
+    assert.equal(await form.getByLabel('Rule 2: value').inputValue(), '@example.com');
   });
 
   test('an invalid rule shows the server\'s message beside that rule, and fixing it brings the count back', async () => {
