@@ -38,10 +38,10 @@ export function bytes(n: number): string {
 export type Tone = 'ok' | 'warn' | 'bad' | 'info' | 'muted';
 
 export function tone(status: string): Tone {
-  if (['delivered', 'verified', 'enabled', 'success', 'opened', 'clicked', 'owner', 'pass', 'subscribed'].includes(status)) return 'ok';
+  if (['delivered', 'verified', 'enabled', 'success', 'opened', 'clicked', 'owner', 'pass', 'subscribed', 'completed'].includes(status)) return 'ok';
   if (['bounced', 'failed', 'complained', 'suppressed', 'disabled', 'temporary_failure', 'canceled', 'fail', 'permerror'].includes(status)) return 'bad';
   if (['delivery_delayed', 'pending', 'attempting', 'not_started', 'scheduled', 'queued', 'unsubscribed', 'softfail', 'temperror', 'neutral', 'policy'].includes(status)) return 'warn';
-  if (['sent', 'admin'].includes(status)) return 'info';
+  if (['sent', 'admin', 'in_progress'].includes(status)) return 'info';
   return 'muted';
 }
 
