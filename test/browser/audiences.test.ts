@@ -2,14 +2,14 @@
 // segment's page (by address, creating a missing contact on request) and from a contact's page;
 // topics created with a fixed default, edited and deleted; a contact's topic switch changing what
 // the API answers; a member seeing all of it without the controls; every page fitting a 390 px phone.
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/harness.js';
 import { systemMailTo } from '../helpers/dashboard-client.js';
-import { browserSkip, desktopPage, launchBrowser, screenshots, setUpOwner } from '../helpers/browser.js';
+import { browserSkip, browserTest, desktopPage, launchBrowser, screenshots, setUpOwner } from '../helpers/browser.js';
 
-describe('Segments, Topics and a contact\'s page in a browser', { skip: browserSkip, timeout: 150_000 }, () => {
+describe('Segments, Topics and a contact\'s page in a browser', { timeout: 150_000 }, () => {
   let t: TestApp;
   let browser: Browser;
   let page: Page;
@@ -23,6 +23,7 @@ describe('Segments, Topics and a contact\'s page in a browser', { skip: browserS
   const contactTopics = async (contactId: string) => Object.fromEntries(((await t.api('GET', `/contacts/${contactId}/topics`)).body.data as { name: string; subscription: string; chosen: boolean }[]).map((x) => [x.name, [x.subscription, x.chosen]]));
 
   before(async () => {
+    if (browserSkip) return; // every test below is reported skipped
     t = await startTestApp({ deliveryMode: 'capture', dashboardFrom: 'Mailroom <no-reply@mailroom.test>' }); // invite sign-ups confirm by email
     await t.resend.domains.verify((await t.resend.domains.create({ name: 'mailroom.test' })).data!.id); // the sender of system mail
     browser = await launchBrowser();
@@ -39,7 +40,7 @@ describe('Segments, Topics and a contact\'s page in a browser', { skip: browserS
     console.log(`# audiences screenshots: ${shots.dir}`);
   });
 
-  test('the owner creates a segment and renames it from the list', async () => {
+  browserTest('the owner creates a segment and renames it from the list', async () => {
     await page.goto(`${t.url}/`);
     await page.getByRole('heading', { name: 'Welcome to Mailroom' }).waitFor();
     await setUpOwner(page);
@@ -63,7 +64,7 @@ describe('Segments, Topics and a contact\'s page in a browser', { skip: browserS
     await shot('segments-list');
   });
 
-  test('on a segment\'s page the owner adds a contact by address, creates a missing one on request, and removes one', async () => {
+  browserTest('on a segment\'s page the owner adds a contact by address, creates a missing one on request, and removes one', async () => {
     await segmentRow('Weekly readers').getByRole('link', { name: 'Weekly readers' }).click();
     await page.getByRole('heading', { name: 'Weekly readers' }).waitFor();
     await page.getByText('No contacts in this segment yet.').waitFor();
@@ -91,7 +92,7 @@ describe('Segments, Topics and a contact\'s page in a browser', { skip: browserS
     assert.equal((await t.api('GET', '/contacts/new@example.com')).status, 200, 'leaving a segment keeps the contact');
   });
 
-  test('the owner creates topics with a default explained in words, edits one and deletes one', async () => {
+  browserTest('the owner creates topics with a default explained in words, edits one and deletes one', async () => {
     await page.getByRole('link', { name: 'Topics' }).click();
     await page.getByRole('heading', { name: 'No topics yet' }).waitFor();
     const form = page.getByRole('form', { name: 'Add a topic' });
@@ -136,7 +137,7 @@ describe('Segments, Topics and a contact\'s page in a browser', { skip: browserS
     assert.equal((await t.api('GET', `/topics/${topics.Temporary.id}`)).status, 404);
   });
 
-  test('a contact\'s page, opened from its row, shows its fields, joins and leaves a segment, and switches topics', async () => {
+  browserTest('a contact\'s page, opened from its row, shows its fields, joins and leaves a segment, and switches topics', async () => {
     await page.getByRole('link', { name: 'Contacts' }).click();
     await page.getByTestId('contacts').locator('tbody tr', { hasText: 'grace@example.com' }).locator('td').nth(1).click(); // the row's name cell, not the link
     await page.getByRole('heading', { name: 'grace@example.com' }).waitFor();
@@ -182,7 +183,7 @@ describe('Segments, Topics and a contact\'s page in a browser', { skip: browserS
     await page.getByRole('button', { name: 'Unsubscribe from all mail' }).waitFor();
   });
 
-  test('the owner deletes a segment after confirming; its contacts stay', async () => {
+  browserTest('the owner deletes a segment after confirming; its contacts stay', async () => {
     const made = await t.api('POST', '/segments', { body: { name: 'Old list' } });
     await t.api('POST', `/contacts/${ids['ada@example.com']}/segments/${made.body.id}`);
     await page.getByRole('link', { name: 'Segments' }).click();
@@ -202,7 +203,7 @@ describe('Segments, Topics and a contact\'s page in a browser', { skip: browserS
     assert.equal((await t.api('GET', `/segments/${ids.segment}`)).status, 200);
   });
 
-  test('a member sees segments, topics and a contact\'s page without any control to change them', async () => {
+  browserTest('a member sees segments, topics and a contact\'s page without any control to change them', async () => {
     await page.goto(`${t.url}/dashboard/team`);
     await page.getByRole('button', { name: 'Create invite link' }).click(); // the form's default role: member
     const link = t.url + new URL(await page.locator('.token code').innerText()).pathname; // the app's public URL is not this port
@@ -244,7 +245,7 @@ describe('Segments, Topics and a contact\'s page in a browser', { skip: browserS
     await member.context().close();
   });
 
-  test('every audience page fits a 390 px phone, wide tables scrolling in their box', async () => {
+  browserTest('every audience page fits a 390 px phone, wide tables scrolling in their box', async () => {
     const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'light', storageState: await page.context().storageState() });
     const p = await phone.newPage();
     p.on('pageerror', (e) => errors.push(e.message));

@@ -2,15 +2,15 @@
 // delayed/failed/suppressed shown, a domain picker), and error states: a failing request on
 // Emails, Metrics or Domains shows the error with a Retry, never a false empty state or
 // "Loading…" for ever. Server errors are injected in the browser's network (page.route).
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page, Route } from 'playwright-core';
 import { startCaptureApp, type CaptureApp } from '../helpers/capture-app.js';
-import { browserSkip, desktopPage, launchBrowser, screenshots, setUpOwner } from '../helpers/browser.js';
+import { browserSkip, browserTest, desktopPage, launchBrowser, screenshots, setUpOwner } from '../helpers/browser.js';
 
 const failing = (route: Route) => route.fulfill({ status: 500, contentType: 'application/json', body: JSON.stringify({ statusCode: 500, message: 'The database is not answering', name: 'internal_server_error' }) });
 
-describe('Metrics numbers and error states in a browser', { skip: browserSkip, timeout: 150_000 }, () => {
+describe('Metrics numbers and error states in a browser', { timeout: 150_000 }, () => {
   let t: CaptureApp;
   let browser: Browser;
   let page: Page;
@@ -18,6 +18,7 @@ describe('Metrics numbers and error states in a browser', { skip: browserSkip, t
   const shots = screenshots('mailroom-metrics-errors');
 
   before(async () => {
+    if (browserSkip) return; // every test below is reported skipped
     t = await startCaptureApp();
     browser = await launchBrowser();
     page = await desktopPage(browser, errors);
@@ -46,7 +47,7 @@ describe('Metrics numbers and error states in a browser', { skip: browserSkip, t
 
   const stat = (label: string) => page.getByTestId('metrics-totals').locator('.stat', { has: page.locator('.stat-label', { hasText: new RegExp(`^${label}$`) }) });
 
-  test('Metrics count sent and delivered per recipient, and show delayed, failed and suppressed', async () => {
+  browserTest('Metrics count sent and delivered per recipient, and show delayed, failed and suppressed', async () => {
     await page.goto(`${t.url}/dashboard/metrics`);
     await stat('Sent').locator('.stat-value', { hasText: '6' }).waitFor();
     assert.equal(await stat('Delivered').locator('.stat-value').innerText(), '5');
@@ -57,7 +58,7 @@ describe('Metrics numbers and error states in a browser', { skip: browserSkip, t
     await shots.shot('metrics-all-domains', page);
   });
 
-  test('the domain picker narrows Metrics to one domain', async () => {
+  browserTest('the domain picker narrows Metrics to one domain', async () => {
     await page.getByLabel('Domain').selectOption({ label: 'other.test' });
     await stat('Sent').locator('.stat-value', { hasText: /^1$/ }).waitFor();
     assert.match(await stat('Delivered').innerText(), /^Delivered\s+1\s+100\.0% delivery rate/);
@@ -68,7 +69,7 @@ describe('Metrics numbers and error states in a browser', { skip: browserSkip, t
     assert.match(await stat('Delivered').innerText(), /80\.0% delivery rate/);
   });
 
-  test('a server error on Emails shows the error and Retry, not "No emails yet"; Retry loads the list', async () => {
+  browserTest('a server error on Emails shows the error and Retry, not "No emails yet"; Retry loads the list', async () => {
     await page.route(/\/emails\?/, failing);
     await page.goto(`${t.url}/dashboard/emails`);
     await page.getByTestId('load-error').waitFor();
@@ -82,7 +83,7 @@ describe('Metrics numbers and error states in a browser', { skip: browserSkip, t
     assert.equal(await page.getByTestId('load-error').count(), 0);
   });
 
-  test('a failed request on Metrics shows the error and Retry instead of "Loading…" for ever', async () => {
+  browserTest('a failed request on Metrics shows the error and Retry instead of "Loading…" for ever', async () => {
     await page.route(/\/emails\/metrics/, failing);
     await page.goto(`${t.url}/dashboard/metrics`);
     await page.getByTestId('load-error').waitFor();
@@ -94,7 +95,7 @@ describe('Metrics numbers and error states in a browser', { skip: browserSkip, t
     assert.equal(await page.getByTestId('load-error').count(), 0);
   });
 
-  test('a failed request on Domains shows the error and Retry instead of "Loading…" for ever', async () => {
+  browserTest('a failed request on Domains shows the error and Retry instead of "Loading…" for ever', async () => {
     await page.route((u) => u.pathname === '/domains', (r) => (r.request().method() === 'GET' ? failing(r) : r.continue()));
     await page.goto(`${t.url}/dashboard/domains`);
     await page.getByTestId('load-error').waitFor();
@@ -106,7 +107,7 @@ describe('Metrics numbers and error states in a browser', { skip: browserSkip, t
     assert.equal(await page.getByTestId('load-error').count(), 0);
   });
 
-  test('on a phone the error and the Metrics page fit the screen', async () => {
+  browserTest('on a phone the error and the Metrics page fit the screen', async () => {
     const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, storageState: await page.context().storageState() });
     const p = await phone.newPage();
     await p.route(/\/emails\?/, failing);

@@ -1,15 +1,15 @@
 // Every dashboard page on a 390×844 phone, with data present: the document is never wider than
 // the screen (tables scroll inside their own box, filters wrap) and the Menu button stays on
 // screen and opens the navigation. Screenshots of each page go to MAILROOM_SCREENSHOT_DIR.
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { startCaptureApp, type CaptureApp } from '../helpers/capture-app.js';
-import { browserSkip, launchBrowser, screenshots, setUpOwner } from '../helpers/browser.js';
+import { browserSkip, browserTest, launchBrowser, screenshots, setUpOwner } from '../helpers/browser.js';
 
 const PHONE = { width: 390, height: 844 };
 
-describe('the dashboard on a 390 px phone', { skip: browserSkip, timeout: 170_000 }, () => {
+describe('the dashboard on a 390 px phone', { timeout: 170_000 }, () => {
   let t: CaptureApp;
   let browser: Browser;
   let page: Page;
@@ -18,6 +18,7 @@ describe('the dashboard on a 390 px phone', { skip: browserSkip, timeout: 170_00
   const ids = { email: '', webhook: '', log: '' };
 
   before(async () => {
+    if (browserSkip) return; // every test below is reported skipped
     t = await startCaptureApp();
     browser = await launchBrowser();
     const ctx = await browser.newContext({ viewport: PHONE, colorScheme: 'light', isMobile: true, hasTouch: true });
@@ -31,7 +32,7 @@ describe('the dashboard on a 390 px phone', { skip: browserSkip, timeout: 170_00
     console.log(`# phone screenshots: ${shots.dir}`);
   });
 
-  test('the owner signs up on the phone and the team gets long-worded data on every page', async () => {
+  browserTest('the owner signs up on the phone and the team gets long-worded data on every page', async () => {
     await page.goto(`${t.url}/`);
     await page.getByRole('heading', { name: 'Welcome to Mailroom' }).waitFor();
     await setUpOwner(page);
@@ -54,7 +55,7 @@ describe('the dashboard on a 390 px phone', { skip: browserSkip, timeout: 170_00
     `/webhooks/${ids.webhook}`, '/logs', `/logs/${ids.log}`, '/suppressions', '/contacts', '/mailbox', '/team', '/account',
   ];
 
-  test('no page is wider than the phone, and the Menu button is on screen on each', async () => {
+  browserTest('no page is wider than the phone, and the Menu button is on screen on each', async () => {
     const wide: string[] = [];
     for (const p of pages()) {
       await page.goto(`${t.url}/dashboard${p}`);
@@ -70,7 +71,7 @@ describe('the dashboard on a 390 px phone', { skip: browserSkip, timeout: 170_00
     assert.deepEqual(wide, [], 'pages wider than 390 px');
   });
 
-  test('the Menu opens the navigation on the widest page', async () => {
+  browserTest('the Menu opens the navigation on the widest page', async () => {
     await page.goto(`${t.url}/dashboard/emails`);
     await page.getByRole('button', { name: 'Menu' }).click();
     await page.getByRole('link', { name: 'Suppressions' }).click();

@@ -1,16 +1,16 @@
 // The Team page in Chromium: an invite accepted in another browser leaves the pending list when
 // the owner comes back to the window, and a role change (above all to Owner) asks first: Cancel
 // changes nothing on the server, confirming changes the role. Desktop and phone.
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { startCaptureApp, type CaptureApp } from '../helpers/capture-app.js';
 import { DashboardClient, inviteSignupConfirmed } from '../helpers/dashboard-client.js';
-import { browserSkip, desktopPage, launchBrowser, screenshots, setUpOwner } from '../helpers/browser.js';
+import { browserSkip, browserTest, desktopPage, launchBrowser, screenshots, setUpOwner } from '../helpers/browser.js';
 
 const MIA = { email: 'mia@example.com', password: 'mia-password-12', name: 'Mia Member' };
 
-describe('Team roles and invites in a browser', { skip: browserSkip, timeout: 120_000 }, () => {
+describe('Team roles and invites in a browser', { timeout: 120_000 }, () => {
   let t: CaptureApp;
   let browser: Browser;
   let page: Page;
@@ -22,6 +22,7 @@ describe('Team roles and invites in a browser', { skip: browserSkip, timeout: 12
   };
 
   before(async () => {
+    if (browserSkip) return; // every test below is reported skipped
     t = await startCaptureApp({ dashboardFrom: 'Mailroom <no-reply@example.com>' }); // invite sign-ups confirm by email
     browser = await launchBrowser();
     page = await desktopPage(browser, errors);
@@ -36,7 +37,7 @@ describe('Team roles and invites in a browser', { skip: browserSkip, timeout: 12
     console.log(`# team screenshots: ${shots.dir}`);
   });
 
-  test('an invite accepted elsewhere is no longer listed as pending once the owner is back', async () => {
+  browserTest('an invite accepted elsewhere is no longer listed as pending once the owner is back', async () => {
     await page.goto(`${t.url}/dashboard/team`);
     await page.getByRole('button', { name: 'Create invite link' }).click();
     const url = await page.locator('.token code').innerText();
@@ -50,7 +51,7 @@ describe('Team roles and invites in a browser', { skip: browserSkip, timeout: 12
     await shots.shot('team-joined', page);
   });
 
-  test('promoting to Owner asks first; Cancel leaves the role as it was', async () => {
+  browserTest('promoting to Owner asks first; Cancel leaves the role as it was', async () => {
     await page.getByLabel(`Role of ${MIA.email}`).selectOption('owner');
     const dialog = page.getByTestId('role-confirm');
     await dialog.waitFor();
@@ -65,7 +66,7 @@ describe('Team roles and invites in a browser', { skip: browserSkip, timeout: 12
     assert.equal(await roleOnServer(), 'member');
   });
 
-  test('confirming a role change applies it', async () => {
+  browserTest('confirming a role change applies it', async () => {
     await page.getByLabel(`Role of ${MIA.email}`).selectOption('admin');
     await page.getByTestId('role-confirm').getByRole('button', { name: 'Make Admin' }).click();
     await page.waitForFunction(async () => {
@@ -75,7 +76,7 @@ describe('Team roles and invites in a browser', { skip: browserSkip, timeout: 12
     await page.waitForFunction((label) => (document.querySelector(`select[aria-label="${label}"]`) as HTMLSelectElement | null)?.value === 'admin', `Role of ${MIA.email}`);
   });
 
-  test('on a phone the Team page and its confirmation fit the screen', async () => {
+  browserTest('on a phone the Team page and its confirmation fit the screen', async () => {
     const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, storageState: await page.context().storageState() });
     const p = await phone.newPage();
     await p.goto(`${t.url}/dashboard/team`);
