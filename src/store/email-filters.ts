@@ -11,6 +11,7 @@ export interface EmailFilters {
   tag?: { name: string; value?: string };
   recipient?: string;    // exact address, any case
   subjectWords?: string[]; // every word must start a word of the subject
+  broadcastId?: string;  // the emails of one broadcast (emails_broadcast_created, 0019)
 }
 
 /** A WHERE fragment with $1.. placeholders (paginate.ts shifts them after team_id), or undefined. */
@@ -25,6 +26,7 @@ export function emailFilterSql(f: EmailFilters): { where: string; params: unknow
   if (f.startDate) conds.push(`created_at >= ${p(f.startDate)}`);
   if (f.endDate) conds.push(`created_at < ${p(f.endDate)}`);
   if (f.domainId) conds.push(`domain_id = ${p(f.domainId)}::uuid`);
+  if (f.broadcastId) conds.push(`broadcast_id = ${p(f.broadcastId)}::uuid`);
   if (f.apiKeyId) conds.push(`api_key_id = ${p(f.apiKeyId)}::uuid`);
   if (f.tag) conds.push(`tags @> ${p(JSON.stringify([f.tag.value === undefined ? { name: f.tag.name } : f.tag]))}::jsonb`);
   if (f.recipient) conds.push(`mailroom_lower_addrs(to_addrs) @> ARRAY[lower(${p(f.recipient)})]`);

@@ -1,0 +1,51 @@
+// Who of a page of a segment's contacts may receive a broadcast: the suppressed addresses and the
+// contacts outside the topic's subscription rule, for the whole page in one query.
+import type { Queryable } from './db.js';
+
+export interface PageExclusions {
+  /** addresses on the team's suppression list */
+  suppressed: Set<string>;
+  /** contacts whose subscription to the topic (their own, else the topic's default) is opt_out */
+  topicOut: Set<string>;
+}
+
+export async function broadcastPageExclusions(db: Queryable, teamId: string, topicId: string | null, contacts: { id: string; email: string }[]): Promise<PageExclusions> {
+  if (!contacts.length) return { suppressed: new Set(), topicOut: new Set() };
+  const { rows } = await db.query<{ kind: 'suppressed' | 'topic'; v: string }>(
+    `SELECT 'suppressed' AS kind, s.email AS v FROM suppressions s WHERE s.team_id = $1 AND s.email = ANY($2::text[])
+     UNION ALL
+     SELECT 'topic', c.id::text FROM unnest($3::uuid[]) AS c (id) JOIN topics t ON t.id = $4::uuid AND t.team_id = $1
+       LEFT JOIN contact_topics ct ON ct.contact_id = c.id AND ct.topic_id = t.id
+     WHERE coalesce(ct.subscription, t.default_subscription) = 'opt_out'`,
+    [teamId, contacts.map((c) => c.email.toLowerCase()), contacts.map((c) => c.id), topicId]);
+  const out: PageExclusions = { suppressed: new Set(), topicOut: new Set() };
+  for (const r of rows) (r.kind === 'suppressed' ? out.suppressed : out.topicOut).add(r.v);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Until the `segfilter` branch lands (store/segment-contacts.ts: segmentRecipientsAfter, for static
+// and filter segments alike), the same walk over the static membership table, with the same
+// signature, so that the expansion job swaps to it by changing one import.
+export interface SegmentKind { id: string; filter: unknown }
+export interface RecipientRow {
+  id: string; email: string; first_name: string | null; last_name: string | null; unsubscribed: boolean;
+  properties: Record<string, string | number | null>; created_at: string;
+}
+export interface RecipientCursor { created_at: string; id: string }
+
+export async function segmentRecipientsAfter(db: Queryable, teamId: string, s: SegmentKind, cursor: RecipientCursor | null, limit: number): Promise<{ rows: RecipientRow[]; next: RecipientCursor | null }> {
+  const params: unknown[] = [teamId, s.id];
+  let after = '';
+  if (cursor) {
+    params.push(cursor.created_at, cursor.id);
+    after = ' AND (contacts.created_at, contacts.id) > ($3::timestamptz, $4::uuid)';
+  }
+  params.push(limit);
+  const { rows } = await db.query<RecipientRow>(
+    `SELECT id, email, first_name, last_name, unsubscribed, properties, created_at::text AS created_at FROM contacts
+     WHERE contacts.team_id = $1 AND contacts.id IN (SELECT contact_id FROM contact_segments WHERE segment_id = $2::uuid)${after}
+     ORDER BY contacts.created_at, contacts.id LIMIT $${params.length}`, params);
+  const last = rows[rows.length - 1];
+  return { rows, next: rows.length === limit && last ? { created_at: last.created_at, id: last.id } : null };
+}
