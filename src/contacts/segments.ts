@@ -1,16 +1,18 @@
 // Segments (resend-compat 7.2; /audiences is the deprecated alias on the same rows): named lists of
 // contacts. Membership: `segments` on POST /contacts ([{id}] or plain ids), /contacts/:id/segments,
-// and the legacy audience-scoped contact routes. Lists here are fixed memberships; rule-based
-// segments (a filter over contact fields) are not built yet and `filter` is refused by name.
+// and the legacy audience-scoped contact routes. A segment is either such a fixed list or carries a
+// `filter` (segment-filters.ts), evaluated in SQL on every read; a filter segment takes no members.
 import { AppError, invalidField, missingField, notFound } from '../errors.js';
 import { shown } from '../emails/addresses.js';
 import { isUuid } from '../lib/ids.js';
 import type { Pool, Queryable } from '../store/db.js';
 import type { PageQuery } from '../store/paginate.js';
 import {
-  segmentDelete, segmentFind, segmentInsert, segmentList, segmentMemberRemove, segmentMembersAdd, segmentRename, segmentsFindMany, segmentsOfContact,
-  type SegmentRow,
+  segmentDelete, segmentFilterSet, segmentFind, segmentHasMembers, segmentInsert, segmentList, segmentMemberRemove, segmentMembersAdd, segmentRename,
+  segmentsFindMany, segmentsOfContact, segmentsWithFilter, type SegmentRow,
 } from '../store/segments.js';
+import { filterSegmentsMatching, segmentContactsCount } from '../store/segment-contacts.js';
+import { COUNT_CAP, filterOf } from './segment-filters.js';
 
 function nameOf(body: Record<string, unknown>, required: boolean): string | undefined {
   const v = body.name;
@@ -31,14 +33,17 @@ export async function segmentOf(db: Queryable, teamId: string, id: string, what:
 }
 
 export async function segmentCreate(db: Queryable, teamId: string, body: Record<string, unknown>, object: 'segment' | 'audience' = 'segment') {
-  if (body.filter !== undefined && body.filter !== null) throw invalidField('filter', 'rule-based segments are not available on this server yet; create the segment and add contacts to it.');
-  const s = await segmentInsert(db, teamId, nameOf(body, true)!);
+  const name = nameOf(body, true)!;
+  const filter = body.filter === undefined || body.filter === null ? null : await filterOf(db, teamId, body.filter);
+  const s = await segmentInsert(db, teamId, name, filter);
   return { object, id: s.id, name: s.name };
 }
 
+/** With Mailroom's extensions: `filter` (null for a fixed list) and `contacts_count`, counted in SQL up to COUNT_CAP. */
 export async function segmentGet(db: Queryable, teamId: string, id: string, object: 'segment' | 'audience' = 'segment') {
   const s = await segmentOf(db, teamId, id, object === 'audience' ? 'Audience' : 'Segment');
-  return { object, id: s.id, name: s.name, created_at: s.created_at };
+  const n = await segmentContactsCount(db, teamId, s, COUNT_CAP);
+  return { object, id: s.id, name: s.name, created_at: s.created_at, filter: s.filter, contacts_count: n.count, contacts_count_capped: n.capped };
 }
 
 export async function segmentsList(db: Queryable, teamId: string, page: PageQuery) {
@@ -46,10 +51,17 @@ export async function segmentsList(db: Queryable, teamId: string, page: PageQuer
   return { object: 'list' as const, has_more: p.has_more, data: p.data };
 }
 
+/** Renames, and sets (or with null clears) the filter; a segment with members cannot take one. */
 export async function segmentUpdate(db: Queryable, teamId: string, id: string, body: Record<string, unknown>) {
-  if (body.filter !== undefined && body.filter !== null) throw invalidField('filter', 'rule-based segments are not available on this server yet.');
   const name = nameOf(body, false);
   const s = await segmentOf(db, teamId, id);
+  if (body.filter !== undefined) {
+    const filter = body.filter === null ? null : await filterOf(db, teamId, body.filter, s.id);
+    if (filter && !s.filter && await segmentHasMembers(db, s.id)) {
+      throw invalidField('filter', 'this segment has members; a segment has either members or a filter. Remove its members, or create a new segment with the filter.');
+    }
+    await segmentFilterSet(db, teamId, s.id, filter);
+  }
   if (name !== undefined) await segmentRename(db, teamId, s.id, name);
   return { object: 'segment' as const, id: s.id };
 }
@@ -69,24 +81,37 @@ export async function segmentRefs(db: Queryable, teamId: string, v: unknown, fie
     if (typeof id !== 'string' || !isUuid(id)) throw invalidField(field === 'segments' ? `segments[${i}].id` : field, 'must be a segment id.');
     return id.toLowerCase();
   });
-  const known = new Set((await segmentsFindMany(db, teamId, ids)).map((s) => s.id));
+  const found = await segmentsFindMany(db, teamId, ids);
+  const known = new Set(found.map((s) => s.id));
   const unknown = ids.find((id) => !known.has(id));
   if (unknown) throw invalidField(field, `no ${field === 'audience_id' ? 'audience' : 'segment'} has the id ${shown(unknown)}.`);
+  const filtered = found.find((s) => s.filter);
+  if (filtered) throw invalidField(field, `the segment ${shown(filtered.id)} has a filter: its contacts are the ones matching it, it takes no members.`);
   return [...new Set(ids)];
 }
 
+const noMembers = (s: SegmentRow) => invalidField('segment_id', `the segment ${shown(s.id)} has a filter: its contacts are the ones matching it, it takes no members.`);
+
+/** The segments the contact is a member of, and the filter segments it matches now; oldest first. */
 export async function contactSegmentsList(db: Queryable, teamId: string, contactId: string) {
-  return { object: 'list' as const, has_more: false, data: await segmentsOfContact(db, teamId, contactId) };
+  const fixed = await segmentsOfContact(db, teamId, contactId);
+  const filters = await segmentsWithFilter(db, teamId);
+  const matched = await filterSegmentsMatching(db, teamId, contactId, filters);
+  const data = [...fixed, ...filters.filter((s) => matched.has(s.id))]
+    .sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1));
+  return { object: 'list' as const, has_more: false, data };
 }
 
 export async function contactSegmentAdd(db: Queryable, teamId: string, contactId: string, segmentId: string) {
   const s = await segmentOf(db, teamId, segmentId);
+  if (s.filter) throw noMembers(s);
   await segmentMembersAdd(db, contactId, [s.id]);
   return { id: s.id };
 }
 
 export async function contactSegmentRemove(db: Queryable, teamId: string, contactId: string, segmentId: string) {
   const s = await segmentOf(db, teamId, segmentId);
+  if (s.filter) throw noMembers(s);
   const removed = await segmentMemberRemove(db, contactId, s.id);
   if (!removed) throw new AppError('not_found', 'The contact is not in this segment.');
   return { id: s.id, audienceId: s.id, deleted: true };

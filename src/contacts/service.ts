@@ -13,7 +13,8 @@ import { contactEmail, contactInput } from './input.js';
 import { propertiesCheck, propertiesEffective } from './properties.js';
 import { contactTopicsOf, contactTopicsSet, topicChoices } from './topics.js';
 import { contactSegmentAdd, contactSegmentRemove, contactSegmentsList, segmentMembersAdd, segmentOf, segmentRefs } from './segments.js';
-import { segmentIdsOfContact, segmentIsMember } from '../store/segments.js';
+import { segmentIdsOfContact } from '../store/segments.js';
+import { segmentContactsPage, segmentHasContact } from '../store/segment-contacts.js';
 import { refuseMembershipFields } from './refs.js';
 
 type ContactEventType = Extract<EventType, 'contact.created' | 'contact.updated' | 'contact.deleted'>;
@@ -136,10 +137,10 @@ export async function contactSegmentLeave(pool: Pool, teamId: string, idOrEmail:
   });
 }
 
-/** The contacts of one segment (404 when the team has no such segment). */
+/** The contacts of one segment, its members or those matching its filter (404 when the team has no such segment). */
 export async function segmentContacts(pool: Pool, teamId: string, segmentId: string, page: PageQuery, what: 'Segment' | 'Audience' = 'Segment') {
   const s = await segmentOf(pool, teamId, segmentId, what);
-  const p = await contactList(pool, teamId, page, s.id);
+  const p = await segmentContactsPage(pool, teamId, s, page);
   return { object: 'list' as const, has_more: p.has_more, data: p.data };
 }
 
@@ -147,7 +148,7 @@ export async function segmentContacts(pool: Pool, teamId: string, segmentId: str
 export async function audienceMember(pool: Pool, teamId: string, audienceId: string, idOrEmail: string): Promise<void> {
   const s = await segmentOf(pool, teamId, audienceId, 'Audience');
   const c = await contactOf(pool, teamId, idOrEmail);
-  if (!(await segmentIsMember(pool, c.id, s.id))) throw notFound('Contact');
+  if (!(await segmentHasContact(pool, teamId, s, c.id))) throw notFound('Contact');
 }
 
 export async function contactsList(pool: Pool, teamId: string, page: PageQuery) {

@@ -23,7 +23,7 @@ export type ContactFields = Pick<ContactRow, 'email' | 'first_name' | 'last_name
 
 const COLUMNS = `id, team_id, email, first_name, last_name, unsubscribed, properties,
   created_at::text AS created_at, created_at AS created_ts, updated_at AS updated_ts`;
-const LIST_COLUMNS = 'id, email, first_name, last_name, created_at::text AS created_at, unsubscribed';
+export const CONTACT_LIST_COLUMNS = 'id, email, first_name, last_name, created_at::text AS created_at, unsubscribed';
 
 /** Inserts the contact unless the team has that address already (then undefined). */
 export async function contactInsert(tx: Tx, teamId: string, f: ContactFields): Promise<ContactRow | undefined> {
@@ -58,10 +58,9 @@ export async function contactDelete(tx: Tx, teamId: string, key: { id: string } 
   return rows[0];
 }
 
-/** The team's contacts, or only the members of one segment. */
-export async function contactList(db: Queryable, teamId: string, page: PageQuery, segmentId?: string): Promise<Page<Omit<ContactRow, 'team_id' | 'properties' | 'created_ts' | 'updated_ts'>>> {
-  if (segmentId) return paginate(db, { table: 'contacts', columns: LIST_COLUMNS, teamId, page, where: 'id IN (SELECT contact_id FROM contact_segments WHERE segment_id = $1)', params: [segmentId] });
-  return paginate(db, { table: 'contacts', columns: LIST_COLUMNS, teamId, page });
+/** The team's contacts (a segment's: segment-contacts.ts). */
+export async function contactList(db: Queryable, teamId: string, page: PageQuery): Promise<Page<Omit<ContactRow, 'team_id' | 'properties' | 'created_ts' | 'updated_ts'>>> {
+  return paginate(db, { table: 'contacts', columns: CONTACT_LIST_COLUMNS, teamId, page });
 }
 
 /** Records a contact.* event (the webhook `data` as given) in the caller's transaction. */

@@ -1,14 +1,28 @@
 // Segments and their members. Every query is keyed by the team.
+import type { Rule } from '../lib/filter-rule.js';
 import { uuid } from '../lib/ids.js';
 import type { Queryable } from './db.js';
 import { paginate, type Page, type PageQuery } from './paginate.js';
 
-export interface SegmentRow { id: string; name: string; created_at: string }
-const COLUMNS = 'id, name, created_at::text AS created_at';
+/** `filter`: the normal form of contacts/filter.ts, or null for a fixed list of members. */
+export interface SegmentRow { id: string; name: string; filter: Rule | null; created_at: string }
+const COLUMNS = 'id, name, filter, created_at::text AS created_at';
 
-export async function segmentInsert(db: Queryable, teamId: string, name: string): Promise<SegmentRow> {
-  const { rows } = await db.query<SegmentRow>(`INSERT INTO segments (id, team_id, name) VALUES ($1, $2, $3) RETURNING ${COLUMNS}`, [uuid(), teamId, name]);
+export async function segmentInsert(db: Queryable, teamId: string, name: string, filter: Rule | null = null): Promise<SegmentRow> {
+  const { rows } = await db.query<SegmentRow>(`INSERT INTO segments (id, team_id, name, filter) VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`,
+    [uuid(), teamId, name, filter && JSON.stringify(filter)]);
   return rows[0];
+}
+
+/** Sets or clears (null) the filter. */
+export async function segmentFilterSet(db: Queryable, teamId: string, id: string, filter: Rule | null): Promise<boolean> {
+  const { rowCount } = await db.query('UPDATE segments SET filter = $3 WHERE team_id = $1 AND id = $2', [teamId, id, filter && JSON.stringify(filter)]);
+  return Boolean(rowCount);
+}
+
+export async function segmentHasMembers(db: Queryable, segmentId: string): Promise<boolean> {
+  const { rowCount } = await db.query('SELECT 1 FROM contact_segments WHERE segment_id = $1 LIMIT 1', [segmentId]);
+  return Boolean(rowCount);
 }
 
 export async function segmentFind(db: Queryable, teamId: string, id: string): Promise<SegmentRow | undefined> {
@@ -35,6 +49,12 @@ export async function segmentDelete(db: Queryable, teamId: string, id: string): 
   return Boolean(rowCount);
 }
 
+/** The team's filter segments (to tell which a contact matches). */
+export async function segmentsWithFilter(db: Queryable, teamId: string): Promise<SegmentRow[]> {
+  const { rows } = await db.query<SegmentRow>(`SELECT ${COLUMNS} FROM segments WHERE team_id = $1 AND filter IS NOT NULL ORDER BY created_at, id LIMIT 500`, [teamId]);
+  return rows;
+}
+
 /** Adds the contact to segments of the team (already a member: nothing changes). */
 export async function segmentMembersAdd(db: Queryable, contactId: string, segmentIds: string[]): Promise<void> {
   if (!segmentIds.length) return;
@@ -47,15 +67,10 @@ export async function segmentMemberRemove(db: Queryable, contactId: string, segm
   return Boolean(rowCount);
 }
 
-export async function segmentIsMember(db: Queryable, contactId: string, segmentId: string): Promise<boolean> {
-  const { rowCount } = await db.query('SELECT 1 FROM contact_segments WHERE contact_id = $1 AND segment_id = $2', [contactId, segmentId]);
-  return Boolean(rowCount);
-}
-
-/** A contact's segments, oldest first. */
+/** A contact's fixed-list segments, oldest first (filter segments: segment-contacts.ts). */
 export async function segmentsOfContact(db: Queryable, teamId: string, contactId: string): Promise<SegmentRow[]> {
   const { rows } = await db.query<SegmentRow>(
-    `SELECT s.id, s.name, s.created_at::text AS created_at FROM contact_segments cs JOIN segments s ON s.id = cs.segment_id
+    `SELECT s.id, s.name, s.filter, s.created_at::text AS created_at FROM contact_segments cs JOIN segments s ON s.id = cs.segment_id
      WHERE cs.contact_id = $2 AND s.team_id = $1 ORDER BY s.created_at, s.id`, [teamId, contactId]);
   return rows;
 }

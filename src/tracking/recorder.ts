@@ -56,11 +56,14 @@ export class TrackingRecorder {
       const email = emails.get(h.emailId);
       if (!email) continue; // deleted since it was sent
       const seen = { ipAddress: h.ip ?? null, timestamp: h.at.toISOString(), userAgent: h.userAgent ?? null };
+      // The pixel and links are per email, not per recipient: an email to one address (a broadcast's,
+      // most transactional mail) names who engaged, which segment filters on engagement read.
+      const recipient = email.to_addrs.length === 1 ? email.to_addrs[0] : null;
       if (h.kind === 'click') {
-        events.push(makeEvent(email, 'email.clicked', { at: h.at, extra: { click: { ...seen, link: h.url } } }));
+        events.push(makeEvent(email, 'email.clicked', { recipient, at: h.at, extra: { click: { ...seen, link: h.url } } }));
       } else {
         const proxy = detectProxy(h.ip, h.userAgent);
-        events.push(makeEvent(email, 'email.opened', { at: h.at, extra: { open: { ...seen, machine: isMachineOpen(proxy), proxy } } }));
+        events.push(makeEvent(email, 'email.opened', { recipient, at: h.at, extra: { open: { ...seen, machine: isMachineOpen(proxy), proxy } } }));
       }
     }
     await emailEventsInsertTracked(this.db, events);

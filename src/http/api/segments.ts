@@ -2,11 +2,14 @@
 // for the resource: its endpoints are small and alike.
 import { Type } from 'typebox';
 import { segmentCreate, segmentGet, segmentRemove, segmentsList, segmentUpdate } from '../../contacts/segments.js';
+import { segmentPreview } from '../../contacts/segment-filters.js';
 import { PageQuerySchema, parsePage } from '../pagination.js';
 import { authOf, type ApiApp, type ApiDeps } from '../types.js';
 
 const Id = Type.Object({ id: Type.String() });
-const Body = Type.Object({ name: Type.Optional(Type.Unknown({ description: 'up to 256 characters' })) }, { additionalProperties: true });
+const Filter = Type.Unknown({ description: 'Mailroom extension: a rule tree (README, "Filter segments"); null = a fixed list of members' });
+const Body = Type.Object({ name: Type.Optional(Type.Unknown({ description: 'up to 256 characters' })), filter: Type.Optional(Filter) }, { additionalProperties: true });
+const PreviewBody = Type.Object({ filter: Filter }, { additionalProperties: true });
 
 export default function register(app: ApiApp, deps: ApiDeps): void {
   for (const [base, object, tags] of [['/segments', 'segment', ['Segments']], ['/audiences', 'audience', ['Audiences (deprecated)']]] as const) {
@@ -23,7 +26,10 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
       return segmentRemove(deps.pool, authOf(req).team_id, req.params.id, object);
     });
   }
-  app.patch('/segments/:id', { schema: { tags: ['Segments'], summary: 'Rename a segment', params: Id, body: Body } }, async (req) => {
+  app.post('/segments/preview', { schema: { tags: ['Segments'], summary: 'Count and show the first contacts matching a filter (Mailroom extension)', body: PreviewBody } }, async (req) => {
+    return segmentPreview(deps.pool, authOf(req).team_id, req.body ?? {});
+  });
+  app.patch('/segments/:id', { schema: { tags: ['Segments'], summary: 'Rename a segment, or set or clear its filter', params: Id, body: Body } }, async (req) => {
     return segmentUpdate(deps.pool, authOf(req).team_id, req.params.id, req.body ?? {});
   });
 }

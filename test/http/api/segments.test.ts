@@ -9,7 +9,7 @@ describe('segments (and the legacy audiences) through the resend SDK', () => {
   before(async () => { t = await startTestApp(); });
   after(async () => { await t.close(); });
 
-  test('create, get, list, rename and delete; a filter is refused by name', async () => {
+  test('create, get, list, rename and delete; a malformed filter is refused by name', async () => {
     const created = await t.resend.segments.create({ name: 'VIP' });
     assert.equal(created.error, null, JSON.stringify(created.error));
     assert.deepEqual(Object.keys(created.data!).sort(), ['id', 'name', 'object']);
