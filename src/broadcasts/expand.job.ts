@@ -16,8 +16,8 @@ import { contactPropertiesFind } from '../store/contact-properties.js';
 import { segmentFind } from '../store/segments.js';
 import { broadcastAdvance, broadcastFindById, broadcastPauseAuto, broadcastQueueDue, broadcastQueuedCount, type BroadcastRow } from '../store/broadcasts.js';
 import { broadcastCounts } from '../store/broadcast-stats.js';
-// When segfilter lands: `from '../store/segment-contacts.js'` (same function, filter segments too).
-import { broadcastPageExclusions, segmentRecipientsAfter } from '../store/broadcast-recipients.js';
+import { broadcastPageExclusions } from '../store/broadcast-recipients.js';
+import { segmentRecipientsAfter } from '../store/segment-contacts.js'; // static and filter segments alike
 import { deliverJobsHoldForBroadcast } from '../store/jobs.js';
 import { BroadcastMessage } from './message.js';
 
@@ -54,7 +54,7 @@ async function expandPage(deps: ExpandDeps, b: BroadcastRow, msg: BroadcastMessa
   const from = b.cursor_id && b.cursor_created_at ? { created_at: b.cursor_created_at, id: b.cursor_id } : null;
   const seg = b.segment_id ? await segmentFind(deps.pool, b.team_id, b.segment_id) : undefined;
   const page = seg
-    ? await segmentRecipientsAfter(deps.pool, b.team_id, { id: seg.id, filter: (seg as { filter?: unknown }).filter ?? null } as never, from, deps.config.broadcastPageSize)
+    ? await segmentRecipientsAfter(deps.pool, b.team_id, seg, from, deps.config.broadcastPageSize)
     : { rows: [], next: null };
   const ex = await broadcastPageExclusions(deps.pool, b.team_id, b.topic_id, page.rows);
   const step = { created: 0, skippedUnsubscribed: 0, skippedTopic: 0, skippedSuppressed: 0 };

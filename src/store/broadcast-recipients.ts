@@ -22,30 +22,3 @@ export async function broadcastPageExclusions(db: Queryable, teamId: string, top
   for (const r of rows) (r.kind === 'suppressed' ? out.suppressed : out.topicOut).add(r.v);
   return out;
 }
-
-// ---------------------------------------------------------------------------------------------
-// Until the `segfilter` branch lands (store/segment-contacts.ts: segmentRecipientsAfter, for static
-// and filter segments alike), the same walk over the static membership table, with the same
-// signature, so that the expansion job swaps to it by changing one import.
-export interface SegmentKind { id: string; filter: unknown }
-export interface RecipientRow {
-  id: string; email: string; first_name: string | null; last_name: string | null; unsubscribed: boolean;
-  properties: Record<string, string | number | null>; created_at: string;
-}
-export interface RecipientCursor { created_at: string; id: string }
-
-export async function segmentRecipientsAfter(db: Queryable, teamId: string, s: SegmentKind, cursor: RecipientCursor | null, limit: number): Promise<{ rows: RecipientRow[]; next: RecipientCursor | null }> {
-  const params: unknown[] = [teamId, s.id];
-  let after = '';
-  if (cursor) {
-    params.push(cursor.created_at, cursor.id);
-    after = ' AND (contacts.created_at, contacts.id) > ($3::timestamptz, $4::uuid)';
-  }
-  params.push(limit);
-  const { rows } = await db.query<RecipientRow>(
-    `SELECT id, email, first_name, last_name, unsubscribed, properties, created_at::text AS created_at FROM contacts
-     WHERE contacts.team_id = $1 AND contacts.id IN (SELECT contact_id FROM contact_segments WHERE segment_id = $2::uuid)${after}
-     ORDER BY contacts.created_at, contacts.id LIMIT $${params.length}`, params);
-  const last = rows[rows.length - 1];
-  return { rows, next: rows.length === limit && last ? { created_at: last.created_at, id: last.id } : null };
-}
