@@ -268,4 +268,51 @@ describe('broadcasts through the resend SDK, in capture mode', () => {
     assert.equal(links.error, null, JSON.stringify(links.error));
     assert.deepEqual(links.data!.data, []);
   });
+  test('a filter segment (rules, no fixed members) is expanded by its rule', async () => {
+    const seg = await t.api('POST', '/segments', { body: { name: 'Named A or B', filter: { field: 'first_name', op: 'in', value: ['Ann', 'Bob & <Co>', 'Gone'] } } });
+    assert.equal(seg.status, 201, JSON.stringify(seg.body));
+    const b = await t.resend.broadcasts.create({ segmentId: seg.body.id, from, subject: 'Filtered', text: 'f', send: true });
+    assert.equal(b.error, null, JSON.stringify(b.error));
+    const done = await waitSent(b.data!.id);
+    assert.deepEqual((await emailsOf(done.id)).map((e) => e.to[0]).sort(), ['ann@dest.test', 'bob@dest.test']); // Gone unsubscribed
+  });
+
+  test('open and click tracking apply when the domain has them, and leave the unsubscribe link alone', async () => {
+    const on = await t.api('PATCH', `/domains/${t.domainId}`, { body: { open_tracking: true, click_tracking: true } });
+    assert.equal(on.status, 200, JSON.stringify(on.body));
+    await sleep(5_200); // the send path caches a sending domain for 5 s (send.ts DOMAIN_CACHE_MS)
+    try {
+      const b = await t.resend.broadcasts.create({ segmentId: segment, from, subject: 'Tracked',
+        html: '<p><a href="https://shop.example.org/sale">Sale</a> <a href="{{{RESEND_UNSUBSCRIBE_URL}}}">leave</a></p>', send: true });
+      await waitSent(b.data!.id);
+      const ann = (await emailsOf(b.data!.id)).find((e) => e.to[0] === 'ann@dest.test')!;
+      const html = (await mimeOf(ann.id)).html as string;
+      assert.doesNotMatch(html, /href="https:\/\/shop\.example\.org\/sale"/, 'the link is rewritten for click tracking');
+      assert.match(html, /href="http:\/\/[^"]+\/u\/[a-z2-7]{45}"/, 'the unsubscribe link is not');
+      assert.match(html, /<img[^>]+src="http:\/\/[^"]+"/, 'an open pixel');
+      // A click through the tracked link is counted for the broadcast.
+      const tracked = /href="(http:\/\/[^"]+)"/.exec(html)![1].replace(/&amp;/g, '&');
+      const u = new URL(tracked); // on MAILROOM_PUBLIC_URL: the test server is elsewhere
+      const hit = await fetch(t.url + u.pathname + u.search, { redirect: 'manual' });
+      assert.equal(hit.status, 302);
+      const links = await until('the click counted', async () => {
+        const l = (await t.resend.broadcasts.clickedLinks(b.data!.id)).data!;
+        return l.data.length > 0 && l;
+      });
+      assert.deepEqual(links.data.map((l) => [l.url, l.clicks, l.unique_clicks]), [['https://shop.example.org/sale', 1, 1]]);
+      const clicked = await t.resend.broadcasts.recipients(b.data!.id, { type: 'clicked' });
+      assert.deepEqual(clicked.data!.data.map((r) => [r.email, r.count, r.clicked_links]), [['ann@dest.test', 1, [{ url: 'https://shop.example.org/sale', clicks: 1 }]]]);
+    } finally {
+      await t.api('PATCH', `/domains/${t.domainId}`, { body: { open_tracking: false, click_tracking: false } });
+    }
+  });
+
+  test('/openapi.json documents every broadcast route', async () => {
+    const doc = (await t.api('GET', '/openapi.json')).body;
+    for (const [path, method] of [['/broadcasts', 'post'], ['/broadcasts', 'get'], ['/broadcasts/{id}', 'get'], ['/broadcasts/{id}', 'patch'], ['/broadcasts/{id}', 'delete'],
+      ['/broadcasts/{id}/send', 'post'], ['/broadcasts/{id}/cancel', 'post'], ['/broadcasts/{id}/duplicate', 'post'], ['/broadcasts/{id}/pause', 'post'],
+      ['/broadcasts/{id}/resume', 'post'], ['/broadcasts/{id}/test', 'post'], ['/broadcasts/{id}/recipients', 'get'], ['/broadcasts/{id}/clicked-links', 'get']]) {
+      assert.ok(doc.paths[path]?.[method], `${method.toUpperCase()} ${path}`);
+    }
+  });
 });
