@@ -307,6 +307,25 @@ describe('broadcasts through the resend SDK, in capture mode', () => {
     }
   });
 
+  test('a one-click unsubscribe from a broadcast email unsubscribes the contact from all list mail and counts in the broadcast', async () => {
+    const seg = (await t.resend.segments.create({ name: 'Leavers' })).data!.id;
+    await t.resend.contacts.create({ email: 'leaver@dest.test', firstName: 'Lee', segments: [{ id: seg }] } as never);
+    const b = await t.resend.broadcasts.create({ segmentId: seg, from, subject: 'L', text: 'Leave: {{{RESEND_UNSUBSCRIBE_URL}}}', send: true });
+    await waitSent(b.data!.id);
+    const [email] = await emailsOf(b.data!.id);
+    const link = new URL(/Leave: (\S+)/.exec((await mimeOf(email.id)).text!)![1]);
+    const res = await fetch(t.url + link.pathname, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+    assert.equal(res.status, 200);
+    assert.equal((await t.resend.contacts.get({ email: 'leaver@dest.test' } as never)).data!.unsubscribed, true);
+    const got = (await t.resend.broadcasts.get(b.data!.id)).data!;
+    assert.equal(got.stats.unsubscribed, 1);
+    const listed = await t.resend.broadcasts.recipients(b.data!.id, { type: 'unsubscribed' });
+    assert.deepEqual(listed.data!.data.map((r) => r.email), ['leaver@dest.test']);
+    // The next broadcast to the segment skips them.
+    const next = await t.resend.broadcasts.create({ segmentId: seg, from, subject: 'L2', text: 'again', send: true });
+    assert.deepEqual((await waitSent(next.data!.id)).stats.skipped, { unsubscribed: 1, topic: 0, suppressed: 0 });
+  });
+
   test('/openapi.json documents every broadcast route', async () => {
     const doc = (await t.api('GET', '/openapi.json')).body;
     for (const [path, method] of [['/broadcasts', 'post'], ['/broadcasts', 'get'], ['/broadcasts/{id}', 'get'], ['/broadcasts/{id}', 'patch'], ['/broadcasts/{id}', 'delete'],
