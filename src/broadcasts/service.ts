@@ -141,13 +141,17 @@ export class Broadcasts {
 
   async resume(teamId: string, id: string) {
     const b = await find(this.pool, teamId, id);
+    // A broadcast paused before its scheduled time goes back to waiting for it.
+    const at = b.scheduled_at && !b.sent_at ? new Date(b.scheduled_at.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00')) : null;
+    const wait = at && at.getTime() > Date.now() ? at : null;
+    const status = wait ? 'scheduled' as const : 'queued' as const;
     await withTx(this.pool, async (tx) => {
-      const moved = await broadcastMove(tx, teamId, b.id, ['paused'], 'queued');
+      const moved = await broadcastMove(tx, teamId, b.id, ['paused'], status);
       if (!moved) throw new AppError('validation_error', `Only paused broadcasts can be resumed: this broadcast is ${b.status}.`);
       await deliverJobsReleaseForBroadcast(tx, b.id);
-      await broadcastJobWake(tx, b.id, null);
+      await broadcastJobWake(tx, b.id, wait);
     });
-    return { ...ok(b.id), status: 'queued' as const };
+    return { ...ok(b.id), status };
   }
 
   /**

@@ -218,16 +218,28 @@ describe('broadcasts through the resend SDK, in capture mode', () => {
   });
 
   test('pause holds a broadcast and resume finishes it; test send goes to chosen addresses only; duplicate makes a draft', async () => {
+    // Paused before its time, resumed: it waits for its time again.
+    const later = (await t.resend.broadcasts.create({ segmentId: segment, from, subject: 'Later', text: 'l', send: true, scheduledAt: 'in 10 minutes' })).data!;
+    assert.equal((await t.api('POST', `/broadcasts/${later.id}/pause`)).status, 200);
+    const back = await t.api('POST', `/broadcasts/${later.id}/resume`);
+    assert.deepEqual(back.body, { object: 'broadcast', id: later.id, status: 'scheduled' });
+    assert.equal((await t.resend.broadcasts.cancel(later.id)).error, null);
+
+    // Paused past its time: nothing goes until resumed, then everyone gets it.
     const d = (await t.resend.broadcasts.create({ segmentId: segment, from, subject: 'Paused {{{FIRST_NAME|you}}}', text: 'p' })).data!;
-    const s = await t.resend.broadcasts.send(d.id, { scheduledAt: 'in 10 minutes' });
+    const s = await t.resend.broadcasts.send(d.id, { scheduledAt: new Date(Date.now() + 1000).toISOString() });
     assert.equal(s.error, null);
     const p = await t.api('POST', `/broadcasts/${d.id}/pause`);
     assert.equal(p.status, 200, JSON.stringify(p.body));
     const paused = (await t.resend.broadcasts.get(d.id)).data! as unknown as { status: string; pause_reason: string };
     assert.deepEqual([paused.status, paused.pause_reason], ['paused', 'paused on request']);
     assert.equal((await t.api('POST', `/broadcasts/${d.id}/pause`)).status, 422);
+    await sleep(1500);
+    assert.equal((await emailsOf(d.id)).length, 0);
+    assert.equal((await t.resend.broadcasts.get(d.id)).data!.status as string, 'paused');
     const r = await t.api('POST', `/broadcasts/${d.id}/resume`);
     assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(r.body.status, 'queued');
     const done = await waitSent(d.id);
     assert.equal(done.stats.recipients, 4);
     assert.equal((await t.api('POST', `/broadcasts/${d.id}/resume`)).status, 422);
