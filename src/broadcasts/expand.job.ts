@@ -28,6 +28,14 @@ const PAUSED_LOOK_MS = 5_000;   // a paused broadcast's job looks again this oft
 const PACE_WAIT_MS = 250;       // the window is full: look again after this
 const RUN_BUDGET_MS = 20_000;   // then give the slot back (the job is due again at once)
 const RATES_EVERY_MS = 1_000;
+/**
+ * Priority without a priority column: the claim takes due jobs oldest run_at first, so a
+ * broadcast's deliveries are due this long after their page commits, and any transactional email
+ * accepted meanwhile is claimed before them. With the window (MAILROOM_BROADCAST_QUEUE_WINDOW)
+ * bounding the backlog, transactional mail waits behind at most the broadcast deliveries queued
+ * more than this long before it. Automations, when they come, take a smaller lag.
+ */
+export const BROADCAST_DELIVERY_LAG_MS = 2_000;
 
 /** Why the broadcast must pause now, or undefined. */
 export async function autoPauseReason(pool: Pool, config: Config, id: string): Promise<string | undefined> {
@@ -77,7 +85,7 @@ async function expandPage(deps: ExpandDeps, b: BroadcastRow, msg: BroadcastMessa
         deps.log.warn('broadcast: contact address refused, skipped', { broadcast_id: b.id, contact_id: c.id, err: err.message });
         continue;
       }
-      emails.push(await deps.sender.prepareValidated(ctx, req, now, undefined, { listId: msg.listId, broadcastId: b.id }));
+      emails.push(await deps.sender.prepareValidated(ctx, req, now, undefined, { listId: msg.listId, broadcastId: b.id, deliveryLagMs: BROADCAST_DELIVERY_LAG_MS }));
     }
   }
   step.created = emails.length;

@@ -49,6 +49,11 @@ export interface ListMail {
   id?: string;
   /** the broadcast this email is one recipient's copy of (emails.broadcast_id, `broadcast_id` in its events) */
   broadcastId?: string;
+  /**
+   * Bulk mail's place in the delivery queue: its jobs are due this long after acceptance. The
+   * workers claim in run_at order, so mail accepted meanwhile (transactional) goes first.
+   */
+  deliveryLagMs?: number;
 }
 
 const UNSUBSCRIBE_TAG = /\{\{\{\s*RESEND_UNSUBSCRIBE_URL\s*\}\}\}/g;
@@ -173,7 +178,7 @@ export class EmailSender {
       scheduled_at: req.scheduledAt?.toISOString() ?? null, last_event: scheduled ? 'scheduled' : 'sent', created_at: now.toISOString(), topic_id: topicId,
       list_unsubscribe: listMail, list_id: list?.listId ?? null, broadcast_id: list?.broadcastId ?? null,
     };
-    const runAt = (req.scheduledAt ?? now).toISOString();
+    const runAt = new Date((req.scheduledAt ?? now).getTime() + (list?.deliveryLagMs ?? 0)).toISOString();
     const byDomain = new Map<string, Set<string>>();
     for (const a of [...req.to, ...req.cc, ...req.bcc]) {
       const set = byDomain.get(a.domain) ?? new Set<string>();

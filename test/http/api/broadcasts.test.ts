@@ -338,6 +338,18 @@ describe('broadcasts through the resend SDK, in capture mode', () => {
     assert.deepEqual((await waitSent(next.data!.id)).stats.skipped, { unsubscribed: 1, topic: 0, suppressed: 0 });
   });
 
+  test('a transactional email accepted after a broadcast was queued is delivered before the broadcast\'s emails', async () => {
+    const b = await t.resend.broadcasts.create({ segmentId: segment, from, subject: 'Bulk', text: 'bulk', send: true });
+    await until('the broadcast\'s emails', async () => (await emailsOf(b.data!.id)).length === 4);
+    const urgent = await t.send({ to: 'urgent@dest.test', subject: 'Your code' });
+    await until('every delivery', async () => (await t.resend.broadcasts.get(b.data!.id)).data!.stats.delivered === 4);
+    const { rows: [r] } = await t.db.pool.query(
+      `SELECT (SELECT created_at FROM email_events WHERE email_id = $1 AND type = 'email.delivered') AS urgent,
+              (SELECT min(ev.created_at) FROM email_events ev JOIN emails e ON e.id = ev.email_id WHERE e.broadcast_id = $2 AND ev.type = 'email.delivered') AS bulk`,
+      [urgent, b.data!.id]);
+    assert.ok(r.urgent < r.bulk, `transactional delivered at ${r.urgent?.toISOString()}, the broadcast's first at ${r.bulk?.toISOString()}`);
+  });
+
   test('/openapi.json documents every broadcast route', async () => {
     const doc = (await t.api('GET', '/openapi.json')).body;
     for (const [path, method] of [['/broadcasts', 'post'], ['/broadcasts', 'get'], ['/broadcasts/{id}', 'get'], ['/broadcasts/{id}', 'patch'], ['/broadcasts/{id}', 'delete'],
