@@ -4,7 +4,7 @@
 import { AppError } from '../errors.js';
 import { apiKeyToken, sha256Hex, uuid } from '../lib/ids.js';
 import type { Queryable } from '../store/db.js';
-import { apiKeyDelete, apiKeyFindByHash, apiKeyInsert, apiKeyList, apiKeyRename, apiKeyTouchMany, type ApiKeyAuth, type Permission } from '../store/api-keys.js';
+import { apiKeyDelete, apiKeyFindByHash, apiKeyInsert, apiKeyList, apiKeyListDetailed, apiKeyRename, apiKeyTouchMany, type ApiKeyAuth, type Permission } from '../store/api-keys.js';
 import { domainFindById } from '../store/domains.js';
 import { isUuid } from '../lib/ids.js';
 import type { PageQuery } from '../store/paginate.js';
@@ -49,6 +49,11 @@ export class ApiKeys {
 
   list(teamId: string, page: PageQuery) {
     return apiKeyList(this.db, teamId, page);
+  }
+
+  /** Every key with its permission, domain and token prefix (the dashboard's table; not part of Resend's list). */
+  listDetailed(teamId: string) {
+    return apiKeyListDetailed(this.db, teamId);
   }
 
   /** False when the team has no such key. */

@@ -5,6 +5,7 @@ import { isUuid } from '../lib/ids.js';
 import { apiKeyList, type Permission } from '../store/api-keys.js';
 import { teamFindById } from '../store/teams.js';
 import { withDatabase } from './db.js';
+import { UsageError } from './errors.js';
 
 export async function cmdApiKeys(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
@@ -12,20 +13,19 @@ export async function cmdApiKeys(argv: string[]): Promise<number> {
     options: { name: { type: 'string' }, permission: { type: 'string' }, 'domain-id': { type: 'string' }, team: { type: 'string' } },
   });
   const [sub, id] = positionals;
+  if (sub !== 'create' && sub !== 'list' && sub !== 'delete') throw new UsageError(sub ? `unknown subcommand "${sub}".` : 'say create, list or delete.');
+  const permission = (values.permission ?? 'full_access') as Permission;
+  if (permission !== 'full_access' && permission !== 'sending_access') throw new UsageError('--permission must be full_access or sending_access.');
+  if (sub === 'delete' && !id) throw new UsageError('delete needs the ID of the key (see `mailroom api-keys list`).');
   return withDatabase(async (db, ctx) => {
     const teamId = values.team ?? ctx.defaultTeamId;
     if (!isUuid(teamId) || !(await teamFindById(db.pool, teamId))) {
-      process.stderr.write(`No team ${teamId}.\n`);
+      process.stderr.write(`No team ${teamId} (see \`mailroom teams list\`).\n`);
       return 1;
     }
     const keys = new ApiKeys(db.pool);
     switch (sub) {
       case 'create': {
-        const permission = (values.permission ?? 'full_access') as Permission;
-        if (permission !== 'full_access' && permission !== 'sending_access') {
-          process.stderr.write('--permission must be full_access or sending_access.\n');
-          return 1;
-        }
         const key = await keys.create(teamId, { name: values.name ?? 'CLI', permission, domainId: values['domain-id'] ?? null });
         process.stdout.write(`id:    ${key.id}\ntoken: ${key.token}\n(the token is shown only once)\n`);
         return 0;
@@ -37,16 +37,13 @@ export async function cmdApiKeys(argv: string[]): Promise<number> {
         return 0;
       }
       case 'delete': {
-        if (!id || !isUuid(id) || !(await keys.delete(teamId, id))) {
-          process.stderr.write(`API key not found: ${id ?? '(none given)'}\n`);
+        if (!isUuid(id) || !(await keys.delete(teamId, id))) {
+          process.stderr.write(`API key not found: ${id}.\n`);
           return 1;
         }
         process.stdout.write(`Deleted ${id}\n`);
         return 0;
       }
-      default:
-        process.stderr.write('Usage: mailroom api-keys create|list|delete\n');
-        return 1;
     }
   });
 }

@@ -8,9 +8,10 @@ import { X509Certificate } from 'node:crypto';
 import { Resolver } from 'node:dns/promises';
 import { loadConfig } from '../config/load.js';
 import type { HostPort } from '../config/schema.js';
-import { createLogger } from '../lib/log.js';
-import { openDatabase } from '../store/db.js';
 import { listMigrations } from '../store/migrate.js';
+import { openCliDatabase } from './db.js';
+import { explainError } from './errors.js';
+import { parseArgs } from 'node:util';
 
 type Check = { name: string; ok: boolean; detail: string; warnOnly?: boolean };
 
@@ -22,31 +23,34 @@ async function portFree(hp: HostPort): Promise<boolean> {
   });
 }
 
-export async function cmdDoctor(): Promise<number> {
+export async function cmdDoctor(argv: string[]): Promise<number> {
+  parseArgs({ args: argv, options: {} }); // no arguments: anything else is a usage error
   const checks: Check[] = [];
   const config = loadConfig(); // a bad setting throws a ConfigError naming it
   checks.push({ name: 'configuration', ok: true, detail: 'all settings valid' });
   const mxProblem = mxHostProblem(config);
   checks.push({ name: 'public host name (MAILROOM_MX_HOST)', ok: !mxProblem, detail: mxProblem ?? config.mxHost, warnOnly: true });
 
+  let owner: number | undefined;
   try {
-    const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, log: createLogger('silent'), poolSize: 1 });
+    const db = await openCliDatabase(config);
+    owner = db.sharedWith;
     try {
       const { rows } = await db.pool.query("SELECT current_setting('server_version') AS v, to_regclass('schema_migrations') IS NOT NULL AS m");
       let pending = listMigrations().length;
       if (rows[0].m) pending -= Number((await db.pool.query('SELECT count(*) FROM schema_migrations')).rows[0].count);
-      checks.push({ name: 'database', ok: true, detail: `PostgreSQL ${rows[0].v} (${db.embedded ? 'embedded' : 'external'}); ${pending} migration(s) pending` });
+      checks.push({ name: 'database', ok: true, detail: `PostgreSQL ${rows[0].v} (${db.sharedWith ? `embedded, that of the running Mailroom, process ${db.sharedWith}` : db.embedded ? 'embedded' : 'external'}); ${pending} migration(s) pending` });
     } finally {
       await db.close();
     }
   } catch (err) {
-    checks.push({ name: 'database', ok: false, detail: (err as Error).message });
+    checks.push({ name: 'database', ok: false, detail: explainError(err) });
   }
 
   const listeners: [string, HostPort][] = [['http', config.httpListen], ...config.smtpListen.map((l) => ['smtp', l] as [string, HostPort]), ...config.mxListen.map((l) => ['mx', l] as [string, HostPort])];
   for (const [what, hp] of listeners) {
     const free = await portFree(hp);
-    checks.push({ name: `${what} port ${hp.host}:${hp.port}`, ok: free, detail: free ? 'free' : 'in use or not permitted (another instance running, or a port below 1024 without privileges)', warnOnly: true });
+    checks.push({ name: `${what} port ${hp.host}:${hp.port}`, ok: free, detail: free ? 'free' : owner ? `in use (by the running Mailroom, process ${owner})` : 'in use or not permitted (another instance running, or a port below 1024 without privileges)', warnOnly: true });
   }
 
   const resolver = new Resolver({ timeout: 2000, tries: 1 });
@@ -58,7 +62,7 @@ export async function cmdDoctor(): Promise<number> {
     const code = (err as { code?: string }).code;
     // NODATA / NOTFOUND are answers: the resolver works.
     const answered = code === 'ENODATA' || code === 'ENOTFOUND';
-    checks.push({ name: 'dns resolver', ok: answered, detail: answered ? `answers (${resolver.getServers().join(', ')})` : `no answer from ${resolver.getServers().join(', ')}: ${code ?? (err as Error).message}` });
+    checks.push({ name: 'dns resolver', ok: answered, detail: answered ? `answers (${resolver.getServers().join(', ')})` : `no answer from ${resolver.getServers().join(', ')}: ${code ?? explainError(err)}` });
   }
 
   if (config.tlsCert && config.tlsKey) {
@@ -69,7 +73,7 @@ export async function cmdDoctor(): Promise<number> {
       const expired = Date.parse(x.validTo) < Date.now();
       checks.push({ name: 'tls certificate', ok: !expired, detail: `${x.subject.replace(/\n/g, ', ')}; valid to ${x.validTo}` });
     } catch (err) {
-      checks.push({ name: 'tls certificate', ok: false, detail: (err as Error).message });
+      checks.push({ name: 'tls certificate', ok: false, detail: explainError(err) });
     }
   } else {
     checks.push({ name: 'tls certificate', ok: true, detail: 'none configured: a self-signed certificate is generated into the data directory' });

@@ -2,21 +2,22 @@
 import { ApiKeys } from '../auth/api-keys.js';
 import { teamCreate, teamList } from '../store/teams.js';
 import { withDatabase } from './db.js';
+import { UsageError } from './errors.js';
 
 export async function cmdTeams(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
+  const name = rest.join(' ').trim();
+  if (sub === 'create' && !name) throw new UsageError('the new team needs a NAME.');
+  if (sub === 'list' && rest.length) throw new UsageError('list takes no arguments.');
+  if (sub !== 'create' && sub !== 'list') throw new UsageError(sub ? `unknown subcommand "${sub}".` : 'say create NAME or list.');
   return withDatabase(async (db) => {
-    if (sub === 'create' && rest.join(' ').trim()) {
-      const team = await teamCreate(db.pool, rest.join(' ').trim());
+    if (sub === 'create') {
+      const team = await teamCreate(db.pool, name);
       const key = await new ApiKeys(db.pool).create(team.id, { name: 'Owner' });
       process.stdout.write(`team:  ${team.id} (${team.name})\ntoken: ${key.token}\n(the token is shown only once)\n`);
       return 0;
     }
-    if (sub === 'list') {
-      for (const t of await teamList(db.pool)) process.stdout.write(`${t.id}  ${t.name}${t.is_default ? ' (default)' : ''}  created ${t.created_at}\n`);
-      return 0;
-    }
-    process.stderr.write('Usage: mailroom teams create NAME | mailroom teams list\n');
-    return 1;
+    for (const t of await teamList(db.pool)) process.stdout.write(`${t.id}  ${t.name}${t.is_default ? ' (default)' : ''}  created ${t.created_at}\n`);
+    return 0;
   });
 }

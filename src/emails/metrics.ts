@@ -1,6 +1,7 @@
 // GET /emails/metrics (resend-compat.md 1.7): the requested metrics, totaled over the range and,
-// with dimensions period and/or domain, one row per combination. Counts come from email events;
-// rates are ratios rounded to 4 decimals (0 when the denominator is 0).
+// with dimensions period and/or domain, one row per combination. Counts come from email events,
+// all per recipient; rates are ratios rounded to 4 decimals (0 when the denominator is 0), at
+// most 1 (an email sent before the range can be delivered inside it).
 import { emailMetricsCounts, metricsPeriods, domainNames, type Granularity, type MetricsCount } from '../store/email-metrics.js';
 import type { Queryable } from '../store/db.js';
 import type { EmailEventType } from '../events/types.js';
@@ -48,7 +49,7 @@ function finish(bag: Bag, metrics: string[]): Bag {
   const out: Bag = {};
   for (const m of metrics) {
     const r = RATES[m];
-    out[m] = r ? (need(r[1]) ? Math.round((need(r[0]) / need(r[1])) * 10_000) / 10_000 : 0) : need(m);
+    out[m] = r ? (need(r[1]) ? Math.min(1, Math.round((need(r[0]) / need(r[1])) * 10_000) / 10_000) : 0) : need(m);
   }
   return out;
 }

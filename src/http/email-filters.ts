@@ -37,9 +37,12 @@ export function parseEmailFilters(q: Record<string, unknown>): EmailFilters {
   }
   const search = s('q');
   if (search) {
-    if (search.includes('@')) f.recipient = search.slice(0, 320);
+    const q = search.trim().slice(0, 320);
+    if (/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(q)) f.recipient = q; // a whole address: the indexed exact match
     else {
-      const words = search.split(/[^\p{L}\p{N}_]+/u).filter(Boolean).slice(0, 8).map((w) => w.toLowerCase());
+      // Part of an address ("noah", "@gmail.com") or subject words: either may match.
+      if (!/\s/.test(q)) f.recipientPart = q;
+      const words = q.includes('@') ? [] : q.split(/[^\p{L}\p{N}_]+/u).filter(Boolean).slice(0, 8).map((w) => w.toLowerCase());
       if (words.length) f.subjectWords = words;
     }
   }

@@ -37,6 +37,18 @@ export async function apiKeyList(db: Queryable, teamId: string, page: PageQuery)
   });
 }
 
+/** The dashboard's view of every key of a team: what it may do, its domain and the token's first characters. */
+export interface ApiKeyDetail extends ApiKeyListItem { permission: Permission; domain_id: string | null; domain_name: string | null; token_hint: string }
+
+export async function apiKeyListDetailed(db: Queryable, teamId: string): Promise<ApiKeyDetail[]> {
+  const { rows } = await db.query<ApiKeyDetail>(
+    `SELECT k.id, k.name, k.created_at::text AS created_at, k.last_used_at::text AS last_used_at, k.permission, k.domain_id, d.name AS domain_name, k.token_hint
+     FROM api_keys k LEFT JOIN domains d ON d.id = k.domain_id WHERE k.team_id = $1 ORDER BY k.created_at DESC, k.id DESC`,
+    [teamId],
+  );
+  return rows;
+}
+
 export async function apiKeyDelete(db: Queryable, teamId: string, id: string): Promise<string | undefined> {
   const { rows } = await db.query<{ token_hash: string }>('DELETE FROM api_keys WHERE team_id = $1 AND id = $2 RETURNING token_hash', [teamId, id]);
   return rows[0]?.token_hash;

@@ -7,6 +7,7 @@ import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
 import type { Logger } from '../lib/log.js';
+import { alive, postmasterState } from './embedded-running.js';
 
 export type Pool = pg.Pool;
 export type Tx = pg.PoolClient;
@@ -16,6 +17,8 @@ export interface Database {
   pool: pg.Pool;
   url: string;
   embedded: boolean;
+  /** The running Mailroom process whose embedded PostgreSQL this borrows (one-shot commands). */
+  sharedWith?: number;
   close(): Promise<void>;
 }
 
@@ -108,33 +111,23 @@ function checkReachableAsPostgresUser(databaseDir: string): void {
   }
 }
 
-const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch (e) { return (e as NodeJS.ErrnoException).code === 'EPERM'; } };
-
-/** True when `pid` is a postgres server for this data directory (read from /proc on Linux). */
-function isOurPostmaster(pid: number, databaseDir: string): boolean {
-  try {
-    const args = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-    return /postgres$/.test(args[0] ?? '') && args.includes(databaseDir);
-  } catch {
-    return false;
-  }
-}
-
 /**
  * A start after a crash (kill -9, OOM) of the process that owned the embedded server: its
  * postmaster lives on as an orphan holding postmaster.pid. Ours (same binary, same directory) is
  * stopped cleanly (fast shutdown, then harder) and the start goes on; a stale pid file is removed.
  */
 async function reclaimDataDirectory(databaseDir: string, log: Logger): Promise<void> {
-  const pidFile = path.join(databaseDir, 'postmaster.pid');
-  if (!fs.existsSync(pidFile)) return;
-  const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
-  if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) {
+  const state = postmasterState(databaseDir);
+  const { pidFile, pid } = state;
+  if (!pid) {
     fs.rmSync(pidFile, { force: true });
     return;
   }
-  if (!isOurPostmaster(pid, databaseDir)) {
+  if (!state.ours) {
     throw new Error(`The embedded PostgreSQL data directory ${databaseDir} is in use by process ${pid}, which is not a PostgreSQL server for it. Stop that process (or remove ${pidFile} if it is stale) and start again.`);
+  }
+  if (state.ownerPid) {
+    throw new Error(`The embedded PostgreSQL in ${databaseDir} belongs to a Mailroom that is running (process ${state.ownerPid}). Stop that one first, or give this one another MAILROOM_DATA_DIR; processes that share one database need MAILROOM_DATABASE_URL.`);
   }
   log.warn('an embedded PostgreSQL left running by an earlier run (crash or kill -9) is being stopped', { pid, dir: databaseDir });
   for (const [signal, waitMs] of [['SIGINT', 15_000], ['SIGQUIT', 5_000], ['SIGKILL', 5_000]] as const) {
@@ -198,17 +191,49 @@ export async function startEmbeddedPostgres(dir: string, log: Logger, database =
   return { url: `postgres://postgres:${encodeURIComponent(secret.password)}@127.0.0.1:${port}/${database}`, stop: () => server.stop() };
 }
 
-export async function openDatabase(opts: { url?: string; dataDir: string; log: Logger; poolSize?: number }): Promise<Database> {
+/**
+ * The URL of the embedded PostgreSQL that a running Mailroom owns under `databaseDir`, or null
+ * when none runs. One-shot commands use it rather than starting a second server on the directory
+ * (which would have to stop the first). The port comes from postmaster.pid, the superuser password
+ * from the file beside the directory.
+ */
+export function runningEmbeddedUrl(databaseDir: string, database = 'mailroom'): { url: string; ownerPid: number } | null {
+  const state = postmasterState(databaseDir);
+  if (!state.ours || !state.ownerPid) return null;
+  if (!state.port) throw new Error(`The embedded PostgreSQL of the running Mailroom (process ${state.ownerPid}) has not said its port in ${state.pidFile} yet; try again in a moment.`);
+  const file = path.join(path.dirname(databaseDir), `${path.basename(databaseDir)}.password`);
+  let password: string;
+  try {
+    password = fs.readFileSync(file, 'utf8').trim();
+  } catch (err) {
+    throw new Error(`The embedded PostgreSQL in ${databaseDir} is in use by the running Mailroom (process ${state.ownerPid}), and its password file ${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}). Run this command as the user that runs the server, or set MAILROOM_DATABASE_URL.`);
+  }
+  return { url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${state.port}/${database}`, ownerPid: state.ownerPid };
+}
+
+/**
+ * `shareRunning`: with no URL, use the embedded server of a Mailroom running on the same data
+ * directory when there is one (`sharedWith` names its process), instead of starting one.
+ */
+export async function openDatabase(opts: { url?: string; dataDir: string; log: Logger; poolSize?: number; shareRunning?: boolean }): Promise<Database> {
   let url = opts.url;
   let stopEmbedded: (() => Promise<void>) | undefined;
+  let sharedWith: number | undefined;
   if (!url) {
-    const emb = await startEmbeddedPostgres(path.join(opts.dataDir, 'postgres'), opts.log);
-    url = emb.url;
-    stopEmbedded = emb.stop;
+    const databaseDir = path.resolve(opts.dataDir, 'postgres');
+    const running = opts.shareRunning ? runningEmbeddedUrl(databaseDir) : null;
+    if (running) {
+      url = running.url;
+      sharedWith = running.ownerPid;
+    } else {
+      const emb = await startEmbeddedPostgres(databaseDir, opts.log);
+      url = emb.url;
+      stopEmbedded = emb.stop;
+    }
   }
   const pool = createPool(url, opts.poolSize);
   return {
-    pool, url, embedded: Boolean(stopEmbedded),
+    pool, url, embedded: Boolean(stopEmbedded) || sharedWith !== undefined, sharedWith,
     async close() {
       await pool.end().catch(() => undefined);
       if (stopEmbedded) await stopEmbedded();

@@ -1,6 +1,7 @@
 // Optional filters of the email list (dashboard): status, date range, domain, API key, tag, and a
-// search by recipient address or subject words. Each maps to an index from 0007_dashboard.sql;
-// without filters the list query is exactly the unfiltered one.
+// search by recipient address or subject words. Each maps to an index from 0007_dashboard.sql,
+// except a search by part of an address, which filters the team's rows newest first (stopping at
+// the page size); without filters the list query is exactly the unfiltered one.
 
 export interface EmailFilters {
   status?: string;       // last_event
@@ -11,8 +12,11 @@ export interface EmailFilters {
   tag?: { name: string; value?: string };
   recipient?: string;    // exact address, any case
   subjectWords?: string[]; // every word must start a word of the subject
+  recipientPart?: string;  // part of a recipient address ("noah", "gmail.com"), any case; with subjectWords: either matches
   broadcastId?: string;  // the emails of one broadcast (emails_broadcast_created, 0019)
 }
+
+const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** A WHERE fragment with $1.. placeholders (paginate.ts shifts them after team_id), or undefined. */
 export function emailFilterSql(f: EmailFilters): { where: string; params: unknown[] } | undefined {
@@ -30,8 +34,11 @@ export function emailFilterSql(f: EmailFilters): { where: string; params: unknow
   if (f.apiKeyId) conds.push(`api_key_id = ${p(f.apiKeyId)}::uuid`);
   if (f.tag) conds.push(`tags @> ${p(JSON.stringify([f.tag.value === undefined ? { name: f.tag.name } : f.tag]))}::jsonb`);
   if (f.recipient) conds.push(`mailroom_lower_addrs(to_addrs) @> ARRAY[lower(${p(f.recipient)})]`);
+  const either: string[] = [];
   if (f.subjectWords?.length) {
-    conds.push(`to_tsvector('simple'::regconfig, subject) @@ to_tsquery('simple'::regconfig, ${p(f.subjectWords.map((w) => `${w}:*`).join(' & '))})`);
+    either.push(`to_tsvector('simple'::regconfig, subject) @@ to_tsquery('simple'::regconfig, ${p(f.subjectWords.map((w) => `${w}:*`).join(' & '))})`);
   }
+  if (f.recipientPart) either.push(`EXISTS (SELECT 1 FROM unnest(to_addrs) AS a WHERE lower(a) LIKE ${p(`%${likeEscape(f.recipientPart.toLowerCase())}%`)})`);
+  if (either.length) conds.push(either.length > 1 ? `(${either.join(' OR ')})` : either[0]);
   return conds.length ? { where: conds.join(' AND '), params } : undefined;
 }

@@ -1,7 +1,8 @@
 // Email metrics: event counts per (period, domain, type) over a date range, from an hourly rollup
 // (closed hours, kept by a worker job) plus email_events for the rest. Live counts come from the
 // index (team_id, type, created_at); bounce kinds and unique opens/clicks read only the rows of
-// those event types. Events are per recipient; `sent` is per email.
+// those event types. Every count is per recipient: the one email.sent event of an email counts
+// its distinct recipients (to, cc, bcc), as its deliveries, bounces and failures do.
 import type { Pool, Queryable } from './db.js';
 
 export type Granularity = 'hour' | 'day' | 'week' | 'month';
@@ -30,9 +31,13 @@ export interface MetricsCount {
   undetermined?: number;
 }
 
+/** SQL for an event's weight in a count: the email's distinct recipients for email.sent, else 1 (needs `e` joined). */
+const RECIPIENTS = `(SELECT count(DISTINCT lower(a)) FROM unnest(e.to_addrs || e.cc_addrs || e.bcc_addrs) AS a)`;
+const WEIGHT = `CASE WHEN ev.type = 'email.sent' THEN ${RECIPIENTS} ELSE 1 END`;
+
 function parts(q: MetricsQuery, types: string[]) {
   const params: unknown[] = [q.teamId, types, q.start, q.end, q.granularity, q.timezone];
-  const join = q.byDomain || Boolean(q.domainIds?.length);
+  const join = q.byDomain || Boolean(q.domainIds?.length) || types.includes('email.sent');
   let where = 'ev.team_id = $1 AND ev.type = ANY($2::text[]) AND ev.created_at >= $3 AND ev.created_at < $4';
   if (q.domainIds?.length) {
     params.push(q.domainIds);
@@ -114,7 +119,7 @@ export async function emailMetricsRollup(db: Pool, maxHours = 24 * 7): Promise<n
       await client.query('DELETE FROM email_metrics_hourly WHERE hour >= $1 AND hour < $2', [s.from, s.to]);
       await client.query(
         `INSERT INTO email_metrics_hourly (team_id, hour, domain_id, type, n, uniq, permanent, transient, undetermined)
-         SELECT ev.team_id, date_trunc('hour', ev.created_at), coalesce(e.domain_id, '${ZERO}'), ev.type, count(*), count(DISTINCT ev.email_id),
+         SELECT ev.team_id, date_trunc('hour', ev.created_at), coalesce(e.domain_id, '${ZERO}'), ev.type, sum(${WEIGHT}), count(DISTINCT ev.email_id),
                 count(*) FILTER (WHERE ev.data->'bounce'->>'type' = 'Permanent'), count(*) FILTER (WHERE ev.data->'bounce'->>'type' = 'Transient'),
                 count(*) FILTER (WHERE ev.type = 'email.bounced' AND coalesce(ev.data->'bounce'->>'type', '') NOT IN ('Permanent', 'Transient'))
          FROM email_events ev JOIN emails e ON e.id = ev.email_id
@@ -139,7 +144,8 @@ async function liveCounts(db: Queryable, q: MetricsQuery): Promise<MetricsCount[
   const out: MetricsCount[] = [];
   if (q.types.length) {
     const c = parts(q, q.types);
-    const { rows } = await db.query<MetricsCount>(`SELECT ${c.select}, count(*)::int AS n FROM ${c.from} WHERE ${c.where} GROUP BY 1, 2, 3`, c.params);
+    const n = q.types.includes('email.sent') ? `sum(${WEIGHT})::int` : 'count(*)::int';
+    const { rows } = await db.query<MetricsCount>(`SELECT ${c.select}, ${n} AS n FROM ${c.from} WHERE ${c.where} GROUP BY 1, 2, 3`, c.params);
     out.push(...rows);
   }
   if (q.detailTypes.length) {

@@ -29,6 +29,7 @@ const LIST_COLUMNS = `id, created_at::text AS created_at, endpoint, method, stat
 
 export interface LogFilter {
   status?: number;
+  statusClass?: number; // 4 for 4xx: 400 <= status < 500
   endpoint?: string;
   apiKeyId?: string;
   method?: string;
@@ -38,6 +39,7 @@ export async function requestLogList(db: Queryable, teamId: string, page: PageQu
   const conds: string[] = [];
   const params: unknown[] = [];
   if (f.status !== undefined) { params.push(f.status); conds.push(`status = $${params.length}`); }
+  if (f.statusClass !== undefined) { params.push(f.statusClass * 100); conds.push(`status >= $${params.length} AND status < $${params.length} + 100`); }
   if (f.endpoint) { params.push(f.endpoint); conds.push(`endpoint = $${params.length}`); }
   if (f.apiKeyId) { params.push(f.apiKeyId); conds.push(`api_key_id = $${params.length}`); }
   if (f.method) { params.push(f.method); conds.push(`method = $${params.length}`); }

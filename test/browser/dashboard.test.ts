@@ -2,15 +2,15 @@
 // setup, a domain and its records, an API key, a webhook, an email sent through the API found on
 // the Emails page with its timeline and webhook log, Metrics, TOTP enrolment and sign-in with a
 // code, sign-out. Screenshots of each page go to MAILROOM_SCREENSHOT_DIR (default: a temp dir).
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/harness.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
-import { browserSkip, desktopPage, launchBrowser, OWNER, screenshots, setUpOwner } from '../helpers/browser.js';
+import { browserSkip, browserTest, desktopPage, launchBrowser, OWNER, screenshots, setUpOwner } from '../helpers/browser.js';
 import { totp } from '../../src/dashboard-auth/totp.js';
 
-describe('dashboard in a browser', { skip: browserSkip, timeout: 150_000 }, () => {
+describe('dashboard in a browser', { timeout: 150_000 }, () => {
   let t: TestApp;
   let hook: Receiver;
   let browser: Browser;
@@ -23,6 +23,7 @@ describe('dashboard in a browser', { skip: browserSkip, timeout: 150_000 }, () =
   const go = (p: string) => page.goto(t.url + p);
 
   before(async () => {
+    if (browserSkip) return; // every test below is reported skipped
     hook = await startReceiver();
     t = await startTestApp({ deliveryMode: 'capture', allowPrivateNetworks: true });
     browser = await launchBrowser();
@@ -32,10 +33,10 @@ describe('dashboard in a browser', { skip: browserSkip, timeout: 150_000 }, () =
     await browser?.close();
     await t?.close();
     await hook?.close();
-    console.log(`# dashboard screenshots: ${shots.dir}`);
+    if (!browserSkip) console.log(`# dashboard screenshots: ${shots.dir}`);
   });
 
-  test('first-run setup creates the owner and signs in', async () => {
+  browserTest('first-run setup creates the owner and signs in', async () => {
     await go('/');
     await page.getByRole('heading', { name: 'Welcome to Mailroom' }).waitFor();
     await shot('01-setup');
@@ -44,7 +45,7 @@ describe('dashboard in a browser', { skip: browserSkip, timeout: 150_000 }, () =
     assert.equal(new URL(page.url()).pathname, '/dashboard/domains');
   });
 
-  test('adding a domain shows the records to publish, each with its status', async () => {
+  browserTest('adding a domain shows the records to publish, each with its status', async () => {
     await page.getByRole('heading', { name: 'Add a domain' }).waitFor();
     await shot('02-domains-empty');
     await page.getByLabel('Domain name').fill('example.com');
@@ -58,7 +59,7 @@ describe('dashboard in a browser', { skip: browserSkip, timeout: 150_000 }, () =
     await shot('03-domain-detail');
   });
 
-  test('creating an API key shows its token once', async () => {
+  browserTest('creating an API key shows its token once', async () => {
     await page.getByRole('link', { name: 'API keys' }).click();
     await page.getByLabel('Name').fill('Production');
     await page.getByRole('button', { name: 'Create key' }).click();
@@ -67,7 +68,7 @@ describe('dashboard in a browser', { skip: browserSkip, timeout: 150_000 }, () =
     await shot('04-api-key-created');
   });
 
-  test('adding a webhook endpoint', async () => {
+  browserTest('adding a webhook endpoint', async () => {
     await page.getByRole('link', { name: 'Webhooks' }).click();
     await page.getByLabel('Endpoint URL').fill(hook.url);
     await page.getByRole('button', { name: 'Add endpoint' }).click();
@@ -75,7 +76,7 @@ describe('dashboard in a browser', { skip: browserSkip, timeout: 150_000 }, () =
     await page.getByRole('link', { name: hook.url }).waitFor();
   });
 
-  test('an email sent through the API appears on the Emails page with its timeline and in the webhook log', async () => {
+  browserTest('an email sent through the API appears on the Emails page with its timeline and in the webhook log', async () => {
     const res = await fetch(`${t.url}/emails`, {
       method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ from: 'Acme <hello@example.com>', to: 'alice@dest.test', subject: 'Welcome to Acme', html: '<h1>Hello Alice</h1><p>Thanks for joining.</p><img src="https://tracker.example/p.gif">', tags: [{ name: 'campaign', value: 'welcome' }] }),
@@ -103,7 +104,7 @@ describe('dashboard in a browser', { skip: browserSkip, timeout: 150_000 }, () =
     await shot('08-webhook-log');
   });
 
-  test('the Metrics page shows the numbers', async () => {
+  browserTest('the Metrics page shows the numbers', async () => {
     await page.getByRole('link', { name: 'Metrics' }).click();
     const totals = page.getByTestId('metrics-totals');
     await totals.locator('.stat', { hasText: 'Sent' }).locator('.stat-value', { hasText: '1' }).waitFor();
@@ -112,7 +113,7 @@ describe('dashboard in a browser', { skip: browserSkip, timeout: 150_000 }, () =
     await shot('09-metrics');
   });
 
-  test('enabling TOTP, then signing in with a password and a code', async () => {
+  browserTest('enabling TOTP, then signing in with a password and a code', async () => {
     await page.getByRole('link', { name: OWNER.email }).click();
     await page.getByRole('button', { name: 'Set up two-factor authentication' }).click();
     secret = (await page.getByTestId('totp-secret').innerText()).replace(/\s/g, '');
@@ -127,13 +128,14 @@ describe('dashboard in a browser', { skip: browserSkip, timeout: 150_000 }, () =
     await page.getByLabel('Password').fill(OWNER.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Two-factor authentication' }).waitFor();
+    await page.waitForFunction(() => (document.activeElement as HTMLInputElement | null)?.name === 'code'); // the code field is focused
     await shot('11-mfa-prompt');
     await page.getByLabel('Authentication code').fill(totp(secret, Date.now() + 30_000)); // the enrolment spent this step
     await page.getByRole('button', { name: 'Verify' }).click();
     await page.getByRole('heading', { name: 'Emails' }).waitFor();
   });
 
-  test('the layout holds on a phone and in the dark theme', async () => {
+  browserTest('the layout holds on a phone and in the dark theme', async () => {
     const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'dark', storageState: await page.context().storageState() });
     const p = await phone.newPage();
     await p.goto(`${t.url}/dashboard/emails`);
@@ -146,7 +148,7 @@ describe('dashboard in a browser', { skip: browserSkip, timeout: 150_000 }, () =
     await phone.close();
   });
 
-  test('logs, suppressions, mailbox and team pages show their data', async () => {
+  browserTest('logs, suppressions, mailbox and team pages show their data', async () => {
     await go('/dashboard/logs');
     await page.locator('table.list tbody tr', { hasText: '/emails' }).first().waitFor();
     await page.locator('table.list tbody tr', { hasText: '/emails' }).first().getByRole('link').click();
@@ -167,7 +169,7 @@ describe('dashboard in a browser', { skip: browserSkip, timeout: 150_000 }, () =
     assert.deepEqual(errors, [], 'no script errors on any page');
   });
 
-  test('signing out ends the session', async () => {
+  browserTest('signing out ends the session', async () => {
     await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     const r = await page.evaluate(async () => (await fetch('/domains')).status);

@@ -37,6 +37,24 @@ describe('the dashboard is served beside the API without hiding its JSON errors'
     assert.ok((await r.arrayBuffer()).byteLength > 1000);
   });
 
+  test('scripts and styles go out compressed when the client accepts it, and plain when it does not', async () => {
+    const html = await (await fetch(t.url + '/')).text();
+    const js = /src="(\/assets\/[^"]+\.js)"/.exec(html)![1];
+    const plain = fs.readFileSync(path.join(UI_DIST, js));
+    const br = await fetch(t.url + js, { headers: { 'accept-encoding': 'br' } });
+    assert.equal(br.headers.get('content-encoding'), 'br');
+    assert.ok(Number(br.headers.get('content-length')) < plain.length / 2, 'at least halved');
+    assert.deepEqual(Buffer.from(await br.arrayBuffer()), plain);
+    const gz = await fetch(t.url + js, { headers: { 'accept-encoding': 'gzip' } });
+    assert.equal(gz.headers.get('content-encoding'), 'gzip');
+    assert.deepEqual(Buffer.from(await gz.arrayBuffer()), plain);
+    const none = await fetch(t.url + js, { headers: { 'accept-encoding': 'identity' } });
+    assert.equal(none.headers.get('content-encoding'), null);
+    assert.equal(Number(none.headers.get('content-length')), plain.length);
+    const css = /href="(\/assets\/[^"]+\.css)"/.exec(html)![1];
+    assert.equal((await fetch(t.url + css, { headers: { 'accept-encoding': 'gzip, br' } })).headers.get('content-encoding'), 'br');
+  });
+
   test('API paths keep Resend\'s JSON 404 and 401', async () => {
     for (const p of ['/nope', '/emails/nope/deeper', '/assets/missing.js', '/dashboard-api/nope']) {
       const r = await t.api('GET', p, { key: null });

@@ -1,21 +1,31 @@
 // The dashboard in Debian's Chromium (playwright-core, never a downloaded browser): why a browser
-// test must skip, the launch, a desktop page that records script errors, screenshots into
-// MAILROOM_SCREENSHOT_DIR (default: a temp dir), and the first-run setup of the owner.
+// test must skip and a test that skips by itself, the launch, a desktop page that records script
+// errors, screenshots into MAILROOM_SCREENSHOT_DIR (default: a temp dir), the owner's first-run setup.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { test } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { UI_DIST } from '../../src/http/dashboard/ui.js';
 
-const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = process.env.MAILROOM_TEST_CHROMIUM ?? '/usr/bin/chromium'; // another path: to try the skips
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'];
 
 export const OWNER = { name: 'Olive Owner', email: 'owner@example.com', password: 'owner-password-1' };
 
-/** A reason to skip (for `describe`'s `skip`), or false when a browser test can run. */
-// Skipped (and counted as skipped) on a developer machine without Chromium or a built dashboard;
-// under CI nothing is skipped: a missing browser fails the run instead of passing it silently.
+/**
+ * A reason to skip, or false when a browser test can run. Skipped on a developer machine without
+ * Chromium or a built dashboard; under CI nothing is skipped: a missing browser fails the run
+ * instead of passing it silently.
+ */
 export const browserSkip = process.env.CI ? false : !fs.existsSync(CHROMIUM) ? `no ${CHROMIUM} (apt-get install chromium)` : !fs.existsSync(path.join(UI_DIST, 'index.html')) ? 'ui/dist not built (npm run build)' : false;
+
+/**
+ * A browser test, skipped one by one (not through its suite) so that the runner's summary counts
+ * every skip: a skipped `describe` reports `skipped 0`. The suite's `before` must return early on
+ * `browserSkip`, since hooks run even when all tests skip.
+ */
+export const browserTest = (name: string, fn: () => Promise<void>) => test(name, { skip: browserSkip }, fn);
 
 export const launchBrowser = () => chromium.launch({ executablePath: CHROMIUM, args: FLAGS, timeout: 30_000 });
 

@@ -1,6 +1,7 @@
 // Shapes of the audience resources as the API returns them (segments, topics, contacts) and the
 // words the dashboard uses for a topic's subscription states.
-export interface Segment { id: string; name: string; created_at: string }
+/** A segment; `filter` is null for a fixed list of members; GET /segments/:id adds the (capped) count of a rule-based one. */
+export interface Segment { id: string; name: string; created_at: string; filter?: unknown; contacts_count?: number; contacts_count_capped?: boolean }
 export interface Topic {
   id: string; name: string; description: string | null; default_subscription: Subscription; visibility: 'public' | 'private'; created_at: string;
 }

@@ -38,11 +38,14 @@ export function bytes(n: number): string {
 export type Tone = 'ok' | 'warn' | 'bad' | 'info' | 'muted';
 
 export function tone(status: string): Tone {
-  if (['delivered', 'verified', 'enabled', 'success', 'opened', 'clicked', 'owner', 'pass', 'subscribed'].includes(status)) return 'ok';
-  if (['bounced', 'failed', 'complained', 'suppressed', 'disabled', 'temporary_failure', 'canceled', 'fail'].includes(status)) return 'bad';
-  if (['delivery_delayed', 'pending', 'attempting', 'not_started', 'scheduled', 'queued', 'unsubscribed'].includes(status)) return 'warn';
-  if (['sent', 'admin'].includes(status)) return 'info';
+  if (['delivered', 'verified', 'enabled', 'success', 'opened', 'clicked', 'owner', 'pass', 'subscribed', 'completed'].includes(status)) return 'ok';
+  if (['bounced', 'failed', 'complained', 'suppressed', 'disabled', 'temporary_failure', 'canceled', 'fail', 'permerror'].includes(status)) return 'bad';
+  if (['delivery_delayed', 'pending', 'attempting', 'not_started', 'scheduled', 'queued', 'unsubscribed', 'softfail', 'temperror', 'neutral', 'policy'].includes(status)) return 'warn';
+  if (['sent', 'admin', 'in_progress'].includes(status)) return 'info';
   return 'muted';
 }
 
 export const label = (s: string) => s.replace(/^email\./, '').replace(/_/g, ' ');
+
+/** "delivery_delayed" → "Delivery delayed": how badges read (their CSS capitalises), for option lists. */
+export const titleLabel = (s: string) => label(s).replace(/\b\w/g, (c) => c.toUpperCase());

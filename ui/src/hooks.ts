@@ -50,7 +50,10 @@ export function usePaged<T extends { id: string }>(path: (after?: string) => str
   const [error, setError] = useState<string>();
   const [loaded, setLoaded] = useState(false);
   const [tick, setTick] = useState(0);
+  const inflight = useRef<string | null>(null); // the cursor being fetched: a click and the scroll observer must not both load it
   const load = async (after?: string) => {
+    if (after && inflight.current === after) return;
+    inflight.current = after ?? null;
     setBusy(true);
     try {
       const r = await get<List<T>>(path(after));
@@ -60,6 +63,7 @@ export function usePaged<T extends { id: string }>(path: (after?: string) => str
     } catch (e) {
       setError((e as Error).message);
     } finally {
+      inflight.current = null;
       setBusy(false);
       setLoaded(true);
     }

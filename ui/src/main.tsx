@@ -15,6 +15,8 @@ import { Contacts } from './pages/Contacts';
 import { DomainDetail, Domains } from './pages/Domains';
 import { EmailDetail } from './pages/EmailDetail';
 import { Emails } from './pages/Emails';
+import { ImportDetail } from './pages/ImportDetail';
+import { Imports } from './pages/Imports';
 import { Invite, Verify } from './pages/Invite';
 import { LogDetail, Logs } from './pages/Logs';
 import { Mailbox } from './pages/Mailbox';
@@ -49,6 +51,8 @@ const PAGES: Page[] = [
   ['/logs/:id', 'Log', (p) => <LogDetail id={p.id} />],
   ['/suppressions', 'Suppressions', () => <Suppressions />],
   ['/contacts', 'Contacts', () => <Contacts />],
+  ['/contacts/imports', 'Imports', () => <Imports />], // before /contacts/:id, which would take "imports" for an id
+  ['/contacts/imports/:id', 'Import', (p) => <ImportDetail id={p.id} />],
   ['/contacts/:id', 'Contact', (p) => <ContactDetail id={p.id} />],
   ['/segments', 'Segments', () => <Segments />],
   ['/segments/:id', 'Segment', (p) => <SegmentDetail id={p.id} />],

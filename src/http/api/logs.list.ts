@@ -1,5 +1,5 @@
 // GET /logs → the team's API request logs, newest first, Resend cursor pagination; optional
-// filters (our extension, used by the dashboard): status, endpoint, method, api_key_id.
+// filters (our extension, used by the dashboard): status (404, or a class: 4xx), endpoint, method, api_key_id.
 import { Type } from 'typebox';
 import { requestLogsList } from '../../request-logs/queries.js';
 import { listBody, parsePage } from '../pagination.js';

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ApiDeps } from '../types.js';
 import account from './account.js';
+import apiKeys from './api-keys.js';
 import emailsRaw from './emails-raw.js';
 import invites from './invites.js';
 import oauth from './oauth.js';
@@ -17,5 +18,5 @@ export async function registerDashboard(app: FastifyInstance, deps: ApiDeps): Pr
   await registerUi(app);
   if (!deps.dashboard) return;
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
-  for (const register of [session, account, team, invites, oauth, passwordReset, emailsRaw]) register(typed, deps);
+  for (const register of [session, account, team, invites, oauth, passwordReset, emailsRaw, apiKeys]) register(typed, deps);
 }

@@ -1,6 +1,7 @@
 // Serves the built dashboard (ui/dist) at `/` and its client routes under `/dashboard/*` (SPA
 // fallback), assets under `/assets/`. Nothing else falls back to the SPA: API paths keep their
-// JSON 404. Without a build, `/` says how to make one.
+// JSON 404. Without a build, `/` says how to make one. Text files go out as the build compressed
+// them (.br/.gz beside each file, ui/vite.config.ts) when the client accepts it.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,7 +27,7 @@ export async function registerUi(app: FastifyInstance): Promise<void> {
   const built = fs.existsSync(path.join(UI_DIST, 'index.html'));
   const config = { public: true };
   const schema = { hide: true };
-  if (built) await app.register(fastifyStatic, { root: UI_DIST, serve: false, decorateReply: true });
+  if (built) await app.register(fastifyStatic, { root: UI_DIST, serve: false, decorateReply: true, preCompressed: true });
 
   const page = (reply: FastifyReply) => {
     reply.headers({

@@ -95,6 +95,17 @@ describe('GET /emails/metrics and the email list filters', () => {
     assert.equal((await t.api('GET', '/emails?domain_id=nope')).status, 422);
   });
 
+  test('the search finds part of a recipient address or a domain, in any case, as well as subject words', async () => {
+    const list = async (q: string) => (await t.api('GET', `/emails?${q}`)).body.data.map((e: any) => e.id).sort();
+    assert.deepEqual(await list('q=user1'), [ids[1]]);
+    assert.deepEqual(await list('q=TAGGED'), [ids[3]]);
+    assert.deepEqual(await list('q=dest.test'), [...ids].sort());
+    assert.deepEqual(await list('q=%40dest'), [...ids].sort());
+    assert.deepEqual(await list('q=welcome'), [ids[3]], 'subject words still match');
+    assert.deepEqual(await list('q=user%25'), [], 'LIKE wildcards are taken literally');
+    assert.deepEqual(await list('q=nobody.example'), []);
+  });
+
   test('filtered lists paginate by cursor', async () => {
     const first = await t.api('GET', '/emails?q=invoice&limit=2');
     assert.equal(first.body.has_more, true);
@@ -119,5 +130,70 @@ describe('GET /emails/metrics and the email list filters', () => {
     assert.deepEqual(rolled.body.totals, live.body.totals);
     assert.deepEqual(rolled.body.data, live.body.data);
     assert.equal(await emailMetricsRollup(t.db.pool), 0, 'nothing new to roll up');
+  });
+});
+
+describe('GET /emails/metrics counts every outcome per recipient', () => {
+  let t: CaptureApp;
+  let multi = '';
+  let blocked = '';
+  const totals = async (q = '') => {
+    const r = await t.api('GET', `/emails/metrics${q}`);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    return r.body.totals;
+  };
+  before(async () => {
+    t = await startCaptureApp();
+    // Four distinct recipients (one repeated in bcc with other case), all delivered by capture mode.
+    const a = await t.resend.emails.send({ from: 'hello@example.com', to: ['One@dest.test', 'two@dest.test'], cc: 'three@dest.test', bcc: ['four@dest.test', 'one@dest.test'], subject: 'To four', html: '<p>x</p>' });
+    multi = a.data!.id;
+    assert.equal((await t.api('POST', '/suppressions', { body: { email: 'gone@dest.test' } })).status, 201);
+    blocked = (await t.resend.emails.send({ from: 'hello@example.com', to: 'gone@dest.test', subject: 'To a suppressed address', html: '<p>x</p>' })).data!.id;
+    await until(async () => {
+      const { rows } = await t.db.pool.query("SELECT count(*) FILTER (WHERE type = 'email.delivered')::int AS d, count(*) FILTER (WHERE type = 'email.suppressed')::int AS s FROM email_events");
+      return rows[0].d === 4 && rows[0].s === 1 ? true : undefined;
+    });
+    const { rows } = await t.db.pool.query('SELECT team_id FROM emails LIMIT 1');
+    for (const type of ['email.delivery_delayed', 'email.failed']) {
+      await t.db.pool.query('INSERT INTO email_events (id, email_id, team_id, type, recipient, data, created_at) VALUES ($1, $2, $3, $4, $5, $6, now())',
+        [randomUUID(), blocked, rows[0].team_id, type, 'gone@dest.test', '{}']);
+    }
+  });
+  after(async () => { await t.close(); });
+
+  test('sent counts distinct recipients, so delivered, suppressed, delayed and failed add up against it', async () => {
+    const m = await totals();
+    assert.equal(m.sent, 5);
+    assert.equal(m.delivered, 4);
+    assert.equal(m.suppressed, 1);
+    assert.equal(m.delivery_delayed, 1);
+    assert.equal(m.failed, 1);
+    assert.equal(m.delivery_rate, 0.8);
+    assert.equal(m.bounce_rate, 0);
+  });
+
+  test('a rate never passes 100%, even when the email was sent before the range', async () => {
+    await t.db.pool.query("UPDATE email_events SET created_at = now() - interval '3 days' WHERE email_id = $1 AND type = 'email.sent'", [multi]);
+    const m = await totals(`?start_date=${new Date(Date.now() - 86400_000).toISOString()}`);
+    assert.equal(m.sent, 1);
+    assert.equal(m.delivered, 4);
+    assert.equal(m.delivery_rate, 1);
+    await t.db.pool.query("UPDATE email_events SET created_at = now() WHERE email_id = $1 AND type = 'email.sent'", [multi]);
+  });
+
+  test('the hourly rollup counts recipients the same way as the raw events', async () => {
+    await t.db.pool.query("UPDATE email_events SET created_at = created_at - interval '5 hours'");
+    const q = `?granularity=hourly&dimensions=period,domain&start_date=${new Date(Date.now() - 8 * 3600_000).toISOString()}&end_date=${new Date().toISOString()}`;
+    const live = await t.api('GET', `/emails/metrics${q}`);
+    assert.equal(live.body.totals.sent, 5);
+    assert.ok((await emailMetricsRollup(t.db.pool)) > 0);
+    const rolled = await t.api('GET', `/emails/metrics${q}`);
+    assert.deepEqual(rolled.body.totals, live.body.totals);
+    assert.deepEqual(rolled.body.data, live.body.data);
+  });
+
+  test('the domain picker\'s query (domain_id) narrows the totals to that domain', async () => {
+    assert.equal((await totals(`?domain_id=${t.domainId}`)).sent, 5);
+    assert.equal((await totals(`?domain_id=${randomUUID()}`)).sent, 0);
   });
 });

@@ -64,6 +64,17 @@ describe('request logs', () => {
     assert.ok(notFound.data.every((l: { response_status: number }) => l.response_status === 404));
   });
 
+  test('filters by a status class such as 4xx, and says so when the status is not a code or a class', async () => {
+    const clientErrors = (await t.api('GET', '/logs?status=4xx&limit=100')).body;
+    assert.ok(clientErrors.data.length >= 1);
+    assert.ok(clientErrors.data.every((l: { response_status: number }) => l.response_status >= 400 && l.response_status < 500));
+    const ok = (await t.api('GET', '/logs?status=2XX&limit=100')).body;
+    assert.ok(ok.data.length >= 1 && ok.data.every((l: { response_status: number }) => l.response_status < 300));
+    const bad = await t.api('GET', '/logs?status=4x');
+    assert.equal(bad.status, 422);
+    assert.match(bad.body.message, /4xx/);
+  });
+
   test('the logs are flushed when the app shuts down', async () => {
     const t2 = await startTestApp();
     await t2.api('GET', '/domains');

@@ -1,5 +1,6 @@
 // The frame of the signed-out screens: a centred card with the product name and a theme toggle.
 import type { ComponentChildren } from 'preact';
+import { useEffect, useRef } from 'preact/hooks';
 import { ThemeToggle } from './Layout';
 
 export function AuthCard({ title, children, sub }: { title: string; sub?: ComponentChildren; children: ComponentChildren }) {
@@ -18,10 +19,13 @@ export function AuthCard({ title, children, sub }: { title: string; sub?: Compon
 
 export function Field({ label, hint, ...input }: { label: string; hint?: string } & Record<string, any>) {
   const id = `f-${input.name}`;
+  // The autofocus attribute only works on page load; these fields appear after a step (the MFA code).
+  const ref = useRef<HTMLInputElement>(null);
+  useEffect(() => { if (input.autoFocus) ref.current?.focus(); }, []);
   return (
     <div class="field">
       <label for={id}>{label}</label>
-      <input id={id} {...input} aria-describedby={hint ? `${id}-hint` : undefined} />
+      <input id={id} ref={ref} {...input} aria-describedby={hint ? `${id}-hint` : undefined} />
       {hint && <p class="hint" id={`${id}-hint`}>{hint}</p>}
     </div>
   );

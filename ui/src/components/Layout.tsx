@@ -1,7 +1,7 @@
 // The signed-in shell: navigation (a sidebar at desktop width, a menu on a phone), team switcher,
 // theme toggle, account and sign-out. Skip link first for keyboard users.
 import type { ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { post } from '../api';
 import { navigate } from '../router';
 import { useSession } from '../session';
@@ -28,6 +28,23 @@ export function ThemeToggle() {
 export function Layout({ path, children }: { path: string; children: ComponentChildren }) {
   const { state, reload } = useSession();
   const [open, setOpen] = useState(false);
+  // After a client-side navigation, focus goes to the new page's heading (once it has rendered),
+  // so keyboard and screen-reader users start on the page, not on the link they left.
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) { first.current = false; return; }
+    let tries = 0;
+    const timer = setInterval(() => {
+      const h1 = document.querySelector<HTMLElement>('main#main h1');
+      if (h1 || ++tries > 20) {
+        clearInterval(timer);
+        const target = h1 ?? document.getElementById('main');
+        if (h1 && !h1.hasAttribute('tabindex')) h1.setAttribute('tabindex', '-1');
+        target?.focus({ preventScroll: true });
+      }
+    }, 50);
+    return () => clearInterval(timer);
+  }, [path]);
   const nav = [...NAV, ...(state.delivery_mode === 'capture' ? [['/mailbox', 'Mailbox'] as [string, string]] : []), ['/team', 'Team'] as [string, string]];
   const switchTeam = async (id: string) => {
     await post('/dashboard-api/teams/switch', { team_id: id });

@@ -66,6 +66,19 @@ export function KV({ items, class: c }: { items: [string, ComponentChildren][]; 
   );
 }
 
+/**
+ * A failed request: the server's message and a Retry button. Pages show it instead of (never
+ * beside) their empty state or "Loading…".
+ */
+export function ErrorRetry({ error, retry }: { error: string; retry: () => void }) {
+  return (
+    <div class="alert bad error-retry" role="alert" data-testid="load-error">
+      <span>{error}</span>
+      <button type="button" class="btn sm" onClick={retry}>Retry</button>
+    </div>
+  );
+}
+
 export function Loading() {
   return <p class="muted loading" aria-busy="true">Loading…</p>;
 }
@@ -78,13 +91,15 @@ export function Code({ children }: { children: string }) {
  * A list table fed by usePaged: the header cells, the rows, then a scroll sentinel and a
  * "Load more" button for keyboards.
  */
-export function PagedTable({ list, head, children, testId }: {
+export function PagedTable({ list, head, children, testId, stack }: {
   list: { sentinel: RefObject<HTMLDivElement | null>; hasMore: boolean; busy: boolean; more: () => void };
   head: ComponentChildren; children: ComponentChildren; testId?: string;
+  /** On a phone each row becomes a card (cells with class "aside" on the right) instead of scrolling sideways. */
+  stack?: boolean;
 }) {
   return (
     <div class="table-wrap">
-      <table class="list" data-testid={testId}>
+      <table class={stack ? 'list stack' : 'list'} data-testid={testId}>
         <thead><tr>{head}</tr></thead>
         <tbody>{children}</tbody>
       </table>
@@ -95,8 +110,8 @@ export function PagedTable({ list, head, children, testId }: {
 }
 
 /** A table cell with a relative time ("5 minutes ago"); the exact date on hover. */
-export function AgoCell({ at }: { at: string }) {
-  return <td title={fmtDate(at)} class="nowrap">{ago(at)}</td>;
+export function AgoCell({ at, class: c }: { at: string; class?: string }) {
+  return <td title={fmtDate(at)} class={c ? `nowrap ${c}` : 'nowrap'}>{ago(at)}</td>;
 }
 
 /** A tab list (arrow keys move between tabs) and the panel of the selected tab. */

@@ -2,24 +2,24 @@
 // to copy, and revoke.
 import { useState } from 'preact/hooks';
 import { del, get, post, type List } from '../api';
-import { Alert, Copy, Empty, Loading, PageHead } from '../components/ui';
+import { Alert, Copy, Empty, ErrorRetry, Loading, PageHead } from '../components/ui';
 import { ago, fmtDate } from '../format';
 import { useAction, useLoad } from '../hooks';
 import { canEdit, useSession } from '../session';
 
-interface Key { id: string; name: string; created_at: string; last_used_at: string | null }
+interface Key { id: string; name: string; created_at: string; last_used_at: string | null; permission: string; domain_id: string | null; domain_name: string | null; token_hint: string }
 
 export function ApiKeys() {
   const { state } = useSession();
   const edit = canEdit(state);
-  const keys = useLoad(() => get<List<Key>>('/api-keys'), []);
+  const keys = useLoad(() => get<List<Key>>('/dashboard-api/api-keys'), []);
   const domains = useLoad(() => get<List<{ id: string; name: string }>>('/domains'), []);
   const [permission, setPermission] = useState('full_access');
-  const [created, setCreated] = useState<{ name: string; token: string }>();
+  const [created, setCreated] = useState<{ id: string; name: string; token: string }>();
   const create = useAction(async (form: HTMLFormElement) => {
     const d = Object.fromEntries(new FormData(form)) as Record<string, string>;
-    const r = await post<{ token: string }>('/api-keys', { name: d.name, permission: d.permission, ...(d.domain_id ? { domain_id: d.domain_id } : {}) });
-    setCreated({ name: d.name, token: r.token });
+    const r = await post<{ id: string; token: string }>('/api-keys', { name: d.name, permission: d.permission, ...(d.domain_id ? { domain_id: d.domain_id } : {}) });
+    setCreated({ id: r.id, name: d.name, token: r.token });
     form.reset();
     setPermission('full_access');
     keys.reload();
@@ -27,6 +27,7 @@ export function ApiKeys() {
   const revoke = useAction(async (k: Key) => {
     if (!confirm(`Revoke "${k.name}"? Applications using it stop working at once.`)) return;
     await del(`/api-keys/${k.id}`);
+    if (created?.id === k.id) setCreated(undefined); // its "your new key" banner goes with it
     keys.reload();
   });
   return (
@@ -59,14 +60,18 @@ export function ApiKeys() {
         </form>
       )}
       {revoke.error && <Alert>{revoke.error}</Alert>}
-      {!keys.data ? <Loading /> : keys.data.data.length === 0 ? <Empty title="No API keys">Create one above to send through the API or SMTP.</Empty> : (
+      {keys.error && <ErrorRetry error={keys.error} retry={keys.reload} />}
+      {!keys.data ? (keys.error ? null : <Loading />) : keys.data.data.length === 0 ? <Empty title="No API keys">Create one above to send through the API or SMTP.</Empty> : (
         <div class="table-wrap">
           <table class="list">
-            <thead><tr><th scope="col">Name</th><th scope="col">Created</th><th scope="col">Last used</th>{edit && <th scope="col"><span class="sr-only">Actions</span></th>}</tr></thead>
+            <thead><tr><th scope="col">Name</th><th scope="col">Token</th><th scope="col">Permission</th><th scope="col">Domain</th><th scope="col">Created</th><th scope="col">Last used</th>{edit && <th scope="col"><span class="sr-only">Actions</span></th>}</tr></thead>
             <tbody>
               {keys.data.data.map((k) => (
                 <tr key={k.id}>
                   <td>{k.name}</td>
+                  <td class="mono nowrap" title="The token's first characters">{k.token_hint}…</td>
+                  <td>{k.permission === 'sending_access' ? 'Sending only' : 'Full access'}</td>
+                  <td>{k.domain_name ?? (k.permission === 'sending_access' ? 'Any domain' : '—')}</td>
                   <td title={fmtDate(k.created_at)}>{ago(k.created_at)}</td>
                   <td>{k.last_used_at ? ago(k.last_used_at) : 'never'}</td>
                   {edit && <td class="right"><button class="btn ghost sm bad" onClick={() => revoke.run(k)} aria-label={`Revoke ${k.name}`}>Revoke</button></td>}

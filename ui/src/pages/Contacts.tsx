@@ -53,7 +53,9 @@ export function Contacts() {
 
   return (
     <>
-      <PageHead title="Contacts" sub="The people you write to, and whether they still want your mail." />
+      <PageHead title="Contacts" sub="The people you write to, and whether they still want your mail.">
+        <Link class="btn" href="/contacts/imports">{edit ? 'Import CSV' : 'Imports'}</Link>
+      </PageHead>
       {edit && (
         <form class="inline-form card" aria-label="Add a contact" onSubmit={(e) => { e.preventDefault(); add.run(e.currentTarget as HTMLFormElement); }}>
           <label class="field-inline">Email <input name="email" type="email" required placeholder="someone@example.com" /></label>

@@ -2,7 +2,7 @@
 // with every record as a copyable row with its own status, Verify, region, tracking and TLS.
 import { useState } from 'preact/hooks';
 import { del, get, patch, post, type List } from '../api';
-import { Alert, Badge, Copy, Empty, KV, Loading, PageHead } from '../components/ui';
+import { Alert, Badge, Copy, Empty, ErrorRetry, KV, Loading, PageHead } from '../components/ui';
 import { Link } from '../components/Link';
 import { ago, fmtDate } from '../format';
 import { useAction, useLoad } from '../hooks';
@@ -12,7 +12,7 @@ import { canEdit, useSession } from '../session';
 interface DomainItem { id: string; name: string; status: string; region: string; created_at: string }
 interface DnsRecord { record: string; name: string; value: string; type: string; ttl: string; status: string; priority?: number }
 interface Domain extends DomainItem {
-  open_tracking: boolean; click_tracking: boolean; tls: string; records: DnsRecord[]; custom_return_path: string;
+  open_tracking: boolean; click_tracking: boolean; tls: string; records: DnsRecord[]; custom_return_path: string; dkim_ed25519?: boolean;
   capabilities: { sending: string; receiving: string };
 }
 
@@ -20,7 +20,7 @@ const REGIONS = ['us-east-1', 'eu-west-1', 'sa-east-1', 'ap-northeast-1'];
 
 function AddDomain({ onAdded }: { onAdded: (id: string) => void }) {
   const a = useAction(async (d: Record<string, string>) => {
-    const r = await post<{ id: string }>('/domains', { name: d.name.trim(), region: d.region });
+    const r = await post<{ id: string }>('/domains', { name: d.name.trim(), region: d.region, ...(d.return_path?.trim() ? { custom_return_path: d.return_path.trim() } : {}) });
     onAdded(r.id);
   });
   return (
@@ -29,6 +29,7 @@ function AddDomain({ onAdded }: { onAdded: (id: string) => void }) {
       <input id="domain-name" name="name" required placeholder="mail.example.com" class="grow" />
       <label class="sr-only" for="domain-region">Region</label>
       <select id="domain-region" name="region">{REGIONS.map((r) => <option key={r}>{r}</option>)}</select>
+      <label class="field-inline small">Return-path subdomain <input name="return_path" placeholder="send" size={8} pattern="[A-Za-z0-9-]{1,63}" title="Letters, digits and hyphens: bounces come back to this subdomain" /></label>
       <button class="btn primary" disabled={a.busy}>Add domain</button>
       {a.error && <Alert>{a.error}</Alert>}
     </form>
@@ -43,8 +44,8 @@ export function Domains() {
     <>
       <PageHead title="Domains" sub="The domains you send from. Each needs a few DNS records before it can send." />
       {canEdit(state) && <AddDomain onAdded={open} />}
-      {list.error && <Alert>{list.error}</Alert>}
-      {!list.data ? <Loading /> : list.data.data.length === 0 ? (
+      {list.error && <ErrorRetry error={list.error} retry={list.reload} />}
+      {!list.data ? (list.error ? null : <Loading />) : list.data.data.length === 0 ? (
         <Empty title="Add a domain">
           <p>Type the domain you send from above (a subdomain such as <code>mail.example.com</code> keeps your main domain's reputation apart).
             Mailroom then shows the records to publish at your DNS provider:</p>
@@ -93,7 +94,7 @@ export function DomainDetail({ id }: { id: string }) {
     await del(`/domains/${id}`);
     navigate('/domains');
   });
-  if (d.error) return <><p><Link href="/domains">← Domains</Link></p><Alert>{d.error}</Alert></>;
+  if (d.error && !d.data) return <><p><Link href="/domains">← Domains</Link></p><ErrorRetry error={d.error} retry={d.reload} /></>;
   if (!d.data) return <Loading />;
   const dom = d.data;
   const fqdn = (name: string) => (name === '@' || !name ? dom.name : `${name}.${dom.name}`);
@@ -132,9 +133,11 @@ export function DomainDetail({ id }: { id: string }) {
         <h2>Settings</h2>
         <KV items={[['Region', dom.region], ['Return path', `${dom.custom_return_path}.${dom.name}`], ['Sending', dom.capabilities.sending]]} />
         <fieldset disabled={!edit || save.busy} class="settings">
-          <legend class="sr-only">Tracking and TLS</legend>
+          <legend class="sr-only">Receiving, signing, tracking and TLS</legend>
           <label class="check"><input type="checkbox" checked={dom.open_tracking} onChange={(e) => save.run({ open_tracking: (e.target as HTMLInputElement).checked })} /> Open tracking <span class="muted small">(a pixel in HTML mail)</span></label>
           <label class="check"><input type="checkbox" checked={dom.click_tracking} onChange={(e) => save.run({ click_tracking: (e.target as HTMLInputElement).checked })} /> Click tracking <span class="muted small">(links go through this server)</span></label>
+          <label class="check"><input type="checkbox" checked={dom.capabilities.receiving === 'enabled'} onChange={(e) => save.run({ capabilities: { receiving: (e.target as HTMLInputElement).checked ? 'enabled' : 'disabled' } })} /> Receive mail at {dom.name} <span class="muted small">(adds an MX record to publish; received mail shows under Receiving)</span></label>
+          <label class="check"><input type="checkbox" checked={Boolean(dom.dkim_ed25519)} onChange={(e) => save.run({ dkim_ed25519: (e.target as HTMLInputElement).checked })} /> Also sign with Ed25519 <span class="muted small">(a second DKIM key, RFC 8463; signs once its record verifies)</span></label>
           <label class="field-inline">TLS
             <select value={dom.tls} onChange={(e) => save.run({ tls: (e.target as HTMLSelectElement).value })}>
               <option value="opportunistic">Opportunistic (use TLS when offered)</option>

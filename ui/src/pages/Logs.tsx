@@ -2,7 +2,7 @@
 // request and response bodies.
 import { useEffect, useState } from 'preact/hooks';
 import { get, qs, type List } from '../api';
-import { Alert, Badge, Code, Empty, KV, Loading, PageHead } from '../components/ui';
+import { Alert, Badge, Code, Empty, ErrorRetry, KV, Loading, PageHead } from '../components/ui';
 import { Link } from '../components/Link';
 import { ago, fmtDate } from '../format';
 import { useLoad } from '../hooks';
@@ -34,14 +34,14 @@ export function Logs({ query }: { query: URLSearchParams }) {
     <>
       <PageHead title="Logs" sub="Every API request made with your team's keys (dashboard clicks are not logged)." />
       <form class="filters" aria-label="Filter logs" onChange={(e) => { if ((e.target as HTMLElement).tagName === 'SELECT') (e.currentTarget as HTMLFormElement).requestSubmit(); }} onSubmit={(e) => { e.preventDefault(); const d = Object.fromEntries(new FormData(e.currentTarget as HTMLFormElement)) as Record<string, string>; setQuery(Object.fromEntries(FILTERS.map((k) => [k, d[k] || undefined]))); }}>
-        <input name="endpoint" placeholder="Endpoint, e.g. /emails" defaultValue={f.endpoint} aria-label="Endpoint" class="grow" />
-        <input name="status" placeholder="Status" defaultValue={f.status} aria-label="HTTP status" size={6} inputMode="numeric" pattern="\d{3}" />
-        <select name="method" value={f.method} aria-label="Method"><option value="">Any method</option>{['GET', 'POST', 'PATCH', 'PUT', 'DELETE'].map((m) => <option key={m}>{m}</option>)}</select>
-        <select name="api_key_id" value={f.api_key_id} aria-label="API key"><option value="">Any key</option>{keys.data?.data.map((k) => <option key={k.id} value={k.id}>{k.name}</option>)}</select>
+        <label class="inline small grow">Endpoint <input name="endpoint" placeholder="/emails" defaultValue={f.endpoint} class="grow" /></label>
+        <label class="inline small">HTTP status <input name="status" placeholder="404 or 4xx" defaultValue={f.status} size={10} pattern="\d{3}|[1-5][xX][xX]" title="An HTTP status (404) or a class (4xx)" /></label>
+        <label class="inline small">Method <select name="method" value={f.method}><option value="">Any method</option>{['GET', 'POST', 'PATCH', 'PUT', 'DELETE'].map((m) => <option key={m}>{m}</option>)}</select></label>
+        <label class="inline small">API key <select name="api_key_id" value={f.api_key_id}><option value="">Any key</option>{keys.data?.data.map((k) => <option key={k.id} value={k.id}>{k.name}</option>)}</select></label>
         <button class="btn">Apply</button>
       </form>
-      {error && <Alert>{error}</Alert>}
-      {!loaded ? <Loading /> : rows.length === 0 ? <Empty title="No requests logged">Requests made with an API key show up here within seconds.</Empty> : (
+      {error && <ErrorRetry error={error} retry={() => load()} />}
+      {!loaded ? <Loading /> : error && !rows.length ? null : rows.length === 0 ? <Empty title="No requests logged">Requests made with an API key show up here within seconds.</Empty> : (
         <div class="table-wrap">
           <table class="list">
             <thead><tr><th scope="col">Status</th><th scope="col">Method</th><th scope="col">Endpoint</th><th scope="col">When</th><th scope="col">User agent</th></tr></thead>
@@ -65,7 +65,7 @@ export function Logs({ query }: { query: URLSearchParams }) {
 export function LogDetail({ id }: { id: string }) {
   const l = useLoad(() => get<Log>(`/logs/${id}`), [id]);
   const keys = useLoad(() => get<List<{ id: string; name: string }>>('/api-keys'), []);
-  if (l.error) return <><p><Link href="/logs">← Logs</Link></p><Alert>{l.error}</Alert></>;
+  if (l.error && !l.data) return <><p><Link href="/logs">← Logs</Link></p><ErrorRetry error={l.error} retry={l.reload} /></>;
   if (!l.data) return <Loading />;
   const log = l.data;
   const key = keys.data?.data.find((k) => k.id === log.api_key_id);

@@ -1,20 +1,20 @@
 // Mailbox (capture mode): every message "delivered" is kept here instead of leaving the machine:
 // a list on the left, the selected message (preview, headers, raw) on the right.
 import { useState } from 'preact/hooks';
-import { get, type List } from '../api';
-import { Alert, Empty, Loading, PageHead } from '../components/ui';
+import { get } from '../api';
+import { Empty, ErrorRetry, Loading, PageHead } from '../components/ui';
 import { EmailPreview, HeadersTable, parseHeaders } from '../components/EmailPreview';
 import { Link } from '../components/Link';
 import { ago } from '../format';
-import { useLoad } from '../hooks';
+import { useLoad, usePaged } from '../hooks';
 import { useSession } from '../session';
 import type { EmailItem } from './Emails';
 
 export function Mailbox() {
   const { state } = useSession();
-  const list = useLoad(() => get<List<EmailItem>>('/emails?limit=100'), []);
+  const list = usePaged<EmailItem>((after) => `/emails?limit=50${after ? `&after=${after}` : ''}`, 'mailbox');
   const [sel, setSel] = useState<string>();
-  const id = sel ?? list.data?.data[0]?.id;
+  const id = sel ?? list.rows[0]?.id;
   const email = useLoad(() => (id ? get<{ subject: string; html: string | null; text: string | null; from: string; to: string[] }>(`/emails/${id}`) : Promise.resolve(undefined)), [id]);
   const raw = useLoad(() => (id ? get<string>(`/dashboard-api/emails/${id}/raw`) : Promise.resolve(undefined)), [id]);
   if (state.delivery_mode !== 'capture') {
@@ -23,11 +23,11 @@ export function Mailbox() {
   return (
     <>
       <PageHead title="Mailbox" sub="Capture mode: messages are kept here; nothing leaves the machine." />
-      {list.error && <Alert>{list.error}</Alert>}
-      {!list.data ? <Loading /> : list.data.data.length === 0 ? <Empty title="The mailbox is empty">Send an email through the API or SMTP and it appears here at once.</Empty> : (
+      {list.error && <ErrorRetry error={list.error} retry={list.reload} />}
+      {!list.loaded ? <Loading /> : list.error && !list.rows.length ? null : list.rows.length === 0 ? <Empty title="The mailbox is empty">Send an email through the API or SMTP and it appears here at once.</Empty> : (
         <div class="mailbox">
           <ul class="mail-list" aria-label="Messages">
-            {list.data.data.map((e) => (
+            {list.rows.map((e) => (
               <li key={e.id}>
                 <button type="button" aria-current={e.id === id} onClick={() => setSel(e.id)}>
                   <span class="ellipsis strong">{e.subject || '(no subject)'}</span>
@@ -36,6 +36,8 @@ export function Mailbox() {
                 </button>
               </li>
             ))}
+            <li><div ref={list.sentinel} /></li>
+            {list.hasMore && <li><button type="button" class="more" onClick={list.more} disabled={list.busy}>{list.busy ? 'Loading…' : 'Load more'}</button></li>}
           </ul>
           <article class="mail-view card" aria-live="polite">
             {!email.data ? <Loading /> : (

@@ -1,8 +1,9 @@
-// Metrics: sent, delivered, bounced (hard/soft), complained, opened, clicked and the rates over a
-// chosen range, as numbers, uPlot charts and a table; all from GET /emails/metrics.
-import { get, qs } from '../api';
+// Metrics: sent, delivered, delayed, bounced (hard/soft), complained, failed, suppressed, opened,
+// clicked and the rates over a chosen range, for all domains or one, as numbers, uPlot charts and
+// a table; all from GET /emails/metrics (every count per recipient).
+import { get, qs, type List } from '../api';
 import { Chart } from '../components/Chart';
-import { Alert, Empty, Loading, PageHead } from '../components/ui';
+import { Empty, ErrorRetry, Loading, PageHead } from '../components/ui';
 import { Link } from '../components/Link';
 import { num, pct } from '../format';
 import { useLoad } from '../hooks';
@@ -24,8 +25,10 @@ export function Metrics({ query }: { query: URLSearchParams }) {
   const granularity = query.get('granularity') ?? preset?.granularity ?? 'daily';
   const end = preset ? new Date() : new Date(new Date(`${query.get('to') || new Date().toISOString().slice(0, 10)}T00:00:00`).getTime() + 86400_000);
   const start = preset ? new Date(end.getTime() - preset.hours * 3600_000) : new Date(`${query.get('from')}T00:00:00`);
-  const q = qs({ start_date: start.toISOString(), end_date: end.toISOString(), granularity, dimensions: 'period', timezone: Intl.DateTimeFormat().resolvedOptions().timeZone });
-  const m = useLoad(() => get<Metrics>(`/emails/metrics${q}`), [range, granularity, query.get('from'), query.get('to')]);
+  const domain = query.get('domain') ?? '';
+  const q = qs({ start_date: start.toISOString(), end_date: end.toISOString(), granularity, dimensions: 'period', domain_id: domain, timezone: Intl.DateTimeFormat().resolvedOptions().timeZone });
+  const m = useLoad(() => get<Metrics>(`/emails/metrics${q}`), [range, granularity, query.get('from'), query.get('to'), domain]);
+  const domains = useLoad(() => get<List<{ id: string; name: string }>>('/domains'), []);
   const t = m.data?.totals;
   const x = m.data?.data.map((d) => new Date(d.period).getTime() / 1000) ?? [];
   const col = (k: string) => m.data?.data.map((d) => d[k] ?? 0) ?? [];
@@ -43,15 +46,22 @@ export function Metrics({ query }: { query: URLSearchParams }) {
           <option value="hourly">Hourly</option><option value="daily">Daily</option><option value="weekly">Weekly</option><option value="monthly">Monthly</option>
         </select>
         <button class="btn">Apply</button>
+        <select aria-label="Domain" value={domain} onChange={(e) => setQuery({ domain: (e.target as HTMLSelectElement).value || undefined })}>
+          <option value="">All domains</option>
+          {domains.data?.data.map((d) => <option key={d.id} value={d.id}>{d.name}</option>)}
+        </select>
       </form>
-      {m.error && <Alert>{m.error}</Alert>}
-      {!t ? <Loading /> : (
+      {m.error && <ErrorRetry error={m.error} retry={m.reload} />}
+      {!t ? (m.error ? null : <Loading />) : (
         <>
           <div class="stats" data-testid="metrics-totals">
-            <Stat label="Sent" value={num(t.sent)} />
+            <Stat label="Sent" value={num(t.sent)} sub="recipients accepted" />
             <Stat label="Delivered" value={num(t.delivered)} sub={`${pct(t.delivery_rate)} delivery rate`} />
+            <Stat label="Delayed" value={num(t.delivery_delayed)} sub="delivery attempts deferred" />
             <Stat label="Bounced" value={num(t.bounced)} sub={`${num(t.bounced_permanent)} hard · ${num(t.bounced_transient)} soft · ${pct(t.bounce_rate)}`} tone={t.bounce_rate > 0.04 ? 'bad' : undefined} />
             <Stat label="Complained" value={num(t.complained)} sub={`${pct(t.complaint_rate)} complaint rate`} tone={t.complaint_rate > 0.001 ? 'bad' : undefined} />
+            <Stat label="Failed" value={num(t.failed)} sub="could not be sent" tone={t.failed ? 'bad' : undefined} />
+            <Stat label="Suppressed" value={num(t.suppressed)} sub="skipped: on the suppression list" />
             <Stat label="Opened" value={num(t.unique_opened)} sub={`${pct(t.open_rate)} open rate`} />
             <Stat label="Clicked" value={num(t.unique_clicked)} sub={`${pct(t.click_rate)} click rate`} />
           </div>
@@ -72,9 +82,9 @@ export function Metrics({ query }: { query: URLSearchParams }) {
                 <summary>Numbers per period</summary>
                 <div class="table-wrap">
                   <table class="list num">
-                    <thead><tr><th scope="col">Period</th><th scope="col">Sent</th><th scope="col">Delivered</th><th scope="col">Bounced (hard/soft)</th><th scope="col">Complained</th><th scope="col">Opened</th><th scope="col">Clicked</th></tr></thead>
+                    <thead><tr><th scope="col">Period</th><th scope="col">Sent</th><th scope="col">Delivered</th><th scope="col">Bounced (hard/soft)</th><th scope="col">Complained</th><th scope="col">Failed</th><th scope="col">Suppressed</th><th scope="col">Opened</th><th scope="col">Clicked</th></tr></thead>
                     <tbody>{m.data!.data.map((d) => (
-                      <tr key={d.period}><th scope="row">{when(d.period)}</th><td>{num(d.sent)}</td><td>{num(d.delivered)}</td><td>{num(d.bounced)} ({num(d.bounced_permanent)}/{num(d.bounced_transient)})</td><td>{num(d.complained)}</td><td>{num(d.unique_opened)}</td><td>{num(d.unique_clicked)}</td></tr>
+                      <tr key={d.period}><th scope="row">{when(d.period)}</th><td>{num(d.sent)}</td><td>{num(d.delivered)}</td><td>{num(d.bounced)} ({num(d.bounced_permanent)}/{num(d.bounced_transient)})</td><td>{num(d.complained)}</td><td>{num(d.failed)}</td><td>{num(d.suppressed)}</td><td>{num(d.unique_opened)}</td><td>{num(d.unique_clicked)}</td></tr>
                     ))}</tbody>
                   </table>
                 </div>

@@ -3,7 +3,7 @@
 // text and headers, the raw message and the attachments with their signed download links.
 import { useState } from 'preact/hooks';
 import { get, qs, type List } from '../api';
-import { AgoCell, Alert, Badge, Code, Copy, Empty, KV, Loading, PagedTable, PageHead, Tabs } from '../components/ui';
+import { AgoCell, Alert, Badge, Code, Copy, Empty, ErrorRetry, KV, Loading, PageHead, PagedTable, Tabs } from '../components/ui';
 import { EmailPreview, HeadersTable } from '../components/EmailPreview';
 import { Link } from '../components/Link';
 import { bytes, fmtDate } from '../format';
@@ -30,11 +30,11 @@ export function Receiving() {
   return (
     <>
       <PageHead title="Receiving" sub="Mail that arrived for your receiving domains, newest first." />
-      {list.error && <Alert>{list.error}</Alert>}
-      {!list.loaded ? <Loading /> : list.rows.length === 0 ? (
+      {list.error && <ErrorRetry error={list.error} retry={list.reload} />}
+      {!list.loaded ? <Loading /> : list.error && !list.rows.length ? null : list.rows.length === 0 ? (
         <Empty title="No mail received yet">
           <ol class="steps">
-            <li>Turn on receiving for a domain: <code>PATCH /domains/:id</code> with <code>{'{"capabilities": {"receiving": "enabled"}}'}</code> (or create the domain with it).</li>
+            <li>Turn on receiving for a domain: tick <em>Receive mail at …</em> in the settings of its <Link href="/domains">page</Link> (through the API: <code>PATCH /domains/:id</code> with <code>{'{"capabilities": {"receiving": "enabled"}}'}</code>).</li>
             <li>Publish the <strong>MX</strong> record the <Link href="/domains">domain's page</Link> then lists, and press Verify.</li>
             <li>Mail for that domain arrives on the MX listener (<code>MAILROOM_MX_LISTEN</code>, port 25 in production) and shows here, with an <code>email.received</code> webhook event.</li>
           </ol>
@@ -60,7 +60,7 @@ export function ReceivedDetail({ id }: { id: string }) {
   const email = useLoad(() => get<Received>(`/emails/receiving/${id}`), [id]);
   const atts = useLoad(() => get<List<Attachment>>(`/emails/receiving/${id}/attachments`), [id]);
   const [tab, setTab] = useState<(typeof TABS)[number]>('Preview');
-  if (email.error) return <><p><Link href="/receiving">← Receiving</Link></p><Alert>{email.error}</Alert></>;
+  if (email.error && !email.data) return <><p><Link href="/receiving">← Receiving</Link></p><ErrorRetry error={email.error} retry={email.reload} /></>;
   if (!email.data) return <Loading />;
   const e = email.data;
   const auth = e.authentication;

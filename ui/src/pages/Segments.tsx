@@ -1,7 +1,7 @@
 // Segments: the team's named lists of contacts (paged), created, renamed and deleted by owners and
-// admins; a segment's page lists its members, adds a contact by address and removes one. Members
-// (the team role) only read. Rule-based segments (a filter with a live count) and imports come
-// later: they plug in at `segmentBody` (the create form) and beside `SegmentMembers`.
+// admins; a fixed list's page lists its members, adds a contact by address and removes one; a
+// rule-based segment's page shows its rule and the contacts it matches (SegmentRules.tsx).
+// Members (the team role) only read.
 import { useState } from 'preact/hooks';
 import { ApiError, del, get, patch, post, qs } from '../api';
 import { fullName, textField, type ContactRow, type Segment } from '../audience';
@@ -11,9 +11,7 @@ import { fmtDate } from '../format';
 import { useAction, useLoad, usePaged } from '../hooks';
 import { navigate } from '../router';
 import { canEdit, useSession } from '../session';
-
-/** The body of POST /segments from the create form (a later rule-based option adds `filter`). */
-const segmentBody = (fd: FormData) => ({ name: textField(fd, 'name') });
+import { CreateSegmentForm, KIND_WORDS, kindOf, SegmentMatches, SegmentRule } from './SegmentRules';
 
 const deleteQuestion = (s: Segment) => `Delete the segment "${s.name}"? Its contacts stay; only the list goes.`;
 
@@ -38,32 +36,21 @@ export function Segments() {
   const edit = canEdit(state);
   const list = usePaged<Segment>((after) => `/segments${qs({ limit: 50, after })}`, '');
   const [editing, setEditing] = useState<string>();
-  const create = useAction(async (form: HTMLFormElement) => {
-    await post<{ id: string }>('/segments', segmentBody(new FormData(form)));
-    form.reset();
-    list.reload();
-  });
   const remove = useAction(async (s: Segment) => {
     if (!confirm(deleteQuestion(s))) return;
     await del(`/segments/${s.id}`);
     list.setRows((rows) => rows.filter((x) => x.id !== s.id));
   });
-  const cols = edit ? 3 : 2;
+  const cols = edit ? 4 : 3;
   return (
     <div class="audience">
       <PageHead title="Segments" sub="Named lists of contacts to send broadcasts to. A contact can be in many segments." />
-      {edit && (
-        <form class="inline-form card" aria-label="Create a segment" onSubmit={(e) => { e.preventDefault(); create.run(e.currentTarget as HTMLFormElement); }}>
-          <label class="field-inline grow">Name <input name="name" required maxLength={256} placeholder="Newsletter readers" class="grow" /></label>
-          <button class="btn primary" disabled={create.busy}>Create segment</button>
-          {create.error && <Alert>{create.error}</Alert>}
-        </form>
-      )}
+      {edit && <CreateSegmentForm onCreated={list.reload} />}
       {(list.error || remove.error) && <Alert>{list.error ?? remove.error}</Alert>}
       {!list.loaded ? <Loading /> : list.rows.length === 0 ? (
         <Empty title="No segments yet">{edit ? 'Create one above, then add contacts to it from its page or from a contact\'s page.' : 'Owners and admins create them here.'} Through the API: <code>POST /segments</code> (the SDK's <code>resend.segments.create</code>).</Empty>
       ) : (
-        <PagedTable list={list} testId="segments" head={<><th scope="col">Name</th><th scope="col">Created</th>{edit && <th scope="col"><span class="sr-only">Actions</span></th>}</>}>
+        <PagedTable list={list} testId="segments" head={<><th scope="col">Name</th><th scope="col">Kind</th><th scope="col">Created</th>{edit && <th scope="col"><span class="sr-only">Actions</span></th>}</>}>
           {list.rows.map((s) => editing === s.id ? (
             <tr key={s.id}>
               <td colSpan={cols}>
@@ -73,6 +60,7 @@ export function Segments() {
           ) : (
             <tr key={s.id}>
               <td class="ellipsis"><Link href={`/segments/${s.id}`}>{s.name}</Link></td>
+              <td class="nowrap">{KIND_WORDS[kindOf(s)].short}</td>
               <AgoCell at={s.created_at} />
               {edit && (
                 <td class="right nowrap">
@@ -105,14 +93,19 @@ export function SegmentDetail({ id }: { id: string }) {
   return (
     <div class="audience">
       {back}
-      <PageHead title={s.name} sub="A list of contacts: add and remove them here or on a contact's page.">
+      <PageHead title={s.name} sub={s.filter ? 'Rule-based: every contact matching the rule, kept up to date by itself.' : 'A list of contacts: add and remove them here or on a contact\'s page.'}>
         {edit && !renaming && <button class="btn" onClick={() => setRenaming(true)}>Rename</button>}
         {edit && <button class="btn bad ghost" onClick={() => remove.run()} disabled={remove.busy}>Delete segment</button>}
       </PageHead>
       {renaming && <section class="card"><RenameForm segment={s} onCancel={() => setRenaming(false)} onDone={() => { setRenaming(false); seg.reload(); }} /></section>}
       {remove.error && <Alert>{remove.error}</Alert>}
-      <section class="card"><KV items={[['Created', fmtDate(s.created_at)], ['ID', <code>{s.id}</code>]]} /></section>
-      <SegmentMembers segment={s} edit={edit} />
+      <section class="card"><KV items={[['Kind', KIND_WORDS[kindOf(s)].short], ['Created', fmtDate(s.created_at)], ['ID', <code>{s.id}</code>]]} /></section>
+      {s.filter ? (
+        <>
+          <SegmentRule segment={s} edit={edit} onSaved={seg.reload} />
+          <SegmentMatches segment={s} />
+        </>
+      ) : <SegmentMembers segment={s} edit={edit} />}
     </div>
   );
 }

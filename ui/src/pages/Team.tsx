@@ -1,8 +1,9 @@
-// Team settings: members and roles, invite links, "require MFA" (owners), new team; switching
-// teams is in the navigation.
-import { useState } from 'preact/hooks';
+// Team settings: members and roles (a role change asks first), invite links, "require MFA"
+// (owners), new team; switching teams is in the navigation. Reloads when the window regains
+// focus, so an invite accepted meanwhile leaves the pending list.
+import { useEffect, useState } from 'preact/hooks';
 import { del, get, patch, post } from '../api';
-import { Alert, Badge, Copy, Loading, PageHead } from '../components/ui';
+import { Alert, Badge, Copy, ErrorRetry, Loading, PageHead } from '../components/ui';
 import { ago } from '../format';
 import { useAction, useLoad } from '../hooks';
 import { navigate } from '../router';
@@ -10,6 +11,14 @@ import { canEdit, useSession } from '../session';
 
 interface Member { user_id: string; email: string; name: string; role: string; totp_enabled: boolean; created_at: string }
 interface Invite { id: string; role: string; email: string | null; expires_at: string; created_at: string }
+
+const ROLE_NAMES: Record<string, string> = { owner: 'Owner', admin: 'Admin', member: 'Member' };
+const aRole = (r: string) => `${r === 'member' ? 'a' : 'an'} ${ROLE_NAMES[r] ?? r}`;
+const ROLE_POWERS: Record<string, string> = {
+  owner: 'Owners can do everything, including removing other owners, changing roles and team security. Only another owner can undo this.',
+  admin: 'Admins manage domains, keys, webhooks and members (but not owners).',
+  member: 'Members can look at everything but change nothing.',
+};
 
 export function Team() {
   const { state, reload } = useSession();
@@ -24,6 +33,12 @@ export function Team() {
     team.reload();
   });
   const act = useAction(async (fn: () => Promise<unknown>) => { await fn(); team.reload(); await reload(); });
+  const [change, setChange] = useState<{ m: Member; role: string }>();
+  useEffect(() => {
+    const onFocus = () => team.reload();
+    window.addEventListener('focus', onFocus);
+    return () => window.removeEventListener('focus', onFocus);
+  }, []);
   const create = useAction(async (form: HTMLFormElement) => {
     await post('/dashboard-api/teams', { name: new FormData(form).get('name') });
     await reload();
@@ -33,9 +48,20 @@ export function Team() {
     <>
       <PageHead title={`Team: ${state.team?.name}`} sub={`You are ${state.team?.role === 'admin' ? 'an admin' : `the ${state.team?.role}`}. Owners and admins change things; members can look.`} />
       {act.error && <Alert>{act.error}</Alert>}
+      {change && (
+        <section class="card highlight" role="alertdialog" aria-labelledby="role-q" data-testid="role-confirm">
+          <h2 id="role-q">Make {change.m.name || change.m.email} {aRole(change.role)}?</h2>
+          <p>{change.m.email} is {aRole(change.m.role)} now. {ROLE_POWERS[change.role]}</p>
+          <div class="row">
+            <button class={`btn ${change.role === 'owner' ? 'bad' : 'primary'}`} disabled={act.busy} onClick={() => { const c = change; setChange(undefined); act.run(() => patch(`/dashboard-api/team/members/${c.m.user_id}`, { role: c.role })); }}>Make {ROLE_NAMES[change.role]}</button>
+            <button class="btn ghost" onClick={() => setChange(undefined)}>Cancel</button>
+          </div>
+        </section>
+      )}
       <section class="card">
         <h2>Members</h2>
-        {!team.data ? <Loading /> : (
+        {team.error && <ErrorRetry error={team.error} retry={team.reload} />}
+        {!team.data ? (team.error ? null : <Loading />) : (
           <div class="table-wrap">
             <table class="list">
               <thead><tr><th scope="col">Member</th><th scope="col">Role</th><th scope="col">Two-factor</th><th scope="col">Joined</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
@@ -43,8 +69,8 @@ export function Team() {
                 <tr key={m.user_id}>
                   <td>{m.name ? <>{m.name} <span class="muted small">{m.email}</span></> : m.email}</td>
                   <td>{edit && m.user_id !== state.user?.id && (owner || m.role !== 'owner') ? (
-                    <select aria-label={`Role of ${m.email}`} value={m.role} onChange={(e) => act.run(() => patch(`/dashboard-api/team/members/${m.user_id}`, { role: (e.target as HTMLSelectElement).value }))}>
-                      {(owner ? ['owner', 'admin', 'member'] : ['admin', 'member']).map((r) => <option key={r}>{r}</option>)}
+                    <select aria-label={`Role of ${m.email}`} value={change?.m.user_id === m.user_id ? change.role : m.role} onChange={(e) => { const role = (e.target as HTMLSelectElement).value; setChange(role === m.role ? undefined : { m, role }); }}>
+                      {(owner ? ['owner', 'admin', 'member'] : ['admin', 'member']).map((r) => <option key={r} value={r}>{ROLE_NAMES[r]}</option>)}
                     </select>
                   ) : <Badge status={m.role} />}</td>
                   <td>{m.totp_enabled ? <Badge status="enabled" text="on" /> : <Badge status="muted" text="off" />}</td>
@@ -71,8 +97,8 @@ export function Team() {
           {link && <div class="token" aria-live="polite"><code class="mono">{link}</code><Copy text={link} /></div>}
           {link && <p class="muted small">Send this link yourself; it works once, for 7 days.</p>}
           {team.data && team.data.invites.length > 0 && (
-            <ul class="plain">{team.data.invites.map((i) => (
-              <li key={i.id}>{i.role} invite{i.email ? ` for ${i.email}` : ''}, expires {new Date(i.expires_at).toLocaleDateString()} <button class="btn ghost sm" onClick={() => act.run(() => del(`/dashboard-api/team/invites/${i.id}`))}>Revoke</button></li>
+            <ul class="plain" aria-label="Pending invites" data-testid="pending-invites">{team.data.invites.map((i) => (
+              <li key={i.id}>{ROLE_NAMES[i.role] ?? i.role} invite{i.email ? ` for ${i.email}` : ''} (pending), expires {new Date(i.expires_at).toLocaleDateString()} <button class="btn ghost sm" onClick={() => act.run(() => del(`/dashboard-api/team/invites/${i.id}`))}>Revoke</button></li>
             ))}</ul>
           )}
         </section>
