@@ -49,8 +49,3 @@ export async function customEventDefinitionRemove(db: Queryable, teamId: string,
   if (!d) throw notFound('Event');
   return { object: 'event' as const, id: d.id, deleted: true };
 }
-
-/** The schema the team declared for `name`, if any (used on send, in the sender's transaction). */
-export async function customEventSchemaFor(db: Queryable, teamId: string, name: string) {
-  return (await customEventDefinitionFind(db, teamId, { name }))?.schema ?? null;
-}

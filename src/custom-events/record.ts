@@ -7,13 +7,11 @@ import { invalidField, missingField } from '../errors.js';
 import { isUuid } from '../lib/ids.js';
 import { contactEmail } from '../contacts/input.js';
 import { contactOf } from '../contacts/service.js';
-import { contactFind } from '../store/contacts.js';
-import { customEventInsert, customEventListByContact, type CustomEventRow } from '../store/custom-events.js';
+import { customEventContextFind, customEventInsert, customEventListByContact, type CustomEventRow } from '../store/custom-events.js';
 import { withTx, type Pool, type Queryable, type Tx } from '../store/db.js';
 import type { IdempotencyCompletion } from '../store/emails.js';
 import { idempotencyComplete } from '../store/idempotency.js';
 import type { PageQuery } from '../store/paginate.js';
-import { customEventSchemaFor } from './definitions.js';
 import { customEventName, customEventPayloadCoerce, customEventPayloadOf } from './schema.js';
 
 /** Whom an event is about: a contact by id (must exist), or an address (a contact may not exist yet). */
@@ -45,15 +43,10 @@ export function customEventInputOf(body: Record<string, unknown>): CustomEventIn
  * same transaction, after this returns.
  */
 export async function customEventRecord(tx: Tx, teamId: string, input: CustomEventInput): Promise<CustomEventRow> {
-  let contact: { id: string; email: string } | undefined;
-  if ('contactId' in input.subject) {
-    contact = await contactFind(tx, teamId, { id: input.subject.contactId });
-    if (!contact) throw invalidField('contact_id', `no contact has the id ${input.subject.contactId}.`);
-  } else {
-    contact = await contactFind(tx, teamId, { email: input.subject.email });
-  }
+  const { schema, contact } = await customEventContextFind(tx, teamId, input.name, input.subject);
+  if (!contact && 'contactId' in input.subject) throw invalidField('contact_id', `no contact has the id ${input.subject.contactId}.`);
   const email = contact?.email ?? (input.subject as { email: string }).email;
-  const payload = customEventPayloadCoerce(await customEventSchemaFor(tx, teamId, input.name), input.payload);
+  const payload = customEventPayloadCoerce(schema, input.payload);
   return customEventInsert(tx, teamId, { name: input.name, contact_id: contact?.id ?? null, email, payload });
 }
 

@@ -50,6 +50,12 @@ export function customEventPayloadOf(v: unknown): Record<string, unknown> {
   return v as Record<string, unknown>;
 }
 
+/** `2026-02-30` is not a day (Date would roll it over to March 2). */
+function realDay(s: string): boolean {
+  const [y, m, d] = s.slice(0, 10).split('-').map(Number);
+  return m >= 1 && m <= 12 && d >= 1 && d <= new Date(Date.UTC(y, m, 0)).getUTCDate();
+}
+
 function coerce(type: CustomEventFieldType, v: unknown): unknown {
   switch (type) {
     case 'string':
@@ -68,7 +74,7 @@ function coerce(type: CustomEventFieldType, v: unknown): unknown {
       return undefined;
     case 'date': {
       // ISO 8601 text (a date, or a date and time) or epoch milliseconds; stored as ISO 8601 UTC.
-      const ok = (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v.trim())) || (typeof v === 'number' && Number.isFinite(v));
+      const ok = (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v.trim()) && realDay(v.trim())) || (typeof v === 'number' && Number.isFinite(v));
       const d = ok ? new Date(typeof v === 'string' ? v.trim() : (v as number)) : undefined;
       return d && !Number.isNaN(d.getTime()) ? d.toISOString() : undefined;
     }

@@ -49,6 +49,21 @@ export async function customEventDefinitionDelete(db: Queryable, teamId: string,
   return rows[0];
 }
 
+/**
+ * What recording an event needs, in one round trip: the schema the team declared for `name` (null
+ * if none) and the contact it is about (by id, else by address; null if the team has none).
+ */
+export async function customEventContextFind(db: Queryable, teamId: string, name: string, subject: { contactId: string } | { email: string }): Promise<{ schema: CustomEventSchema | null; contact: { id: string; email: string } | null }> {
+  const [id, email] = 'contactId' in subject ? [subject.contactId, null] : [null, subject.email];
+  const { rows } = await db.query<{ schema: CustomEventSchema | null; contact_id: string | null; contact_email: string | null }>(
+    `SELECT (SELECT schema FROM custom_event_definitions WHERE team_id = $1 AND name = $2) AS schema, c.id AS contact_id, c.email AS contact_email
+     FROM (SELECT 1) AS one
+     LEFT JOIN contacts c ON c.team_id = $1 AND (($3::uuid IS NOT NULL AND c.id = $3::uuid) OR ($3::uuid IS NULL AND c.email = $4::text))`,
+    [teamId, name, id, email]);
+  const r = rows[0];
+  return { schema: r.schema, contact: r.contact_id ? { id: r.contact_id, email: r.contact_email! } : null };
+}
+
 /** Records one custom event in the caller's transaction. */
 export async function customEventInsert(tx: Tx, teamId: string, e: { name: string; contact_id: string | null; email: string; payload: Record<string, unknown> }): Promise<CustomEventRow> {
   const { rows } = await tx.query<CustomEventRow>(
@@ -63,10 +78,4 @@ export function customEventListByContact(db: Queryable, teamId: string, contact:
     table: 'custom_events', columns: EVENT_COLUMNS, teamId, page,
     where: 'contact_id = $1 OR (contact_id IS NULL AND email = $2)', params: [contact.id, contact.email],
   });
-}
-
-/** How many events the team has recorded (tests and the dashboard's counters). */
-export async function customEventCount(db: Queryable, teamId: string): Promise<number> {
-  const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM custom_events WHERE team_id = $1', [teamId]);
-  return rows[0].n;
 }

@@ -112,6 +112,8 @@ describe('custom events and their definitions through the resend SDK', () => {
       [{ trial: 'yes' }, 'Invalid `payload.trial` field: must be a boolean.'],
       [{ renews_at: 'tomorrow' }, 'Invalid `payload.renews_at` field: must be a date (ISO 8601, e.g. 2026-01-31 or 2026-01-31T09:00:00Z).'],
       [{ renews_at: '2026-13-45' }, 'Invalid `payload.renews_at` field: must be a date (ISO 8601, e.g. 2026-01-31 or 2026-01-31T09:00:00Z).'],
+      [{ renews_at: '2026-02-30' }, 'Invalid `payload.renews_at` field: must be a date (ISO 8601, e.g. 2026-01-31 or 2026-01-31T09:00:00Z).'],
+      [{ renews_at: '2026-01-31T25:00:00Z' }, 'Invalid `payload.renews_at` field: must be a date (ISO 8601, e.g. 2026-01-31 or 2026-01-31T09:00:00Z).'],
     ];
     for (const [payload, message] of cases) {
       const r = await t.resend.events.send({ event: 'plan.changed', contactId: ada, payload });
@@ -252,6 +254,17 @@ describe('custom events and their definitions through the resend SDK', () => {
     const ours = await t.resend.events.send({ event: 'team.only', contactId: ada, payload: { n: '7' } }, { headers: { 'Idempotency-Key': 'shared-key' } });
     assert.equal(ours.error, null, JSON.stringify(ours.error));
     assert.equal(await rows('team.only'), 2);
+  });
+
+  test('every events route needs an API key, and a sending-only key cannot send events or manage definitions', async () => {
+    for (const [method, path] of [['POST', '/events/send'], ['POST', '/events'], ['GET', '/events'], ['GET', '/events/x'], ['PATCH', '/events/x'], ['DELETE', '/events/x'], ['GET', `/contacts/${ada}/events`]]) {
+      const r = await t.api(method, path, { key: null, body: method === 'GET' || method === 'DELETE' ? undefined : { event: 'x', contact_id: ada, name: 'x', schema: null } });
+      assert.deepEqual([r.status, r.body.name], [401, 'missing_api_key'], `${method} ${path}`);
+    }
+    const sendingKey = (await t.resend.apiKeys.create({ name: 'sending only', permission: 'sending_access' })).data!.token;
+    const r = await t.api('POST', '/events/send', { key: sendingKey, body: { event: 'x', contact_id: ada } });
+    assert.deepEqual([r.status, r.body.name], [401, 'restricted_api_key']);
+    assert.equal(await rows('x'), 0);
   });
 
   test('/openapi.json documents every events route', async () => {
