@@ -31,6 +31,15 @@ const int = (min: number, max: number): Parser<number> => (raw) => {
   if (n < min || n > max) fail(`must be between ${min} and ${max}, got ${n}`);
   return n;
 };
+/** A fraction between 0 and 1, written as 0.003 or 0.3% */
+const rate: Parser<number> = (raw) => {
+  const v = raw.trim();
+  const m = /^(\d+(?:\.\d+)?)(%?)$/.exec(v);
+  if (!m) return fail(`must be a fraction such as 0.003 or a percentage such as 0.3%, got "${raw}"`);
+  const n = Number(m[1]) / (m[2] ? 100 : 1);
+  if (n < 0 || n > 1) fail(`must be between 0 and 1 (0% and 100%), got ${raw}`);
+  return n;
+};
 const bool: Parser<boolean> = (raw) => {
   const v = raw.trim().toLowerCase();
   if (['1', 'true', 'yes', 'on'].includes(v)) return true;
@@ -159,6 +168,11 @@ export const schema = {
   rateLimit: def({ env: 'MAILROOM_RATE_LIMIT', description: 'API requests per second per team', default: 10, parse: int(1, 1_000_000) }),
   unsubscribeRateLimit: def({ env: 'MAILROOM_UNSUBSCRIBE_RATE_LIMIT', description: 'requests per second one client address may make to the public unsubscribe links (/u/...) and preference page (beyond: 429)', default: 10, parse: int(1, 1_000_000) }),
   recipientRateLimit: def({ env: 'MAILROOM_RECIPIENT_RATE_LIMIT', description: 'recipients (to+cc+bcc) per second per team, API and SMTP together; at least one full batch (100 x 50)', default: 5000, parse: int(1, 100_000_000) }),
+  broadcastPageSize: def({ env: 'MAILROOM_BROADCAST_PAGE_SIZE', description: 'contacts a broadcast expands into emails per transaction (the cursor advances with each page)', default: 500, parse: int(1, 10_000) }),
+  broadcastQueueWindow: def({ env: 'MAILROOM_BROADCAST_QUEUE_WINDOW', description: 'undelivered emails a broadcast may have queued at once; its expansion waits beyond it, so transactional mail never queues behind a whole broadcast', default: 1000, parse: int(1, 1_000_000) }),
+  broadcastPauseComplaintRate: def({ env: 'MAILROOM_BROADCAST_PAUSE_COMPLAINT_RATE', description: 'a sending broadcast pauses itself when complaints / (delivered + bounced) of its emails pass this (0.003 = 0.3%)', default: 0.003, parse: rate }),
+  broadcastPauseBounceRate: def({ env: 'MAILROOM_BROADCAST_PAUSE_BOUNCE_RATE', description: 'a sending broadcast pauses itself when permanent bounces / (delivered + bounced) of its emails pass this (0.05 = 5%)', default: 0.05, parse: rate }),
+  broadcastPauseMinSample: def({ env: 'MAILROOM_BROADCAST_PAUSE_MIN_SAMPLE', description: 'delivered + bounced emails a broadcast needs before the automatic pause rates apply', default: 100, parse: int(1, 10_000_000) }),
   allowPrivateNetworks: def({ env: 'MAILROOM_ALLOW_PRIVATE_NETWORKS', description: 'allow webhook and attachment URLs on private addresses', default: false, parse: bool }),
   webhookRetrySchedule: def({ env: 'MAILROOM_WEBHOOK_RETRY_SCHEDULE', description: 'webhook attempt delays, each after the previous failure (first = first attempt), e.g. 0s,5s,5m,30m,2h,5h,10h,10h', default: durations('0s,5s,5m,30m,2h,5h,10h,10h'), parse: durations }),
   webhookTimeoutMs: def({ env: 'MAILROOM_WEBHOOK_TIMEOUT_MS', description: 'time a webhook endpoint has to answer, milliseconds', default: 15_000, parse: int(100, 120_000) }),

@@ -1,42 +1,17 @@
 // TOTP (RFC 6238: HMAC-SHA1 over the 30-second time step, dynamic truncation from RFC 4226),
 // base32 secrets (RFC 4648) and the otpauth:// URI that authenticator apps read from a QR code.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { base32Decode as decode, base32Encode } from '../lib/base32.js';
 
-const B32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+export { base32Encode };
+
 export const STEP_SECONDS = 30;
 
-export function base32Encode(buf: Buffer): string {
-  let bits = 0;
-  let value = 0;
-  let out = '';
-  for (const byte of buf) {
-    value = (value << 8) | byte;
-    bits += 8;
-    while (bits >= 5) {
-      out += B32[(value >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-  }
-  if (bits > 0) out += B32[(value << (5 - bits)) & 31];
-  return out;
-}
-
+/** A TOTP secret as people type it (any case, spaces, dashes, padding); throws on other characters. */
 export function base32Decode(s: string): Buffer {
-  const clean = s.toUpperCase().replace(/[\s=-]/g, '');
-  let bits = 0;
-  let value = 0;
-  const out: number[] = [];
-  for (const ch of clean) {
-    const i = B32.indexOf(ch);
-    if (i < 0) throw new Error('invalid base32');
-    value = (value << 5) | i;
-    bits += 5;
-    if (bits >= 8) {
-      out.push((value >>> (bits - 8)) & 255);
-      bits -= 8;
-    }
-  }
-  return Buffer.from(out);
+  const b = decode(s.toUpperCase().replace(/[\s=-]/g, ''));
+  if (!b) throw new Error('invalid base32');
+  return b;
 }
 
 export const newTotpSecret = (): string => base32Encode(randomBytes(20));

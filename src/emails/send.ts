@@ -8,7 +8,7 @@ import { AppError } from '../errors.js';
 import { isUuid, uuid } from '../lib/ids.js';
 import type { Domains } from '../domains/service.js';
 import type { DomainRow } from '../store/domains.js';
-import type { Pool } from '../store/db.js';
+import type { Pool, Queryable } from '../store/db.js';
 import { emailsInsertAccepted, type AcceptedEmail, type IdempotencyCompletion } from '../store/emails.js';
 import { Batcher } from '../queue/batcher.js';
 import { resolveAttachments } from './attachments.js';
@@ -25,7 +25,8 @@ export interface SendContext {
   teamId: string;
   apiKeyId: string | null;
   keyDomainId: string | null; // a sending_access key bound to one domain
-  source: 'api' | 'smtp';
+  /** 'broadcast': a broadcast's expansion (paced by its own job, so not counted against the team's recipient rate) */
+  source: 'api' | 'smtp' | 'broadcast';
   /** The team whose data holds the email when it is not `teamId` (system mail: the hidden system team). */
   dataTeamId?: string;
 }
@@ -46,6 +47,13 @@ export interface ListMail {
   listId?: string;
   /** the email id to use, for a caller that renders unsubscribeUrl(id) into the body itself */
   id?: string;
+  /** the broadcast this email is one recipient's copy of (emails.broadcast_id, `broadcast_id` in its events) */
+  broadcastId?: string;
+  /**
+   * Bulk mail's place in the delivery queue: its jobs are due this long after acceptance. The
+   * workers claim in run_at order, so mail accepted meanwhile (transactional) goes first.
+   */
+  deliveryLagMs?: number;
 }
 
 const UNSUBSCRIBE_TAG = /\{\{\{\s*RESEND_UNSUBSCRIBE_URL\s*\}\}\}/g;
@@ -146,7 +154,7 @@ export class EmailSender {
     const domain = await this.sendingDomain(ctx, req.from.domain);
     const topicId = await sendTopic(this.pool, ctx.teamId, req.topicId); // 422 for a topic the team does not have
     // Recipients, not requests, are what a send costs receivers: counted before any work.
-    await this.recipientBudget?.(ctx.teamId, req.to.length + req.cc.length + req.bcc.length);
+    if (ctx.source !== 'broadcast') await this.recipientBudget?.(ctx.teamId, req.to.length + req.cc.length + req.bcc.length);
     const id = list?.id ?? uuid(); // before composing: tracking links carry it
     const listMail = Boolean(topicId) || list !== undefined;
     if (list?.listId !== undefined && !/^[\x20-\x7e]{1,500}$/.test(list.listId)) throw new Error('prepareValidated: List-Id must be printable ASCII');
@@ -168,9 +176,9 @@ export class EmailSender {
       bcc_addrs: req.bcc.map((a) => a.address), reply_to: req.replyTo.map((a) => a.address), subject: req.subject,
       html: req.html ?? null, text_body: req.text ?? null, headers: headers.length ? headers : null, tags: req.tags,
       scheduled_at: req.scheduledAt?.toISOString() ?? null, last_event: scheduled ? 'scheduled' : 'sent', created_at: now.toISOString(), topic_id: topicId,
-      list_unsubscribe: listMail, list_id: list?.listId ?? null,
+      list_unsubscribe: listMail, list_id: list?.listId ?? null, broadcast_id: list?.broadcastId ?? null,
     };
-    const runAt = (req.scheduledAt ?? now).toISOString();
+    const runAt = new Date((req.scheduledAt ?? now).getTime() + (list?.deliveryLagMs ?? 0)).toISOString();
     const byDomain = new Map<string, Set<string>>();
     for (const a of [...req.to, ...req.cc, ...req.bcc]) {
       const set = byDomain.get(a.domain) ?? new Set<string>();
@@ -223,6 +231,14 @@ export class EmailSender {
   /** Commits one email (sharing the statement with concurrent sends). */
   async commit(email: AcceptedEmail, completion?: IdempotencyCompletion): Promise<void> {
     await this.batcher.add({ email, completion });
+  }
+
+  /**
+   * Commits emails in the caller's transaction (one statement): a broadcast commits a page of its
+   * recipients' emails together with the advance of its cursor.
+   */
+  async commitIn(tx: Queryable, emails: AcceptedEmail[]): Promise<void> {
+    await emailsInsertAccepted(tx, emails);
   }
 
   /** Commits a batch in its own statement: all or nothing. */

@@ -1,12 +1,12 @@
 // Parses the email list's optional filters from the query string (status, start_date, end_date,
-// domain_id, api_key_id, tag=name[:value], q=recipient address or subject words).
+// domain_id, api_key_id, broadcast_id, tag=name[:value], q=recipient address or subject words).
 import { AppError, invalidField } from '../errors.js';
 import { isUuid } from '../lib/ids.js';
 import type { EmailFilters } from '../store/email-filters.js';
 
 export const EMAIL_STATUSES = ['queued', 'scheduled', 'sent', 'delivered', 'delivery_delayed', 'bounced', 'complained', 'opened', 'clicked', 'failed', 'canceled', 'suppressed'];
 
-export const FILTER_KEYS = ['status', 'start_date', 'end_date', 'domain_id', 'api_key_id', 'tag', 'q'] as const;
+export const FILTER_KEYS = ['status', 'start_date', 'end_date', 'domain_id', 'api_key_id', 'broadcast_id', 'tag', 'q'] as const;
 
 function date(v: string, field: string): Date {
   const d = new Date(v);
@@ -24,7 +24,7 @@ export function parseEmailFilters(q: Record<string, unknown>): EmailFilters {
   }
   if (s('start_date')) f.startDate = date(s('start_date')!, 'start_date');
   if (s('end_date')) f.endDate = date(s('end_date')!, 'end_date');
-  for (const [k, prop] of [['domain_id', 'domainId'], ['api_key_id', 'apiKeyId']] as const) {
+  for (const [k, prop] of [['domain_id', 'domainId'], ['api_key_id', 'apiKeyId'], ['broadcast_id', 'broadcastId']] as const) {
     const v = s(k);
     if (v === undefined) continue;
     if (!isUuid(v)) throw new AppError('invalid_parameter', `The \`${k}\` parameter must be a valid UUID.`);

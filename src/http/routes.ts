@@ -44,6 +44,7 @@ import contactsTopics from './api/contacts.topics.js';
 import topics from './api/topics.js';
 import segments from './api/segments.js';
 import templates from './api/templates.js';
+import broadcasts from './api/broadcasts.js';
 import events from './api/events.js';
 import eventsSend from './api/events.send.js';
 import contactsEvents from './api/contacts.events.js';
@@ -74,7 +75,7 @@ const ENDPOINTS = [
   emailsSend, emailsBatch, emailsGet, emailsList, emailsUpdate, emailsCancel, emailsEvents, emailsMetrics, emailsAttachments, emailsShare, usage,
   emailsReceivingList, emailsReceivingGet, emailsReceivingAttachmentsList, emailsReceivingAttachmentsGet, inboundDownload,
   suppressions, metricsPrometheus,
-  contactsCreate, contactsList, contactsImports, contactsGet, contactsUpdate, contactsDelete, contactsTopics, topics, segments, contactsSegments, templates,
+  contactsCreate, contactsList, contactsImports, contactsGet, contactsUpdate, contactsDelete, contactsTopics, topics, segments, contactsSegments, templates, broadcasts,
   eventsSend, events, contactsEvents,
   contactPropertiesCreate, contactPropertiesList, contactPropertiesGet, contactPropertiesUpdate, contactPropertiesDelete,
   webhooksCreate, webhooksList, webhooksGet, webhooksUpdate, webhooksDelete, webhooksRotate,

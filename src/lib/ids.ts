@@ -22,3 +22,10 @@ export function randomToken(length: number): string {
 export const apiKeyToken = (): string => `re_${randomToken(8)}_${randomToken(24)}`;
 
 export const sha256Hex = (s: string): string => createHash('sha256').update(s).digest('hex');
+
+/** A UUID's 16 bytes (for compact signed tokens), and back. */
+export const uuidBytes = (id: string): Buffer => Buffer.from(id.replace(/-/g, ''), 'hex');
+export const uuidOfBytes = (b: Buffer): string => {
+  const h = b.toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+};

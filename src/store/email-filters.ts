@@ -13,6 +13,7 @@ export interface EmailFilters {
   recipient?: string;    // exact address, any case
   subjectWords?: string[]; // every word must start a word of the subject
   recipientPart?: string;  // part of a recipient address ("noah", "gmail.com"), any case; with subjectWords: either matches
+  broadcastId?: string;  // the emails of one broadcast (emails_broadcast_created, 0019)
 }
 
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -29,6 +30,7 @@ export function emailFilterSql(f: EmailFilters): { where: string; params: unknow
   if (f.startDate) conds.push(`created_at >= ${p(f.startDate)}`);
   if (f.endDate) conds.push(`created_at < ${p(f.endDate)}`);
   if (f.domainId) conds.push(`domain_id = ${p(f.domainId)}::uuid`);
+  if (f.broadcastId) conds.push(`broadcast_id = ${p(f.broadcastId)}::uuid`);
   if (f.apiKeyId) conds.push(`api_key_id = ${p(f.apiKeyId)}::uuid`);
   if (f.tag) conds.push(`tags @> ${p(JSON.stringify([f.tag.value === undefined ? { name: f.tag.name } : f.tag]))}::jsonb`);
   if (f.recipient) conds.push(`mailroom_lower_addrs(to_addrs) @> ARRAY[lower(${p(f.recipient)})]`);

@@ -14,6 +14,7 @@ export const JOB_KINDS = {
   'webhooks.deliver': 'delivers the due messages of one endpoint (key = endpoint id: one running per endpoint)',
   'webhooks.sweep': 'recurring: repairs wake-ups lost to races',
   'webhooks.retention': 'recurring: drops old webhook messages and attempts',
+  'broadcasts.expand': 'turns a broadcast\'s segment into emails, one page per transaction with its cursor (key = broadcast id; paced behind delivery)',
   'contacts.import': 'parses one uploaded contact CSV and merges it into contacts (payload: import_id); a re-run starts over from the stored file',
 } as const;
 export type JobKind = keyof typeof JOB_KINDS;
@@ -25,6 +26,7 @@ export const WEBHOOK_DELIVER_JOB = 'webhooks.deliver' satisfies JobKind;
 export const WEBHOOK_SWEEP_JOB = 'webhooks.sweep' satisfies JobKind;
 export const WEBHOOK_RETENTION_JOB = 'webhooks.retention' satisfies JobKind;
 export const CONTACT_IMPORT_JOB = 'contacts.import' satisfies JobKind;
+export const BROADCAST_EXPAND_JOB = 'broadcasts.expand' satisfies JobKind;
 
 /**
  * For the send statement's data-modifying CTE (store/emails.ts): inserts the delivery jobs given
@@ -255,4 +257,48 @@ export async function jobsSummary(db: Queryable): Promise<{ kind: string; state:
             extract(epoch FROM now() - min(run_at) FILTER (WHERE state = 'pending' AND run_at <= now() AND (locked_until IS NULL OR locked_until < now())))::float8 AS lag_seconds
      FROM jobs GROUP BY kind, state`);
   return rows;
+}
+
+/**
+ * Creates a broadcast's expansion job due at `at`, or pulls its pending one forward to `at` (a
+ * resumed broadcast must not wait for the paused job's next look). A running job is left alone:
+ * it re-reads the broadcast's status before each page.
+ */
+export async function broadcastJobWake(db: Queryable, broadcastId: string, at: Date | null): Promise<void> {
+  await db.query(
+    `WITH up AS (
+       INSERT INTO jobs (kind, key, payload, run_at) VALUES ('${BROADCAST_EXPAND_JOB}', $1, jsonb_build_object('broadcast_id', $1::text), coalesce($2::timestamptz, now()))
+       ${CONFLICT} DO UPDATE SET run_at = EXCLUDED.run_at WHERE jobs.locked_by IS NULL
+       RETURNING kind)
+     SELECT pg_notify($3, kind) FROM up`,
+    [broadcastId, at, JOBS_CHANNEL],
+  );
+}
+
+/**
+ * Pause: the broadcast's delivery jobs not yet started wait (run_at 'infinity') until resumed.
+ * Rare and bounded (the expansion keeps at most a window of undelivered emails), so a join
+ * through the emails index rather than an index on the jobs' payload.
+ */
+export async function deliverJobsHoldForBroadcast(db: Queryable, broadcastId: string): Promise<number> {
+  const { rowCount } = await db.query(
+    `UPDATE jobs j SET run_at = 'infinity' FROM emails e
+     WHERE e.broadcast_id = $1 AND e.last_event = 'sent' AND j.kind = '${DELIVER_JOB}' AND j.state = 'pending' AND j.locked_by IS NULL
+       AND j.payload->>'email_id' = e.id::text AND j.run_at <> 'infinity'`,
+    [broadcastId],
+  );
+  return rowCount ?? 0;
+}
+
+/** Resume (or cancel: the jobs then find their email canceled): held deliveries are due now. */
+export async function deliverJobsReleaseForBroadcast(db: Queryable, broadcastId: string): Promise<number> {
+  const { rowCount } = await db.query(
+    `WITH r AS (
+       UPDATE jobs j SET run_at = now() FROM emails e
+       WHERE e.broadcast_id = $1 AND j.kind = '${DELIVER_JOB}' AND j.state = 'pending' AND j.run_at = 'infinity' AND j.payload->>'email_id' = e.id::text
+       RETURNING j.id)
+     SELECT pg_notify($2, '${DELIVER_JOB}') FROM (SELECT 1 FROM r LIMIT 1) x`,
+    [broadcastId, JOBS_CHANNEL],
+  );
+  return rowCount ?? 0;
 }

@@ -3,14 +3,10 @@
 // derived (HKDF) from the instance secret for this purpose only. An unsigned or altered token is
 // refused, so /t/c/ can never be used as an open redirect.
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { uuidBytes, uuidOfBytes as uuidOf } from '../lib/ids.js';
 
 const TAG_BYTES = 16;
 
-const uuidBytes = (id: string): Buffer => Buffer.from(id.replace(/-/g, ''), 'hex');
-const uuidOf = (b: Buffer): string => {
-  const h = b.toString('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-};
 
 export class TrackingSigner {
   private readonly key: Buffer;

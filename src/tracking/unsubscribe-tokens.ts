@@ -8,54 +8,17 @@
 // occurrence). Tokens carry no expiry: a link in an old email must keep working (they stop only if
 // MAILROOM_SECRET_KEY changes, or the email's row is gone).
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { BASE32_LOWER, base32Decode, base32Encode } from '../lib/base32.js';
+import { uuidBytes, uuidOfBytes as uuidOf } from '../lib/ids.js';
 
 const VERSION = 1;
 const TAG_BYTES = 10;
 const PAYLOAD_BYTES = 18;
-const ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567';
 export const TOKEN_LENGTH = Math.ceil(((PAYLOAD_BYTES + TAG_BYTES) * 8) / 5); // 45
 export const MAILTO_LOCAL_PREFIX = 'unsubscribe+';
 /** The largest recipient ordinal a token can name (an email has at most 150 recipients). */
 export const MAX_ORDINAL = 255;
 
-function base32(buf: Buffer): string {
-  let out = '';
-  let bits = 0;
-  let value = 0;
-  for (const byte of buf) {
-    value = ((value << 8) | byte) & 0xffff;
-    bits += 8;
-    while (bits >= 5) {
-      out += ALPHABET[(value >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-  }
-  if (bits > 0) out += ALPHABET[(value << (5 - bits)) & 31];
-  return out;
-}
-
-function unbase32(s: string): Buffer | null {
-  const bytes: number[] = [];
-  let bits = 0;
-  let value = 0;
-  for (const ch of s) {
-    const v = ALPHABET.indexOf(ch);
-    if (v < 0) return null;
-    value = ((value << 5) | v) & 0xffff;
-    bits += 5;
-    if (bits >= 8) {
-      bytes.push((value >>> (bits - 8)) & 0xff);
-      bits -= 8;
-    }
-  }
-  return Buffer.from(bytes);
-}
-
-const uuidBytes = (id: string): Buffer => Buffer.from(id.replace(/-/g, ''), 'hex');
-const uuidOf = (b: Buffer): string => {
-  const h = b.toString('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-};
 
 export interface UnsubscribeTarget {
   emailId: string;
@@ -83,15 +46,15 @@ export class UnsubscribeSigner {
   token(emailId: string, ordinal: number): string {
     if (!Number.isInteger(ordinal) || ordinal < 0 || ordinal > MAX_ORDINAL) throw new Error(`unsubscribe token: bad recipient ordinal ${ordinal}`);
     const payload = Buffer.concat([Buffer.from([VERSION]), uuidBytes(emailId), Buffer.from([ordinal])]);
-    return base32(Buffer.concat([payload, this.tag(payload)]));
+    return base32Encode(Buffer.concat([payload, this.tag(payload)]), BASE32_LOWER);
   }
 
   /** The email and recipient a token names, or null when it was not signed here (any case accepted). */
   verify(token: string): UnsubscribeTarget | null {
     if (typeof token !== 'string' || token.length !== TOKEN_LENGTH) return null;
     const t = token.toLowerCase();
-    const raw = unbase32(t);
-    if (!raw || raw.length !== PAYLOAD_BYTES + TAG_BYTES || base32(raw) !== t) return null; // one spelling per token
+    const raw = base32Decode(t, BASE32_LOWER);
+    if (!raw || raw.length !== PAYLOAD_BYTES + TAG_BYTES || base32Encode(raw, BASE32_LOWER) !== t) return null; // one spelling per token
     const payload = raw.subarray(0, PAYLOAD_BYTES);
     if (payload[0] !== VERSION || !timingSafeEqual(raw.subarray(PAYLOAD_BYTES), this.tag(payload))) return null;
     return { emailId: uuidOf(payload.subarray(1, 17)), ordinal: payload[17] };

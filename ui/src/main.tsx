@@ -27,6 +27,7 @@ import { SegmentDetail, Segments } from './pages/Segments';
 import { Suppressions } from './pages/Suppressions';
 import { Team } from './pages/Team';
 import { TemplateDetail, Templates } from './pages/Templates';
+import { BroadcastDetail, Broadcasts } from './pages/Broadcasts';
 import { Topics } from './pages/Topics';
 import { WebhookDetail, Webhooks } from './pages/Webhooks';
 import './styles.css';
@@ -58,6 +59,8 @@ const PAGES: Page[] = [
   ['/topics', 'Topics', () => <Topics />],
   ['/templates', 'Templates', () => <Templates />],
   ['/templates/:id', 'Template', (p) => <TemplateDetail id={p.id} />],
+  ['/broadcasts', 'Broadcasts', () => <Broadcasts />],
+  ['/broadcasts/:id', 'Broadcast', (p) => <BroadcastDetail id={p.id} />],
   ['/mailbox', 'Mailbox', () => <Mailbox />],
   ['/team', 'Team', () => <Team />],
   ['/account', 'Account', () => <AccountPage />],

@@ -13,13 +13,13 @@ import { navigate, setQuery } from '../router';
 export interface EmailItem { id: string; to: string[]; from: string; subject: string; last_event: string; created_at: string; scheduled_at: string | null }
 
 const STATUSES = ['sent', 'delivered', 'delivery_delayed', 'bounced', 'complained', 'opened', 'clicked', 'failed', 'suppressed', 'scheduled', 'canceled'];
-const FILTERS = ['q', 'status', 'domain_id', 'api_key_id', 'tag', 'from', 'to'] as const;
+const FILTERS = ['q', 'status', 'domain_id', 'api_key_id', 'tag', 'from', 'to', 'broadcast_id'] as const;
 
 export function Emails({ query }: { query: URLSearchParams }) {
   const f = Object.fromEntries(FILTERS.map((k) => [k, query.get(k) ?? ''])) as Record<(typeof FILTERS)[number], string>;
   const filtered = FILTERS.some((k) => f[k]);
   const params = {
-    q: f.q, status: f.status, domain_id: f.domain_id, api_key_id: f.api_key_id, tag: f.tag,
+    q: f.q, status: f.status, domain_id: f.domain_id, api_key_id: f.api_key_id, tag: f.tag, broadcast_id: f.broadcast_id || undefined,
     start_date: f.from ? new Date(`${f.from}T00:00:00`).toISOString() : undefined,
     end_date: f.to ? new Date(new Date(`${f.to}T00:00:00`).getTime() + 86400_000).toISOString() : undefined,
   };

@@ -1,0 +1,155 @@
+// The `broadcasts.expand` job: turns a broadcast's segment into one email per eligible contact, a
+// page at a time, as named steps: check the status (scheduled → queued; paused: look again later;
+// canceled or sent: done), check the automatic-pause rates, wait while the broadcast has a full
+// window of undelivered emails (pacing), read the next page after the cursor, drop the ineligible,
+// prepare each email through THE send path, then commit the page's emails and the cursor's
+// advance in one transaction. A crash anywhere repeats at most an uncommitted page (nobody twice,
+// nobody skipped); the advance is refused if the cursor moved under us (a second run of the job).
+import { AppError } from '../errors.js';
+import type { Config } from '../config/schema.js';
+import type { EmailSender, SendContext } from '../emails/send.js';
+import type { Logger } from '../lib/log.js';
+import type { Job, JobContext, JobOutcome } from '../queue/worker.js';
+import { withTx, type Pool } from '../store/db.js';
+import type { AcceptedEmail } from '../store/emails.js';
+import { contactPropertiesFind } from '../store/contact-properties.js';
+import { segmentFind } from '../store/segments.js';
+import { broadcastAdvance, broadcastFindById, broadcastPauseAuto, broadcastQueueDue, broadcastQueuedCount, type BroadcastRow } from '../store/broadcasts.js';
+import { broadcastCounts } from '../store/broadcast-stats.js';
+import { broadcastPageExclusions } from '../store/broadcast-recipients.js';
+import { segmentRecipientsAfter } from '../store/segment-contacts.js'; // static and filter segments alike
+import { deliverJobsHoldForBroadcast } from '../store/jobs.js';
+import { BroadcastMessage } from './message.js';
+
+export interface ExpandPayload { broadcast_id: string }
+export interface ExpandDeps { pool: Pool; sender: EmailSender; config: Config; log: Logger }
+
+const PAUSED_LOOK_MS = 5_000;   // a paused broadcast's job looks again this often (resume also wakes it)
+const PACE_WAIT_MS = 250;       // the window is full: look again after this
+const RUN_BUDGET_MS = 20_000;   // then give the slot back (the job is due again at once)
+const RATES_EVERY_MS = 1_000;
+/**
+ * Priority without a priority column: the claim takes due jobs oldest run_at first, so a
+ * broadcast's deliveries are due this long after their page commits, and any transactional email
+ * accepted meanwhile is claimed before them. With the window (MAILROOM_BROADCAST_QUEUE_WINDOW)
+ * bounding the backlog, transactional mail waits behind at most the broadcast deliveries queued
+ * more than this long before it. Automations, when they come, take a smaller lag.
+ */
+export const BROADCAST_DELIVERY_LAG_MS = 2_000;
+
+/** Why the broadcast must pause now, or undefined. */
+export async function autoPauseReason(pool: Pool, config: Config, id: string): Promise<string | undefined> {
+  const c = await broadcastCounts(pool, id);
+  const sample = c.delivered + c.bounced;
+  if (sample < config.broadcastPauseMinSample) return undefined;
+  const pct = (x: number) => `${(x * 100).toFixed(2)}%`;
+  if (c.complained / sample > config.broadcastPauseComplaintRate) {
+    return `complaint rate ${pct(c.complained / sample)} (${c.complained} of ${sample}) passed ${pct(config.broadcastPauseComplaintRate)} (MAILROOM_BROADCAST_PAUSE_COMPLAINT_RATE)`;
+  }
+  if (c.hard_bounced / sample > config.broadcastPauseBounceRate) {
+    return `hard-bounce rate ${pct(c.hard_bounced / sample)} (${c.hard_bounced} of ${sample}) passed ${pct(config.broadcastPauseBounceRate)} (MAILROOM_BROADCAST_PAUSE_BOUNCE_RATE)`;
+  }
+  return undefined;
+}
+
+async function propertyFallbacks(pool: Pool, teamId: string): Promise<Record<string, string | number | null>> {
+  const defs = await contactPropertiesFind(pool, teamId);
+  return Object.fromEntries(defs.map((d) => [d.key, (d as { fallback_value?: string | number | null }).fallback_value ?? null]));
+}
+
+/** One page: read, filter, prepare, commit with the cursor. Returns false when the walk is over. */
+async function expandPage(deps: ExpandDeps, b: BroadcastRow, msg: BroadcastMessage): Promise<boolean> {
+  const from = b.cursor_id && b.cursor_created_at ? { created_at: b.cursor_created_at, id: b.cursor_id } : null;
+  const seg = b.segment_id ? await segmentFind(deps.pool, b.team_id, b.segment_id) : undefined;
+  const page = seg
+    ? await segmentRecipientsAfter(deps.pool, b.team_id, seg, from, deps.config.broadcastPageSize)
+    : { rows: [], next: null };
+  const ex = await broadcastPageExclusions(deps.pool, b.team_id, b.topic_id, page.rows);
+  const step = { created: 0, skippedUnsubscribed: 0, skippedTopic: 0, skippedSuppressed: 0 };
+  const ctx: SendContext = { teamId: b.team_id, apiKeyId: b.api_key_id, keyDomainId: null, source: 'broadcast' };
+  const now = new Date();
+  const emails: AcceptedEmail[] = [];
+  const seen = new Set<string>();
+  for (const c of page.rows) {
+    const address = c.email.toLowerCase();
+    if (c.unsubscribed) step.skippedUnsubscribed++;
+    else if (ex.topicOut.has(c.id)) step.skippedTopic++;
+    else if (ex.suppressed.has(address)) step.skippedSuppressed++;
+    else if (!seen.has(address)) {
+      seen.add(address);
+      let req;
+      try {
+        req = msg.requestFor(c);
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        deps.log.warn('broadcast: contact address refused, skipped', { broadcast_id: b.id, contact_id: c.id, err: err.message });
+        continue;
+      }
+      emails.push(await deps.sender.prepareValidated(ctx, req, now, undefined, { listId: msg.listId, broadcastId: b.id, deliveryLagMs: BROADCAST_DELIVERY_LAG_MS }));
+    }
+  }
+  step.created = emails.length;
+  const last = page.rows[page.rows.length - 1];
+  const done = page.next === null;
+  const advanced = await withTx(deps.pool, async (tx) => {
+    await deps.sender.commitIn(tx, emails);
+    const ok = await broadcastAdvance(tx, b.id, { from, to: last ? { created_at: last.created_at, id: last.id } : null, done, ...step });
+    if (!ok) throw new CursorMoved();
+    return ok;
+  }).catch((err) => {
+    if (err instanceof CursorMoved) return false;
+    throw err;
+  });
+  return advanced && !done;
+}
+
+class CursorMoved extends Error {}
+
+export function broadcastExpandJob(deps: ExpandDeps) {
+  return async (job: Job<ExpandPayload>, jc: JobContext): Promise<void | JobOutcome> => {
+    const started = Date.now();
+    let msg: BroadcastMessage | undefined;
+    let ratesCheckedAt = 0;
+    for (;;) {
+      if (jc.signal.aborted) throw jc.signal.reason ?? new Error('aborted');
+      let b = await broadcastFindById(deps.pool, job.payload.broadcast_id);
+      if (!b) return;
+      if (b.status === 'scheduled') {
+        if (b.scheduled_at && new Date(b.scheduled_at).getTime() > Date.now()) return { retryAt: new Date(b.scheduled_at) };
+        await broadcastQueueDue(deps.pool, b.id);
+        continue;
+      }
+      if (b.status === 'paused') return { retryAt: new Date(Date.now() + PAUSED_LOOK_MS) };
+      if (b.status !== 'queued' && b.status !== 'sending') return; // draft, sent, canceled: nothing to do
+      // The rates cost a count over the broadcast's events: read at most every RATES_EVERY_MS.
+      const reason = b.recipients > 0 && Date.now() - ratesCheckedAt >= RATES_EVERY_MS ? await autoPauseReason(deps.pool, deps.config, b.id) : undefined;
+      if (b.recipients > 0) ratesCheckedAt = Date.now();
+      if (reason) {
+        if (await broadcastPauseAuto(deps.pool, b.id, reason)) {
+          const held = await deliverJobsHoldForBroadcast(deps.pool, b.id);
+          deps.log.warn('broadcast paused automatically', { broadcast_id: b.id, reason, held });
+        }
+        continue;
+      }
+      if (await broadcastQueuedCount(deps.pool, b.id, deps.config.broadcastQueueWindow) >= deps.config.broadcastQueueWindow) {
+        return { retryAt: new Date(Date.now() + PACE_WAIT_MS) };
+      }
+      if (Date.now() - started > RUN_BUDGET_MS) return { retryAt: new Date() };
+      try {
+        msg ??= new BroadcastMessage(b, await propertyFallbacks(deps.pool, b.team_id));
+        if (!(await expandPage(deps, b, msg))) {
+          b = await broadcastFindById(deps.pool, b.id);
+          if (b?.status === 'sent') return;
+        }
+      } catch (err) {
+        // A refusal of the send path (domain no longer verified, a bad From): no retry can fix it;
+        // the broadcast pauses with the reason shown, and resumes when the user has fixed it.
+        if (!(err instanceof AppError)) throw err;
+        if (await broadcastPauseAuto(deps.pool, job.payload.broadcast_id, `sending refused: ${err.message}`)) {
+          deps.log.warn('broadcast paused: the send path refused it', { broadcast_id: job.payload.broadcast_id, err: err.message });
+        }
+        msg = undefined;
+      }
+    }
+  };
+}

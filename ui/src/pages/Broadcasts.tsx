@@ -1,0 +1,175 @@
+// Broadcasts: the list (newest first) with a create form (segment, optional topic, from, subject,
+// html), and a broadcast's page: its content (editable while a draft), send now or at a time,
+// a test send, pause, resume, cancel, delete, and live progress (stats) refreshed while it sends.
+import { useEffect, useState } from 'preact/hooks';
+import { del, get, patch, post, type List } from '../api';
+import { Alert, Badge, Empty, KV, Loading, PageHead, PagedTable, AgoCell } from '../components/ui';
+import { EmailPreview } from '../components/EmailPreview';
+import { Link } from '../components/Link';
+import { fmtDate, num } from '../format';
+import { useAction, useLoad, usePaged } from '../hooks';
+import { navigate } from '../router';
+import { canEdit, useSession } from '../session';
+
+interface Item { id: string; name: string; segment_id: string | null; status: string; created_at: string; scheduled_at: string | null; sent_at: string | null }
+interface Stats {
+  recipients: number; queued: number; sent: number; delivered: number; bounced: number; complained: number; opened: number; clicked: number;
+  unsubscribed: number; suppressed: number; failed: number; canceled: number; skipped: { unsubscribed: number; topic: number; suppressed: number };
+}
+interface Broadcast extends Item {
+  from: string | null; subject: string | null; reply_to: string[] | null; preview_text: string | null; topic_id: string | null;
+  html: string | null; text: string | null; stats: Stats; pause_reason: string | null; completed_at: string | null;
+}
+interface Named { id: string; name: string }
+
+const badge = (s: string) => (s === 'sent' ? 'enabled' : s === 'paused' || s === 'canceled' ? 'failed' : s === 'draft' ? 'draft' : 'pending');
+
+function Pickers({ segment, topic, onSegment, onTopic, disabled }: { segment: string; topic: string; onSegment: (v: string) => void; onTopic: (v: string) => void; disabled?: boolean }) {
+  const segments = useLoad(() => get<List<Named>>('/segments'), []);
+  const topics = useLoad(() => get<List<Named>>('/topics?limit=100'), []);
+  return (
+    <>
+      <div class="field"><label for="bc-segment">Segment</label>
+        <select id="bc-segment" value={segment} onChange={(e) => onSegment(e.currentTarget.value)} disabled={disabled} required>
+          <option value="">Choose a segment</option>
+          {segments.data?.data.map((s) => <option key={s.id} value={s.id}>{s.name}</option>)}
+        </select></div>
+      <div class="field"><label for="bc-topic">Topic (only its subscribers receive it)</label>
+        <select id="bc-topic" value={topic} onChange={(e) => onTopic(e.currentTarget.value)} disabled={disabled}>
+          <option value="">No topic: everyone subscribed to list mail</option>
+          {topics.data?.data.map((t) => <option key={t.id} value={t.id}>{t.name}</option>)}
+        </select></div>
+    </>
+  );
+}
+
+export function Broadcasts() {
+  const { state } = useSession();
+  const list = usePaged<Item>((after) => `/broadcasts?limit=50${after ? `&after=${after}` : ''}`, 'broadcasts');
+  const [segment, setSegment] = useState('');
+  const [topic, setTopic] = useState('');
+  const create = useAction(async (form: HTMLFormElement) => {
+    const fd = new FormData(form);
+    const r = await post<{ id: string }>('/broadcasts', {
+      name: fd.get('name'), segment_id: segment, topic_id: topic || null, from: fd.get('from'), subject: fd.get('subject'),
+      html: '<p>Hello {{{contact.first_name|there}}},</p>\n<p></p>\n<p><a href="{{{RESEND_UNSUBSCRIBE_URL}}}">Unsubscribe</a></p>',
+    });
+    navigate(`/broadcasts/${r.id}`);
+  });
+  return (
+    <>
+      <PageHead title="Broadcasts" sub="One message to a segment, personal to each contact, sent by a queue job that survives restarts." />
+      {canEdit(state) && (
+        <form class="card" onSubmit={(e) => { e.preventDefault(); create.run(e.currentTarget as HTMLFormElement); }}>
+          <h2>New broadcast</h2>
+          <div class="field"><label for="bc-name">Name</label><input id="bc-name" name="name" maxLength={256} placeholder="October newsletter" /></div>
+          <Pickers segment={segment} topic={topic} onSegment={setSegment} onTopic={setTopic} />
+          <div class="field"><label for="bc-from">From</label><input id="bc-from" name="from" required placeholder="Acme <news@example.com>" /></div>
+          <div class="field"><label for="bc-subject">Subject</label><input id="bc-subject" name="subject" required placeholder="News for {{{contact.first_name|you}}}" /></div>
+          <button class="btn primary" disabled={create.busy}>Create draft</button>
+        </form>
+      )}
+      {create.error && <Alert>{create.error}</Alert>}
+      {list.error && <Alert>{list.error}</Alert>}
+      {!list.loaded ? <Loading /> : list.rows.length === 0 ? <Empty title="No broadcasts yet">Create one here or with <code>resend.broadcasts.create()</code>.</Empty> : (
+        <PagedTable list={list} testId="broadcasts" head={<><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Sent</th><th scope="col">Created</th></>}>
+          {list.rows.map((b) => (
+            <tr key={b.id}>
+              <td><Link href={`/broadcasts/${b.id}`}>{b.name || '(unnamed)'}</Link></td>
+              <td><Badge status={badge(b.status)} text={b.status} /></td>
+              <td>{b.sent_at ? fmtDate(b.sent_at) : b.scheduled_at ? `scheduled ${fmtDate(b.scheduled_at)}` : '—'}</td>
+              <AgoCell at={b.created_at} />
+            </tr>
+          ))}
+        </PagedTable>
+      )}
+    </>
+  );
+}
+
+export function BroadcastDetail({ id }: { id: string }) {
+  const { state } = useSession();
+  const edit = canEdit(state);
+  const b = useLoad(() => get<Broadcast>(`/broadcasts/${encodeURIComponent(id)}`), [id]);
+  const [d, setD] = useState<{ name: string; from: string; subject: string; preview_text: string; html: string; segment: string; topic: string }>();
+  const [when, setWhen] = useState('');
+  const [testTo, setTestTo] = useState('');
+  const [note, setNote] = useState<string>();
+  useEffect(() => {
+    if (b.data) setD({ name: b.data.name, from: b.data.from ?? '', subject: b.data.subject ?? '', preview_text: b.data.preview_text ?? '', html: b.data.html ?? '', segment: b.data.segment_id ?? '', topic: b.data.topic_id ?? '' });
+  }, [b.data?.id, b.data?.status]);
+  // Live progress while it is on its way.
+  useEffect(() => {
+    if (!b.data || !['queued', 'sending', 'scheduled'].includes(b.data.status) && b.data.stats.queued === 0) return;
+    const timer = setTimeout(() => b.reload(), 2000);
+    return () => clearTimeout(timer);
+  }, [b.data]);
+  const act = (fn: () => Promise<unknown>) => useAction(async () => { await fn(); b.reload(); });
+  const save = act(() => patch(`/broadcasts/${id}`, { name: d!.name, from: d!.from, subject: d!.subject, preview_text: d!.preview_text || null, html: d!.html, segment_id: d!.segment, topic_id: d!.topic || null }));
+  const send = act(() => post(`/broadcasts/${id}/send`, when.trim() ? { scheduled_at: when.trim() } : {}));
+  const pause = act(() => post(`/broadcasts/${id}/pause`));
+  const resume = act(() => post(`/broadcasts/${id}/resume`));
+  const cancel = act(() => post(`/broadcasts/${id}/cancel`));
+  const test = useAction(async () => {
+    const r = await post<{ data: { to: string }[] }>(`/broadcasts/${id}/test`, { to: testTo.split(',').map((s) => s.trim()).filter(Boolean) });
+    setNote(`Test sent to ${r.data.map((x) => x.to).join(', ')}.`);
+  });
+  const remove = useAction(async () => { if (confirm('Delete this draft?')) { await del(`/broadcasts/${id}`); navigate('/broadcasts'); } });
+  if (b.error) return <><p><Link href="/broadcasts">← Broadcasts</Link></p><Alert>{b.error}</Alert></>;
+  if (!b.data || !d) return <Loading />;
+  const x = b.data;
+  const draft = x.status === 'draft';
+  const error = save.error ?? send.error ?? pause.error ?? resume.error ?? cancel.error ?? test.error ?? remove.error;
+  const set = (k: keyof typeof d) => (e: Event) => setD({ ...d, [k]: (e.currentTarget as HTMLInputElement).value });
+  const s = x.stats;
+  return (
+    <>
+      <p><Link href="/broadcasts">← Broadcasts</Link></p>
+      <PageHead title={x.name || '(unnamed broadcast)'}>
+        <Badge status={badge(x.status)} text={x.status} />
+        {edit && ['scheduled', 'queued', 'sending'].includes(x.status) && <button class="btn" onClick={() => pause.run()} disabled={pause.busy}>Pause</button>}
+        {edit && x.status === 'paused' && <button class="btn primary" onClick={() => resume.run()} disabled={resume.busy}>Resume</button>}
+        {edit && ['scheduled', 'queued', 'sending', 'paused'].includes(x.status) && <button class="btn bad ghost" onClick={() => cancel.run()} disabled={cancel.busy}>Cancel</button>}
+        {edit && draft && <button class="btn bad ghost" onClick={() => remove.run()}>Delete</button>}
+      </PageHead>
+      {error && <Alert>{error}</Alert>}
+      {note && <Alert kind="ok">{note}</Alert>}
+      {x.pause_reason && <Alert kind="warn">Paused: {x.pause_reason}</Alert>}
+      <section class="card" data-testid="progress">
+        <h2>Progress</h2>
+        <KV items={[
+          ['Recipients', num(s.recipients)], ['Waiting for delivery', num(s.queued)], ['Delivered', num(s.delivered)], ['Bounced', num(s.bounced)],
+          ['Complained', num(s.complained)], ['Opened', num(s.opened)], ['Clicked', num(s.clicked)], ['Unsubscribed', num(s.unsubscribed)],
+          ['Suppressed', num(s.suppressed)], ['Skipped (unsubscribed / topic / suppressed)', `${num(s.skipped.unsubscribed)} / ${num(s.skipped.topic)} / ${num(s.skipped.suppressed)}`],
+          ['Sent', fmtDate(x.sent_at)], ['Scheduled', fmtDate(x.scheduled_at)], ['Completed', fmtDate(x.completed_at)],
+        ]} />
+        <p><Link href={`/emails?broadcast_id=${x.id}`}>Its emails</Link></p>
+      </section>
+      {edit && draft && (
+        <section class="card">
+          <h2>Send</h2>
+          <div class="field"><label for="bc-when">When (empty: now; or "tomorrow at 9am", an ISO date)</label><input id="bc-when" value={when} onInput={(e) => setWhen(e.currentTarget.value)} /></div>
+          <button class="btn primary" onClick={() => send.run()} disabled={send.busy}>{when.trim() ? 'Schedule' : 'Send now'}</button>
+        </section>
+      )}
+      {edit && (
+        <section class="card">
+          <h2>Test send</h2>
+          <div class="field"><label for="bc-test">To (comma separated, up to 50)</label><input id="bc-test" value={testTo} onInput={(e) => setTestTo(e.currentTarget.value)} placeholder="me@example.com" /></div>
+          <button class="btn" onClick={() => test.run()} disabled={test.busy || !testTo.trim()}>Send test</button>
+        </section>
+      )}
+      <section class="card">
+        <h2>Content</h2>
+        {draft && <Pickers segment={d.segment} topic={d.topic} onSegment={(v) => setD({ ...d, segment: v })} onTopic={(v) => setD({ ...d, topic: v })} disabled={!edit} />}
+        {(['name', 'from', 'subject', 'preview_text'] as const).map((k) => (
+          <div class="field" key={k}><label for={`bc-${k}`}>{k.replace('_', ' ')}</label><input id={`bc-${k}`} value={d[k]} onInput={set(k)} disabled={!edit || !draft} /></div>
+        ))}
+        <div class="field"><label for="bc-html">HTML ({'{{{contact.first_name|there}}}'}, {'{{{RESEND_UNSUBSCRIBE_URL}}}'})</label>
+          <textarea id="bc-html" class="mono" rows={12} value={d.html} onInput={set('html')} disabled={!edit || !draft} /></div>
+        {edit && draft && <button class="btn primary" onClick={() => save.run()} disabled={save.busy}>Save draft</button>}
+        {x.html && <EmailPreview html={x.html} title={x.name || 'Broadcast'} />}
+      </section>
+    </>
+  );
+}
