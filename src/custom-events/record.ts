@@ -1,8 +1,6 @@
-// Recording custom events: POST /events/send (resend-compat 8.1) and a contact's history. The one
-// way in is customEventRecord(tx, ...), which checks the payload against the event's definition and
-// inserts the event in the caller's transaction, so whatever reacts to an event (automation
-// triggers) commits with it. With `email`, no contact is created here: the address is recorded and
-// whoever needs the contact later (an automation run) creates it.
+// Recording custom events (POST /events/send, resend-compat 8.1) and a contact's history. The one way
+// in is customEventRecord(tx, ...), in the caller's transaction. With `email`, no contact is created
+// here: the address is recorded, and whoever needs the contact later (an automation run) creates it.
 import { invalidField, missingField } from '../errors.js';
 import { isUuid } from '../lib/ids.js';
 import { contactEmail } from '../contacts/input.js';
