@@ -109,7 +109,7 @@ export async function contactTopicsUpdate(pool: Pool, teamId: string, idOrEmail:
 }
 
 /** A contact by id or address, or 404. */
-async function contactOf(db: Queryable, teamId: string, idOrEmail: string): Promise<ContactRow> {
+export async function contactOf(db: Queryable, teamId: string, idOrEmail: string): Promise<ContactRow> {
   const key = keyOf(idOrEmail);
   const c = key && (await contactFind(db, teamId, key));
   if (!c) throw notFound('Contact');

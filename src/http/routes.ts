@@ -45,6 +45,9 @@ import topics from './api/topics.js';
 import segments from './api/segments.js';
 import templates from './api/templates.js';
 import broadcasts from './api/broadcasts.js';
+import events from './api/events.js';
+import eventsSend from './api/events.send.js';
+import contactsEvents from './api/contacts.events.js';
 import contactsSegments from './api/contacts.segments.js';
 import contactPropertiesCreate from './api/contact-properties.create.js';
 import contactPropertiesList from './api/contact-properties.list.js';
@@ -73,6 +76,7 @@ const ENDPOINTS = [
   emailsReceivingList, emailsReceivingGet, emailsReceivingAttachmentsList, emailsReceivingAttachmentsGet, inboundDownload,
   suppressions, metricsPrometheus,
   contactsCreate, contactsList, contactsImports, contactsGet, contactsUpdate, contactsDelete, contactsTopics, topics, segments, contactsSegments, templates, broadcasts,
+  eventsSend, events, contactsEvents,
   contactPropertiesCreate, contactPropertiesList, contactPropertiesGet, contactPropertiesUpdate, contactPropertiesDelete,
   webhooksCreate, webhooksList, webhooksGet, webhooksUpdate, webhooksDelete, webhooksRotate,
   webhooksEventsList, webhooksEventsGet, webhooksEventsAttempts, webhooksEventsReplay,

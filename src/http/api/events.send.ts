@@ -1,0 +1,25 @@
+// POST /events/send → 202 {object: "event", event} once the custom event is committed (resend-compat
+// 8.1). Idempotent by an optional Idempotency-Key, with the same semantics and table as POST /emails.
+import { Type } from 'typebox';
+import { customEventSend } from '../../custom-events/record.js';
+import { withIdempotency } from '../../emails/idempotency.js';
+import { authOf, type ApiApp, type ApiDeps } from '../types.js';
+
+const field = (description: string) => Type.Optional(Type.Unknown({ description }));
+const Body = Type.Object({
+  event: field('the event name, e.g. "user.created"; names starting "resend:" are reserved'),
+  contact_id: field('the contact the event is about (exactly one of contact_id or email)'),
+  email: field('the address the event is about (exactly one of contact_id or email); no contact is created by the event itself'),
+  payload: field('an object; checked and coerced against the event definition\'s schema when there is one'),
+}, { additionalProperties: true });
+
+export default function register(app: ApiApp, deps: ApiDeps): void {
+  app.post('/events/send', { schema: { tags: ['Events'], summary: 'Send a custom event', body: Body } }, async (req, reply) => {
+    const teamId = authOf(req).team_id;
+    const key = req.headers['idempotency-key'] as string | undefined;
+    const res = await withIdempotency(deps.pool, { teamId, method: 'POST', path: '/events/send' }, key, req.body, async (complete) => {
+      return { status: 202, body: await customEventSend(deps.pool, teamId, req.body ?? {}, complete) };
+    });
+    return reply.status(res.status).send(res.body);
+  });
+}
