@@ -127,13 +127,24 @@ export async function runStepsUnfinished(db: Queryable, runId: string): Promise<
   return rows[0].n;
 }
 
-/** The steps of the team's running runs for this address that wait for this event, locked. */
+/**
+ * The steps of the team's running runs for this address that wait for this event, locked run first
+ * then step: the order the step job (and stop) takes, so an event and a wait's timeout firing at
+ * once queue behind each other instead of deadlocking.
+ */
 export async function runStepsWaitingFor(tx: Tx, teamId: string, email: string, event: string): Promise<(RunStepRow & { run: RunRow })[]> {
+  const { rows: runs } = await tx.query<{ id: string }>(
+    `SELECT r.id FROM automation_runs r
+     WHERE r.team_id = $1 AND r.email = $2 AND r.status = 'running'
+       AND EXISTS (SELECT 1 FROM automation_run_steps s WHERE s.run_id = r.id AND s.status = 'waiting' AND s.wait_event = $3)
+     ORDER BY r.id FOR UPDATE OF r`,
+    [teamId, email, event]);
+  if (!runs.length) return [];
   const { rows } = await tx.query(
     `SELECT s.run_id, s.key, s.type, s.status, r.automation_id, r.team_id, r.contact_id, r.email, r.event
      FROM automation_run_steps s JOIN automation_runs r ON r.id = s.run_id
-     WHERE s.status = 'waiting' AND s.wait_event = $3 AND r.team_id = $1 AND r.email = $2 AND r.status = 'running'
-     ORDER BY s.run_id FOR UPDATE OF s`,
-    [teamId, email, event]);
+     WHERE s.run_id = ANY($1::uuid[]) AND s.status = 'waiting' AND s.wait_event = $2 AND r.status = 'running'
+     ORDER BY s.run_id, s.key FOR UPDATE OF s`,
+    [runs.map((r) => r.id), event]);
   return rows.map((x: any) => ({ ...x, run: { id: x.run_id, automation_id: x.automation_id, team_id: x.team_id, contact_id: x.contact_id, email: x.email, event: x.event } }));
 }

@@ -30,6 +30,8 @@ CREATE TABLE automation_runs (
 CREATE INDEX automation_runs_list ON automation_runs (automation_id, created_at DESC, id DESC);
 -- Re-entry: a contact has at most one running run of an automation.
 CREATE UNIQUE INDEX automation_runs_one_running ON automation_runs (automation_id, email) WHERE status = 'running';
+-- An event's look for the runs of its contact that wait for it.
+CREATE INDEX automation_runs_team_email ON automation_runs (team_id, email) WHERE status = 'running';
 
 CREATE TABLE automation_run_steps (
   run_id       uuid NOT NULL REFERENCES automation_runs (id) ON DELETE CASCADE,

@@ -16,7 +16,7 @@ describe('automations through the resend SDK, in capture mode', () => {
     for (;;) {
       const v = await fn();
       if (v) return v;
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}: jobs ${JSON.stringify((await t.db.pool.query("SELECT kind, key, state, attempts, run_at, last_error FROM jobs WHERE kind = 'automations.step'")).rows)}`);
       await new Promise((r) => setTimeout(r, 50));
     }
   };
@@ -220,7 +220,7 @@ describe('automations through the resend SDK, in capture mode', () => {
     assert.deepEqual(i.steps.map((s) => [s.key, s.status]), [['t', 'completed'], ['activated', 'completed'], ['remind', 'completed']]);
     assert.deepEqual(i.steps[1].output, { timed_out: true });
     assert.deepEqual((await emailsTo('idle@dest.test')).map((x) => x.subject), ['Time to upgrade?']);
-    await until('the jobs to drain', async () => (await t.db.pool.query(`SELECT 1 FROM jobs WHERE kind = 'automations.step'`)).rowCount === 0);
+    await until('the jobs to drain', async () => (await t.db.pool.query(`SELECT 1 FROM jobs WHERE kind = 'automations.step' AND run_at <= now()`)).rowCount === 0);
     assert.equal((await emailsTo('eager@dest.test')).length, 1, 'the late timeout sent no reminder');
   });
 
@@ -237,7 +237,7 @@ describe('automations through the resend SDK, in capture mode', () => {
     assert.deepEqual(run.steps.find((s) => s.key === 'wait')!.status, 'skipped');
     await fastForward(r.id, 'wait'); // the wake-up finds the run cancelled
     await t.resend.events.send({ event: 'stop.me', email: 'later@dest.test', payload: { plan: 'pro' } });
-    await until('the jobs to drain', async () => (await t.db.pool.query(`SELECT 1 FROM jobs WHERE kind = 'automations.step'`)).rowCount === 0);
+    await until('the jobs to drain', async () => (await t.db.pool.query(`SELECT 1 FROM jobs WHERE kind = 'automations.step' AND run_at <= now()`)).rowCount === 0);
     assert.equal((await runsOf(id)).length, 1, 'no run started while disabled');
     assert.deepEqual((await emailsTo('stopped@dest.test')).map((e) => e.subject), ['Welcome to the pro plan']);
     assert.equal((await runOf(id, r.id)).steps.filter((s) => s.key === 'is_pro').length, 0);
