@@ -9,7 +9,9 @@ import {
 } from '../store/automations.js';
 import { withTx, type Pool, type Queryable } from '../store/db.js';
 import type { PageQuery } from '../store/paginate.js';
-import { graphOf } from './graph.js';
+import { segmentFind } from '../store/segments.js';
+import { templateFindPublished } from '../store/templates.js';
+import { graphOf, type Graph } from './graph.js';
 
 type Body = Record<string, unknown>;
 const STATUSES = ['enabled', 'disabled'];
@@ -31,13 +33,30 @@ async function find(db: Queryable, teamId: string, id: string, lock = false): Pr
   return a;
 }
 
+/** What a graph names must be the team's: a published template for each send, an existing segment. */
+async function checkRefs(db: Queryable, teamId: string, g: Graph): Promise<Graph> {
+  for (const [i, s] of g.steps.entries()) {
+    const at = `steps[${i}] (key "${s.key}")`;
+    if (s.type === 'send_email') {
+      const ref: string = s.config.template.id;
+      const t = await templateFindPublished(db, teamId, isUuid(ref) ? ref.toLowerCase() : ref, isUuid(ref));
+      if (!t) throw invalidField(`${at}.config.template.id`, `no template has the id or alias "${ref.slice(0, 100)}".`);
+      if (!t.published) throw invalidField(`${at}.config.template.id`, `the template "${ref.slice(0, 100)}" has not been published; publish it first.`);
+    }
+    if (s.type === 'add_to_segment' && !(isUuid(s.config.segment_id) && (await segmentFind(db, teamId, s.config.segment_id.toLowerCase())))) {
+      throw invalidField(`${at}.config.segment_id`, `no segment has the id "${String(s.config.segment_id).slice(0, 100)}".`);
+    }
+  }
+  return g;
+}
+
 const view = (a: AutomationRow) => ({
   object: 'automation' as const, id: a.id, name: a.name, status: a.status, created_at: a.created_at, updated_at: a.updated_at,
   steps: a.steps, connections: a.connections,
 });
 
 export async function automationCreate(pool: Pool, teamId: string, body: Body) {
-  const g = graphOf(body.steps, body.connections);
+  const g = await checkRefs(pool, teamId, graphOf(body.steps, body.connections));
   const a = await automationInsert(pool, teamId, {
     name: nameOf(body.name), status: body.status === undefined ? 'disabled' : statusOf(body.status), trigger_event: g.triggerEvent, steps: g.steps, connections: g.connections,
   });
@@ -61,7 +80,7 @@ export async function automationChange(pool: Pool, teamId: string, id: string, b
     if (body.status !== undefined) f.status = statusOf(body.status);
     if ((body.steps === undefined) !== (body.connections === undefined)) throw invalidField(body.steps === undefined ? 'steps' : 'connections', 'steps and connections are replaced together; give both.');
     if (body.steps !== undefined) {
-      const g = graphOf(body.steps, body.connections);
+      const g = await checkRefs(tx, teamId, graphOf(body.steps, body.connections));
       Object.assign(f, { steps: g.steps, connections: g.connections, trigger_event: g.triggerEvent });
     }
     await automationUpdate(tx, teamId, a.id, f);

@@ -111,6 +111,11 @@ describe('automations through the resend SDK, in capture mode', () => {
     const badRule = base.steps.map((s) => (s.key === 'is_pro' ? { ...s, config: { type: 'rule', field: 'plan', operator: 'eq', value: 'pro' } } : s));
     assert.match(await bad(badRule, base.connections), /steps\[3\] \(key "is_pro"\)\.config\.field/);
     assert.match(await bad(base.steps, [...base.connections.slice(0, 2), { from: 'wait', to: 'is_pro', type: 'timeout' }, ...base.connections.slice(3)]), /connections\[2\]\.type.*delay step "wait"/);
+    const draft = (await t.resend.templates.create({ name: 'Draft', from: 'Acme <hello@example.com>', subject: 'D', html: '<p>D</p>' })).data!.id;
+    const unpublished = base.steps.map((s) => (s.key === 'tip' ? { ...s, config: { template: { id: draft } } } : s));
+    assert.match(await bad(unpublished, base.connections), /steps\[4\] \(key "tip"\)\.config\.template\.id.*not been published/);
+    const noSegment = [...base.steps, { key: 'seg', type: 'add_to_segment', config: { segmentId: '00000000-0000-4000-8000-000000000000' } }];
+    assert.match(await bad(noSegment, [...base.connections, { from: 'tip', to: 'seg' }]), /steps\[6\] \(key "seg"\)\.config\.segment_id/);
     assert.equal((await t.resend.automations.list()).data!.data.filter((a) => a.name === 'Bad').length, 0);
   });
 
