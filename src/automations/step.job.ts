@@ -111,6 +111,10 @@ async function runStep(deps: StepDeps, job: Job<StepJob>): Promise<void> {
   }
   if (rs.status === 'waiting') return;
   const contact = run.contact_id ? await contactFind(deps.pool, run.team_id, { id: run.contact_id }) : undefined;
+  if (step.type === 'send_email' || step.type.startsWith('contact_') || step.type === 'add_to_segment') {
+    // Steps with side effects show `running` while they act (and while a failing one is retried).
+    await locked(deps.pool, runId, key, async (tx, status) => { if (status === 'pending') await runStepSet(tx, runId, key, { status: 'running' }); });
+  }
   switch (step.type) {
     case 'send_email': return sendEmail(deps, a, run, step, contact);
     case 'delay':
