@@ -3,6 +3,7 @@
 // Re-entry: a contact starts a new run of an automation only when its previous run of it has ended
 // (the unique index automation_runs_one_running); a trigger event meanwhile starts nothing.
 import { matches } from '../contacts/filter.js';
+import { recordEvent } from '../contacts/service.js';
 import type { CustomEventRow } from '../store/custom-events.js';
 import { contactFind, contactInsert } from '../store/contacts.js';
 import type { Tx } from '../store/db.js';
@@ -55,9 +56,9 @@ export async function automationsOnEvent(tx: Tx, teamId: string, e: CustomEventR
   const triggered = await automationsEnabledByTrigger(tx, teamId, e.name);
   let contactId = e.contact_id;
   if (triggered.length && !contactId) {
-    const c = (await contactInsert(tx, teamId, { email: e.email, first_name: null, last_name: null, unsubscribed: false, properties: {} }))
-      ?? (await contactFind(tx, teamId, { email: e.email }));
-    contactId = c!.id;
+    const created = await contactInsert(tx, teamId, { email: e.email, first_name: null, last_name: null, unsubscribed: false, properties: {} });
+    if (created) await recordEvent(tx, 'contact.created', created); // its webhook, as for any new contact
+    contactId = (created ?? (await contactFind(tx, teamId, { email: e.email })))!.id;
   }
   for (const a of triggered) {
     const run = await automationRunInsert(tx, { automationId: a.id, teamId, contactId: contactId!, email: e.email, event: e.payload });

@@ -126,7 +126,10 @@ describe('automations through the resend SDK, in capture mode', () => {
     // By email: the contact does not exist yet and is created for the run.
     assert.deepEqual((await t.resend.events.send({ event: 'user.signed_up', email: 'pro@dest.test', payload: { plan: 'pro' } })).data, { object: 'event', event: 'user.signed_up' });
     await t.resend.events.send({ event: 'user.signed_up', email: 'free@dest.test', payload: { plan: 'free' } });
-    assert.equal((await t.api('GET', '/contacts/pro@dest.test')).status, 200, 'the run created the contact');
+    const created = await t.api('GET', '/contacts/pro@dest.test');
+    assert.equal(created.status, 200, 'the run created the contact');
+    const ev = await t.db.pool.query(`SELECT type FROM email_events WHERE email_id = $1`, [created.body.id]);
+    assert.deepEqual(ev.rows.map((r) => r.type), ['contact.created'], 'with its contact.created event (and webhook)');
     const runs = await runsOf(id);
     assert.equal(runs.length, 2);
     for (const r of runs) {
