@@ -232,6 +232,37 @@ describe('automations through the resend SDK, in capture mode', () => {
     assert.equal((await emailsTo('eager@dest.test')).length, 1, 'the late timeout sent no reminder');
   });
 
+  test('contact_update, add_to_segment and contact_delete act on the run\'s contact through the contacts module', async () => {
+    const segment = (await t.resend.segments.create({ name: 'Activated' })).data!.id;
+    const c = await t.resend.automations.create({
+      name: 'Profile', status: 'enabled',
+      steps: [
+        { key: 't', type: 'trigger', config: { eventName: 'profile.filled' } },
+        { key: 'upd', type: 'contact_update', config: { firstName: { var: 'event.name' }, lastName: 'Lovelace' } },
+        { key: 'seg', type: 'add_to_segment', config: { segmentId: segment } },
+      ],
+      connections: [{ from: 't', to: 'upd' }, { from: 'upd', to: 'seg' }],
+    });
+    assert.equal(c.error, null, JSON.stringify(c.error));
+    const gone = await t.resend.automations.create({
+      name: 'Forget me', status: 'enabled',
+      steps: [{ key: 't', type: 'trigger', config: { eventName: 'account.closed' } }, { key: 'del', type: 'contact_delete', config: {} }],
+      connections: [{ from: 't', to: 'del' }],
+    });
+    await t.resend.events.send({ event: 'profile.filled', email: 'ada@dest.test', payload: { name: 'Ada' } });
+    const [r] = await runsOf(c.data!.id);
+    await until('the run to complete', async () => (await runOf(c.data!.id, r.id)).status === 'completed');
+    const ada = await t.resend.contacts.get({ email: 'ada@dest.test' });
+    assert.deepEqual([ada.data!.first_name, ada.data!.last_name], ['Ada', 'Lovelace']);
+    const segs = await t.api('GET', '/contacts/ada@dest.test/segments');
+    assert.deepEqual(segs.body.data.map((x: { id: string }) => x.id), [segment]);
+    await t.resend.events.send({ event: 'account.closed', email: 'ada@dest.test' });
+    const [g] = await runsOf(gone.data!.id);
+    await until('the delete run to complete', async () => (await runOf(gone.data!.id, g.id)).status === 'completed');
+    assert.equal((await t.api('GET', '/contacts/ada@dest.test')).status, 404);
+    assert.deepEqual((await runOf(gone.data!.id, g.id)).steps.map((x) => [x.key, x.status]), [['t', 'completed'], ['del', 'completed']]);
+  });
+
   test('stop disables the automation and cancels its running runs; a disabled automation starts none', async () => {
     const c = await t.resend.automations.create({ name: 'Stoppable', status: 'enabled', ...series('stop.me') });
     const id = c.data!.id;
