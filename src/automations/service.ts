@@ -110,7 +110,7 @@ export async function automationRemove(pool: Pool, teamId: string, id: string) {
   return { object: 'automation' as const, id: a.id, deleted: true };
 }
 
-const runItem = (r: RunRow) => ({ object: 'automation_run' as const, id: r.id, status: r.status, started_at: r.started_at, completed_at: r.completed_at, created_at: r.created_at });
+const runItem = (r: RunRow) => ({ id: r.id, status: r.status, started_at: r.started_at, completed_at: r.completed_at, created_at: r.created_at });
 
 export async function automationRuns(db: Queryable, teamId: string, id: string, page: PageQuery, status?: string) {
   const a = await find(db, teamId, id);
@@ -126,7 +126,7 @@ export async function automationRunGet(db: Queryable, teamId: string, id: string
   if (!r || r.automation_id !== a.id) throw notFound('Automation run');
   const steps = await runStepsOfRun(db, r.id);
   return {
-    ...runItem(r), contact_id: r.contact_id,
+    object: 'automation_run' as const, ...runItem(r), contact_id: r.contact_id,
     steps: steps.map((s) => ({ key: s.key, type: s.type, status: s.status, output: s.output, error: s.error, started_at: s.started_at, completed_at: s.completed_at, created_at: s.created_at })),
   };
 }

@@ -137,6 +137,8 @@ describe('automations through the resend SDK, in capture mode', () => {
       const mid = await runOf(id, r.id);
       assert.deepEqual(mid.steps.map((s) => [s.key, s.status]), [['start', 'completed'], ['welcome', 'completed'], ['wait', 'waiting']]);
       assert.equal(mid.status, 'running');
+      assert.deepEqual(Object.keys(mid), ['object', 'id', 'status', 'started_at', 'completed_at', 'created_at', 'contact_id', 'steps']);
+      assert.deepEqual(Object.keys(r), ['id', 'status', 'started_at', 'completed_at', 'created_at']);
       // Exactly once: the send step's job run again while the run is live (as after a crash between
       // the step's commit and the job's delete) finds the step completed and sends nothing.
       await t.db.pool.query(`INSERT INTO jobs (kind, payload) VALUES ('automations.step', $1)`, [JSON.stringify({ run_id: r.id, key: 'welcome' })]);
