@@ -49,16 +49,19 @@ export async function customEventRecord(tx: Tx, teamId: string, input: CustomEve
 }
 
 type Complete = (status: number, body: unknown) => IdempotencyCompletion | undefined;
+/** What reacts to a recorded event in its transaction (automations: start and resume runs); supplied from above. */
+export type CustomEventReaction = (tx: Tx, teamId: string, event: CustomEventRow) => Promise<void>;
 
 /**
  * POST /events/send → 202 `{object: "event", event}` once the event is committed. `complete` (from
  * withIdempotency) gives the key to mark answered in the same transaction.
  */
-export async function customEventSend(pool: Pool, teamId: string, body: Record<string, unknown>, complete: Complete = () => undefined) {
+export async function customEventSend(pool: Pool, teamId: string, body: Record<string, unknown>, complete: Complete = () => undefined, react?: CustomEventReaction) {
   const input = customEventInputOf(body);
   const response = { object: 'event' as const, event: input.name };
   await withTx(pool, async (tx) => {
-    await customEventRecord(tx, teamId, input);
+    const event = await customEventRecord(tx, teamId, input);
+    await react?.(tx, teamId, event);
     const done = complete(202, response);
     if (done) await idempotencyComplete(tx, { teamId: done.team_id, method: done.method, path: done.path, key: done.key }, done.response_status, done.response_body);
   });

@@ -47,6 +47,7 @@ import templates from './api/templates.js';
 import broadcasts from './api/broadcasts.js';
 import events from './api/events.js';
 import eventsSend from './api/events.send.js';
+import automations from './api/automations.js';
 import contactsEvents from './api/contacts.events.js';
 import contactsSegments from './api/contacts.segments.js';
 import contactPropertiesCreate from './api/contact-properties.create.js';
@@ -76,7 +77,7 @@ const ENDPOINTS = [
   emailsReceivingList, emailsReceivingGet, emailsReceivingAttachmentsList, emailsReceivingAttachmentsGet, inboundDownload,
   suppressions, metricsPrometheus,
   contactsCreate, contactsList, contactsImports, contactsGet, contactsUpdate, contactsDelete, contactsTopics, topics, segments, contactsSegments, templates, broadcasts,
-  eventsSend, events, contactsEvents,
+  eventsSend, events, contactsEvents, automations,
   contactPropertiesCreate, contactPropertiesList, contactPropertiesGet, contactPropertiesUpdate, contactPropertiesDelete,
   webhooksCreate, webhooksList, webhooksGet, webhooksUpdate, webhooksDelete, webhooksRotate,
   webhooksEventsList, webhooksEventsGet, webhooksEventsAttempts, webhooksEventsReplay,
