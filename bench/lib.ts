@@ -127,3 +127,19 @@ export async function serveUntilStdinEnds(setup: () => Promise<unknown>, stop: (
   process.stdin.on('end', () => void end());
   process.on('SIGTERM', () => void end());
 }
+
+/** The p-th percentile of samples (nearest rank). */
+export const percentile = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+export const latencySummary = (xs: number[], digits = 1) => ({ p50_ms: +percentile(xs, 50).toFixed(digits), p95_ms: +percentile(xs, 95).toFixed(digits), max_ms: +Math.max(...xs).toFixed(digits) });
+
+/** Milliseconds of each of n sequential calls, after one warm-up call. */
+export async function timeCalls(fn: () => Promise<unknown>, n: number): Promise<number[]> {
+  await fn();
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await fn();
+    out.push(performance.now() - t);
+  }
+  return out;
+}

@@ -4,24 +4,14 @@
 // over pg (no HTTP, no JSON). Also the write cost of the engagement index on email_events.
 // Usage: npm run build && node --import tsx bench/segment-filter.ts [contacts] [samples] (about 6 minutes at 1M)
 import pg from 'pg';
-import { freshDb, KEY, loadAverage, machine, startService } from './lib.js';
+import { freshDb, KEY, loadAverage, machine, startService, latencySummary, timeCalls } from './lib.js';
 
 const N = Number(process.argv[2] ?? 1_000_000);
 const SAMPLES = Number(process.argv[3] ?? 30);
 const PAGE = 50;
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
-const summary = (xs: number[]) => ({ p50_ms: +pct(xs, 50).toFixed(1), p95_ms: +pct(xs, 95).toFixed(1), max_ms: +Math.max(...xs).toFixed(1) });
-async function time(fn: () => Promise<unknown>, n = SAMPLES): Promise<number[]> {
-  await fn(); // warm-up
-  const out: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await fn();
-    out.push(performance.now() - t);
-  }
-  return out;
-}
+const summary = (xs: number[]) => latencySummary(xs, 1);
+const time = (fn: () => Promise<unknown>, n = SAMPLES) => timeCalls(fn, n);
 
 const db = await freshDb();
 const svc = await startService({ MAILROOM_DATABASE_URL: db.url, MAILROOM_BOOTSTRAP_API_KEY: KEY, MAILROOM_ROLES: 'api', MAILROOM_DELIVERY_MODE: 'capture', MAILROOM_RATE_LIMIT: '1000000' });
