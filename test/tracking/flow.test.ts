@@ -4,16 +4,7 @@ import { simpleParser } from 'mailparser';
 import { startCaptureApp, type CaptureApp } from '../helpers/capture-app.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { sleep } from '../../src/lib/time.js';
-
-async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
+import { until } from '../helpers/until.js';
 
 describe('open and click tracking end to end (capture mode)', () => {
   let t: CaptureApp;

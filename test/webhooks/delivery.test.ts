@@ -4,6 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import { startCaptureApp, type CaptureApp } from '../helpers/capture-app.js';
 import { startReceiver, type Receiver, type Received } from '../helpers/webhook-receiver.js';
 import { sleep } from '../../src/lib/time.js';
+import { until } from '../helpers/until.js';
 
 const SCHEDULE = [0, 150, 300, 450]; // four attempts, 150 ms apart (MAILROOM_WEBHOOK_RETRY_SCHEDULE=0s,150ms,300ms,450ms)
 
@@ -14,16 +15,6 @@ const sdkVerify = (t: CaptureApp, r: Received, secret: string) => t.resend.webho
 const swVerify = (r: Received, secret: string) => new Webhook(secret).verify(r.body, {
   'webhook-id': r.headers['webhook-id'] as string, 'webhook-timestamp': r.headers['webhook-timestamp'] as string, 'webhook-signature': r.headers['webhook-signature'] as string,
 });
-
-async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
 
 describe('webhook delivery (capture mode, a receiver on 127.0.0.1)', () => {
   let t: CaptureApp;

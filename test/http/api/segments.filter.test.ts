@@ -5,16 +5,7 @@ import { startCaptureApp, type CaptureApp } from '../../helpers/capture-app.js';
 import { matches, parseFilter } from '../../../src/contacts/filter.js';
 import { segmentContactsCount, segmentRecipientsAfter } from '../../../src/store/segment-contacts.js';
 import { sleep } from '../../../src/lib/time.js';
-
-async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
+import { until } from '../../helpers/until.js';
 
 describe('filter segments: rules over contact fields, properties, topics and engagement, evaluated in SQL', () => {
   let t: CaptureApp;
