@@ -6,6 +6,8 @@ import type { PageQuery } from '../store/paginate.js';
 import { webhookAttemptList, webhookMessageFind, webhookMessageList, webhookMessageReplay, type WebhookMessageFilter } from '../store/webhook-messages.js';
 import { webhookEndpointsWake } from '../store/webhook-outbox.js';
 import { envelopeBody } from './payload.js';
+
+export type { WebhookMessageFilter };
 import type { Webhooks } from './service.js';
 
 export class WebhookLog {

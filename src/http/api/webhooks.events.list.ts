@@ -3,7 +3,7 @@
 // Mailroom extension: `status` (pending|attempting|success|failed) and `type` (an event type) narrow it.
 import { invalidField } from '../../errors.js';
 import { isWebhookEventType } from '../../events/types.js';
-import type { WebhookMessageFilter } from '../../store/webhook-messages.js';
+import type { WebhookMessageFilter } from '../../webhooks/message-log.js';
 import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 import { AfterPageQuery, IdParams, parseAfterPage } from './webhooks.schema.js';
 
