@@ -183,11 +183,14 @@ export function stepError(message: string, sent: Graph): { key?: string; text: s
   if (!m) return { text: message };
   const [, path, why] = m;
   const what = why || 'is required.';
+  const cap = (x: string) => x.replace(/^\w/, (ch) => ch.toUpperCase());
   let k = /^steps\[\d+\] \(key "([^"]*)"\)(?:\.config\.?(.*)|\.(type))?/.exec(path);
-  if (k) return { key: k[1], text: k[2] ? `${k[2].replace(/\./g, ' ')}: ${what}` : what };
+  // "rules[1].rules[0].value" → "Rule 2, rule 1, value"
+  const words = (sub: string) => cap(sub.replace(/rules\[(\d+)\]/g, (_m, i: string) => `rule ${Number(i) + 1}`).split('.').filter(Boolean).join(', '));
+  if (k) return { key: k[1], text: k[2] ? `${words(k[2])}: ${what}` : cap(what) };
   k = /^step "([^"]*)"/.exec(path);
-  if (k) return { key: k[1], text: what };
+  if (k) return { key: k[1], text: cap(what) };
   const c = /^connections\[(\d+)\]/.exec(path);
-  if (c && sent.connections[Number(c[1])]) return { key: sent.connections[Number(c[1])].from, text: what };
+  if (c && sent.connections[Number(c[1])]) return { key: sent.connections[Number(c[1])].from, text: cap(what) };
   return { text: `${path}: ${what}` };
 }

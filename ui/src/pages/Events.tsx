@@ -60,7 +60,7 @@ export function Events({ query }: { query: URLSearchParams }) {
             {list.rows.map((e) => (
               <tr key={e.id}>
                 <td class="mono">{e.event}</td>
-                <td class="desc">{e.contact_id ? <Link href={`/contacts/${e.contact_id}`}>{e.email}</Link> : <span>{e.email} <span class="muted small">(no contact)</span></span>}</td>
+                <td class="desc">{e.contact_id ? <Link href={`/contacts/${e.contact_id}`}>{e.email}</Link> : <span>{e.email} <span class="muted small">(sent by address)</span></span>}</td>
                 <td><code class="wrap small">{JSON.stringify(e.payload)}</code></td>
                 <AgoCell at={e.created_at} class="aside" />
               </tr>
@@ -69,7 +69,7 @@ export function Events({ query }: { query: URLSearchParams }) {
         </>
       )}
       {defs.error ? <ErrorRetry error={defs.error} retry={defs.reload} /> : defs.data && defs.data.length > 0 && (
-        <section class="card" aria-labelledby="defs-h">
+        <section class="card spaced" aria-labelledby="defs-h">
           <h2 id="defs-h">Definitions</h2>
           <p class="hint">Declared with <code>POST /events</code>: their payloads are checked and converted on send.</p>
           <ul class="plain">
