@@ -76,4 +76,11 @@ describe('GET /custom-events (recent events by name and contact)', () => {
     assert.equal((await t.api('GET', '/custom-events', { key: null })).status, 401);
     assert.equal((await t.api('GET', '/custom-events/names', { key: null })).status, 401);
   });
+
+  test('/openapi.json documents both routes and the filters', async () => {
+    const doc = (await t.api('GET', '/openapi.json')).body;
+    assert.ok(doc.paths['/custom-events/names']?.get, 'GET /custom-events/names');
+    const params = (doc.paths['/custom-events']?.get?.parameters ?? []).map((p: any) => p.name);
+    for (const name of ['event', 'contact', 'limit', 'after']) assert.ok(params.includes(name), `GET /custom-events ?${name}`);
+  });
 });
