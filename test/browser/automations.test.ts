@@ -73,6 +73,12 @@ describe('Automations and Events pages in a browser', { timeout: 300_000 }, () =
     await page.getByRole('button', { name: 'Add a step after send_email_1' }).click();
     await page.getByLabel('wait_for_event_1: event', { exact: true }).selectOption('user.activated');
     await page.getByLabel('wait_for_event_1: timeout: amount').fill('2');
+    // A step added in the middle and removed again leaves the flow as it was.
+    await page.getByLabel('Step to add after send_email_1').selectOption({ label: 'Delay' });
+    await page.getByRole('button', { name: 'Add a step after send_email_1' }).click();
+    assert.deepEqual(await page.getByTestId('step').evaluateAll((els) => els.map((e) => e.getAttribute('data-key'))), ['trigger', 'send_email_1', 'delay_1', 'wait_for_event_1']);
+    await page.getByRole('button', { name: 'Remove step delay_1' }).click();
+    assert.deepEqual(await page.getByTestId('step').evaluateAll((els) => els.map((e) => e.getAttribute('data-key'))), ['trigger', 'send_email_1', 'wait_for_event_1']);
     await page.getByRole('button', { name: 'Add a step after wait_for_event_1: The event arrived' }).click();
     await page.getByLabel('send_email_2: template').selectOption({ label: 'Thanks for activating' });
 
@@ -191,6 +197,42 @@ describe('Automations and Events pages in a browser', { timeout: 300_000 }, () =
     assert.equal(await mine.count(), 2);
     assert.match(await mine.first().innerText(), /user\.activated/);
     await shot('08-contact-events');
+    assert.deepEqual(errors, []);
+  });
+
+  browserTest('Stop runs turns the automation off and cancels a waiting run; Duplicate makes a disabled copy; a graph the builder cannot draw opens as JSON', async () => {
+    assert.equal((await t.api('POST', '/events/send', { body: { event: 'user.created', email: 'cy@dest.test' } })).status, 202);
+    const waiting = await until('a third run', async () => (await t.api('GET', `/automations/${ids.automation}/runs?status=running`)).body.data[0]?.id, 30_000);
+    await until('the third run waits', async () => (await stepsOf(waiting)).wait_for_event_1 === 'waiting', 30_000);
+    await page.goto(`${t.url}/dashboard/automations/${ids.automation}`);
+    await page.getByRole('heading', { name: 'Welcome series' }).waitFor();
+    page.once('dialog', (d) => { void d.accept(); });
+    await page.getByRole('button', { name: 'Stop runs' }).click();
+    await page.locator('.page-head .badge', { hasText: 'disabled' }).waitFor();
+    assert.equal((await run(waiting)).status, 'cancelled');
+    await page.getByLabel('Run status').selectOption('cancelled');
+    await page.getByTestId('runs').getByRole('link', { name: waiting.slice(0, 8) }).waitFor();
+    assert.equal(await page.getByTestId('runs').locator('tbody tr').count(), 1);
+
+    await page.getByRole('button', { name: 'Duplicate' }).click();
+    await page.getByRole('heading', { name: 'Welcome series (copy)' }).waitFor();
+    await page.getByRole('region', { name: 'Step send_email_3' }).waitFor();
+    const copyId = page.url().split('/').pop()!;
+    assert.notEqual(copyId, ids.automation);
+    const copy = (await t.api('GET', `/automations/${copyId}`)).body;
+    assert.equal(copy.status, 'disabled');
+    assert.equal(copy.steps.length, 5);
+
+    // Both branches of a condition going to one step: valid for the API, not drawable as a tree.
+    const joined = await t.api('POST', '/automations', { body: { name: 'Joined branches', steps: [
+      { key: 'start', type: 'trigger', config: { event_name: 'user.created' } },
+      { key: 'check', type: 'condition', config: { type: 'rule', field: 'event.plan', operator: 'exists' } },
+      { key: 'hello', type: 'send_email', config: { template: { id: ids.welcome } } },
+    ], connections: [{ from: 'start', to: 'check' }, { from: 'check', to: 'hello', type: 'condition_met' }, { from: 'check', to: 'hello', type: 'condition_not_met' }] } });
+    assert.equal(joined.status, 201, JSON.stringify(joined.body));
+    await page.goto(`${t.url}/dashboard/automations/${joined.body.id}`);
+    await page.getByText('joins branches in a way the builder does not draw').waitFor();
+    assert.match(await page.getByLabel('Steps and connections').inputValue(), /"condition_not_met"/);
     assert.deepEqual(errors, []);
   });
 
