@@ -62,7 +62,7 @@ describe('Automations and Events pages in a browser', { timeout: 300_000 }, () =
 
     await page.getByLabel('Name', { exact: true }).fill('Welcome series');
     await page.getByLabel('trigger: event', { exact: true }).selectOption('user.created');
-    await page.getByRole('button', { name: 'Add a step after trigger' }).click(); // "Send email" is the default choice
+    await page.getByRole('button', { name: 'Add step after trigger' }).click(); // "Send email" is the default choice
     const templates = await page.getByLabel('send_email_1: template').locator('option').allInnerTexts();
     assert.deepEqual(templates.slice(1).sort(), ['Activation reminder', 'Thanks for activating', 'Welcome'], 'published templates only');
     await page.getByLabel('send_email_1: template').selectOption({ label: 'Welcome' });
@@ -70,16 +70,16 @@ describe('Automations and Events pages in a browser', { timeout: 300_000 }, () =
     await page.getByLabel('send_email_1: PLAN', { exact: true }).fill('plan');
 
     await page.getByLabel('Step to add after send_email_1').selectOption({ label: 'Wait for event' });
-    await page.getByRole('button', { name: 'Add a step after send_email_1' }).click();
+    await page.getByRole('button', { name: 'Add step after send_email_1' }).click();
     await page.getByLabel('wait_for_event_1: event', { exact: true }).selectOption('user.activated');
     await page.getByLabel('wait_for_event_1: timeout: amount').fill('2');
     // A step added in the middle and removed again leaves the flow as it was.
     await page.getByLabel('Step to add after send_email_1').selectOption({ label: 'Delay' });
-    await page.getByRole('button', { name: 'Add a step after send_email_1' }).click();
+    await page.getByRole('button', { name: 'Add step after send_email_1' }).click();
     assert.deepEqual(await page.getByTestId('step').evaluateAll((els) => els.map((e) => e.getAttribute('data-key'))), ['trigger', 'send_email_1', 'delay_1', 'wait_for_event_1']);
     await page.getByRole('button', { name: 'Remove step delay_1' }).click();
     assert.deepEqual(await page.getByTestId('step').evaluateAll((els) => els.map((e) => e.getAttribute('data-key'))), ['trigger', 'send_email_1', 'wait_for_event_1']);
-    await page.getByRole('button', { name: 'Add a step after wait_for_event_1: The event arrived' }).click();
+    await page.getByRole('button', { name: 'Add step after wait_for_event_1: The event arrived' }).click();
     await page.getByLabel('send_email_2: template').selectOption({ label: 'Thanks for activating' });
 
     // The timeout branch is still empty: the server refuses the graph and the builder puts its words on the wait.
@@ -89,7 +89,7 @@ describe('Automations and Events pages in a browser', { timeout: 300_000 }, () =
     await page.getByText('Not saved: step wait_for_event_1 needs a change').waitFor();
     await shot('01-builder-error-on-step');
 
-    await page.getByRole('button', { name: 'Add a step after wait_for_event_1: Timed out' }).click();
+    await page.getByRole('button', { name: 'Add step after wait_for_event_1: Timed out' }).click();
     await page.getByLabel('send_email_3: template').selectOption({ label: 'Activation reminder' });
     await shot('02-builder-complete');
     await page.getByRole('button', { name: 'Create automation' }).click();

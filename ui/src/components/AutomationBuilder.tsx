@@ -74,7 +74,7 @@ function AddStep({ ctx, flow, at, after }: { ctx: Ctx; flow: Node[]; at: number;
       <select aria-label={`Step to add after ${after}`} value={type} onChange={(e) => setType((e.currentTarget as HTMLSelectElement).value as StepType)}>
         {ADDABLE.map((t) => <option key={t} value={t}>{STEP_WORDS[t]}</option>)}
       </select>
-      <button type="button" class="btn sm" aria-label={`Add a step after ${after}`} onClick={() => { insert(flow, at, newNode(type, freshKey(ctx.tree, type))); ctx.changed(); }}>+ Add step</button>
+      <button type="button" class="btn sm" aria-label={`Add step after ${after}`} onClick={() => { insert(flow, at, newNode(type, freshKey(ctx.tree, type))); ctx.changed(); }}>+ Add step</button>
     </span>
   );
 }
