@@ -83,3 +83,28 @@ test('durations split into number + unit and join back in the server\'s words; g
   assert.doesNotThrow(() => graphOf(joined.steps, joined.connections));
   assert.equal(fromGraph(joined), null);
 });
+
+test('a wait\'s filter and a timeout-less wait round-trip; turning the filter off drops filter_rule', () => {
+  const g = { steps: [
+    { key: 's', type: 'trigger' as const, config: { event_name: 'order.placed' } },
+    { key: 'w', type: 'wait_for_event' as const, config: { event_name: 'order.paid', timeout: '2 days', filter_rule: { type: 'rule', field: 'event.amount', operator: 'gt', value: 10 } } },
+    { key: 'paid', type: 'contact_update' as const, config: { first_name: { var: 'event.name' } } },
+    { key: 'late', type: 'contact_delete' as const, config: {} },
+    { key: 'w2', type: 'wait_for_event' as const, config: { event_name: 'order.shipped' } },
+  ], connections: [
+    { from: 's', to: 'w', type: 'default' }, { from: 'w', to: 'paid', type: 'event_received' }, { from: 'w', to: 'late', type: 'timeout' }, { from: 'paid', to: 'w2', type: 'default' },
+  ] };
+  assert.doesNotThrow(() => graphOf(g.steps, g.connections));
+  const tree = fromGraph(g)!;
+  const back = toGraph(tree);
+  // The same steps and connections, in reading order (each branch top to bottom).
+  assert.deepEqual(keys(back), ['s', 'w', 'paid', 'w2', 'late']);
+  const byKey = (x: { key: string }, y: { key: string }) => x.key.localeCompare(y.key);
+  const conn = (c: { from: string; to: string; type: string }) => `${c.from}>${c.to}:${c.type}`;
+  assert.deepEqual([...back.steps].sort(byKey), [...g.steps].sort(byKey));
+  assert.deepEqual(back.connections.map(conn).sort(), g.connections.map(conn).sort());
+  tree[1].filter = undefined;
+  const off = toGraph(tree);
+  assert.deepEqual(off.steps[1].config, { event_name: 'order.paid', timeout: '2 days' });
+  assert.doesNotThrow(() => graphOf(off.steps, off.connections));
+});
