@@ -96,4 +96,10 @@ describe('broadcast preview as a contact', () => {
     const emails = await t.db.pool.query('SELECT count(*)::int AS n FROM emails');
     assert.equal(emails.rows[0].n, 0);
   });
+
+  test('/openapi.json documents both preview routes', async () => {
+    const doc = (await t.api('GET', '/openapi.json')).body;
+    assert.ok(doc.paths['/broadcasts/{id}/preview']?.get, 'GET');
+    assert.ok(doc.paths['/broadcasts/{id}/preview']?.post, 'POST');
+  });
 });
