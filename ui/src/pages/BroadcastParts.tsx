@@ -36,7 +36,7 @@ export function TemplatePicker({ onChange }: { onChange: (t: FromTemplate | null
   }, [t, values]);
   return (
     <>
-      <div class="field"><label for="bc-template">Start from</label>
+      <div class="field"><label for="bc-template">Start with</label>
         <select id="bc-template" value={id} onChange={(e) => { setId(e.currentTarget.value); setValues({}); }}>
           <option value="">A blank message</option>
           {list.data?.data.map((x) => <option key={x.id} value={x.id}>Template: {x.name}{x.status === 'draft' ? ' (draft)' : ''}</option>)}
