@@ -76,7 +76,7 @@ export function Metrics({ s, live }: { s: Stats; live: boolean }) {
         <progress max={Math.max(s.recipients, s.sent, 1)} value={Math.max(done, 0)} aria-label="Emails handed over" />
         <span class="muted">{num(Math.max(done, 0))} of {num(Math.max(s.recipients, s.sent))} handed over{live ? ' · updating live' : ''}</span>
       </div>
-      <div class="stats" data-testid="metrics">
+      <div class="stats compact" data-testid="metrics">
         {tiles.map(([label, value, sub]) => (
           <div class="stat" key={label}><div class="stat-label">{label}</div><div class="stat-value">{value}</div>{sub && <div class="stat-sub">{sub}</div>}</div>
         ))}
@@ -124,6 +124,7 @@ export function PreviewAs({ id, segment, unsaved, title }: { id: string; segment
           <p><strong>Subject:</strong> <span data-testid="preview-as-subject">{p.subject}</span></p>
           <EmailPreview html={p.html} title={`${title} for ${p.to}`} />
           {p.text && <><h3>Plain text</h3><pre class="code" data-testid="preview-as-text">{p.text}</pre></>}
+          <p class="muted">{'{{{RESEND_UNSUBSCRIBE_URL}}}'} becomes each recipient's own unsubscribe link when it is sent.</p>
         </>
       )}
     </section>

@@ -146,7 +146,7 @@ export function BroadcastDetail({ id }: { id: string }) {
         <h2>Progress</h2>
         <Metrics s={s} live={live} />
         <KV items={[
-          ['Delivered', num(s.delivered)], ['Suppressed', num(s.suppressed)], ['Failed / canceled', `${num(s.failed)} / ${num(s.canceled)}`],
+          ['Suppressed', num(s.suppressed)], ['Failed / canceled', `${num(s.failed)} / ${num(s.canceled)}`],
           ['Skipped (unsubscribed / topic / suppressed)', `${num(s.skipped.unsubscribed)} / ${num(s.skipped.topic)} / ${num(s.skipped.suppressed)}`],
           ['Sent', fmtDate(x.sent_at)], ['Scheduled', fmtDate(x.scheduled_at)], ['Completed', fmtDate(x.completed_at)],
         ]} />
