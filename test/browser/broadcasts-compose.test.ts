@@ -58,7 +58,9 @@ describe('Composing, previewing and sending a broadcast in a browser', { timeout
     await page.getByRole('heading', { name: 'No broadcasts yet' }).waitFor();
     await page.getByLabel('Name').fill('November news');
     await page.getByLabel('Start with').selectOption({ label: 'Template: Monthly' });
-    await page.getByLabel('MONTH').fill('November');
+    await page.getByLabel('MONTH').fill('Nov');
+    await page.waitForFunction(() => (document.getElementById('bc-subject') as HTMLInputElement | null)?.value === 'Your Nov news, {{{contact.first_name|friend}}}');
+    await page.getByLabel('MONTH').fill('November'); // a new value refills the subject the author has not edited
     // The template's From and Subject come along, its variable filled, its contact tag kept.
     await page.waitForFunction(() => (document.getElementById('bc-subject') as HTMLInputElement | null)?.value === 'Your November news, {{{contact.first_name|friend}}}');
     assert.equal(await page.getByLabel('From').inputValue(), 'News <news@example.com>');

@@ -19,7 +19,7 @@ interface TemplateItem { id: string; name: string; status: string }
 interface Template { id: string; name: string; from: string | null; subject: string | null; html: string; text: string | null; variables: TemplateVariable[] }
 
 /** What a template gives a new broadcast: its content with its variables filled. */
-export interface FromTemplate { from: string | null; subject: string | null; html: string; text: string | null; missing: string[] }
+export interface FromTemplate { id: string; from: string | null; subject: string | null; html: string; text: string | null; missing: string[] }
 
 /** "Start from": blank, or one of the team's templates, with values for its variables. */
 export function TemplatePicker({ onChange }: { onChange: (t: FromTemplate | null) => void }) {
@@ -32,7 +32,7 @@ export function TemplatePicker({ onChange }: { onChange: (t: FromTemplate | null
     if (!t || t.id !== id) { onChange(null); return; }
     const missing = new Set<string>();
     const fill = (s: string, html: boolean) => fillVariables(s, t.variables, values, html, missing);
-    onChange({ from: t.from, subject: t.subject === null ? null : fill(t.subject, false), html: fill(t.html, true), text: t.text === null ? null : fill(t.text, false), missing: [...missing] });
+    onChange({ id: t.id, from: t.from, subject: t.subject === null ? null : fill(t.subject, false), html: fill(t.html, true), text: t.text === null ? null : fill(t.text, false), missing: [...missing] });
   }, [t, values]);
   return (
     <>

@@ -48,11 +48,14 @@ export function Broadcasts() {
   const [from, setFrom] = useState('');
   const [subject, setSubject] = useState('');
   const [tpl, setTpl] = useState<FromTemplate | null>(null);
-  // A template fills From and Subject (still editable) and gives the body.
+  // A template fills From and Subject and gives the body; a new value of one of its variables
+  // refills them unless the author has edited them since.
   const onTemplate = (t: FromTemplate | null) => {
+    const prev = tpl;
     setTpl(t);
-    if (t?.from) setFrom(t.from);
-    if (t?.subject) setSubject(t.subject);
+    const fresh = !prev || prev.id !== t?.id;
+    if (t?.from && (fresh || from === (prev?.from ?? ''))) setFrom(t.from);
+    if (t?.subject && (fresh || subject === (prev?.subject ?? ''))) setSubject(t.subject);
   };
   const create = useAction(async (form: HTMLFormElement) => {
     const fd = new FormData(form);
