@@ -50,6 +50,7 @@ import events from './api/events.js';
 import eventsSend from './api/events.send.js';
 import automations from './api/automations.js';
 import contactsEvents from './api/contacts.events.js';
+import customEventsList from './api/custom-events.list.js';
 import contactsSegments from './api/contacts.segments.js';
 import contactPropertiesCreate from './api/contact-properties.create.js';
 import contactPropertiesList from './api/contact-properties.list.js';
@@ -79,6 +80,7 @@ const ENDPOINTS = [
   suppressions, metricsPrometheus,
   contactsCreate, contactsList, contactsImports, contactsGet, contactsUpdate, contactsDelete, contactsTopics, topics, segments, contactsSegments, templates, broadcasts, broadcastsPreview,
   eventsSend, events, contactsEvents, automations,
+  customEventsList,
   contactPropertiesCreate, contactPropertiesList, contactPropertiesGet, contactPropertiesUpdate, contactPropertiesDelete,
   webhooksCreate, webhooksList, webhooksGet, webhooksUpdate, webhooksDelete, webhooksRotate,
   webhooksEventsList, webhooksEventsGet, webhooksEventsAttempts, webhooksEventsReplay,
