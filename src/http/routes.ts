@@ -45,6 +45,7 @@ import topics from './api/topics.js';
 import segments from './api/segments.js';
 import templates from './api/templates.js';
 import broadcasts from './api/broadcasts.js';
+import broadcastsPreview from './api/broadcasts.preview.js';
 import events from './api/events.js';
 import eventsSend from './api/events.send.js';
 import automations from './api/automations.js';
@@ -77,7 +78,7 @@ const ENDPOINTS = [
   emailsSend, emailsBatch, emailsGet, emailsList, emailsUpdate, emailsCancel, emailsEvents, emailsMetrics, emailsAttachments, emailsShare, usage,
   emailsReceivingList, emailsReceivingGet, emailsReceivingAttachmentsList, emailsReceivingAttachmentsGet, inboundDownload,
   suppressions, metricsPrometheus,
-  contactsCreate, contactsList, contactsImports, contactsGet, contactsUpdate, contactsDelete, contactsTopics, topics, segments, contactsSegments, templates, broadcasts,
+  contactsCreate, contactsList, contactsImports, contactsGet, contactsUpdate, contactsDelete, contactsTopics, topics, segments, contactsSegments, templates, broadcasts, broadcastsPreview,
   eventsSend, events, contactsEvents, automations,
   customEventsList,
   contactPropertiesCreate, contactPropertiesList, contactPropertiesGet, contactPropertiesUpdate, contactPropertiesDelete,
