@@ -21,6 +21,7 @@ import { applyTracking, listUnsubscribeUrls } from '../tracking/apply.js';
 import type { TrackingSigner } from '../tracking/tokens.js';
 import { distinctRecipients, type UnsubscribeSigner } from '../tracking/unsubscribe-tokens.js';
 import { inspectMessage } from '../insights/inspect.js';
+import { messageFacts } from './insight-facts.js';
 import type { Finding } from '../insights/types.js';
 
 export interface SendContext {
@@ -206,17 +207,7 @@ export class EmailSender {
    * BENCHMARKS.md (insights); MAILROOM_INSIGHTS=false skips it.
    */
   private insightsOf(req: SendRequest, domain: DomainRow, o: { listMail: boolean; sentHtml: string | undefined; prebuilt: boolean }): Finding[] {
-    const trackingHosts = [this.trackingHost];
-    if (domain.tracking_subdomain) trackingHosts.push(`${domain.tracking_subdomain}.${domain.name}`);
-    return inspectMessage({
-      from: req.from, replyTo: req.replyTo, subject: req.subject, html: req.html,
-      htmlBytes: o.sentHtml === undefined ? 0 : Buffer.byteLength(o.sentHtml),
-      text: req.text, textGenerated: !o.prebuilt && req.text === undefined && req.html !== undefined,
-      headers: req.headers, sendingDomain: domain.name.toLowerCase(), trackingHosts,
-      listMail: o.listMail, listUnsubscribeAdded: o.listMail && this.unsubscribe !== undefined,
-      // Mailroom signs with the sending domain's key (the From domain); a receiver can verify it only while the record is published.
-      dkim: [{ domain: domain.name, published: domain.record_status.dkim?.status === 'verified' }],
-    });
+    return inspectMessage(messageFacts(req, domain, { ...o, trackingHost: this.trackingHost, listUnsubscribeAdded: o.listMail && this.unsubscribe !== undefined }));
   }
 
   /**

@@ -3,9 +3,7 @@
 // (insights/rules.ts). `analyzed: false` when insights were off (MAILROOM_INSIGHTS) or the email
 // predates them; the Resend shapes of /emails stay untouched.
 import { Type } from 'typebox';
-import { notFound } from '../../errors.js';
-import { isUuid } from '../../lib/ids.js';
-import { emailInsightsFind } from '../../store/insights.js';
+import { emailInsights } from '../../insights/read.js';
 import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 import { IdParams } from './emails.schema.js';
 
@@ -25,8 +23,7 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
     schema: { tags: ['Emails'], summary: 'List the deliverability insights of an email (Mailroom)', params: IdParams, response: { 200: Response } },
   }, async (req) => {
     const { id } = req.params;
-    const row = isUuid(id) ? await emailInsightsFind(deps.pool, authOf(req).team_id, id.toLowerCase()) : undefined;
-    if (!row) throw notFound('Email');
-    return { object: 'list' as const, email_id: id.toLowerCase(), analyzed: row.insights !== null, has_more: false, data: (row.insights ?? []) as never[] };
+    const found = await emailInsights(deps.pool, authOf(req).team_id, id);
+    return { object: 'list' as const, email_id: id.toLowerCase(), analyzed: found.analyzed, has_more: false, data: found.data };
   });
 }

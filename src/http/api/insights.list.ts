@@ -3,12 +3,8 @@
 // email that has it. Feeds the dashboard's Metrics page.
 import { Type } from 'typebox';
 import { invalidField } from '../../errors.js';
-import { RULES } from '../../insights/rules.js';
-import { insightsTopFindings } from '../../store/insights.js';
+import { teamTopInsights, TOP_SAMPLE } from '../../insights/read.js';
 import { authOf, type ApiDeps, type ApiApp } from '../types.js';
-
-/** Newest emails of the range read at most (store/insights.ts): bounds the query for very large teams. */
-const SAMPLE = 200_000;
 
 const Query = Type.Object({ days: Type.Optional(Type.String({ description: 'days back from now, 1-90; default 7' })) });
 const Item = Type.Object({
@@ -19,7 +15,7 @@ const Item = Type.Object({
 });
 const Response = Type.Object({
   object: Type.Literal('list'), days: Type.Integer(), analyzed: Type.Integer({ description: 'emails analyzed in the range' }),
-  sampled: Type.Boolean({ description: `true when only the newest ${SAMPLE} emails of the range were read` }), has_more: Type.Boolean(), data: Type.Array(Item),
+  sampled: Type.Boolean({ description: `true when only the newest ${TOP_SAMPLE} emails of the range were read` }), has_more: Type.Boolean(), data: Type.Array(Item),
 });
 
 export default function register(app: ApiApp, deps: ApiDeps): void {
@@ -27,17 +23,7 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
     const raw = req.query.days;
     const days = raw === undefined || raw === '' ? 7 : /^\d{1,3}$/.test(raw) ? Number(raw) : NaN;
     if (!(days >= 1 && days <= 90)) throw invalidField('days', 'must be a whole number of days from 1 to 90.');
-    const top = await insightsTopFindings(deps.pool, authOf(req).team_id, days, SAMPLE);
-    const rules = new Map(RULES.map((r) => [r.id, r]));
-    return {
-      object: 'list' as const, days, analyzed: top.analyzed, sampled: top.sampled, has_more: false,
-      data: top.data.map((f) => {
-        const rule = rules.get(f.id);
-        return {
-          id: f.id, severity: f.severity, title: rule?.title ?? f.title, fix: rule && rule.stage === 'compose' ? rule.fix : f.fix, why: rule?.why ?? null,
-          emails: f.emails, share: top.analyzed ? f.emails / top.analyzed : 0, last_seen: new Date(f.last_seen).toISOString(), example_email_id: f.example_email_id,
-        };
-      }),
-    };
+    const top = await teamTopInsights(deps.pool, authOf(req).team_id, days);
+    return { object: 'list' as const, days, analyzed: top.analyzed, sampled: top.sampled, has_more: false, data: top.data };
   });
 }
