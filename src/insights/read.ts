@@ -29,6 +29,8 @@ export async function teamTopInsights(db: Queryable, teamId: string, days: numbe
         id: f.id, severity: rule?.severity ?? f.severity, title: generic ? rule.title : f.title, fix: generic ? rule.fix : f.fix, why: rule?.why ?? null,
         emails: f.emails, share: top.analyzed ? f.emails / top.analyzed : 0, last_seen: new Date(f.last_seen).toISOString(), example_email_id: f.example_email_id,
       };
-    }),
+    }).sort((a, b) => b.emails - a.emails || SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || a.id.localeCompare(b.id)),
   };
 }
+
+const SEVERITY_ORDER: Record<string, number> = { error: 0, warning: 1, info: 2 };
