@@ -3,7 +3,7 @@
 // 100 us of CPU per email (BENCHMARKS.md, insights), and a parser costs milliseconds. Also the
 // host helpers (host of a URL, organizational domain from the Public Suffix List via tldts, the
 // library mailauth uses for DMARC alignment).
-import { getDomain } from 'tldts';
+import { getDomain, parse } from 'tldts';
 
 export interface HtmlImage { src: string; alt: string | undefined }
 
@@ -119,3 +119,6 @@ export const aligned = (a: string, b: string): boolean => a === b || orgDomain(a
 
 /** Lower-case words of three letters or more: what a text part must share with its HTML. */
 export const wordsOf = (text: string): Set<string> => new Set(text.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? []);
+
+/** A name under a real top-level domain (paypal.com, example.co.uk), not a product name like Node.js. */
+export const isRealDomain = (name: string): boolean => parse(name, { allowPrivateDomains: false }).isIcann === true;

@@ -5,7 +5,7 @@
 // Checks are pure and cheap: the compose stage runs on the send path (budget: 100 us of CPU per
 // email, measured in bench/insights.ts).
 import { explainReply } from './explain-reply.js';
-import { aligned, isIpHost, orgDomain, wordsOf, type HtmlScan } from './html-scan.js';
+import { aligned, isIpHost, isRealDomain, orgDomain, wordsOf, type HtmlScan } from './html-scan.js';
 import type { DeliveryFacts, MessageFacts, Severity, Verdict } from './types.js';
 
 /** The message and its HTML scanned once for all compose rules. */
@@ -165,7 +165,7 @@ export const RULES: Rule[] = [
     fix: 'Use a plain name in the From display name ("Acme Billing"), or only your own sending domain.',
     check: ({ m }) => {
       const name = m.from.name ?? '';
-      const foreign = [...name.matchAll(DOMAIN_IN_NAME)].map((x) => x[1].toLowerCase()).filter((dom) => /[a-z]/.test(dom.slice(dom.lastIndexOf('.') + 1)) && !aligned(dom, m.sendingDomain));
+      const foreign = [...name.matchAll(DOMAIN_IN_NAME)].map((x) => x[1].toLowerCase()).filter((dom) => isRealDomain(dom) && !aligned(dom, m.sendingDomain));
       const email = /[\w.+-]+@([\w-]+(?:\.[\w-]+)+)/.exec(name);
       if (email && !aligned(email[1].toLowerCase(), m.sendingDomain)) foreign.push(email[0]);
       return foreign.length ? { detail: `The display name "${name}" shows ${list([...new Set(foreign)])}, but the mail comes from ${m.sendingDomain}.` } : undefined;

@@ -151,6 +151,7 @@ rule('from-name-domain',
 test('from-name-domain fires on an address of another domain in the display name', () => {
   assert.match(run({ ...GOOD, from: '"security@apple.com" <alerts@example.com>' }).find((f) => f.id === 'from-name-domain')!.detail, /security@apple\.com/);
   assert.ok(!ids(run({ ...GOOD, from: '"Dr. J. Smith" <j@example.com>' })).includes('from-name-domain'), 'initials are not a domain');
+  assert.ok(!ids(run({ ...GOOD, from: '"Node.js Weekly" <news@example.com>' })).includes('from-name-domain'), 'a product name is not a domain');
 });
 
 rule('dkim-not-aligned',
