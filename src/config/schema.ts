@@ -173,6 +173,7 @@ export const schema = {
   broadcastPauseComplaintRate: def({ env: 'MAILROOM_BROADCAST_PAUSE_COMPLAINT_RATE', description: 'a sending broadcast pauses itself when complaints / (delivered + bounced) of its emails pass this (0.003 = 0.3%)', default: 0.003, parse: rate }),
   broadcastPauseBounceRate: def({ env: 'MAILROOM_BROADCAST_PAUSE_BOUNCE_RATE', description: 'a sending broadcast pauses itself when permanent bounces / (delivered + bounced) of its emails pass this (0.05 = 5%)', default: 0.05, parse: rate }),
   broadcastPauseMinSample: def({ env: 'MAILROOM_BROADCAST_PAUSE_MIN_SAMPLE', description: 'delivered + bounced emails a broadcast needs before the automatic pause rates apply', default: 100, parse: int(1, 10_000_000) }),
+  insights: def({ env: 'MAILROOM_INSIGHTS', description: 'compute deliverability insights for every email when it is composed (GET /emails/:id/insights); false = skip them', default: true, parse: bool }),
   allowPrivateNetworks: def({ env: 'MAILROOM_ALLOW_PRIVATE_NETWORKS', description: 'allow webhook and attachment URLs on private addresses', default: false, parse: bool }),
   webhookRetrySchedule: def({ env: 'MAILROOM_WEBHOOK_RETRY_SCHEDULE', description: 'webhook attempt delays, each after the previous failure (first = first attempt), e.g. 0s,5s,5m,30m,2h,5h,10h,10h', default: durations('0s,5s,5m,30m,2h,5h,10h,10h'), parse: durations }),
   webhookTimeoutMs: def({ env: 'MAILROOM_WEBHOOK_TIMEOUT_MS', description: 'time a webhook endpoint has to answer, milliseconds', default: 15_000, parse: int(100, 120_000) }),

@@ -27,6 +27,8 @@ import emailsUpdate from './api/emails.update.js';
 import emailsCancel from './api/emails.cancel.js';
 import emailsEvents from './api/emails.events.js';
 import emailsMetrics from './api/emails.metrics.js';
+import emailsInsights from './api/emails.insights.js';
+import insightsList from './api/insights.list.js';
 import emailsReceivingList from './api/emails.receiving.list.js';
 import emailsReceivingGet from './api/emails.receiving.get.js';
 import emailsReceivingAttachmentsList from './api/emails.receiving.attachments.list.js';
@@ -75,7 +77,7 @@ const ENDPOINTS = [
   apiKeysCreate, apiKeysList, apiKeysUpdate, apiKeysDelete,
   domainsCreate, domainsList, domainsGet, domainsUpdate, domainsVerify, domainsDelete,
   logsList, logsGet,
-  emailsSend, emailsBatch, emailsGet, emailsList, emailsUpdate, emailsCancel, emailsEvents, emailsMetrics, emailsAttachments, emailsShare, usage,
+  emailsSend, emailsBatch, emailsGet, emailsList, emailsUpdate, emailsCancel, emailsEvents, emailsMetrics, emailsInsights, insightsList, emailsAttachments, emailsShare, usage,
   emailsReceivingList, emailsReceivingGet, emailsReceivingAttachmentsList, emailsReceivingAttachmentsGet, inboundDownload,
   suppressions, metricsPrometheus,
   contactsCreate, contactsList, contactsImports, contactsGet, contactsUpdate, contactsDelete, contactsTopics, topics, segments, contactsSegments, templates, broadcasts, broadcastsPreview,
