@@ -55,31 +55,31 @@ const SUMS = `count(DISTINCT r.id)::int AS reports, coalesce(sum(w.count), 0)::b
   coalesce(sum(w.count) FILTER (WHERE w.spf = 'pass' OR w.dkim = 'pass'), 0)::bigint AS dmarc_pass`;
 
 /** Per UTC day of each report's begin date, newest first. */
-export async function dmarcDaily(db: Queryable, teamId: string, domainId: string, since: Date): Promise<DmarcDay[]> {
+export async function dmarcDaily(db: Queryable, teamId: string, domainId: string, since: Date, until: Date): Promise<DmarcDay[]> {
   const { rows } = await db.query(
     `SELECT to_char(date_trunc('day', r.date_begin AT TIME ZONE 'UTC'), 'YYYY-MM-DD') AS date, ${SUMS},
        coalesce(sum(w.count) FILTER (WHERE w.disposition = 'quarantine'), 0)::bigint AS quarantined,
        coalesce(sum(w.count) FILTER (WHERE w.disposition = 'reject'), 0)::bigint AS rejected
      FROM dmarc_reports r LEFT JOIN dmarc_report_rows w ON w.report_id = r.id
-     WHERE r.team_id = $1 AND r.domain_id = $2 AND r.date_end >= $3
-     GROUP BY 1 ORDER BY 1 DESC`, [teamId, domainId, since]);
+     WHERE r.team_id = $1 AND r.domain_id = $2 AND r.date_end >= $3 AND r.date_begin < $4
+     GROUP BY 1 ORDER BY 1 DESC`, [teamId, domainId, since, until]);
   return rows.map((x) => ({ ...x, messages: Number(x.messages), spf_pass: Number(x.spf_pass), dkim_pass: Number(x.dkim_pass), dmarc_pass: Number(x.dmarc_pass), quarantined: Number(x.quarantined), rejected: Number(x.rejected) }));
 }
 
 /** Which addresses sent as the domain, most mail first. */
-export async function dmarcSources(db: Queryable, teamId: string, domainId: string, since: Date, limit: number): Promise<DmarcSource[]> {
+export async function dmarcSources(db: Queryable, teamId: string, domainId: string, since: Date, until: Date, limit: number): Promise<DmarcSource[]> {
   const { rows } = await db.query(
     `SELECT w.source_ip, ${SUMS}, array_agg(DISTINCT r.org_name ORDER BY r.org_name) AS reporters
      FROM dmarc_reports r JOIN dmarc_report_rows w ON w.report_id = r.id
-     WHERE r.team_id = $1 AND r.domain_id = $2 AND r.date_end >= $3
-     GROUP BY w.source_ip ORDER BY messages DESC, w.source_ip LIMIT $4`, [teamId, domainId, since, limit]);
-  return rows.map((x) => ({ source_ip: x.source_ip, messages: Number(x.messages), spf_pass: Number(x.spf_pass), dkim_pass: Number(x.dkim_pass), dmarc_pass: Number(x.dmarc_pass), reporters: x.reporters }));
+     WHERE r.team_id = $1 AND r.domain_id = $2 AND r.date_end >= $3 AND r.date_begin < $4
+     GROUP BY w.source_ip ORDER BY messages DESC, w.source_ip LIMIT $5`, [teamId, domainId, since, until, limit]);
+  return rows.map((x) => ({ source_ip: x.source_ip, messages: Number(x.messages), spf_pass: Number(x.spf_pass), dkim_pass: Number(x.dkim_pass), dmarc_pass: Number(x.dmarc_pass), reporters: [...x.reporters].sort() }));
 }
 
-export async function dmarcReportList(db: Queryable, teamId: string, domainId: string, since: Date, limit: number): Promise<DmarcReportItem[]> {
+export async function dmarcReportList(db: Queryable, teamId: string, domainId: string, since: Date, until: Date, limit: number): Promise<DmarcReportItem[]> {
   const { rows } = await db.query(
     `SELECT id, org_name, org_email, report_id, date_begin::text, date_end::text, policy, messages, created_at::text
-     FROM dmarc_reports WHERE team_id = $1 AND domain_id = $2 AND date_end >= $3
-     ORDER BY date_begin DESC, id DESC LIMIT $4`, [teamId, domainId, since, limit]);
+     FROM dmarc_reports WHERE team_id = $1 AND domain_id = $2 AND date_end >= $3 AND date_begin < $4
+     ORDER BY date_begin DESC, id DESC LIMIT $5`, [teamId, domainId, since, until, limit]);
   return rows.map((x) => ({ ...x, messages: Number(x.messages) }));
 }

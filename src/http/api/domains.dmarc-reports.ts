@@ -1,5 +1,5 @@
 // GET /domains/:id/dmarc-reports → Mailroom extension: the DMARC aggregate reports received for
-// the domain over the last `days` (default 30): per-day sums (how much mail passed SPF, DKIM and
+// the domain over the last `days` (default 30), or the UTC dates `from`..`to`: per-day sums (how much mail passed SPF, DKIM and
 // DMARC, how much receivers quarantined or rejected), the sources (IPs) that sent as the domain,
 // and the reports themselves.
 import { Type } from 'typebox';
@@ -9,20 +9,42 @@ import { dmarcDaily, dmarcReportList, dmarcSources } from '../../store/dmarc-rep
 import { authOf, type ApiApp, type ApiDeps } from '../types.js';
 import { IdParams } from './domains.schema.js';
 
-const Query = Type.Object({ days: Type.Optional(Type.String({ description: 'days back from now, 1-366 (default 30)' })) }, { additionalProperties: true });
+const Query = Type.Object({
+  days: Type.Optional(Type.String({ description: 'days back from now, 1-366 (default 30)' })),
+  from: Type.Optional(Type.String({ description: 'first UTC day, YYYY-MM-DD (instead of days)' })),
+  to: Type.Optional(Type.String({ description: 'last UTC day, YYYY-MM-DD (default today)' })),
+}, { additionalProperties: true });
+
+const DAY = 86_400_000;
+const dateParam = (name: string, v: string): number => {
+  const t = /^\d{4}-\d{2}-\d{2}$/.test(v) ? Date.parse(`${v}T00:00:00Z`) : NaN;
+  if (!Number.isFinite(t)) throw new AppError('validation_error', `Invalid \`${name}\` parameter: must be a date such as 2026-11-24.`);
+  return t;
+};
+
+/** The window [since, until) the query asks for. */
+function windowOf(q: { days?: string; from?: string; to?: string }): { since: Date; until: Date } {
+  if (q.from !== undefined || q.to !== undefined) {
+    const until = q.to !== undefined ? dateParam('to', q.to) + DAY : Date.now();
+    const since = q.from !== undefined ? dateParam('from', q.from) : until - 30 * DAY;
+    if (since >= until || until - since > 366 * DAY) throw new AppError('validation_error', 'Invalid `from` parameter: must be on or before `to`, at most 366 days apart.');
+    return { since: new Date(since), until: new Date(until) };
+  }
+  const days = q.days === undefined ? 30 : Number(q.days);
+  if (!Number.isInteger(days) || days < 1 || days > 366) throw new AppError('validation_error', 'Invalid `days` parameter: must be a whole number from 1 to 366.');
+  return { since: new Date(Date.now() - days * DAY), until: new Date(Date.now() + DAY) };
+}
 
 export default function register(app: ApiApp, deps: ApiDeps): void {
   app.get('/domains/:id/dmarc-reports', {
     schema: { tags: ['Domains'], summary: 'DMARC aggregate report summary (Mailroom extension)', params: IdParams, querystring: Query },
   }, async (req) => {
     const teamId = authOf(req).team_id;
-    const days = req.query.days === undefined ? 30 : Number(req.query.days);
-    if (!Number.isInteger(days) || days < 1 || days > 366) throw new AppError('validation_error', 'Invalid `days` parameter: must be a whole number from 1 to 366.');
+    const { since, until } = windowOf(req.query);
     const d = await teamDomain(deps.pool, teamId, req.params.id);
-    const since = new Date(Date.now() - days * 86_400_000);
     const [daily, sources, reports] = await Promise.all([
-      dmarcDaily(deps.pool, teamId, d.id, since), dmarcSources(deps.pool, teamId, d.id, since, 100), dmarcReportList(deps.pool, teamId, d.id, since, 100),
+      dmarcDaily(deps.pool, teamId, d.id, since, until), dmarcSources(deps.pool, teamId, d.id, since, until, 100), dmarcReportList(deps.pool, teamId, d.id, since, until, 100),
     ]);
-    return { object: 'dmarc_report_summary', domain_id: d.id, name: d.name, since: since.toISOString(), days: daily, sources, reports };
+    return { object: 'dmarc_report_summary', domain_id: d.id, name: d.name, from: since.toISOString(), to: until.toISOString(), days: daily, sources, reports };
   });
 }
