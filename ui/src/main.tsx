@@ -13,6 +13,7 @@ import { ApiKeys } from './pages/ApiKeys';
 import { ContactDetail } from './pages/ContactDetail';
 import { Contacts } from './pages/Contacts';
 import { DomainDetail, Domains } from './pages/Domains';
+import { Deliverability } from './pages/Deliverability';
 import { EmailDetail } from './pages/EmailDetail';
 import { Emails } from './pages/Emails';
 import { ImportDetail } from './pages/ImportDetail';
@@ -44,6 +45,7 @@ const PAGES: Page[] = [
   ['/metrics', 'Metrics', (_p, q) => <Metrics query={q} />],
   ['/domains', 'Domains', () => <Domains />],
   ['/domains/:id', 'Domain', (p) => <DomainDetail id={p.id} />],
+  ['/domains/:id/deliverability', 'Deliverability', (p) => <Deliverability id={p.id} />],
   ['/api-keys', 'API keys', () => <ApiKeys />],
   ['/webhooks', 'Webhooks', () => <Webhooks />],
   ['/webhooks/:id', 'Webhook', (p) => <WebhookDetail id={p.id} />],
