@@ -1,11 +1,10 @@
 // GET /domains/:id/dmarc-reports → Mailroom extension: the DMARC aggregate reports received for
-// the domain over the last `days` (default 30), or the UTC dates `from`..`to`: per-day sums (how much mail passed SPF, DKIM and
-// DMARC, how much receivers quarantined or rejected), the sources (IPs) that sent as the domain,
-// and the reports themselves.
+// the domain over the last `days` (default 30) or the UTC dates `from`..`to`: per-day sums (how
+// much mail passed SPF, DKIM and DMARC, how much receivers quarantined or rejected), the sources
+// (IPs) that sent as the domain, and the reports themselves.
 import { Type } from 'typebox';
 import { AppError } from '../../errors.js';
-import { teamDomain } from '../../domains/health-service.js';
-import { dmarcDaily, dmarcReportList, dmarcSources } from '../../store/dmarc-reports.js';
+import { dmarcSummaryFor } from '../../domains/dmarc-summary.js';
 import { authOf, type ApiApp, type ApiDeps } from '../types.js';
 import { IdParams } from './domains.schema.js';
 
@@ -39,12 +38,7 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
   app.get('/domains/:id/dmarc-reports', {
     schema: { tags: ['Domains'], summary: 'DMARC aggregate report summary (Mailroom extension)', params: IdParams, querystring: Query },
   }, async (req) => {
-    const teamId = authOf(req).team_id;
     const { since, until } = windowOf(req.query);
-    const d = await teamDomain(deps.pool, teamId, req.params.id);
-    const [daily, sources, reports] = await Promise.all([
-      dmarcDaily(deps.pool, teamId, d.id, since, until), dmarcSources(deps.pool, teamId, d.id, since, until, 100), dmarcReportList(deps.pool, teamId, d.id, since, until, 100),
-    ]);
-    return { object: 'dmarc_report_summary', domain_id: d.id, name: d.name, from: since.toISOString(), to: until.toISOString(), days: daily, sources, reports };
+    return dmarcSummaryFor(deps.pool, authOf(req).team_id, req.params.id, since, until);
   });
 }
