@@ -3,6 +3,7 @@
 // policy file) and TLS-RPT. Each returns a HealthCheck; DNS failures become "warn: could not look".
 import https from 'node:https';
 import { createPublicKey } from 'node:crypto';
+import { blockedAddressReason } from '../lib/network-guard.js';
 import type { HealthDns } from './health-dns.js';
 
 export type HealthStatus = 'pass' | 'warn' | 'fail';
@@ -104,14 +105,36 @@ export function parseMtaStsPolicy(text: string): MtaStsPolicy {
   return out;
 }
 
-/** GET https://mta-sts.<domain>/.well-known/mta-sts.txt, host resolved through our resolver. */
-export function fetchMtaStsPolicy(domain: string, dns: HealthDns, timeoutMs = 3000): Promise<string> {
+export interface PolicyFetchOptions {
+  /** MAILROOM_ALLOW_PRIVATE_NETWORKS: otherwise a policy host on a private or loopback address is refused (SSRF) */
+  allowPrivate: boolean;
+  timeoutMs?: number;
+  port?: number; // tests: the policy server's port (443 in the real world)
+  ca?: string; // tests: the policy server's self-signed certificate
+}
+export type PolicyFetch = (domain: string, dns: HealthDns) => Promise<string>;
+
+/**
+ * GET https://mta-sts.<domain>/.well-known/mta-sts.txt (RFC 8461 3.3: certificate verified, no
+ * redirects), the host resolved through our resolver and checked against the SSRF policy; the
+ * socket connects to exactly the address checked.
+ */
+export function fetchMtaStsPolicy(domain: string, dns: HealthDns, opts: PolicyFetchOptions): Promise<string> {
+  const timeoutMs = opts.timeoutMs ?? 3000;
+  type LookupCb = (err: Error | null, address: string | { address: string; family: number }[], family?: number) => void;
+  const lookup = (host: string, o: { all?: boolean }, cb: LookupCb) => {
+    dns.a(host).then((a) => {
+      if (!a?.length) return cb(Object.assign(new Error(`${host} has no address`), { code: 'ENOTFOUND' }), '');
+      const why = opts.allowPrivate ? null : blockedAddressReason(a[0]);
+      if (why) return cb(new Error(`${host} resolves to a ${why} address (${a[0]}), which is not allowed`), '');
+      if (o.all) cb(null, [{ address: a[0], family: 4 }]);
+      else cb(null, a[0], 4);
+    }, (e: Error) => cb(e, ''));
+  };
   return new Promise((resolve, reject) => {
     const req = https.get({
-      host: `mta-sts.${domain}`, path: '/.well-known/mta-sts.txt', timeout: timeoutMs, headers: { accept: 'text/plain' },
-      lookup: (host: string, _opts: unknown, cb: (err: Error | null, address: string, family: number) => void) => {
-        dns.a(host).then((a) => (a?.length ? cb(null, a[0], 4) : cb(Object.assign(new Error(`${host} has no address`), { code: 'ENOTFOUND' }), '', 4)), (e: Error) => cb(e, '', 4));
-      },
+      host: `mta-sts.${domain}`, port: opts.port ?? 443, path: '/.well-known/mta-sts.txt', timeout: timeoutMs, headers: { accept: 'text/plain' },
+      lookup: lookup as never, ca: opts.ca, agent: false,
     }, (res) => {
       if (res.statusCode !== 200) { res.resume(); return reject(new Error(`HTTP ${res.statusCode}`)); }
       let body = '';
@@ -124,7 +147,7 @@ export function fetchMtaStsPolicy(domain: string, dns: HealthDns, timeoutMs = 30
   });
 }
 
-export async function mtaStsCheck(domain: string, dns: HealthDns, fetchPolicy = fetchMtaStsPolicy): Promise<HealthCheck> {
+export async function mtaStsCheck(domain: string, dns: HealthDns, fetchPolicy: PolicyFetch): Promise<HealthCheck> {
   const recs = ((await dns.txt(`_mta-sts.${domain}`)) ?? []).filter((t) => /^v\s*=\s*STSv1/i.test(t));
   if (!recs.length) return check('mta_sts', 'warn', 'No MTA-STS record: senders may deliver mail to this domain without TLS when an attacker strips STARTTLS.', `Publish a TXT record at _mta-sts.${domain} ("v=STSv1; id=<date>") and serve a policy at https://mta-sts.${domain}/.well-known/mta-sts.txt.`);
   if (recs.length > 1) return check('mta_sts', 'fail', `${recs.length} MTA-STS records: senders ignore them all.`, 'Keep exactly one.');

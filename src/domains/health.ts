@@ -5,7 +5,7 @@
 import type { Config } from '../config/schema.js';
 import type { DomainRow } from '../store/domains.js';
 import { HealthDns, dnsblQuery, reverseDns, type Listing } from './health-dns.js';
-import { check, dkimCheck, dmarcChecks, mtaStsCheck, tlsRptCheck, type HealthCheck } from './health-policies.js';
+import { check, dkimCheck, dmarcChecks, fetchMtaStsPolicy, mtaStsCheck, tlsRptCheck, type HealthCheck, type PolicyFetch } from './health-policies.js';
 import { DKIM_ED25519_SELECTOR } from './records.js';
 import { analyzeSpf } from './spf.js';
 
@@ -23,7 +23,8 @@ export interface HealthContext {
   dns: HealthDns;
   /** the team's receiving domains: where a DMARC rua= address is seen by Mailroom */
   receivingDomains: string[];
-  fetchMtaStsPolicy?: Parameters<typeof mtaStsCheck>[2];
+  /** how the MTA-STS policy file is fetched (default: HTTPS on port 443 under the SSRF policy) */
+  fetchMtaStsPolicy?: PolicyFetch;
 }
 
 /** Runs one check; a DNS failure (SERVFAIL, timeout) is a warning that says so, never a false fail. */
@@ -109,7 +110,7 @@ export async function domainHealth(d: DomainRow, ctx: HealthContext): Promise<He
   }
   jobs.push(
     guarded('dmarc_policy', () => dmarcChecks(d.name, dns, ctx.receivingDomains)),
-    guarded('mta_sts', () => mtaStsCheck(d.name, dns, ctx.fetchMtaStsPolicy)),
+    guarded('mta_sts', () => mtaStsCheck(d.name, dns, ctx.fetchMtaStsPolicy ?? ((name, r) => fetchMtaStsPolicy(name, r, { allowPrivate: config.allowPrivateNetworks })))),
     guarded('tls_rpt', () => tlsRptCheck(d.name, dns)),
     guarded('blocklist_domain', async () => blocklistCheck('blocklist_domain', d.name,
       await Promise.all(config.domainDnsblZones.map((z) => dnsblQuery(dns, d.name, z))), config.domainDnsblZones)),

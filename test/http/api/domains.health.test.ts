@@ -8,7 +8,10 @@ import { startFakeDns, type FakeDns } from '../../helpers/fake-dns.js';
 import { publishRecords, type WireRecord } from '../../helpers/publish-records.js';
 import { createResolver } from '../../../src/domains/dns-check.js';
 import { HealthDns } from '../../../src/domains/health-dns.js';
-import { dkimCheck, mtaStsCheck } from '../../../src/domains/health-policies.js';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { dkimCheck, fetchMtaStsPolicy, mtaStsCheck } from '../../../src/domains/health-policies.js';
+import { selfSignedCertificate } from '../../../src/lib/tls-cert.js';
 import { analyzeSpf } from '../../../src/domains/spf.js';
 import { teamCreate } from '../../../src/store/teams.js';
 
@@ -237,6 +240,32 @@ describe('domain health, checked live against the fake DNS server', () => {
       assert.equal((await mtaStsCheck('sts.test', hdns(), policy('enforce'))).status, 'pass');
       assert.equal((await mtaStsCheck('sts.test', hdns(), policy('testing'))).status, 'warn');
       assert.equal((await mtaStsCheck('sts.test', hdns(), async () => 'mode: enforce\n')).status, 'fail');
+    });
+    test('MTA-STS policy fetched over real HTTPS: certificate verified, private addresses refused unless allowed', async () => {
+      const pair = selfSignedCertificate(['mta-sts.sts2.test']);
+      const policyText = 'version: STSv1\nmode: enforce\nmx: mx.sts2.test\nmax_age: 86400\n';
+      const paths: string[] = [];
+      const srv = https.createServer({ key: pair.key, cert: pair.cert }, (req, res) => { paths.push(`${req.headers.host} ${req.url}`); res.end(policyText); });
+      await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+      const port = (srv.address() as AddressInfo).port;
+      try {
+        dns.set('_mta-sts.sts2.test', 'TXT', ['v=STSv1; id=2']);
+        dns.set('mta-sts.sts2.test', 'A', ['127.0.0.1']);
+        const allowed = (d: string, r: HealthDns) => fetchMtaStsPolicy(d, r, { allowPrivate: true, port, ca: pair.cert });
+        const ok = await mtaStsCheck('sts2.test', hdns(), allowed);
+        assert.equal(ok.status, 'pass', ok.detail);
+        assert.match(ok.detail, /enforced for mx\.sts2\.test/);
+        assert.deepEqual(paths, [`mta-sts.sts2.test:${port} /.well-known/mta-sts.txt`]);
+        const refused = await mtaStsCheck('sts2.test', hdns(), (d, r) => fetchMtaStsPolicy(d, r, { allowPrivate: false, port, ca: pair.cert }));
+        assert.equal(refused.status, 'warn');
+        assert.match(refused.detail, /loopback address \(127\.0\.0\.1\), which is not allowed/);
+        const untrusted = await mtaStsCheck('sts2.test', hdns(), (d, r) => fetchMtaStsPolicy(d, r, { allowPrivate: true, port }));
+        assert.equal(untrusted.status, 'warn');
+        assert.match(untrusted.detail, /could not be read: .*certificate/i);
+        assert.equal(paths.length, 1, 'neither refused request reached the server');
+      } finally {
+        await new Promise<void>((r) => srv.close(() => r()));
+      }
     });
     test('SPF include loops are errors, not endless', async () => {
       dns.set('loop1.test', 'TXT', ['v=spf1 include:loop2.test -all']);
