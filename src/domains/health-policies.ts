@@ -23,20 +23,37 @@ export function tagList(txt: string): Map<string, string> {
 
 const sameOrg = (a: string, b: string) => a === b || a.endsWith(`.${b}`) || b.endsWith(`.${a}`);
 
+const isDmarc = (t: string) => /^v\s*=\s*DMARC1/i.test(t);
+
+/** The DMARC record that applies to `domain`: its own, or the nearest parent's (the DMARCbis tree walk; RFC 7489's organizational domain is one of those parents). */
+async function findDmarc(domain: string, dns: HealthDns): Promise<{ at: string; records: string[] }> {
+  const labels = domain.split('.');
+  for (let i = 0; i <= labels.length - 2 && i < 8; i++) {
+    const at = labels.slice(i).join('.');
+    const records = ((await dns.txt(`_dmarc.${at}`)) ?? []).filter(isDmarc);
+    if (records.length) return { at, records };
+  }
+  return { at: domain, records: [] };
+}
+
 export async function dmarcChecks(domain: string, dns: HealthDns, receivingDomains: string[]): Promise<HealthCheck[]> {
-  const records = ((await dns.txt(`_dmarc.${domain}`)) ?? []).filter((t) => /^v\s*=\s*DMARC1/i.test(t));
+  const { at, records } = await findDmarc(domain, dns);
   const publish = `Publish a TXT record at _dmarc.${domain}: "v=DMARC1; p=none; rua=mailto:dmarc@${receivingDomains[0] ?? domain}", read the reports for a few weeks, then move to p=quarantine and p=reject.`;
-  if (records.length === 0) return [check('dmarc_policy', 'fail', `No DMARC record at _dmarc.${domain}: receivers apply no policy to mail forged as ${domain}, and Gmail and Yahoo require one from bulk senders.`, publish), check('dmarc_rua', 'warn', 'No DMARC record, so no aggregate reports are sent.', publish)];
-  if (records.length > 1) return [check('dmarc_policy', 'fail', `${records.length} DMARC records at _dmarc.${domain}: receivers ignore them all.`, 'Keep exactly one TXT record starting with v=DMARC1.'), check('dmarc_rua', 'warn', 'The DMARC record is ambiguous; no reports can be relied on.', 'Keep exactly one DMARC record.')];
+  if (records.length === 0) return [check('dmarc_policy', 'fail', `No DMARC record at _dmarc.${domain} or a parent domain: receivers apply no policy to mail forged as ${domain}, and Gmail and Yahoo require one from bulk senders.`, publish), check('dmarc_rua', 'warn', 'No DMARC record, so no aggregate reports are sent.', publish)];
+  if (records.length > 1) return [check('dmarc_policy', 'fail', `${records.length} DMARC records at _dmarc.${at}: receivers ignore them all.`, 'Keep exactly one TXT record starting with v=DMARC1.'), check('dmarc_rua', 'warn', 'The DMARC record is ambiguous; no reports can be relied on.', 'Keep exactly one DMARC record.')];
   const tags = tagList(records[0]);
-  const p = (tags.get('p') ?? '').toLowerCase();
+  // A parent's record applies its subdomain policy (sp=) when it has one.
+  const inherited = at !== domain;
+  const pTag = inherited && tags.has('sp') ? 'sp' : 'p';
+  const p = (tags.get(pTag) ?? '').toLowerCase();
   const pct = tags.has('pct') ? Number(tags.get('pct')) : 100;
+  const from = inherited ? `Inherited from _dmarc.${at}: ` : '';
   let policy: HealthCheck;
-  if (!['none', 'quarantine', 'reject'].includes(p)) policy = check('dmarc_policy', 'fail', `The DMARC record has no valid p= tag (found "${tags.get('p') ?? ''}"): receivers treat it as invalid.`, `Set p=none, p=quarantine or p=reject in _dmarc.${domain}.`);
-  else if (!Number.isInteger(pct) || pct < 0 || pct > 100) policy = check('dmarc_policy', 'fail', `pct=${tags.get('pct')} is not a whole number from 0 to 100.`, 'Remove pct= or set it to 100.');
-  else if (p === 'none') policy = check('dmarc_policy', 'warn', 'p=none: monitoring only. Mail that fails DMARC is still delivered, so anyone can send as this domain.', `Once the reports show all your legitimate mail passing, set p=quarantine, then p=reject, at _dmarc.${domain}.`);
-  else if (pct < 100) policy = check('dmarc_policy', 'warn', `p=${p} applies to only ${pct}% of failing mail (pct=${pct}).`, 'Raise pct to 100 (or remove it) once the reports look clean.');
-  else policy = check('dmarc_policy', 'pass', `p=${p}${tags.has('sp') ? `, sp=${tags.get('sp')}` : ''}: mail failing DMARC is ${p === 'reject' ? 'rejected' : 'sent to spam'}.`, p === 'quarantine' ? 'Consider p=reject once you are confident.' : null);
+  if (!['none', 'quarantine', 'reject'].includes(p)) policy = check('dmarc_policy', 'fail', `${from}the DMARC record has no valid ${pTag}= tag (found "${tags.get(pTag) ?? ''}"): receivers treat it as invalid.`, `Set ${pTag}=none, quarantine or reject in _dmarc.${at}.`);
+  else if (!Number.isInteger(pct) || pct < 0 || pct > 100) policy = check('dmarc_policy', 'fail', `${from}pct=${tags.get('pct')} is not a whole number from 0 to 100.`, 'Remove pct= or set it to 100.');
+  else if (p === 'none') policy = check('dmarc_policy', 'warn', `${from}${pTag}=none: monitoring only. Mail that fails DMARC is still delivered, so anyone can send as this domain.`, `Once the reports show all your legitimate mail passing, set ${pTag}=quarantine, then ${pTag}=reject, at _dmarc.${at}.`);
+  else if (pct < 100) policy = check('dmarc_policy', 'warn', `${from}${pTag}=${p} applies to only ${pct}% of failing mail (pct=${pct}).`, 'Raise pct to 100 (or remove it) once the reports look clean.');
+  else policy = check('dmarc_policy', 'pass', `${from}${pTag}=${p}${!inherited && tags.has('sp') ? `, sp=${tags.get('sp')}` : ''}: mail failing DMARC is ${p === 'reject' ? 'rejected' : 'sent to spam'}.`, p === 'quarantine' ? 'Consider p=reject once you are confident.' : null);
 
   const rua = (tags.get('rua') ?? '').split(',').map((u) => u.trim()).filter(Boolean);
   if (!rua.length) return [policy, check('dmarc_rua', 'warn', 'No rua= tag: receivers send no aggregate reports, so you cannot see who sends as this domain.', `Add rua=mailto:dmarc@${receivingDomains[0] ?? '<a receiving domain>'} to the DMARC record; Mailroom stores the reports it receives there (see GET /domains/:id/dmarc-reports).`)];
@@ -45,13 +62,13 @@ export async function dmarcChecks(domain: string, dns: HealthDns, receivingDomai
   const here = hosts.filter((h) => receivingDomains.includes(h!));
   const unauthorized: string[] = [];
   for (const h of hosts as string[]) {
-    if (sameOrg(h, domain)) continue;
-    const auth = await dns.txt(`${domain}._report._dmarc.${h}`);
-    if (!(auth ?? []).some((t) => /^v\s*=\s*DMARC1/i.test(t))) unauthorized.push(h);
+    if (sameOrg(h, at)) continue;
+    const auth = await dns.txt(`${at}._report._dmarc.${h}`);
+    if (!(auth ?? []).some(isDmarc)) unauthorized.push(h);
   }
   if (unauthorized.length) {
     return [policy, check('dmarc_rua', 'warn', `Reports go to ${unauthorized.join(', ')}, which does not authorize them: receivers drop reports for a domain the report address's domain did not agree to take.`,
-      unauthorized.map((h) => `Publish a TXT record "v=DMARC1" at ${domain}._report._dmarc.${h}.`).join(' '))];
+      unauthorized.map((h) => `Publish a TXT record "v=DMARC1" at ${at}._report._dmarc.${h}.`).join(' '))];
   }
   const where = here.length ? ` Mailroom receives and stores the reports sent to ${here.join(', ')}.` : ' None of them is a receiving domain of this team, so Mailroom does not see the reports.';
   return [policy, check('dmarc_rua', 'pass', `Aggregate reports go to ${rua.join(', ')}.${where}`, here.length ? null : 'To see the reports in Mailroom, add a receiving domain and list an address on it in rua=.')];

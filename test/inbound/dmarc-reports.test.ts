@@ -91,4 +91,24 @@ describe('DMARC aggregate reports received by the inbound MX', () => {
     assert.equal((await w.t.api('GET', '/domains/00000000-0000-4000-8000-000000000000/dmarc-reports')).status, 404);
     assert.equal((await w.t.api('GET', `/domains/${w.domainId}/dmarc-reports`, { key: null })).status, 401);
   });
+  test('rows go to the team\'s domain named by header_from: a subdomain that inherits the parent\'s DMARC record gets its own rows', async () => {
+    const sub = await w.t.api('POST', '/domains', { body: { name: 'news.example.com' } });
+    assert.equal(sub.status, 201);
+    const begin = Date.parse('2026-09-15T00:00:00Z') / 1000;
+    const xml = fixture('google.xml').toString()
+      .replace('<begin>1795132800</begin>', `<begin>${begin}</begin>`).replace('<end>1795219199</end>', `<end>${begin + 86_399}</end>`)
+      .replace('11843372409214418305', 'split-1')
+      .replace('<count>120</count>', '<count>7</count>').replace('<header_from>example.com</header_from>', '<header_from>news.example.com</header_from>')
+      .replace('<source_ip>203.0.113.7</source_ip>', '<source_ip>203.0.113.8</source_ip>').replace('<count>5</count>', '<count>2</count>');
+    await deliver(await reportMail('google.com', 'split.xml', Buffer.from(xml), 'text/xml'));
+    const q = 'from=2026-09-15&to=2026-09-15';
+    const forSub = await until('the subdomain\'s rows', async () => {
+      const b = (await w.t.api('GET', `/domains/${sub.body.id}/dmarc-reports?${q}`)).body;
+      return b.reports?.length === 1 && b;
+    });
+    assert.deepEqual(forSub.sources.map((x: { source_ip: string; messages: number }) => [x.source_ip, x.messages]), [['127.0.0.1', 7]]);
+    assert.equal(forSub.reports[0].policy.domain, 'example.com');
+    const forParent = await summary(q);
+    assert.deepEqual(forParent.sources.map((x: { source_ip: string; messages: number }) => [x.source_ip, x.messages]), [['203.0.113.8', 2]]);
+  });
 });

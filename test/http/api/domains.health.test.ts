@@ -10,7 +10,7 @@ import { createResolver } from '../../../src/domains/dns-check.js';
 import { HealthDns } from '../../../src/domains/health-dns.js';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { dkimCheck, fetchMtaStsPolicy, mtaStsCheck } from '../../../src/domains/health-policies.js';
+import { dkimCheck, dmarcChecks, fetchMtaStsPolicy, mtaStsCheck } from '../../../src/domains/health-policies.js';
 import { selfSignedCertificate } from '../../../src/lib/tls-cert.js';
 import { analyzeSpf } from '../../../src/domains/spf.js';
 import { teamCreate } from '../../../src/store/teams.js';
@@ -266,6 +266,16 @@ describe('domain health, checked live against the fake DNS server', () => {
       } finally {
         await new Promise<void>((r) => srv.close(() => r()));
       }
+    });
+    test('DMARC of a subdomain without its own record: the parent\'s record applies, with its sp= policy', async () => {
+      dns.set('_dmarc.parent.test', 'TXT', ['v=DMARC1; p=reject; sp=none; rua=mailto:d@parent.test']);
+      const [policy, rua] = await dmarcChecks('news.mail.parent.test', hdns(), []);
+      assert.equal(policy.status, 'warn');
+      assert.match(policy.detail, /^Inherited from _dmarc\.parent\.test: sp=none/);
+      assert.match(policy.fix!, /sp=quarantine.*_dmarc\.parent\.test/);
+      assert.equal(rua.status, 'pass', rua.detail);
+      dns.set('_dmarc.parent.test', 'TXT', ['v=DMARC1; p=reject']);
+      assert.equal((await dmarcChecks('news.parent.test', hdns(), []))[0].status, 'pass');
     });
     test('SPF include loops are errors, not endless', async () => {
       dns.set('loop1.test', 'TXT', ['v=spf1 include:loop2.test -all']);
