@@ -21,7 +21,7 @@ export async function ingestDmarcReports(pool: Pool, teamId: string, receivedEma
     return owned.get(name);
   };
   for (const bytes of attachments) {
-    for (const r of reportsIn(bytes)) {
+    for (const r of await reportsIn(bytes)) {
       const groups = new Map<string, { domain: DomainRow; rows: DmarcRow[] }>();
       const policyDomain = await domainOf(r.policy.domain);
       if (policyDomain && !r.rows.length) groups.set(policyDomain.id, { domain: policyDomain, rows: [] });

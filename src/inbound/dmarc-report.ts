@@ -2,7 +2,8 @@
 // in a gzip (.xml.gz) or zip (.zip) archive. Unpacks with limits (a report is small; an archive
 // that inflates past MAX_XML_BYTES is refused, so a zip bomb costs nothing) and parses the XML
 // into plain values. Pure: no storage, no DNS.
-import { gunzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
 import { XMLParser } from 'fast-xml-parser';
 import { unzipSync } from 'fflate';
 
@@ -35,9 +36,14 @@ export function mayBeReport(contentType: string, filename: string | null): boole
   return /(^|\/)(x-)?(zip|gzip|x-gzip|x-zip-compressed|xml|octet-stream)$/.test(contentType.toLowerCase()) || /\.(xml|gz|zip)$/.test(f);
 }
 
-/** The XML documents in an attachment: itself, or the inflated gzip, or each .xml entry of a zip. */
-export function unpackReport(bytes: Buffer): Buffer[] {
-  if (bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b) return [gunzipSync(bytes, { maxOutputLength: MAX_XML_BYTES })];
+const gunzipAsync = promisify(gunzip);
+
+/**
+ * The XML documents in an attachment: itself, or the inflated gzip (off the event loop), or each
+ * .xml entry of a zip (inflated in place: only the .xml entries, and a report zip is small).
+ */
+export async function unpackReport(bytes: Buffer): Promise<Buffer[]> {
+  if (bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b) return [await gunzipAsync(bytes, { maxOutputLength: MAX_XML_BYTES })];
   if (bytes.length >= 4 && bytes.readUInt32LE(0) === 0x04034b50) {
     let total = 0;
     const files = unzipSync(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length), {
@@ -106,10 +112,10 @@ export function parseAggregateReport(xml: Buffer | string): DmarcReport | null {
 }
 
 /** Every report in one attachment's bytes (an archive may hold several); unreadable parts are skipped. */
-export function reportsIn(bytes: Buffer): DmarcReport[] {
+export async function reportsIn(bytes: Buffer): Promise<DmarcReport[]> {
   const out: DmarcReport[] = [];
   let docs: Buffer[];
-  try { docs = unpackReport(bytes); } catch { return out; }
+  try { docs = await unpackReport(bytes); } catch { return out; }
   for (const d of docs) {
     try {
       const r = parseAggregateReport(d);

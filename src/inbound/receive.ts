@@ -113,6 +113,7 @@ function keepCopy(content: NodeJS.ReadableStream, into: Buffer[]): Transform {
     transform(chunk: Buffer, _enc, cb) {
       size += chunk.length;
       if (size <= MAX_ATTACHMENT_BYTES) chunks.push(chunk);
+      else chunks.length = 0; // too big to be a report: let go of the copy now
       cb(null, chunk);
     },
     flush(cb) {
