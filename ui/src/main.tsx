@@ -15,6 +15,7 @@ import { AutomationRun } from './pages/AutomationRun';
 import { ContactDetail } from './pages/ContactDetail';
 import { Contacts } from './pages/Contacts';
 import { DomainDetail, Domains } from './pages/Domains';
+import { Deliverability } from './pages/Deliverability';
 import { EmailDetail } from './pages/EmailDetail';
 import { Events } from './pages/Events';
 import { Emails } from './pages/Emails';
@@ -48,6 +49,7 @@ const PAGES: Page[] = [
   ['/metrics', 'Metrics', (_p, q) => <Metrics query={q} />],
   ['/domains', 'Domains', () => <Domains />],
   ['/domains/:id', 'Domain', (p) => <DomainDetail id={p.id} />],
+  ['/domains/:id/deliverability', 'Deliverability', (p) => <Deliverability id={p.id} />],
   ['/api-keys', 'API keys', () => <ApiKeys />],
   ['/webhooks', 'Webhooks', () => <Webhooks />],
   ['/webhooks/:id', 'Webhook', (p) => <WebhookDetail id={p.id} />],
