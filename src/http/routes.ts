@@ -14,6 +14,7 @@ import domainsGet from './api/domains.get.js';
 import domainsUpdate from './api/domains.update.js';
 import domainsVerify from './api/domains.verify.js';
 import domainsDelete from './api/domains.delete.js';
+import domainsReputation from './api/domains.reputation.js';
 import logsList from './api/logs.list.js';
 import logsGet from './api/logs.get.js';
 import emailsSend from './api/emails.send.js';
@@ -71,7 +72,7 @@ import unsubscribe from './api/unsubscribe.js';
 
 const ENDPOINTS = [
   apiKeysCreate, apiKeysList, apiKeysUpdate, apiKeysDelete,
-  domainsCreate, domainsList, domainsGet, domainsUpdate, domainsVerify, domainsDelete,
+  domainsCreate, domainsList, domainsGet, domainsUpdate, domainsVerify, domainsDelete, domainsReputation,
   logsList, logsGet,
   emailsSend, emailsBatch, emailsGet, emailsList, emailsUpdate, emailsCancel, emailsEvents, emailsMetrics, emailsAttachments, emailsShare, usage,
   emailsReceivingList, emailsReceivingGet, emailsReceivingAttachmentsList, emailsReceivingAttachmentsGet, inboundDownload,
