@@ -36,12 +36,6 @@ describe('the reputation guard pauses a domain past the hard-bounce threshold, a
     // Broadcast recipients are deferred (451) so the broadcast stays `sending` behind its full window.
     let resumed = false;
     w.mx.onRcpt = (a) => (a.startsWith('bad') ? { code: 550, message: '5.1.1 No such user' } : a.startsWith('reader') && !resumed ? { code: 451, message: '4.3.0 Try later' } : undefined);
-    const seg = (await w.t.resend.segments.create({ name: 'Readers' })).data!.id;
-    for (let i = 0; i < 12; i++) assert.equal((await w.t.resend.contacts.create({ email: `reader${i}@dest.test`, segments: [{ id: seg }] } as never)).error, null);
-    const b = await w.t.resend.broadcasts.create({ segmentId: seg, from: 'News <news@example.com>', subject: 'Weekly', html: '<p>News</p>', send: true });
-    assert.equal(b.error, null, JSON.stringify(b.error));
-    await until('the broadcast sending', async () => (await w.t.resend.broadcasts.get(b.data!.id)).data!.status === 'sending', 30_000);
-
     // An automation whose send_email step will be held.
     const tpl = (await w.t.resend.templates.create({ name: 'Welcome', from: 'Acme <hello@example.com>', subject: 'Welcome', html: '<p>Welcome</p>' })).data!.id;
     await w.t.resend.templates.publish(tpl);
@@ -57,6 +51,15 @@ describe('the reputation guard pauses a domain past the hard-bounce threshold, a
     let rep = (await w.t.api('GET', `/domains/${w.domainId}/reputation`)).body;
     assert.equal(rep.state, 'ok');
     assert.equal(rep.rates.last_hour.delivered, 10);
+    // A broadcast to many readers, kept `sending` by its window: their deliveries are deferred (451).
+    const seg = (await w.t.resend.segments.create({ name: 'Readers' })).data!.id;
+    for (let i = 0; i < 200; i += 20) {
+      const rs = await Promise.all(Array.from({ length: 20 }, (_, j) => w.t.resend.contacts.create({ email: `reader${i + j}@dest.test`, segments: [{ id: seg }] } as never)));
+      for (const r of rs) assert.equal(r.error, null, JSON.stringify(r.error));
+    }
+    const b = await w.t.resend.broadcasts.create({ segmentId: seg, from: 'News <news@example.com>', subject: 'Weekly', html: '<p>News</p>', send: true });
+    assert.equal(b.error, null, JSON.stringify(b.error));
+    await until('the broadcast sending', async () => (await w.t.resend.broadcasts.get(b.data!.id)).data!.status === 'sending', 30_000);
     const bounced = await send('bad1@dest.test');
     await waitForLastEvent(w.t, bounced, ['bounced'], 30_000);
 
@@ -84,6 +87,7 @@ describe('the reputation guard pauses a domain past the hard-bounce threshold, a
     await waitForLastEvent(w.t, await send('still@dest.test', 'Receipt'), ['delivered'], 30_000);
 
     // The automation's send step is held: not failed, no email.
+    assert.equal((await w.t.resend.contacts.create({ email: 'newbie@dest.test' } as never)).error, null);
     assert.equal((await w.t.resend.events.send({ event: 'signup', email: 'newbie@dest.test' } as never)).error, null);
     const runs = await until('the automation run', async () => { const r = (await w.t.api('GET', `/automations/${auto.data!.id}/runs`)).body.data; return r?.length ? r : undefined; }, 30_000);
     const runUrl = `/automations/${auto.data!.id}/runs/${runs[0].id}`;
