@@ -49,7 +49,8 @@ function GuardState({ r, canResume, onResumed }: { r: Reputation; canResume: boo
 export function ReputationChart({ r }: { r: Reputation }) {
   const x = r.series.map((p) => Date.parse(p.hour) / 1000);
   const flat = (v: number) => r.series.map(() => v * 100);
-  const rate = (k: 'bounce_rate' | 'complaint_rate') => r.series.map((p) => (p[k] == null ? (null as unknown as number) : p[k]! * 100));
+  // An hour without mail draws as 0 (the API says null): a lone busy hour then shows as a spike, not an invisible point.
+  const rate = (k: 'bounce_rate' | 'complaint_rate') => r.series.map((p) => (p[k] ?? 0) * 100);
   const f = (v: number) => `${v.toFixed(2)}%`;
   const t = r.thresholds;
   return (
