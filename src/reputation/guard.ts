@@ -20,7 +20,7 @@ import { domainFindById, type DomainRow } from '../store/domains.js';
 import { deliverJobsHoldForBroadcast } from '../store/jobs.js';
 import {
   automationStepsWake, broadcastsPausedByGuard, broadcastsSendingFromDomain, bucketOf, reputationAlerts, reputationBucket, reputationFind, reputationHourly,
-  reputationLock, reputationResume, reputationSet, reputationSums, reputationWarnings, ZERO_COUNTS, type Counts, type GuardState, type ReputationRow,
+  reputationLock, reputationOverview, reputationResume, reputationSet, reputationSums, reputationWarnings, ZERO_COUNTS, type Counts, type GuardState, type ReputationRow,
 } from '../store/reputation.js';
 import { judge, ratesOf, type Window } from './judge.js';
 
@@ -190,4 +190,10 @@ export class ReputationGuard {
     for (const w of await reputationWarnings(this.deps.pool)) if ((await this.evaluate(w.team_id, w.domain_id)) !== 'warning') n++;
     return n;
   }
+}
+
+/** Every sending domain with mail in the last 7 days: sums of the last hour and the 7 days, and the guard's state (Prometheus). */
+export function reputationNow(pool: Pool) {
+  const now = Date.now();
+  return reputationOverview(pool, bucketOf(new Date(now - HOUR)), bucketOf(new Date(now - WEEK)));
 }

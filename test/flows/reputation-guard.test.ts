@@ -129,5 +129,15 @@ describe('the reputation guard pauses a domain past the hard-bounce threshold, a
     assert.equal(r.body.name, 'not_found');
     const bad = await w.t.api('POST', '/domains/nope/reputation/resume');
     assert.equal(bad.status, 404);
+    const noKey = await w.t.api('GET', `/domains/${w.domainId}/reputation`, { key: null });
+    assert.equal(noKey.status, 401);
+    assert.equal(noKey.body.name, 'missing_api_key');
+  });
+
+  test('/openapi.json documents the reputation routes', async () => {
+    const doc = (await w.t.api('GET', '/openapi.json')).body;
+    assert.match(doc.paths['/domains/{id}/reputation'].get.summary, /reputation guard/);
+    assert.match(doc.paths['/domains/{id}/reputation/resume'].post.summary, /lift a pause/);
+    assert.ok(doc.paths['/reputation/alerts'].get);
   });
 });

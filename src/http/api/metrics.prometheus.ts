@@ -7,7 +7,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { AppError } from '../../errors.js';
 import { Registry, registry } from '../../lib/metrics.js';
 import { queueSummary } from '../../queue/stats.js';
-import { bucketOf, reputationOverview } from '../../store/reputation.js';
+import { reputationNow } from '../../reputation/guard.js';
 import type { ApiApp, ApiDeps } from '../types.js';
 
 const started = Date.now() / 1000;
@@ -46,8 +46,7 @@ function scrapeGauges(deps: ApiDeps) {
       if (j.state === 'pending') g.lag.set({ kind: j.kind }, j.lag_seconds ?? 0);
     }
     for (const f of [g.bounce, g.complaint, g.sample, g.guard]) f.reset();
-    const now = Date.now();
-    for (const d of await reputationOverview(deps.pool, bucketOf(new Date(now - 3600_000)), bucketOf(new Date(now - 7 * 86_400_000)))) {
+    for (const d of await reputationNow(deps.pool)) {
       g.guard.set({ domain: d.name }, d.state === 'paused' ? 2 : d.state === 'warning' ? 1 : 0);
       for (const [window, c] of [['1h', d.hour], ['7d', d.week]] as const) {
         const sample = c.delivered + c.bounced;
