@@ -46,10 +46,12 @@ import topics from './api/topics.js';
 import segments from './api/segments.js';
 import templates from './api/templates.js';
 import broadcasts from './api/broadcasts.js';
+import broadcastsPreview from './api/broadcasts.preview.js';
 import events from './api/events.js';
 import eventsSend from './api/events.send.js';
 import automations from './api/automations.js';
 import contactsEvents from './api/contacts.events.js';
+import customEventsList from './api/custom-events.list.js';
 import contactsSegments from './api/contacts.segments.js';
 import contactPropertiesCreate from './api/contact-properties.create.js';
 import contactPropertiesList from './api/contact-properties.list.js';
@@ -77,8 +79,9 @@ const ENDPOINTS = [
   emailsSend, emailsBatch, emailsGet, emailsList, emailsUpdate, emailsCancel, emailsEvents, emailsMetrics, emailsAttachments, emailsShare, usage,
   emailsReceivingList, emailsReceivingGet, emailsReceivingAttachmentsList, emailsReceivingAttachmentsGet, inboundDownload,
   suppressions, metricsPrometheus,
-  contactsCreate, contactsList, contactsImports, contactsGet, contactsUpdate, contactsDelete, contactsTopics, topics, segments, contactsSegments, templates, broadcasts,
+  contactsCreate, contactsList, contactsImports, contactsGet, contactsUpdate, contactsDelete, contactsTopics, topics, segments, contactsSegments, templates, broadcasts, broadcastsPreview,
   eventsSend, events, contactsEvents, automations,
+  customEventsList,
   contactPropertiesCreate, contactPropertiesList, contactPropertiesGet, contactPropertiesUpdate, contactPropertiesDelete,
   webhooksCreate, webhooksList, webhooksGet, webhooksUpdate, webhooksDelete, webhooksRotate,
   webhooksEventsList, webhooksEventsGet, webhooksEventsAttempts, webhooksEventsReplay,

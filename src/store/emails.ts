@@ -111,6 +111,16 @@ export async function emailList(db: Queryable, teamId: string, page: PageQuery, 
   return paginate<EmailListItem>(db, { table: 'emails', columns: RECORD_COLUMNS, teamId, page, where: f?.where, params: f?.params });
 }
 
+/** How many of the team's emails match the filters, counted up to `cap` (then `capped`): a number for the dashboard. */
+export async function emailCount(db: Queryable, teamId: string, filters: EmailFilters, cap: number): Promise<{ count: number; capped: boolean }> {
+  const f = emailFilterSql(filters);
+  const where = f ? ` AND (${f.where.replace(/\$(\d+)/g, (_, n) => `$${Number(n) + 1}`)})` : '';
+  const params = [teamId, ...(f?.params ?? []), cap + 1];
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM (SELECT 1 FROM emails WHERE team_id = $1${where} LIMIT $${params.length}) s`, params);
+  return { count: Math.min(rows[0].n, cap), capped: rows[0].n > cap };
+}
+
 export async function emailEventsList(db: Queryable, teamId: string, emailId: string) {
   const { rows } = await db.query(
     `SELECT id, type, recipient, data, detail, created_at::text AS created_at FROM email_events WHERE team_id = $1 AND email_id = $2 ORDER BY created_at, id`,
