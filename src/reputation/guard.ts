@@ -29,7 +29,7 @@ export interface CheckPayload { domain_id: string; team_id: string }
 
 const HOUR = 3600_000;
 const WEEK = 7 * 24 * HOUR;
-const CACHE_MS = 2_000; // the send path reads a domain's state at most this often per process
+const CACHE_MS = 2_000; // the send path reads an unpaused domain's state at most this often per process
 /** Marks the broadcasts the guard paused (their pause_reason), so a resume of the domain resumes them. */
 export const GUARD_MARK = 'reputation guard';
 
@@ -48,7 +48,9 @@ export class ReputationGuard {
     if (!config.reputationGuard || (!bulk && !config.reputationPauseTransactional)) return;
     const now = Date.now();
     let hit = this.cache.get(domain.id);
-    if (!hit || hit.until <= now) {
+    // Only `ok` is trusted from the cache: a pause is read again before refusing, so a resume
+    // (made by another process) takes effect at once; pauses are rare and refuse once per page.
+    if (!hit || hit.until <= now || hit.state === 'paused') {
       const r = await reputationFind(this.deps.pool, domain.id);
       hit = { state: r?.state ?? 'ok', reason: r?.reason ?? null, until: now + CACHE_MS };
       if (this.cache.size > 10_000) this.cache.clear();

@@ -120,11 +120,11 @@ export async function broadcastsSendingFromDomain(db: Queryable, teamId: string,
   return rows.map((r) => r.id);
 }
 
-/** The team's broadcasts the guard paused (their pause_reason starts with `prefix`): resumed with the domain. */
-export async function broadcastsPausedByGuard(db: Queryable, teamId: string, domain: string, prefix: string): Promise<string[]> {
+/** The team's broadcasts the guard paused (by itself, or at the send path: their pause_reason names it): resumed with the domain. */
+export async function broadcastsPausedByGuard(db: Queryable, teamId: string, domain: string, mark: string): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(
-    `SELECT id FROM broadcasts WHERE team_id = $1 AND status = 'paused' AND starts_with(pause_reason, $3)
-       AND lower(substring(from_header from '@([^@<>[:space:]]+)>?[[:space:]]*$')) = lower($2)`, [teamId, domain, prefix]);
+    `SELECT id FROM broadcasts WHERE team_id = $1 AND status = 'paused' AND strpos(pause_reason, $3) > 0
+       AND lower(substring(from_header from '@([^@<>[:space:]]+)>?[[:space:]]*$')) = lower($2)`, [teamId, domain, mark]);
   return rows.map((r) => r.id);
 }
 

@@ -83,6 +83,14 @@ describe('the reputation guard pauses a domain past the hard-bounce threshold, a
     const bp = await until('the broadcast paused', async () => { const g = (await w.t.resend.broadcasts.get(b.data!.id)).data!; return g.status === 'paused' && g; }, 30_000);
     assert.match((bp as any).pause_reason, /^reputation guard: example\.com is paused: hard-bounce rate 9\.09%/);
 
+    // A broadcast started while the domain is paused pauses at its first page, naming the guard.
+    const seg2 = (await w.t.resend.segments.create({ name: 'Late' })).data!.id;
+    assert.equal((await w.t.resend.contacts.create({ email: 'late@dest.test', segments: [{ id: seg2 }] } as never)).error, null);
+    const b2 = await w.t.resend.broadcasts.create({ segmentId: seg2, from: 'News <news@example.com>', subject: 'Later', html: '<p>Later</p>', send: true });
+    assert.equal(b2.error, null, JSON.stringify(b2.error));
+    const b2p = await until('the late broadcast paused', async () => { const g = (await w.t.resend.broadcasts.get(b2.data!.id)).data!; return g.status === 'paused' && g; }, 30_000);
+    assert.match((b2p as any).pause_reason, /^sending refused: The domain `example\.com` is paused by the reputation guard: hard-bounce rate 9\.09%/);
+
     // Transactional mail keeps flowing.
     await waitForLastEvent(w.t, await send('still@dest.test', 'Receipt'), ['delivered'], 30_000);
 
@@ -115,6 +123,8 @@ describe('the reputation guard pauses a domain past the hard-bounce threshold, a
     run = await until('the run completed', async () => { const r = (await w.t.api('GET', runUrl)).body; return r.status === 'completed' && r; }, 30_000);
     const bs = (await w.t.resend.broadcasts.get(b.data!.id)).data!;
     assert.notEqual(bs.status, 'paused', JSON.stringify(bs));
+    // Both broadcasts the guard held resume; the late one reaches its reader.
+    await until('the late broadcast delivered', async () => w.mx.messages.some((m) => m.rcptTo.includes('late@dest.test')), 60_000);
 
     // Judged from the resume on: the earlier bounce does not pause it again on the next bounce's look.
     await waitForLastEvent(w.t, await send('bad2@dest.test'), ['bounced'], 30_000);
