@@ -8,7 +8,8 @@ import { AppError } from '../errors.js';
 import { parseAddress, parseAddressList } from '../emails/addresses.js';
 import type { EmailSender, SendContext } from '../emails/send.js';
 import type { Logger } from '../lib/log.js';
-import type { Job } from '../queue/worker.js';
+import type { Job, JobOutcome } from '../queue/worker.js';
+import { guardHoldUntil } from '../emails/send-guard.js';
 import { contactRemove, contactSegmentJoin, contactUpdateFields } from '../contacts/service.js';
 import { automationFind, automationRunEnd, automationRunFind, runStepFind, runStepSet, type AutomationRow, type RunRow } from '../store/automations.js';
 import { contactFind, type ContactRow } from '../store/contacts.js';
@@ -147,10 +148,13 @@ const MAX_ATTEMPTS = 5;
 
 /** The handler: an AppError (no retry can fix it) or the last attempt fails the step and the run, visibly. */
 export function automationStepJob(deps: StepDeps) {
-  return async (job: Job<StepJob>): Promise<void> => {
+  return async (job: Job<StepJob>): Promise<void | JobOutcome> => {
     try {
       await runStep(deps, job);
     } catch (err) {
+      // The reputation guard paused the sending domain: the step waits (not counted as an attempt) until a person resumes it.
+      const held = guardHoldUntil(err);
+      if (held) return { retryAt: held };
       const last = err instanceof AppError || job.attempt >= (job.maxAttempts ?? MAX_ATTEMPTS);
       if (!last) throw err;
       deps.log.warn('automation step failed', { run_id: job.payload.run_id, key: job.payload.key, err: (err as Error).message });

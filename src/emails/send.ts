@@ -23,6 +23,7 @@ import { distinctRecipients, type UnsubscribeSigner } from '../tracking/unsubscr
 import { inspectMessage } from '../insights/inspect.js';
 import { messageFacts } from './insight-facts.js';
 import type { Finding } from '../insights/types.js';
+import type { SendGuard } from './send-guard.js';
 
 export interface SendContext {
   teamId: string;
@@ -87,6 +88,8 @@ export class EmailSender {
   private readonly batcher: Batcher<Pending, void>;
   /** Set by the composition root where requests are served (api, smtp roles). */
   recipientBudget?: RecipientBudget;
+  /** Set by the composition root: the reputation guard's check of the sending domain (send-guard.ts). */
+  guard?: SendGuard;
   /** Set by the composition root: renders `template: {id, variables}` on a send. */
   templates?: TemplateRender;
   private readonly domainCache = new Map<string, { row: DomainRow; until: number }>();
@@ -157,6 +160,7 @@ export class EmailSender {
 
   async prepareValidated(ctx: SendContext, req: SendRequest, now: Date, prebuilt?: PrebuiltMessage, list?: ListMail): Promise<AcceptedEmail> {
     const domain = await this.sendingDomain(ctx, req.from.domain);
+    await this.guard?.(ctx.teamId, domain, ctx.source === 'broadcast'); // broadcasts and automations are 'broadcast'
     const topicId = await sendTopic(this.pool, ctx.teamId, req.topicId); // 422 for a topic the team does not have
     // Recipients, not requests, are what a send costs receivers: counted before any work.
     if (ctx.source !== 'broadcast') await this.recipientBudget?.(ctx.teamId, req.to.length + req.cc.length + req.bcc.length);

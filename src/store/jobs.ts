@@ -16,6 +16,7 @@ export const JOB_KINDS = {
   'webhooks.retention': 'recurring: drops old webhook messages and attempts',
   'broadcasts.expand': 'turns a broadcast\'s segment into emails, one page per transaction with its cursor (key = broadcast id; paced behind delivery)',
   'automations.step': 'runs one step of one automation run (payload: run_id, key; key = run_id:key[:wake]); delays and wait timeouts are the same kind with run_at in the future',
+  'reputation.check': 'judges one sending domain\'s bounce and complaint rates (key = domain id; queued by the trigger of 0024_reputation_guard.sql on a hard bounce or complaint)',
   'contacts.import': 'parses one uploaded contact CSV and merges it into contacts (payload: import_id); a re-run starts over from the stored file',
 } as const;
 export type JobKind = keyof typeof JOB_KINDS;
@@ -29,6 +30,7 @@ export const WEBHOOK_RETENTION_JOB = 'webhooks.retention' satisfies JobKind;
 export const CONTACT_IMPORT_JOB = 'contacts.import' satisfies JobKind;
 export const BROADCAST_EXPAND_JOB = 'broadcasts.expand' satisfies JobKind;
 export const AUTOMATION_STEP_JOB = 'automations.step' satisfies JobKind;
+export const REPUTATION_CHECK_JOB = 'reputation.check' satisfies JobKind;
 
 /**
  * For the send statement's data-modifying CTE (store/emails.ts): inserts the delivery jobs given
