@@ -53,7 +53,12 @@ describe('broadcasts through the resend SDK, in capture mode', () => {
   });
   after(async () => { await rcv?.close(); await t?.close(); });
 
-  const mimeOf = async (id: string) => simpleParser((await t.db.pool.query('SELECT raw FROM emails WHERE id = $1', [id])).rows[0].raw as Buffer);
+  // A broadcast email keeps no body: its MIME is rendered on read, as delivery renders it.
+  const mimeOf = async (id: string) => {
+    const r = await t.api('GET', `/dashboard-api/emails/${id}/raw`);
+    assert.equal(r.status, 200, String(r.body).slice(0, 300));
+    return simpleParser(r.body as string);
+  };
   const emailsOf = async (broadcastId: string) => {
     const r = await t.api('GET', `/emails?broadcast_id=${broadcastId}&limit=100`);
     assert.equal(r.status, 200, JSON.stringify(r.body));
@@ -139,6 +144,13 @@ describe('broadcasts through the resend SDK, in capture mode', () => {
 
     const events = await t.resend.emails.get(ann.id);
     assert.equal(events.error, null);
+    // Stored: no body, only what personalizes it; GET /emails/:id renders Ann's html and text.
+    const row = (await t.db.pool.query('SELECT html, text_body, raw, personalization FROM emails WHERE id = $1', [ann.id])).rows[0];
+    assert.deepEqual([row.html, row.text_body, row.raw], [null, null, null]);
+    assert.deepEqual(row.personalization, { first_name: 'Ann', properties: { city: 'Oslo' } });
+    assert.match(events.data!.html!, /<p>Hello Ann from Oslo<\/p><a href="http:\/\/[^"]+\/u\/[a-z2-7]{45}">unsubscribe<\/a>/);
+    assert.match(events.data!.text!, /^Hello Ann\. Leave: http:\/\/\S+\/u\/[a-z2-7]{45}/);
+    assert.equal(events.data!.subject, 'Hi Ann');
     const hooks = await until('webhooks for the broadcast', async () => {
       const mine = rcv.received.map((r) => JSON.parse(r.body)).filter((p) => p.data.broadcast_id === b.data!.id);
       return mine.length >= 8 && mine;
