@@ -5,9 +5,9 @@
 // harness, api + worker roles, a fresh database). Also `POST /broadcasts/:id/send`'s answer time
 // for the N-contact segment. Peer in the same run: a bare `INSERT ... SELECT` copying the same N
 // email rows inside PostgreSQL. Usage:
-//   MAILROOM_TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node --import tsx bench/broadcast-expand.ts [contacts=100000] [page=500]
+//   MAILROOM_TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node --import tsx bench/broadcast-expand.ts [contacts=100000] [page=500] [alone|send]
 import { startTestApp } from '../test/helpers/harness.js';
-import { loadAverage, machine, postgresCpuSeconds } from './lib.js';
+import { latencySummary, loadAverage, machine, postgresCpuSeconds } from './lib.js';
 import { Worker } from '../src/queue/worker.js';
 import { BROADCAST_EXPAND_JOB } from '../src/store/jobs.js';
 import { broadcastExpandJob } from '../src/broadcasts/expand.job.js';
@@ -34,6 +34,21 @@ try {
   await t.db.pool.query('VACUUM ANALYZE contact_segments');
   const html = '<p>Hello {{{contact.first_name|there}}} from {{{contact.city}}}</p>' + '<p>Lorem ipsum dolor sit amet.</p>'.repeat(100)
     + '<a href="{{{RESEND_UNSUBSCRIBE_URL}}}">unsubscribe</a>';
+  if (process.argv[4] === 'send') {
+    // `send`: only POST /broadcasts/:id/send's answer for the N-contact segment, 10 times (each
+    // broadcast canceled at once), no expansion measured.
+    const ms: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const d = await t.resend.broadcasts.create({ segmentId: seg, from: 'n@example.com', subject: 'Hi {{{FIRST_NAME}}}', html });
+      const s0 = performance.now();
+      const r = await t.api('POST', `/broadcasts/${d.data!.id}/send`, { body: {} });
+      ms.push(performance.now() - s0);
+      if (r.status !== 200) throw new Error(JSON.stringify(r.body));
+      await t.api('POST', `/broadcasts/${d.data!.id}/cancel`, { body: {} });
+    }
+    console.log(JSON.stringify({ machine: machine(), contacts: N, send_answer: latencySummary(ms), samples: ms.map(Math.round), load: loadAverage() }));
+    process.exit(0);
+  }
   const draft = await t.resend.broadcasts.create({ segmentId: seg, from: 'n@example.com', subject: 'Hi {{{FIRST_NAME}}}', html });
   const id = draft.data!.id;
   const cpu0 = process.cpuUsage();
