@@ -4,7 +4,7 @@
 // personalization values, so the page travels as a few parallel arrays instead of one JSON row per
 // email, and keeps no body (the broadcast holds the message: emails/deferred.ts).
 import type { Queryable } from './db.js';
-import { DELIVER_JOB, JOBS_CHANNEL } from './jobs.js';
+import { DELIVER_JOB, deliverJobsForRecipientsSql, JOBS_CHANNEL } from './jobs.js';
 
 export interface BroadcastEmailPage {
   team_id: string; domain_id: string; api_key_id: string | null; from_header: string; reply_to: string[];
@@ -30,10 +30,7 @@ export async function broadcastEmailsInsert(db: Queryable, p: BroadcastEmailPage
                 'subject', r.subject, 'message_id', r.message_id, 'tags', '{}'::jsonb)
                 || CASE WHEN jsonb_array_length(coalesce($12::jsonb, '[]')) > 0 THEN jsonb_build_object('headers', $12::jsonb) ELSE '{}'::jsonb END,
               $13::timestamptz FROM r),
-     j AS (
-       INSERT INTO jobs (kind, payload, run_at, region)
-       SELECT '${DELIVER_JOB}', jsonb_build_object('email_id', r.id, 'team_id', $7::uuid, 'domain', r.rcpt_domain, 'recipients', jsonb_build_array(lower(r.address))),
-              $17::timestamptz, $18 FROM r)
+     j AS (${deliverJobsForRecipientsSql('r', '$7', '$17', '$18')})
      SELECT pg_notify($19, '${DELIVER_JOB}')`,
     [p.ids, p.message_ids, p.addresses, p.recipient_domains, p.subjects, p.personalizations.map((x) => JSON.stringify(x)),
       p.team_id, p.domain_id, p.api_key_id, p.from_header, p.reply_to, p.headers === null ? null : JSON.stringify(p.headers), p.created_at,
