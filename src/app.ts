@@ -31,6 +31,7 @@ import { ReputationGuard } from './reputation/guard.js';
 import { reputationCountsPurge } from './store/reputation.js';
 import { automationStepJob } from './automations/step.job.js';
 import { broadcastExpandJob } from './broadcasts/expand.job.js';
+import { BroadcastBodies } from './broadcasts/bodies.js';
 import { idempotencyDeleteExpired } from './store/idempotency.js';
 import { receivedEmailsPurge } from './store/received-emails.js';
 import { teamEnsureDefault } from './store/teams.js';
@@ -97,6 +98,7 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
     const sender = new EmailSender(db.pool, domains, config, tracking, unsubscribeSigner);
     const templates = new TemplateRenderer(db.pool);
     sender.templates = (teamId, ref, variables) => templates.render(teamId, ref, variables);
+    sender.bodies = new BroadcastBodies(db.pool, sender);
     const webhooks = new Webhooks(db.pool, config, sealer);
     const guard = new ReputationGuard({ pool: db.pool, config, log, domains, sender });
     sender.guard = guard.check; // a paused domain refuses list mail (and transactional, when so configured)
@@ -118,7 +120,7 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
       const smtp = new SmtpPool({ maxPerHost: 20 });
       const worker = new Worker({
         pool: db.pool, log, concurrency: 50, regions: config.regions,
-        handlers: { [DELIVER_JOB]: deliverJob({ pool: db.pool, domains, config, smtp, log, unsubscribe: unsubscribeSigner }), [CONTACT_IMPORT_JOB]: contactImportJob({ pool: db.pool, log }),
+        handlers: { [DELIVER_JOB]: deliverJob({ pool: db.pool, domains, config, smtp, log, unsubscribe: unsubscribeSigner, bodies: sender.bodies }), [CONTACT_IMPORT_JOB]: contactImportJob({ pool: db.pool, log }),
           [BROADCAST_EXPAND_JOB]: broadcastExpandJob({ pool: db.pool, sender, config, log }), [AUTOMATION_STEP_JOB]: automationStepJob({ pool: db.pool, sender, log }),
           [REPUTATION_CHECK_JOB]: guard.job() },
       });

@@ -11,6 +11,7 @@ import type { DomainRow } from '../store/domains.js';
 import type { Pool, Queryable } from '../store/db.js';
 import { emailsInsertAccepted, type AcceptedEmail, type IdempotencyCompletion } from '../store/emails.js';
 import { Batcher } from '../queue/batcher.js';
+import type { DeferredBodies } from './deferred.js';
 import { resolveAttachments } from './attachments.js';
 import { composeMessage, plainTextFor } from './compose.js';
 import { makeEvent } from '../events/email-events.js';
@@ -67,8 +68,11 @@ type Pending = { email: AcceptedEmail; completion?: IdempotencyCompletion };
 
 const DOMAIN_CACHE_MS = 5_000;
 
+/** What composing needs of the sending domain: its name (Message-ID) and its tracking settings. */
+export type TrackingDomain = Pick<DomainRow, 'name' | 'open_tracking' | 'click_tracking'>;
+
 /** The team's topic named by `topic_id` on a send, or a 422 naming the field. */
-async function sendTopic(db: Pool, teamId: string, topicId: string | undefined): Promise<string | null> {
+export async function sendTopic(db: Pool, teamId: string, topicId: string | undefined): Promise<string | null> {
   if (topicId === undefined) return null;
   const t = isUuid(topicId) ? await topicFind(db, teamId, topicId.toLowerCase()) : undefined;
   if (!t) throw new AppError('validation_error', `Invalid \`topic_id\` field: no topic has the id ${shown(topicId.slice(0, 100))}.`);
@@ -92,6 +96,8 @@ export class EmailSender {
   guard?: SendGuard;
   /** Set by the composition root: renders `template: {id, variables}` on a send. */
   templates?: TemplateRender;
+  /** Set by the composition root: renders the bodies of emails that keep none (a broadcast's; emails/deferred.ts). */
+  bodies?: DeferredBodies;
   private readonly domainCache = new Map<string, { row: DomainRow; until: number }>();
   private readonly trackingHost: string;
 
@@ -206,6 +212,20 @@ export class EmailSender {
   }
 
   /**
+   * The body of an email that keeps none of its own (a broadcast's email, rendered at delivery and
+   * on read: broadcasts/bodies.ts): the same unsubscribe link, tracking and MIME prepareValidated
+   * gives a list email, for the email's stored id, Message-ID and date. html and text are what
+   * GET /emails/:id shows (as sent, before tracking); raw is the message to sign and send.
+   */
+  async composeStored(req: SendRequest, e: { id: string; messageId: string; date: Date }, domain: TrackingDomain): Promise<{ html: string | null; text: string | null; raw: Buffer }> {
+    const ownUnsubscribeUrl = this.unsubscribe ? this.unsubscribe.url(e.id, 0) : undefined;
+    req = this.withUnsubscribeUrl(req, ownUnsubscribeUrl);
+    const composed = await composeMessage({ ...req, ...this.tracked(e.id, req, domain, ownUnsubscribeUrl) },
+      { messageIdDomain: domain.name, date: e.date, messageId: e.messageId });
+    return { html: req.html ?? null, text: req.text ?? null, raw: composed.raw };
+  }
+
+  /**
    * The email's deliverability findings (insights/rules.ts), from the request as validated and
    * the domain it is sent from: computed here once, kept with the email. Measured cost in
    * BENCHMARKS.md (insights); MAILROOM_INSIGHTS=false skips it.
@@ -219,7 +239,7 @@ export class EmailSender {
    * MAILROOM_PUBLIC_URL (Resend uses a verified tracking subdomain instead). The text part is
    * derived from the original HTML, so its links are not rewritten. The stored html stays as sent.
    */
-  private tracked(id: string, req: SendRequest, domain: DomainRow, ownUnsubscribeUrl?: string): Partial<SendRequest> {
+  private tracked(id: string, req: SendRequest, domain: TrackingDomain, ownUnsubscribeUrl?: string): Partial<SendRequest> {
     if (!this.tracking || req.html === undefined || !(domain.open_tracking || domain.click_tracking)) return {};
     const unsubscribe = Object.entries(req.headers).find(([k]) => k.toLowerCase() === 'list-unsubscribe')?.[1];
     return {

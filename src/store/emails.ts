@@ -91,20 +91,32 @@ export interface EmailRecord extends EmailListItem {
   html: string | null; text: string | null; tags: { name: string; value: string }[];
 }
 
-export async function emailFindById(db: Queryable, teamId: string, id: string): Promise<EmailRecord | undefined> {
-  const { rows } = await db.query<EmailRecord>(`SELECT ${RECORD_COLUMNS}, html, text_body AS text, tags, topic_id FROM emails WHERE team_id = $1 AND id = $2`, [teamId, id]);
+/** An email whose body is rendered on demand (a broadcast's: emails/deferred.ts): what the renderer reads. */
+export interface DeferredEmail {
+  id: string; team_id: string; domain_id: string | null; broadcast_id: string | null; personalization: unknown;
+  message_id: string; to_addrs: string[]; created_at: Date | string;
+}
+
+/** A broadcast email's body is rendered on demand (emails/deferred.ts): what the renderer needs, else null. */
+const DEFERRED_COLUMN = `CASE WHEN personalization IS NOT NULL AND broadcast_id IS NOT NULL THEN json_build_object('id', id, 'team_id', team_id,
+  'domain_id', domain_id, 'broadcast_id', broadcast_id, 'personalization', personalization, 'message_id', message_id, 'to_addrs', to_addrs,
+  'created_at', created_at) END AS deferred`;
+
+export async function emailFindById(db: Queryable, teamId: string, id: string): Promise<(EmailRecord & { deferred: DeferredEmail | null }) | undefined> {
+  const { rows } = await db.query<EmailRecord & { deferred: DeferredEmail | null }>(
+    `SELECT ${RECORD_COLUMNS}, html, text_body AS text, tags, topic_id, ${DEFERRED_COLUMN} FROM emails WHERE team_id = $1 AND id = $2`, [teamId, id]);
   return rows[0];
 }
 
-/** The raw MIME of a team's email: undefined when there is no such email, raw null once purged. */
-export async function emailRawFind(db: Queryable, teamId: string, id: string): Promise<{ raw: Buffer | null } | undefined> {
-  const { rows } = await db.query<{ raw: Buffer | null }>('SELECT raw FROM emails WHERE team_id = $1 AND id = $2', [teamId, id]);
+/** The raw MIME of a team's email: undefined when there is no such email, raw null once purged (or rendered on demand: deferred). */
+export async function emailRawFind(db: Queryable, teamId: string, id: string): Promise<{ raw: Buffer | null; deferred: DeferredEmail | null } | undefined> {
+  const { rows } = await db.query<{ raw: Buffer | null; deferred: DeferredEmail | null }>(`SELECT raw, ${DEFERRED_COLUMN} FROM emails WHERE team_id = $1 AND id = $2`, [teamId, id]);
   return rows[0];
 }
 
 /** The same for a signed public link (share page, attachment download): the signature names the email, not the key. */
-export async function emailRawById(db: Queryable, id: string): Promise<{ raw: Buffer | null; team_id: string } | undefined> {
-  const { rows } = await db.query<{ raw: Buffer | null; team_id: string }>('SELECT raw, team_id FROM emails WHERE id = $1', [id]);
+export async function emailRawById(db: Queryable, id: string): Promise<{ raw: Buffer | null; team_id: string; deferred: DeferredEmail | null } | undefined> {
+  const { rows } = await db.query<{ raw: Buffer | null; team_id: string; deferred: DeferredEmail | null }>(`SELECT raw, team_id, ${DEFERRED_COLUMN} FROM emails WHERE id = $1`, [id]);
   return rows[0];
 }
 
@@ -144,6 +156,8 @@ export interface EmailForDelivery {
   to_addrs: string[]; headers: { name: string; value: string }[] | null; tags: { name: string; value: string }[];
   last_event: string; delayed_once: boolean; raw: Buffer | null; created_at: Date;
   cc_addrs: string[]; bcc_addrs: string[]; list_unsubscribe: boolean; list_id: string | null; broadcast_id: string | null;
+  /** a broadcast email's recipient values: its body is rendered at delivery (emails/deferred.ts) */
+  personalization: unknown;
 }
 
 export interface DeliveryState {
@@ -175,7 +189,7 @@ type LoadedRow = EmailForDelivery & {
 export async function emailsLoadForDelivery(db: Queryable, loads: DeliveryLoad[]): Promise<(DeliveryState | undefined)[]> {
   const { rows } = await db.query<LoadedRow & { n: number }>(
     `SELECT q.n, e.id, e.team_id, e.domain_id, e.message_id, e.from_header, e.subject, e.to_addrs, e.headers, e.tags, e.last_event, e.delayed_once, e.raw, e.created_at,
-       e.cc_addrs, e.bcc_addrs, e.list_unsubscribe, e.list_id, e.broadcast_id,
+       e.cc_addrs, e.bcc_addrs, e.list_unsubscribe, e.list_id, e.broadcast_id, e.personalization,
        (SELECT json_agg(json_build_object('recipient', ev.recipient, 'type', ev.type)) FROM email_events ev
          WHERE ev.email_id = e.id AND ev.type IN ('email.delivered', 'email.bounced', 'email.suppressed', 'email.failed', 'email.delivery_delayed', 'email.delivery_attempt')) AS progress,
        (SELECT json_agg(json_build_object('email', h.email, 'origin', h.origin)) FROM (

@@ -43,6 +43,15 @@ export const deliverJobsInsertSql = (param: string) => `
   RETURNING id`;
 
 /**
+ * One delivery job per one-recipient email, from a relation `rows` with columns id (the email),
+ * address and rcpt_domain (a broadcast page: store/broadcast-emails.ts); payload as above.
+ */
+export const deliverJobsForRecipientsSql = (rows: string, teamId: string, runAt: string, region: string) => `
+  INSERT INTO jobs (kind, payload, run_at, region)
+  SELECT '${DELIVER_JOB}', jsonb_build_object('email_id', r.id, 'team_id', ${teamId}::uuid, 'domain', r.rcpt_domain, 'recipients', jsonb_build_array(lower(r.address))),
+         ${runAt}::timestamptz, ${region} FROM ${rows} AS r`;
+
+/**
  * Wakes the delivery jobs of these webhook endpoints at `at` (default now): creates the pending
  * one, or pulls one that waits for a later retry forward (new messages must not wait behind an
  * old one's backoff). A running job is left alone, but ON CONFLICT DO UPDATE row-locks it until
