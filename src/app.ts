@@ -26,8 +26,9 @@ import { openDatabase, type Database } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { requestLogDeleteOlderThan } from './store/request-logs.js';
 import { DELIVER_JOB, emailsPurgeRaw } from './store/emails.js';
-import { AUTOMATION_STEP_JOB, BROADCAST_EXPAND_JOB, CONTACT_IMPORT_JOB } from './store/jobs.js';
+import { AUTOMATION_EVENT_JOB, AUTOMATION_STEP_JOB, BROADCAST_EXPAND_JOB, CONTACT_IMPORT_JOB } from './store/jobs.js';
 import { automationStepJob } from './automations/step.job.js';
+import { automationEventJob } from './automations/event.job.js';
 import { broadcastExpandJob } from './broadcasts/expand.job.js';
 import { idempotencyDeleteExpired } from './store/idempotency.js';
 import { receivedEmailsPurge } from './store/received-emails.js';
@@ -113,7 +114,8 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
       const worker = new Worker({
         pool: db.pool, log, concurrency: 50, regions: config.regions,
         handlers: { [DELIVER_JOB]: deliverJob({ pool: db.pool, domains, config, smtp, log, unsubscribe: unsubscribeSigner }), [CONTACT_IMPORT_JOB]: contactImportJob({ pool: db.pool, log }),
-          [BROADCAST_EXPAND_JOB]: broadcastExpandJob({ pool: db.pool, sender, config, log }), [AUTOMATION_STEP_JOB]: automationStepJob({ pool: db.pool, sender, log }) },
+          [BROADCAST_EXPAND_JOB]: broadcastExpandJob({ pool: db.pool, sender, config, log }), [AUTOMATION_STEP_JOB]: automationStepJob({ pool: db.pool, sender, log }),
+          [AUTOMATION_EVENT_JOB]: automationEventJob({ pool: db.pool }) },
       });
       await worker.start();
       // Closed in reverse order: the worker finishes its deliveries before the SMTP pool closes.

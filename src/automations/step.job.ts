@@ -10,17 +10,20 @@ import type { EmailSender, SendContext } from '../emails/send.js';
 import type { Logger } from '../lib/log.js';
 import type { Job } from '../queue/worker.js';
 import { contactRemove, contactSegmentJoin, contactUpdateFields } from '../contacts/service.js';
-import { automationFind, automationRunEnd, automationRunFind, runStepFind, runStepSet, type AutomationRow, type RunRow } from '../store/automations.js';
+import { automationFind, automationRunEnd, automationRunFind, runStepFind, runStepSet, type AutomationRow, type RunRow, type RunStepRow } from '../store/automations.js';
 import { contactFind, type ContactRow } from '../store/contacts.js';
 import { withTx, type Pool, type Tx } from '../store/db.js';
 import { suppressionsFind } from '../store/suppressions.js';
 import { durationMs, type Step } from './graph.js';
-import { conditionSubject, runAdvance, ruleHolds, stepJobEnqueue, type StepJob } from './run.js';
+import { conditionSubject, runAdvance, runWaitReceived, ruleHolds, stepJobEnqueue, type StepJob } from './run.js';
 
 export interface StepDeps { pool: Pool; sender: EmailSender; log: Logger }
 const FINAL = new Set(['completed', 'failed', 'skipped']);
-/** Automation mail's place in the delivery queue: behind transactional mail, ahead of broadcasts. */
-const DELIVERY_LAG_MS = 500;
+/**
+ * Automation mail's place in the delivery queue: behind transactional mail (due at once), ahead of
+ * broadcasts (BROADCAST_DELIVERY_LAG_MS, 2 s): the workers claim in run_at order.
+ */
+export const AUTOMATION_DELIVERY_LAG_MS = 500;
 
 /** The email id of a run's send_email step: the same on every attempt (a UUID shape from a hash). */
 export function automationEmailId(runId: string, key: string): string {
@@ -29,12 +32,12 @@ export function automationEmailId(runId: string, key: string): string {
 }
 
 /** Runs `fn` under the run's and the step's row locks, only while the run runs and the step is open. */
-async function locked(pool: Pool, runId: string, key: string, fn: (tx: Tx, status: string) => Promise<void>): Promise<void> {
+async function locked(pool: Pool, runId: string, key: string, fn: (tx: Tx, status: string, step: RunStepRow) => Promise<void>): Promise<void> {
   await withTx(pool, async (tx) => {
     const run = await automationRunFind(tx, runId, true);
     const s = await runStepFind(tx, runId, key, true);
     if (!run || run.status !== 'running' || !s || FINAL.has(s.status)) return;
-    await fn(tx, s.status);
+    await fn(tx, s.status, s);
   });
 }
 
@@ -62,12 +65,12 @@ async function sendEmail(deps: StepDeps, a: AutomationRow, run: RunRow, step: St
   const replyTo = c.reply_to ?? t.replyTo;
   const id = automationEmailId(run.id, step.key);
   const fromAddr = parseAddress(from, 'from');
-  const ctx: SendContext = { teamId: run.team_id, apiKeyId: null, keyDomainId: null, source: 'broadcast' };
+  const ctx: SendContext = { teamId: run.team_id, apiKeyId: null, keyDomainId: null, source: 'automation' };
   const email = await deps.sender.prepareValidated(ctx, {
     from: fromAddr, to: [parseAddress(contact.email)], cc: [], bcc: [], replyTo: replyTo ? parseAddressList(replyTo, 'reply_to') : [],
     subject: (c.subject ?? t.subject ?? '').replace(/[\r\n]+/g, ' '), html: t.html, ...(t.text !== null ? { text: t.text } : {}),
     headers: { 'Feedback-ID': `${a.id}:${run.team_id}:automation:mailroom` }, attachments: [], tags: [], ...(c.topic_id ? { topicId: c.topic_id } : {}),
-  }, new Date(), undefined, { id, listId: `<${a.id.replace(/-/g, '')}.${fromAddr.domain}>`, deliveryLagMs: DELIVERY_LAG_MS });
+  }, new Date(), undefined, { id, listId: `<${a.id.replace(/-/g, '')}.${fromAddr.domain}>`, automationId: a.id, deliveryLagMs: AUTOMATION_DELIVERY_LAG_MS });
   await locked(deps.pool, run.id, step.key, async (tx) => {
     await deps.sender.commitIn(tx, [email]);
     await runStepSet(tx, run.id, step.key, { status: 'completed', output: { email_id: id } });
@@ -120,7 +123,10 @@ async function runStep(deps: StepDeps, job: Job<StepJob>): Promise<void> {
     case 'delay':
     case 'wait_for_event': {
       const ms = step.type === 'delay' ? durationMs(step.config.duration, 'duration') : step.config.timeout ? durationMs(step.config.timeout, 'timeout') : 0;
-      return locked(deps.pool, runId, key, async (tx) => {
+      return locked(deps.pool, runId, key, async (tx, _status, s) => {
+        // An event that came while the run was on its way here (remembered on the step) ends the wait at once.
+        const early = step.type === 'wait_for_event' ? (s.output as { early_event?: Record<string, unknown> } | null)?.early_event : undefined;
+        if (early) return runWaitReceived(tx, a, runId, key, early);
         const until = ms ? new Date(Date.now() + ms) : null;
         await runStepSet(tx, runId, key, { status: 'waiting', output: { until }, waitEvent: step.type === 'wait_for_event' ? step.config.event_name : null });
         if (until) await stepJobEnqueue(tx, runId, key, until, true);

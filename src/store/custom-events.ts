@@ -64,6 +64,12 @@ export async function customEventContextFind(db: Queryable, teamId: string, name
   return { schema: r.schema, contact: r.contact_id ? { id: r.contact_id, email: r.contact_email! } : null };
 }
 
+/** One event by id, with its team (the system-event job's look-up). */
+export async function customEventFindById(db: Queryable, id: string): Promise<(CustomEventRow & { team_id: string }) | undefined> {
+  const { rows } = await db.query<CustomEventRow & { team_id: string }>(`SELECT team_id, ${EVENT_COLUMNS} FROM custom_events WHERE id = $1`, [id]);
+  return rows[0];
+}
+
 /** Records one custom event in the caller's transaction. */
 export async function customEventInsert(tx: Tx, teamId: string, e: { name: string; contact_id: string | null; email: string; payload: Record<string, unknown> }): Promise<CustomEventRow> {
   const { rows } = await tx.query<CustomEventRow>(

@@ -15,6 +15,7 @@ export const JOB_KINDS = {
   'webhooks.sweep': 'recurring: repairs wake-ups lost to races',
   'webhooks.retention': 'recurring: drops old webhook messages and attempts',
   'broadcasts.expand': 'turns a broadcast\'s segment into emails, one page per transaction with its cursor (key = broadcast id; paced behind delivery)',
+  'automations.event': 'starts and resumes the runs a system event (resend:...) concerns (payload: event_id; queued by the trigger of 0025_automation_system_events.sql)',
   'automations.step': 'runs one step of one automation run (payload: run_id, key; key = run_id:key[:wake]); delays and wait timeouts are the same kind with run_at in the future',
   'contacts.import': 'parses one uploaded contact CSV and merges it into contacts (payload: import_id); a re-run starts over from the stored file',
 } as const;
@@ -29,6 +30,7 @@ export const WEBHOOK_RETENTION_JOB = 'webhooks.retention' satisfies JobKind;
 export const CONTACT_IMPORT_JOB = 'contacts.import' satisfies JobKind;
 export const BROADCAST_EXPAND_JOB = 'broadcasts.expand' satisfies JobKind;
 export const AUTOMATION_STEP_JOB = 'automations.step' satisfies JobKind;
+export const AUTOMATION_EVENT_JOB = 'automations.event' satisfies JobKind;
 
 /**
  * For the send statement's data-modifying CTE (store/emails.ts): inserts the delivery jobs given
