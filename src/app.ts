@@ -115,7 +115,7 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
         pool: db.pool, log, concurrency: 50, regions: config.regions,
         handlers: { [DELIVER_JOB]: deliverJob({ pool: db.pool, domains, config, smtp, log, unsubscribe: unsubscribeSigner }), [CONTACT_IMPORT_JOB]: contactImportJob({ pool: db.pool, log }),
           [BROADCAST_EXPAND_JOB]: broadcastExpandJob({ pool: db.pool, sender, config, log }), [AUTOMATION_STEP_JOB]: automationStepJob({ pool: db.pool, sender, log }),
-          [AUTOMATION_EVENT_JOB]: automationEventJob({ pool: db.pool }) },
+          [AUTOMATION_EVENT_JOB]: automationEventJob({ pool: db.pool, log }) },
       });
       await worker.start();
       // Closed in reverse order: the worker finishes its deliveries before the SMTP pool closes.

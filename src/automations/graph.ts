@@ -15,6 +15,8 @@ export interface Graph {
   steps: Step[]; connections: Connection[]; triggerEvent: string;
   /** the system events (`resend:...`) the trigger or a wait names: what the database must record for it */
   listens: string[];
+  /** the events its wait_for_event steps wait for: an event of one of these names is queued for the runs */
+  waits: string[];
 }
 
 const MAX_STEPS = 150;
@@ -157,5 +159,6 @@ export function graphOf(rawSteps: unknown, rawConnections: unknown): Graph {
   walk(triggers[0].key);
   for (const s of steps) if (!seen.has(s.key)) throw invalidField(`step "${s.key}"`, 'is not reachable from the trigger.');
   const listens = [...new Set(steps.filter((s) => s.type === 'trigger' || s.type === 'wait_for_event').map((s) => s.config.event_name as string).filter(isSystemEvent))];
-  return { steps, connections, triggerEvent: triggers[0].config.event_name, listens };
+  const waits = [...new Set(steps.filter((s) => s.type === 'wait_for_event').map((s) => s.config.event_name as string))];
+  return { steps, connections, triggerEvent: triggers[0].config.event_name, listens, waits };
 }

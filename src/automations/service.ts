@@ -61,14 +61,14 @@ const view = (a: AutomationRow) => ({
 });
 
 const fieldsOf = (a: AutomationRow): AutomationFields => ({
-  name: a.name, status: a.status, trigger_event: a.trigger_event, reentry: a.reentry, listens: a.listens, steps: a.steps, connections: a.connections,
+  name: a.name, status: a.status, trigger_event: a.trigger_event, reentry: a.reentry, listens: a.listens, waits: a.waits, steps: a.steps, connections: a.connections,
 });
 
 export async function automationCreate(pool: Pool, teamId: string, body: Body) {
   const g = await checkRefs(pool, teamId, graphOf(body.steps, body.connections));
   const a = await automationInsert(pool, teamId, {
     name: nameOf(body.name), status: body.status === undefined ? 'disabled' : statusOf(body.status), trigger_event: g.triggerEvent, steps: g.steps, connections: g.connections,
-    reentry: body.reentry === undefined || body.reentry === null ? 'after_end' : reentryOf(body.reentry), listens: g.listens,
+    reentry: body.reentry === undefined || body.reentry === null ? 'after_end' : reentryOf(body.reentry), listens: g.listens, waits: g.waits,
   });
   return { object: 'automation' as const, id: a.id };
 }
@@ -92,7 +92,7 @@ export async function automationChange(pool: Pool, teamId: string, id: string, b
     if ((body.steps === undefined) !== (body.connections === undefined)) throw invalidField(body.steps === undefined ? 'steps' : 'connections', 'steps and connections are replaced together; give both.');
     if (body.steps !== undefined) {
       const g = await checkRefs(tx, teamId, graphOf(body.steps, body.connections));
-      Object.assign(f, { steps: g.steps, connections: g.connections, trigger_event: g.triggerEvent, listens: g.listens });
+      Object.assign(f, { steps: g.steps, connections: g.connections, trigger_event: g.triggerEvent, listens: g.listens, waits: g.waits });
     }
     await automationUpdate(tx, teamId, a.id, f);
     return { object: 'automation' as const, id: a.id };

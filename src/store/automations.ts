@@ -1,6 +1,7 @@
 // Automations, their runs and the runs' steps: every query keyed by team or run. A step's state
 // changes in the caller's transaction together with the job for what comes next (automations/run.ts).
 import { uuid } from '../lib/ids.js';
+import type { CustomEventRow } from './custom-events.js';
 import type { Queryable, Tx } from './db.js';
 import { paginate, type Page, type PageQuery } from './paginate.js';
 
@@ -10,20 +11,22 @@ export interface AutomationRow {
   reentry: Reentry;
   /** the system events (`resend:...`) its trigger or waits name (the trigger of migration 0025 reads it) */
   listens: string[];
+  /** the events its wait_for_event steps wait for */
+  waits: string[];
   steps: { key: string; type: string; config: Record<string, any> }[]; connections: { from: string; to: string; type: string }[];
   created_at: string; updated_at: string | null;
 }
 export const REENTRY = ['after_end', 'always', 'never'] as const;
 export type Reentry = (typeof REENTRY)[number];
-const COLUMNS = 'id, team_id, name, status, trigger_event, reentry, listens, steps, connections, created_at::text AS created_at, updated_at::text AS updated_at';
+const COLUMNS = 'id, team_id, name, status, trigger_event, reentry, listens, waits, steps, connections, created_at::text AS created_at, updated_at::text AS updated_at';
 const LIST_COLUMNS = 'id, name, status, created_at::text AS created_at, updated_at::text AS updated_at';
 
-export type AutomationFields = Pick<AutomationRow, 'name' | 'status' | 'trigger_event' | 'reentry' | 'listens' | 'steps' | 'connections'>;
+export type AutomationFields = Pick<AutomationRow, 'name' | 'status' | 'trigger_event' | 'reentry' | 'listens' | 'waits' | 'steps' | 'connections'>;
 
 export async function automationInsert(db: Queryable, teamId: string, f: AutomationFields): Promise<AutomationRow> {
   const { rows } = await db.query<AutomationRow>(
-    `INSERT INTO automations (id, team_id, name, status, trigger_event, steps, connections, reentry, listens) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${COLUMNS}`,
-    [uuid(), teamId, f.name, f.status, f.trigger_event, JSON.stringify(f.steps), JSON.stringify(f.connections), f.reentry, f.listens]);
+    `INSERT INTO automations (id, team_id, name, status, trigger_event, steps, connections, reentry, listens, waits) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${COLUMNS}`,
+    [uuid(), teamId, f.name, f.status, f.trigger_event, JSON.stringify(f.steps), JSON.stringify(f.connections), f.reentry, f.listens, f.waits]);
   return rows[0];
 }
 
@@ -38,8 +41,8 @@ export function automationList(db: Queryable, teamId: string, page: PageQuery, s
 
 export async function automationUpdate(db: Queryable, teamId: string, id: string, f: AutomationFields): Promise<void> {
   await db.query(
-    `UPDATE automations SET name = $3, status = $4, trigger_event = $5, steps = $6, connections = $7, reentry = $8, listens = $9, updated_at = now() WHERE team_id = $1 AND id = $2`,
-    [teamId, id, f.name, f.status, f.trigger_event, JSON.stringify(f.steps), JSON.stringify(f.connections), f.reentry, f.listens]);
+    `UPDATE automations SET name = $3, status = $4, trigger_event = $5, steps = $6, connections = $7, reentry = $8, listens = $9, waits = $10, updated_at = now() WHERE team_id = $1 AND id = $2`,
+    [teamId, id, f.name, f.status, f.trigger_event, JSON.stringify(f.steps), JSON.stringify(f.connections), f.reentry, f.listens, f.waits]);
 }
 
 export async function automationDelete(db: Queryable, teamId: string, id: string): Promise<boolean> {
@@ -172,4 +175,19 @@ export async function runStepsWaitingFor(tx: Tx, teamId: string, email: string, 
      ORDER BY s.run_id, s.key FOR UPDATE OF s`,
     [runs.map((r) => r.id), event]);
   return rows.map((x: any) => ({ ...x, run: { id: x.run_id, automation_id: x.automation_id, team_id: x.team_id, contact_id: x.contact_id, email: x.email, event: x.event } }));
+}
+
+/**
+ * The oldest queued events (automation_event_queue) in the order recorded, with their team; `id` is
+ * null for an event deleted since (its team was), which only leaves the queue.
+ */
+export async function automationEventQueueHead(tx: Tx, limit: number): Promise<(Omit<CustomEventRow, 'id'> & { id: string | null; seq: string; team_id: string })[]> {
+  const { rows } = await tx.query(
+    `SELECT q.seq, e.team_id, e.id, e.name, e.contact_id, e.email, e.payload, e.created_at::text AS created_at
+     FROM automation_event_queue q LEFT JOIN custom_events e ON e.id = q.event_id ORDER BY q.seq LIMIT $1`, [limit]);
+  return rows;
+}
+
+export async function automationEventQueueDelete(tx: Tx, seqs: string[]): Promise<void> {
+  if (seqs.length) await tx.query('DELETE FROM automation_event_queue WHERE seq = ANY($1::bigint[])', [seqs]);
 }

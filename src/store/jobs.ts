@@ -15,7 +15,7 @@ export const JOB_KINDS = {
   'webhooks.sweep': 'recurring: repairs wake-ups lost to races',
   'webhooks.retention': 'recurring: drops old webhook messages and attempts',
   'broadcasts.expand': 'turns a broadcast\'s segment into emails, one page per transaction with its cursor (key = broadcast id; paced behind delivery)',
-  'automations.event': 'starts and resumes the runs a system event (resend:...) concerns (payload: event_id; queued by the trigger of 0025_automation_system_events.sql)',
+  'automations.event': 'starts and resumes the runs of the queued events (automation_event_queue), in order, one job at a time (key "wake", armed by automations_wake of 0025_automation_system_events.sql)',
   'automations.step': 'runs one step of one automation run (payload: run_id, key; key = run_id:key[:wake]); delays and wait timeouts are the same kind with run_at in the future',
   'contacts.import': 'parses one uploaded contact CSV and merges it into contacts (payload: import_id); a re-run starts over from the stored file',
 } as const;

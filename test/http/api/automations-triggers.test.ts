@@ -21,6 +21,12 @@ describe('automations: system events, automation_id, re-entry', () => {
   let thanks: string;
   let nudge: string;
 
+  /** POST /events/send through the SDK, then until the automations' event queue has taken it (its runs started or resumed). */
+  const sendEvent = async (...args: Parameters<CaptureApp['resend']['events']['send']>) => {
+    const r = await t.resend.events.send(...args);
+    await until('the event queue to be taken', async () => (await t.db.pool.query('SELECT 1 FROM automation_event_queue')).rowCount === 0, 20_000);
+    return r;
+  };
   const runsOf = async (automationId: string) => {
     const r = await t.resend.automations.runs.list({ automationId });
     assert.equal(r.error, null, JSON.stringify(r.error));
@@ -65,7 +71,7 @@ describe('automations: system events, automation_id, re-entry', () => {
     assert.equal(bad.error?.statusCode, 422);
     assert.match(bad.error!.message, /steps\[0\] \(key "t"\)\.config\.event_name/);
     assert.match(bad.error!.message, /resend:email\.opened/);
-    const send = await t.resend.events.send({ event: 'resend:contact.created', email: 'x@dest.test' });
+    const send = await sendEvent({ event: 'resend:contact.created', email: 'x@dest.test' });
     assert.equal(send.error?.statusCode, 422);
     // Nothing is recorded as a system event while no automation listens for one.
     await t.resend.contacts.create({ email: 'quiet@dest.test' });
@@ -123,8 +129,8 @@ describe('automations: system events, automation_id, re-entry', () => {
     });
     assert.equal(c.error, null, JSON.stringify(c.error));
     const id = c.data!.id;
-    assert.equal((await t.resend.events.send({ event: 'article.published', email: 'reader@dest.test' })).error, null);
-    assert.equal((await t.resend.events.send({ event: 'article.published', email: 'skimmer@dest.test' })).error, null);
+    assert.equal((await sendEvent({ event: 'article.published', email: 'reader@dest.test' })).error, null);
+    assert.equal((await sendEvent({ event: 'article.published', email: 'skimmer@dest.test' })).error, null);
     const runFor = async (email: string) => (await t.db.pool.query(`SELECT id FROM automation_runs WHERE automation_id = $1 AND email = $2`, [id, email])).rows[0].id as string;
     const reader = await runFor('reader@dest.test');
     const skimmer = await runFor('skimmer@dest.test');
@@ -161,14 +167,14 @@ describe('automations: system events, automation_id, re-entry', () => {
     assert.equal(c.status, 201, JSON.stringify(c.body));
     const id = c.body.id;
     assert.equal((await t.resend.automations.get(id)).data!.reentry as unknown, 'after_end');
-    await t.resend.events.send({ event: 'plan.changed', email: 'again@dest.test' });
-    await t.resend.events.send({ event: 'plan.changed', email: 'again@dest.test' });
+    await sendEvent({ event: 'plan.changed', email: 'again@dest.test' });
+    await sendEvent({ event: 'plan.changed', email: 'again@dest.test' });
     const runs = await runsOf(id);
     assert.equal(runs.length, 1, 'the second event started nothing while the first run runs');
     await waitingDelay(id, runs[0].id);
     await fastForward(runs[0].id, 'd');
     await until('the run to complete', async () => (await runOf(id, runs[0].id)).status === 'completed');
-    await t.resend.events.send({ event: 'plan.changed', email: 'again@dest.test' });
+    await sendEvent({ event: 'plan.changed', email: 'again@dest.test' });
     assert.equal((await runsOf(id)).length, 2, 'a new run once the previous ended');
     assert.equal((await t.resend.automations.stop(id)).error, null);
   });
@@ -178,22 +184,22 @@ describe('automations: system events, automation_id, re-entry', () => {
     assert.equal(bad.status, 422);
     assert.match(bad.body.message, /reentry/);
     const always = (await longRunning('cart.updated', 'always')).body.id;
-    for (let i = 0; i < 3; i++) await t.resend.events.send({ event: 'cart.updated', email: 'shopper@dest.test' });
+    for (let i = 0; i < 3; i++) await sendEvent({ event: 'cart.updated', email: 'shopper@dest.test' });
     const runs = await runsOf(always);
     assert.equal(runs.length, 3);
     assert.deepEqual(runs.map((r) => r.status), ['running', 'running', 'running']);
 
     const never = (await longRunning('signed.up', 'never')).body.id;
-    await t.resend.events.send({ event: 'signed.up', email: 'once@dest.test' });
+    await sendEvent({ event: 'signed.up', email: 'once@dest.test' });
     const [r] = await runsOf(never);
     await waitingDelay(never, r.id);
     await fastForward(r.id, 'd');
     await until('the run to complete', async () => (await runOf(never, r.id)).status === 'completed');
-    await t.resend.events.send({ event: 'signed.up', email: 'once@dest.test' });
+    await sendEvent({ event: 'signed.up', email: 'once@dest.test' });
     assert.equal((await runsOf(never)).length, 1, 'never: the contact ran it once, ever');
     // PATCH changes the setting (never → always): the same contact may now run it again.
     assert.equal((await t.api('PATCH', `/automations/${never}`, { body: { reentry: 'always' } })).status, 200);
-    await t.resend.events.send({ event: 'signed.up', email: 'once@dest.test' });
+    await sendEvent({ event: 'signed.up', email: 'once@dest.test' });
     assert.equal((await runsOf(never)).length, 2);
     for (const id of [always, never]) assert.equal((await t.resend.automations.stop(id)).error, null);
   });
@@ -222,14 +228,15 @@ describe('an event that arrives while a run moves into its wait is not lost', ()
       });
       assert.equal(c.error, null, JSON.stringify(c.error));
       const id = c.data!.id;
+      // Both events are recorded and queued by the API; no worker has started the run yet.
       assert.equal((await api.resend.events.send({ event: 'user.created', email: 'racer@dest.test' })).error, null);
-      const [run] = (await api.resend.automations.runs.list({ automationId: id })).data!.data;
-      const stepOf = async () => (await api.resend.automations.runs.get({ automationId: id, runId: run.id })).data!.steps.find((s) => s.key === 'w');
-      assert.equal((await stepOf())?.status, 'pending', 'the wait is on its way (its job not yet run)');
       assert.equal((await api.resend.events.send({ event: 'user.activated', email: 'racer@dest.test', payload: { n: 1 } })).error, null);
-      assert.equal((await stepOf())?.status, 'pending');
-      // Now a worker on the same database runs the wait's job.
+      assert.equal((await db.pool.query('SELECT 1 FROM automation_event_queue')).rowCount, 2);
+      assert.equal((await api.resend.automations.runs.list({ automationId: id })).data!.data.length, 0);
+      // A worker on the same database takes both in one transaction, in order: user.created starts the
+      // run, whose wait step is pending (its job not run yet) when user.activated is handled.
       worker = await startTestApp({ deliveryMode: 'capture', roles: ['worker'] }, { db });
+      const [run] = await until('the run', async () => { const l = (await api.resend.automations.runs.list({ automationId: id })).data!.data; return l.length ? l : undefined; }, 20_000);
       await until('the run to complete', async () => (await api.resend.automations.runs.get({ automationId: id, runId: run.id })).data!.status === 'completed', 20_000);
       const r = (await api.resend.automations.runs.get({ automationId: id, runId: run.id })).data!;
       assert.deepEqual(r.steps.map((s) => [s.key, s.status]), [['t', 'completed'], ['w', 'completed'], ['yay', 'completed']]);
