@@ -7,7 +7,8 @@ import { contactEmail } from '../contacts/input.js';
 import { contactOf } from '../contacts/service.js';
 import { Batcher } from '../queue/batcher.js';
 import {
-  customEventContextFind, customEventInsert, customEventListByContact, customEventsInsertBatch, type CustomEventNew, type CustomEventRow,
+  customEventContextFind, customEventContextFindMany, customEventInsert, customEventListByContact, customEventsInsertBatch,
+  type CustomEventContextAsk, type CustomEventNew, type CustomEventRow,
 } from '../store/custom-events.js';
 import type { Pool, Queryable, Tx } from '../store/db.js';
 import type { IdempotencyCompletion } from '../store/emails.js';
@@ -53,12 +54,17 @@ export async function customEventRecord(tx: Tx, teamId: string, input: CustomEve
 type Complete = (status: number, body: unknown) => IdempotencyCompletion | undefined;
 
 interface Pending { event: CustomEventNew; completion?: IdempotencyCompletion }
-const batchers = new WeakMap<Pool, Batcher<Pending, CustomEventRow>>();
-/** One group commit per pool: the events of concurrent requests are committed by one statement. */
-function batcherOf(pool: Pool): Batcher<Pending, CustomEventRow> {
+interface Batchers { context: Batcher<CustomEventContextAsk, CustomEventContext>; commit: Batcher<Pending, CustomEventRow> }
+type CustomEventContext = Awaited<ReturnType<typeof customEventContextFindMany>>[number];
+const batchers = new WeakMap<Pool, Batchers>();
+/** Per pool: the look-ups of concurrent requests share one read, and their events one commit (one statement each). */
+function batchersOf(pool: Pool): Batchers {
   let b = batchers.get(pool);
   if (!b) {
-    b = new Batcher<Pending, CustomEventRow>((items) => customEventsInsertBatch(pool, items.map((i) => i.event), items.flatMap((i) => (i.completion ? [i.completion] : []))));
+    b = {
+      context: new Batcher((asks) => customEventContextFindMany(pool, asks)),
+      commit: new Batcher((items) => customEventsInsertBatch(pool, items.map((i) => i.event), items.flatMap((i) => (i.completion ? [i.completion] : [])))),
+    };
     batchers.set(pool, b);
   }
   return b;
@@ -66,7 +72,7 @@ function batcherOf(pool: Pool): Batcher<Pending, CustomEventRow> {
 
 /**
  * POST /events/send → 202 `{object: "event", event}` once the event is committed: the subject and
- * payload are checked here (one read), then the event is committed with other requests' events in
+ * payload are checked here (one read shared with concurrent requests), then the event is committed with other requests' events in
  * one statement (customEventsInsertBatch) that also queues it for the automations that listen for
  * it; the automations.event job starts and resumes their runs, in the order events were recorded.
  * `complete` (from withIdempotency) gives the key to mark answered in the same statement.
@@ -74,12 +80,13 @@ function batcherOf(pool: Pool): Batcher<Pending, CustomEventRow> {
 export async function customEventSend(pool: Pool, teamId: string, body: Record<string, unknown>, complete: Complete = () => undefined) {
   const input = customEventInputOf(body);
   const response = { object: 'event' as const, event: input.name };
-  const { schema, contact } = await customEventContextFind(pool, teamId, input.name, input.subject);
+  const b = batchersOf(pool);
+  const { schema, contact } = await b.context.add({ teamId, name: input.name, subject: input.subject });
   if (!contact && 'contactId' in input.subject) throw invalidField('contact_id', `no contact has the id ${input.subject.contactId}.`);
   const email = contact?.email ?? (input.subject as { email: string }).email;
   const payload = customEventPayloadCoerce(schema, input.payload);
   const completion = complete(202, response);
-  await batcherOf(pool).add({ event: { team_id: teamId, name: input.name, contact_id: contact?.id ?? null, email, payload }, ...(completion ? { completion } : {}) });
+  await b.commit.add({ event: { team_id: teamId, name: input.name, contact_id: contact?.id ?? null, email, payload }, ...(completion ? { completion } : {}) });
   return response;
 }
 

@@ -66,6 +66,25 @@ export async function customEventContextFind(db: Queryable, teamId: string, name
 }
 
 
+export interface CustomEventContextAsk { teamId: string; name: string; subject: { contactId: string } | { email: string } }
+
+/** customEventContextFind for many events in one round trip (the events of concurrent requests); in order. */
+export async function customEventContextFindMany(db: Queryable, asks: CustomEventContextAsk[]): Promise<{ schema: CustomEventSchema | null; contact: { id: string; email: string } | null }[]> {
+  const rows = asks.map((a, n) => ({ n, team_id: a.teamId, name: a.name, contact_id: 'contactId' in a.subject ? a.subject.contactId : null, email: 'email' in a.subject ? a.subject.email : null }));
+  const { rows: out } = await db.query<{ n: number; schema: CustomEventSchema | null; contact_id: string | null; contact_email: string | null }>(
+    `SELECT i.n, (SELECT d.schema FROM custom_event_definitions d WHERE d.team_id = i.team_id AND d.name = i.name) AS schema,
+            coalesce(c1.id, c2.id) AS contact_id, coalesce(c1.email, c2.email) AS contact_email
+     FROM json_to_recordset($1::json) AS i (n int, team_id uuid, name text, contact_id uuid, email text)
+     LEFT JOIN contacts c1 ON i.contact_id IS NOT NULL AND c1.team_id = i.team_id AND c1.id = i.contact_id
+     LEFT JOIN contacts c2 ON i.contact_id IS NULL AND c2.team_id = i.team_id AND c2.email = i.email`,
+    [JSON.stringify(rows)]);
+  const byN = new Map(out.map((r) => [r.n, r]));
+  return asks.map((_, n) => {
+    const r = byN.get(n)!;
+    return { schema: r.schema, contact: r.contact_id ? { id: r.contact_id, email: r.contact_email! } : null };
+  });
+}
+
 /** Records one custom event in the caller's transaction. */
 export async function customEventInsert(tx: Tx, teamId: string, e: { name: string; contact_id: string | null; email: string; payload: Record<string, unknown> }): Promise<CustomEventRow> {
   const { rows } = await tx.query<CustomEventRow>(
