@@ -15,7 +15,7 @@ const Body = Type.Object({
 }, { additionalProperties: true });
 
 export default function register(app: ApiApp, deps: ApiDeps): void {
-  app.post('/events/send', { schema: { tags: ['Events'], summary: 'Send a custom event', body: Body } }, async (req, reply) => {
+  app.post('/events/send', { schema: { tags: ['Events'], summary: 'Send a custom event', description: 'Answers 202 once the event is stored; the runs it starts or resumes (automations whose trigger or wait names it) follow a moment later, in the order events were recorded.', body: Body } }, async (req, reply) => {
     const teamId = authOf(req).team_id;
     const key = req.headers['idempotency-key'] as string | undefined;
     const res = await withIdempotency(deps.pool, { teamId, method: 'POST', path: '/events/send' }, key, req.body, async (complete) => {
