@@ -111,6 +111,14 @@ const dnsServers: Parser<string[]> = (raw) =>
     return s;
   });
 
+/** Plain IP addresses (no CIDR), comma separated. */
+const ipList: Parser<string[]> = (raw) =>
+  raw.split(',').map((s) => s.trim()).filter(Boolean).map((s) => (isIP(s) ? s : fail(`each entry must be an IP address, got "${s}"`)));
+/** DNS zone names such as zen.spamhaus.org, comma separated; `none` = no zones. */
+const zoneList: Parser<string[]> = (raw) => raw.trim().toLowerCase() === 'none' ? [] :
+  raw.split(',').map((s) => s.trim().toLowerCase().replace(/\.$/, '')).filter(Boolean).map((s) =>
+    (/^(?!-)[a-z0-9-]{1,63}(\.(?!-)[a-z0-9-]{1,63})+$/.test(s) ? s : fail(`each entry must be a DNS zone such as zen.spamhaus.org, got "${s}"`)));
+
 export interface RegionEgress {
   relayUrl?: string;
   heloName?: string;
@@ -163,6 +171,9 @@ export const schema = {
   deliveryMode: def({ env: 'MAILROOM_DELIVERY_MODE', description: 'mx (direct), relay, or capture (nothing leaves the machine)', default: 'mx' as 'mx' | 'relay' | 'capture', parse: oneOf(['mx', 'relay', 'capture'] as const) }),
   relayUrl: def({ env: 'MAILROOM_RELAY_URL', description: 'smtp[s]://user:pass@host:port for relay mode', default: undefined, parse: optUrl(['smtp:', 'smtps:']), secret: true }),
   outboundPort: def({ env: 'MAILROOM_OUTBOUND_PORT', description: 'destination port for MX delivery', default: 25, parse: int(1, 65535) }),
+  outboundAddresses: def({ env: 'MAILROOM_OUTBOUND_ADDRESSES', description: 'public IP addresses outbound mail leaves from, comma separated, for the reverse-DNS and blocklist checks of GET /domains/:id/health (a region\'s sourceAddress in MAILROOM_REGION_EGRESS takes its place for that region); empty = not checked', default: [] as string[], parse: ipList }),
+  dnsblZones: def({ env: 'MAILROOM_DNSBL_ZONES', description: 'DNS blocklist zones queried for the outbound addresses by domain health (through MAILROOM_DNS_SERVERS); none = no queries', default: ['zen.spamhaus.org', 'bl.spamcop.net', 'b.barracudacentral.org'], parse: zoneList }),
+  domainDnsblZones: def({ env: 'MAILROOM_DOMAIN_DNSBL_ZONES', description: 'domain blocklist zones queried for the sending domain by domain health; none = no queries', default: ['dbl.spamhaus.org', 'multi.surbl.org'], parse: zoneList }),
   heloName: def({ env: 'MAILROOM_HELO_NAME', description: 'EHLO name for outbound SMTP', default: () => os.hostname(), parse: str }),
   bootstrapApiKey: def({ env: 'MAILROOM_BOOTSTRAP_API_KEY', description: 'a full-access key for the default team, created at start if absent', default: undefined, parse: optStr, secret: true }),
   rateLimit: def({ env: 'MAILROOM_RATE_LIMIT', description: 'API requests per second per team', default: 10, parse: int(1, 1_000_000) }),
@@ -173,6 +184,7 @@ export const schema = {
   broadcastPauseComplaintRate: def({ env: 'MAILROOM_BROADCAST_PAUSE_COMPLAINT_RATE', description: 'a sending broadcast pauses itself when complaints / (delivered + bounced) of its emails pass this (0.003 = 0.3%)', default: 0.003, parse: rate }),
   broadcastPauseBounceRate: def({ env: 'MAILROOM_BROADCAST_PAUSE_BOUNCE_RATE', description: 'a sending broadcast pauses itself when permanent bounces / (delivered + bounced) of its emails pass this (0.05 = 5%)', default: 0.05, parse: rate }),
   broadcastPauseMinSample: def({ env: 'MAILROOM_BROADCAST_PAUSE_MIN_SAMPLE', description: 'delivered + bounced emails a broadcast needs before the automatic pause rates apply', default: 100, parse: int(1, 10_000_000) }),
+  insights: def({ env: 'MAILROOM_INSIGHTS', description: 'compute deliverability insights for every email when it is composed (GET /emails/:id/insights); false = skip them', default: true, parse: bool }),
   allowPrivateNetworks: def({ env: 'MAILROOM_ALLOW_PRIVATE_NETWORKS', description: 'allow webhook and attachment URLs on private addresses', default: false, parse: bool }),
   webhookRetrySchedule: def({ env: 'MAILROOM_WEBHOOK_RETRY_SCHEDULE', description: 'webhook attempt delays, each after the previous failure (first = first attempt), e.g. 0s,5s,5m,30m,2h,5h,10h,10h', default: durations('0s,5s,5m,30m,2h,5h,10h,10h'), parse: durations }),
   webhookTimeoutMs: def({ env: 'MAILROOM_WEBHOOK_TIMEOUT_MS', description: 'time a webhook endpoint has to answer, milliseconds', default: 15_000, parse: int(100, 120_000) }),

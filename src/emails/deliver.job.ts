@@ -21,6 +21,8 @@ import { GIVE_UP_AFTER_MS, nextRetryDelayMs } from './retry.js';
 import { counters } from '../lib/metrics.js';
 import { distinctRecipients, type UnsubscribeSigner } from '../tracking/unsubscribe-tokens.js';
 import { withListHeaders } from './list-headers.js';
+import { inspectDelivery } from '../insights/inspect.js';
+import { DELIVERY_RULE_IDS } from '../insights/rules.js';
 
 export interface DeliverDeps {
   pool: Pool;
@@ -147,15 +149,31 @@ async function settle(ctx: Ctx, email: EmailForDelivery, results: RecipientResul
       if (permanent && suppressesRecipient(r.category)) await suppressionAdd(deps.pool, email.team_id, r.recipient, 'bounce', email.id, r.response);
     }
   }
+  const insight = deps.config.insights ? firstReplyInsight(email, results) : undefined;
   if (deferred.length && !expired) {
     const first = !email.delayed_once;
     for (const r of deferred) {
       events.push(makeEvent(email, first ? 'email.delivery_delayed' : 'email.delivery_attempt', { recipient: r.recipient, detail: smtpDetail(r, attempt) }));
     }
     if (first) lastEvent = 'delivery_delayed';
-    await ctx.record({ events, lastEvent, markDelayed: first });
+    await ctx.record({ events, lastEvent, markDelayed: first, insight });
     const wait = Math.max(...deferred.map((r) => r.retryAfterSeconds ?? 0));
     return { retryAt: new Date(now + nextRetryDelayMs(elapsed, wait || undefined)) };
   }
-  await ctx.record({ events, lastEvent });
+  await ctx.record({ events, lastEvent, insight });
+}
+
+/**
+ * The insight explaining the email's first reply that was not a success (bounce or deferral):
+ * none once the email was deferred before (its first deferral was explained then); the store
+ * keeps the first one when several destinations answer (insights/rules.ts, receiver-*).
+ */
+function firstReplyInsight(email: EmailForDelivery, results: RecipientResult[]): EventGroup['insight'] {
+  const r = results.find((x) => x.status === 'bounced') ?? (email.delayed_once ? undefined : results.find((x) => x.status === 'deferred'));
+  if (!r || r.status === 'delivered') return undefined;
+  const finding = inspectDelivery({
+    status: r.status, response: r.response, code: r.code, enhanced: r.enhanced, category: r.category, recipient: r.recipient,
+    sendingDomain: email.from_header.slice(email.from_header.lastIndexOf('@') + 1).replace(/>$/, '').toLowerCase(),
+  });
+  return finding ? { finding, onceAmong: DELIVERY_RULE_IDS } : undefined;
 }

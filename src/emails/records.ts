@@ -3,7 +3,7 @@
 import { AppError, notFound } from '../errors.js';
 import { isUuid, uuid } from '../lib/ids.js';
 import type { Queryable } from '../store/db.js';
-import { emailCancel, emailEventsList, emailFindById, emailLastEvent, emailList, emailRawFind, emailReschedule } from '../store/emails.js';
+import { emailCancel, emailCount, emailEventsList, emailFindById, emailLastEvent, emailList, emailRawFind, emailReschedule } from '../store/emails.js';
 import type { EmailFilters } from '../store/email-filters.js';
 import type { PageQuery } from '../store/paginate.js';
 import { parseScheduledAt } from './schedule.js';
@@ -17,6 +17,13 @@ export async function emailGet(db: Queryable, teamId: string, id: string) {
 }
 
 export const emailsList = (db: Queryable, teamId: string, page: PageQuery, filters: EmailFilters) => emailList(db, teamId, page, filters);
+
+/** Counting stops here: past it the dashboard says "10,000+" (a count that reads at most this many rows). */
+export const EMAIL_COUNT_CAP = 10_000;
+
+export async function emailsCount(db: Queryable, teamId: string, filters: EmailFilters) {
+  return { object: 'email_count' as const, ...(await emailCount(db, teamId, filters, EMAIL_COUNT_CAP)) };
+}
 
 /** The state of a team's email, or 404. */
 async function lastEventOf(db: Queryable, teamId: string, id: string): Promise<string> {

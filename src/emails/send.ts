@@ -20,6 +20,9 @@ import { pathAttachmentBudget, templateRefOf, validateSendRequest, type SendRequ
 import { applyTracking, listUnsubscribeUrls } from '../tracking/apply.js';
 import type { TrackingSigner } from '../tracking/tokens.js';
 import { distinctRecipients, type UnsubscribeSigner } from '../tracking/unsubscribe-tokens.js';
+import { inspectMessage } from '../insights/inspect.js';
+import { messageFacts } from './insight-facts.js';
+import type { Finding } from '../insights/types.js';
 
 export interface SendContext {
   teamId: string;
@@ -92,9 +95,11 @@ export class EmailSender {
   /** Set by the composition root: renders `template: {id, variables}` on a send. */
   templates?: TemplateRender;
   private readonly domainCache = new Map<string, { row: DomainRow; until: number }>();
+  private readonly trackingHost: string;
 
   constructor(private readonly pool: Pool, private readonly domains: Domains, private readonly config: Config, private readonly tracking?: TrackingSigner,
     private readonly unsubscribe?: UnsubscribeSigner) {
+    this.trackingHost = new URL(config.publicUrl).hostname.toLowerCase();
     this.batcher = new Batcher<Pending, void>(async (items) => {
       await emailsInsertAccepted(this.pool, items.map((i) => i.email), items.flatMap((i) => (i.completion ? [i.completion] : [])));
       return items.map(() => undefined);
@@ -166,12 +171,16 @@ export class EmailSender {
     const ownUnsubscribeUrl = listMail && this.unsubscribe ? this.unsubscribe.url(id, 0) : undefined;
     if (listMail) req = this.withUnsubscribeUrl(req, ownUnsubscribeUrl);
     let composed = prebuilt;
+    let sentHtml = req.html;
     if (!composed) {
       const attachments = req.attachments.some((a) => a.path)
         ? await resolveAttachments(req.attachments, { allowPrivateNetworks: this.config.allowPrivateNetworks, maxBytes: pathAttachmentBudget(req), timeoutMs: 15_000 })
         : req.attachments;
-      composed = await composeMessage({ ...req, ...this.tracked(id, req, domain, ownUnsubscribeUrl), attachments }, { messageIdDomain: domain.name, date: now });
+      const tracked = this.tracked(id, req, domain, ownUnsubscribeUrl);
+      sentHtml = tracked.html ?? req.html;
+      composed = await composeMessage({ ...req, ...tracked, attachments }, { messageIdDomain: domain.name, date: now });
     }
+    const insights = this.config.insights ? this.insightsOf(req, domain, { listMail, sentHtml, prebuilt: Boolean(prebuilt) }) : null;
     const scheduled = Boolean(req.scheduledAt);
     const headers = Object.entries(req.headers).map(([name, value]) => ({ name, value }));
     const owner = ctx.dataTeamId ?? ctx.teamId;
@@ -181,7 +190,7 @@ export class EmailSender {
       bcc_addrs: req.bcc.map((a) => a.address), reply_to: req.replyTo.map((a) => a.address), subject: req.subject,
       html: req.html ?? null, text_body: req.text ?? null, headers: headers.length ? headers : null, tags: req.tags,
       scheduled_at: req.scheduledAt?.toISOString() ?? null, last_event: scheduled ? 'scheduled' : 'sent', created_at: now.toISOString(), topic_id: topicId,
-      list_unsubscribe: listMail, list_id: list?.listId ?? null, broadcast_id: list?.broadcastId ?? null,
+      list_unsubscribe: listMail, list_id: list?.listId ?? null, broadcast_id: list?.broadcastId ?? null, insights,
       automation_id: list?.automationId ?? null,
     };
     const runAt = new Date((req.scheduledAt ?? now).getTime() + (list?.deliveryLagMs ?? 0)).toISOString();
@@ -196,6 +205,15 @@ export class EmailSender {
     }));
     const event = makeEvent({ ...row, created_at: now }, scheduled ? 'email.scheduled' : 'email.sent', { at: now });
     return { row, raw: composed.raw, event, jobs };
+  }
+
+  /**
+   * The email's deliverability findings (insights/rules.ts), from the request as validated and
+   * the domain it is sent from: computed here once, kept with the email. Measured cost in
+   * BENCHMARKS.md (insights); MAILROOM_INSIGHTS=false skips it.
+   */
+  private insightsOf(req: SendRequest, domain: DomainRow, o: { listMail: boolean; sentHtml: string | undefined; prebuilt: boolean }): Finding[] {
+    return inspectMessage(messageFacts(req, domain, { ...o, trackingHost: this.trackingHost, listUnsubscribeAdded: o.listMail && this.unsubscribe !== undefined }));
   }
 
   /**

@@ -14,6 +14,8 @@ import domainsGet from './api/domains.get.js';
 import domainsUpdate from './api/domains.update.js';
 import domainsVerify from './api/domains.verify.js';
 import domainsDelete from './api/domains.delete.js';
+import domainsHealth from './api/domains.health.js';
+import domainsDmarcReports from './api/domains.dmarc-reports.js';
 import logsList from './api/logs.list.js';
 import logsGet from './api/logs.get.js';
 import emailsSend from './api/emails.send.js';
@@ -27,6 +29,8 @@ import emailsUpdate from './api/emails.update.js';
 import emailsCancel from './api/emails.cancel.js';
 import emailsEvents from './api/emails.events.js';
 import emailsMetrics from './api/emails.metrics.js';
+import emailsInsights from './api/emails.insights.js';
+import insightsList from './api/insights.list.js';
 import emailsReceivingList from './api/emails.receiving.list.js';
 import emailsReceivingGet from './api/emails.receiving.get.js';
 import emailsReceivingAttachmentsList from './api/emails.receiving.attachments.list.js';
@@ -45,10 +49,12 @@ import topics from './api/topics.js';
 import segments from './api/segments.js';
 import templates from './api/templates.js';
 import broadcasts from './api/broadcasts.js';
+import broadcastsPreview from './api/broadcasts.preview.js';
 import events from './api/events.js';
 import eventsSend from './api/events.send.js';
 import automations from './api/automations.js';
 import contactsEvents from './api/contacts.events.js';
+import customEventsList from './api/custom-events.list.js';
 import contactsSegments from './api/contacts.segments.js';
 import contactPropertiesCreate from './api/contact-properties.create.js';
 import contactPropertiesList from './api/contact-properties.list.js';
@@ -71,13 +77,14 @@ import unsubscribe from './api/unsubscribe.js';
 
 const ENDPOINTS = [
   apiKeysCreate, apiKeysList, apiKeysUpdate, apiKeysDelete,
-  domainsCreate, domainsList, domainsGet, domainsUpdate, domainsVerify, domainsDelete,
+  domainsCreate, domainsList, domainsGet, domainsUpdate, domainsVerify, domainsDelete, domainsHealth, domainsDmarcReports,
   logsList, logsGet,
-  emailsSend, emailsBatch, emailsGet, emailsList, emailsUpdate, emailsCancel, emailsEvents, emailsMetrics, emailsAttachments, emailsShare, usage,
+  emailsSend, emailsBatch, emailsGet, emailsList, emailsUpdate, emailsCancel, emailsEvents, emailsMetrics, emailsInsights, insightsList, emailsAttachments, emailsShare, usage,
   emailsReceivingList, emailsReceivingGet, emailsReceivingAttachmentsList, emailsReceivingAttachmentsGet, inboundDownload,
   suppressions, metricsPrometheus,
-  contactsCreate, contactsList, contactsImports, contactsGet, contactsUpdate, contactsDelete, contactsTopics, topics, segments, contactsSegments, templates, broadcasts,
+  contactsCreate, contactsList, contactsImports, contactsGet, contactsUpdate, contactsDelete, contactsTopics, topics, segments, contactsSegments, templates, broadcasts, broadcastsPreview,
   eventsSend, events, contactsEvents, automations,
+  customEventsList,
   contactPropertiesCreate, contactPropertiesList, contactPropertiesGet, contactPropertiesUpdate, contactPropertiesDelete,
   webhooksCreate, webhooksList, webhooksGet, webhooksUpdate, webhooksDelete, webhooksRotate,
   webhooksEventsList, webhooksEventsGet, webhooksEventsAttempts, webhooksEventsReplay,

@@ -2,8 +2,12 @@
 // ARC) once, then per team: store the raw message once, parse it as a stream with each
 // attachment stored on its own, and commit the email, its attachments and its email.received
 // event together. Small messages from concurrent sessions share one statement (group commit).
+// Attachments that may be DMARC aggregate reports are also kept in memory (up to 10 MB each) and
+// handed to dmarc-ingest.ts once the message is stored.
 import type { Resolver } from 'node:dns/promises';
+import { Transform } from 'node:stream';
 import type { Config } from '../config/schema.js';
+import type { Logger } from '../lib/log.js';
 import { uuid } from '../lib/ids.js';
 import { Batcher } from '../queue/batcher.js';
 import type { BlobChunk } from '../store/blobs.js';
@@ -11,6 +15,8 @@ import type { Pool } from '../store/db.js';
 import { receivedEmailsInsert, type ReceivedAttachmentRow, type ReceivedInsert } from '../store/received-emails.js';
 import { authenticateInbound, type Authentication } from './authenticate.js';
 import { ChunkWriter } from './chunk-writer.js';
+import { ingestDmarcReports } from './dmarc-ingest.js';
+import { MAX_ATTACHMENT_BYTES, mayBeReport } from './dmarc-report.js';
 import { cachedResolve, type ResolveFn } from './dns-cache.js';
 import { parseInbound } from './parse.js';
 import type { Spool } from './spool.js';
@@ -37,7 +43,7 @@ export class InboundReceiver {
   private readonly batch: Batcher<{ items: ReceivedInsert[]; chunks: BlobChunk[] }, void>;
   private readonly resolve: ResolveFn;
 
-  constructor(private readonly deps: { pool: Pool; config: Config; resolver: Resolver }) {
+  constructor(private readonly deps: { pool: Pool; config: Config; resolver: Resolver; log?: Logger }) {
     this.resolve = cachedResolve(deps.resolver, deps.config.mxDnsCacheSeconds * 1000);
     this.batch = new Batcher<{ items: ReceivedInsert[]; chunks: BlobChunk[] }, void>(async (writes) => {
       await receivedEmailsInsert(deps.pool, writes.flatMap((w) => w.items), writes.flatMap((w) => w.chunks));
@@ -63,9 +69,10 @@ export class InboundReceiver {
       const rawBlob = uuid();
       await writer.writeBlob(rawBlob, spool.stream());
       const attachments: ReceivedAttachmentRow[] = [];
+      const reportCandidates: Buffer[] = [];
       const parsed = await parseInbound(spool.stream(), async (meta, content) => {
         const blobId = uuid();
-        const size = await writer.writeBlob(blobId, content);
+        const size = await writer.writeBlob(blobId, mayBeReport(meta.contentType, meta.filename) ? keepCopy(content, reportCandidates) : content);
         attachments.push({
           id: uuid(), email_id: id, team_id: to.teamId, position: meta.position, filename: meta.filename, content_type: meta.contentType,
           content_id: meta.contentId, content_disposition: meta.contentDisposition, size, blob_id: blobId, created_at: createdAt,
@@ -86,10 +93,34 @@ export class InboundReceiver {
       };
       const item = { email, attachments, event };
       await writer.finish((db, chunks) => (db ? receivedEmailsInsert(db, [item], chunks) : this.batch.add({ items: [item], chunks })));
+      if (reportCandidates.length) {
+        await ingestDmarcReports(this.deps.pool, to.teamId, id, reportCandidates)
+          .catch((err) => this.deps.log?.error('storing DMARC reports failed', { err, email: id }));
+      }
       return id;
     } catch (err) {
       await writer.abort();
       throw err;
     }
   }
+}
+
+/** Passes `content` through while copying it into `into` (dropped past MAX_ATTACHMENT_BYTES: too big to be a report). */
+function keepCopy(content: NodeJS.ReadableStream, into: Buffer[]): Transform {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const t = new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      size += chunk.length;
+      if (size <= MAX_ATTACHMENT_BYTES) chunks.push(chunk);
+      else chunks.length = 0; // too big to be a report: let go of the copy now
+      cb(null, chunk);
+    },
+    flush(cb) {
+      if (size <= MAX_ATTACHMENT_BYTES) into.push(Buffer.concat(chunks));
+      cb();
+    },
+  });
+  content.on('error', (err) => t.destroy(err as Error));
+  return content.pipe(t);
 }

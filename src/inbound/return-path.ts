@@ -8,7 +8,9 @@ import { bounceExtra, makeEvent } from '../events/email-events.js';
 import { uuid } from '../lib/ids.js';
 import type { Logger } from '../lib/log.js';
 import { withTx, type Pool } from '../store/db.js';
-import { emailEventKeys, emailEventsInsertMany, emailFindForReport, type EmailForReport, type EventInsert } from '../store/emails.js';
+import { emailEventKeys, emailEventsInsertMany, emailFindForReport, type EmailForReport, type EventGroup, type EventInsert } from '../store/emails.js';
+import { inspectDelivery } from '../insights/inspect.js';
+import { DELIVERY_RULE_IDS } from '../insights/rules.js';
 import { returnPathMessageInsert } from '../store/received-emails.js';
 import { suppressionAdd } from '../store/suppressions.js';
 import { suppressesRecipient } from '../mta/classify.js';
@@ -46,6 +48,7 @@ export async function handleReturnPathMessage(deps: { pool: Pool; log: Logger },
   const suppress: { address: string; origin: 'bounce' | 'complaint'; reason: string }[] = [];
   let lastEvent: string | undefined;
   let markDelayed = false;
+  let insight: EventGroup['insight'];
   // A report sent twice (the reporter's retry after a lost 250) is recorded once.
   const seen = email ? await emailEventKeys(deps.pool, email.id, ['email.bounced', 'email.complained']) : new Set<string>();
 
@@ -67,6 +70,11 @@ export async function handleReturnPathMessage(deps: { pool: Pool; log: Logger },
         : 'The recipient\'s mail server gave up delivering the email after accepting it.';
       events.push(makeEvent(email, 'email.bounced', { recipient, extra: bounceExtra(c.type, c.subType, r.diagnosticCode ?? `smtp; ${c.reply}`, message), detail }));
       lastEvent = 'bounced';
+      // The bounce text explained on the email, unless an earlier result was (insights/rules.ts).
+      if (!insight) {
+        const finding = inspectDelivery({ status: 'bounced', response: c.reply, enhanced: r.status, category: c.category, recipient, sendingDomain: fromDomainOf(email.from_header) });
+        if (finding) insight = { finding, onceAmong: DELIVERY_RULE_IDS };
+      }
       // A block of our sending IP says nothing about the address: do not suppress it (as for SMTP replies).
       if (c.type === 'Permanent' && suppressesRecipient(c.category)) suppress.push({ address: recipient, origin: 'bounce', reason: c.reply });
     }
@@ -86,7 +94,7 @@ export async function handleReturnPathMessage(deps: { pool: Pool; log: Logger },
 
   const subject = /^subject:[ \t]*(.*)$/im.exec(raw.subarray(0, 64 * 1024).toString('utf8'))?.[1]?.trim() ?? null;
   await withTx(deps.pool, async (tx) => {
-    if (events.length) await emailEventsInsertMany(tx, [{ events, lastEvent, markDelayed }]);
+    if (events.length) await emailEventsInsertMany(tx, [{ events, lastEvent, markDelayed, insight }]);
     for (const s of suppress) await suppressionAdd(tx, email!.team_id, s.address, s.origin, email!.id, s.reason);
     await returnPathMessageInsert(tx, {
       id: uuid(), team_id: d.teamId, email_id: email?.id ?? null, kind: report.kind, mail_from: d.mailFrom, rcpt_to: d.rcpt, subject, detail: report, raw,
@@ -95,3 +103,6 @@ export async function handleReturnPathMessage(deps: { pool: Pool; log: Logger },
   if (!email) deps.log.info('return-path message for an unknown email', { rcpt: d.rcpt, kind: report.kind });
   return { kind: report.kind, emailId: email?.id ?? null, events: events.map((e) => e.type) };
 }
+
+/** The domain of a From header (`Name <a@b.example>` or `a@b.example`). */
+const fromDomainOf = (from: string) => from.slice(from.lastIndexOf('@') + 1).replace(/>.*$/, '').toLowerCase();

@@ -33,7 +33,7 @@ export async function startMx(deps: { config: Config; log: Logger; pool: Pool; u
   fs.rmSync(path.join(config.dataDir, 'inbound-spool'), { recursive: true, force: true });
   const handlers = mxHandlers({
     config, log, pool, router: new InboundRouter(pool), unsubscribes: deps.unsubscribes,
-    receiver: new InboundReceiver({ pool, config, resolver: createResolver(config.dnsServers) }),
+    receiver: new InboundReceiver({ pool, config, resolver: createResolver(config.dnsServers), log }),
   });
   const { servers, bound } = await listenAll(config.mxListen, () => new SubmissionServer({
     ...commonServerOptions(tls, config.mxHost),

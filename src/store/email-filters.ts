@@ -1,7 +1,8 @@
 // Optional filters of the email list (dashboard): status, date range, domain, API key, tag, and a
-// search by recipient address or subject words. Each maps to an index from 0007_dashboard.sql,
-// except a search by part of an address, which filters the team's rows newest first (stopping at
-// the page size); without filters the list query is exactly the unfiltered one.
+// search by recipient address or subject words. Each maps to an index from 0007_dashboard.sql;
+// a search by part of an address to the trigram index of 0029 (when pg_trgm is installed, else the
+// team's rows are read newest first, stopping at the page size). Without filters the list query is
+// exactly the unfiltered one.
 
 export interface EmailFilters {
   status?: string;       // last_event
@@ -38,7 +39,8 @@ export function emailFilterSql(f: EmailFilters): { where: string; params: unknow
   if (f.subjectWords?.length) {
     either.push(`to_tsvector('simple'::regconfig, subject) @@ to_tsquery('simple'::regconfig, ${p(f.subjectWords.map((w) => `${w}:*`).join(' & '))})`);
   }
-  if (f.recipientPart) either.push(`EXISTS (SELECT 1 FROM unnest(to_addrs) AS a WHERE lower(a) LIKE ${p(`%${likeEscape(f.recipientPart.toLowerCase())}%`)})`);
+  // The trigram index emails_addrs_trgm (0029) answers this expression; a part has no spaces, so it never spans two addresses.
+  if (f.recipientPart) either.push(`mailroom_addrs_text(to_addrs) LIKE ${p(`%${likeEscape(f.recipientPart.toLowerCase())}%`)}`);
   if (either.length) conds.push(either.length > 1 ? `(${either.join(' OR ')})` : either[0]);
   return conds.length ? { where: conds.join(' AND '), params } : undefined;
 }

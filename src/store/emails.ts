@@ -39,6 +39,8 @@ export interface AcceptedEmail {
     broadcast_id?: string | null;
     /** the automation this email was sent for */
     automation_id?: string | null;
+    /** deliverability findings (insights/): null when not analyzed */
+    insights?: unknown[] | null;
   };
   raw: Buffer;
   event: EventInsert;
@@ -59,9 +61,9 @@ export async function emailsInsertAccepted(db: Queryable, emails: AcceptedEmail[
   await db.query(
     `WITH e AS (
        INSERT INTO emails (id, team_id, domain_id, api_key_id, source, message_id, from_header, to_addrs, cc_addrs, bcc_addrs, reply_to,
-                           subject, html, text_body, headers, tags, scheduled_at, last_event, raw, created_at, topic_id, list_unsubscribe, list_id, broadcast_id, automation_id)
+                           subject, html, text_body, headers, tags, scheduled_at, last_event, raw, created_at, topic_id, list_unsubscribe, list_id, broadcast_id, insights, automation_id)
        SELECT r.id, r.team_id, r.domain_id, r.api_key_id, r.source, r.message_id, r.from_header, r.to_addrs, r.cc_addrs, r.bcc_addrs, r.reply_to,
-              r.subject, r.html, r.text_body, r.headers, r.tags, r.scheduled_at, r.last_event, b.raw, r.created_at, r.topic_id, coalesce(r.list_unsubscribe, false), r.list_id, r.broadcast_id, r.automation_id
+              r.subject, r.html, r.text_body, r.headers, r.tags, r.scheduled_at, r.last_event, b.raw, r.created_at, r.topic_id, coalesce(r.list_unsubscribe, false), r.list_id, r.broadcast_id, r.insights, r.automation_id
        FROM json_populate_recordset(NULL::emails, $1::json) WITH ORDINALITY AS r
        JOIN unnest($2::bytea[]) WITH ORDINALITY AS b (raw, n) ON b.n = r.ordinality
        RETURNING id),
@@ -111,6 +113,16 @@ export async function emailRawById(db: Queryable, id: string): Promise<{ raw: Bu
 export async function emailList(db: Queryable, teamId: string, page: PageQuery, filters: EmailFilters = {}): Promise<Page<EmailListItem>> {
   const f = emailFilterSql(filters); // dashboard filters (email-filters.ts); none = the plain list
   return paginate<EmailListItem>(db, { table: 'emails', columns: RECORD_COLUMNS, teamId, page, where: f?.where, params: f?.params });
+}
+
+/** How many of the team's emails match the filters, counted up to `cap` (then `capped`): a number for the dashboard. */
+export async function emailCount(db: Queryable, teamId: string, filters: EmailFilters, cap: number): Promise<{ count: number; capped: boolean }> {
+  const f = emailFilterSql(filters);
+  const where = f ? ` AND (${f.where.replace(/\$(\d+)/g, (_, n) => `$${Number(n) + 1}`)})` : '';
+  const params = [teamId, ...(f?.params ?? []), cap + 1];
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM (SELECT 1 FROM emails WHERE team_id = $1${where} LIMIT $${params.length}) s`, params);
+  return { count: Math.min(rows[0].n, cap), capped: rows[0].n > cap };
 }
 
 export async function emailEventsList(db: Queryable, teamId: string, emailId: string) {
@@ -216,20 +228,30 @@ export interface EventGroup {
   events: EventInsert[];
   lastEvent?: string;
   markDelayed?: boolean;
+  /** an insight on the first delivery result that was not a success: added once per email (insights/) */
+  insight?: { finding: unknown; onceAmong: string[] };
 }
 
 /** Records the events of many emails in one statement (delivery results are group-committed). */
 export async function emailEventsInsertMany(db: Queryable, groups: EventGroup[]): Promise<void> {
   const events = groups.flatMap((g) => g.events);
   if (!events.length) return;
-  const updates = groups.filter((g) => g.events.length && (g.lastEvent || g.markDelayed))
-    .map((g) => ({ email_id: g.events[0].email_id, last_event: g.lastEvent ?? null, mark_delayed: g.markDelayed ?? false }));
+  const updates = groups.filter((g) => g.events.length && (g.lastEvent || g.markDelayed || g.insight))
+    .map((g) => ({
+      email_id: g.events[0].email_id, last_event: g.lastEvent ?? null, mark_delayed: g.markDelayed ?? false,
+      insight: g.insight?.finding ?? null, insight_once: g.insight?.onceAmong ?? null,
+    }));
+  // The insight is appended unless the email already has one of its kind (another destination's
+  // job may have explained its own first reply) or was not analyzed at all (insights null).
   await db.query(
     `WITH ev AS (
        INSERT INTO email_events (id, email_id, team_id, type, recipient, data, detail, created_at)
        SELECT id, email_id, team_id, type, recipient, data, detail, created_at FROM json_populate_recordset(NULL::email_events, $1::json))
-     UPDATE emails e SET last_event = coalesce(u.last_event, e.last_event), delayed_once = e.delayed_once OR u.mark_delayed
-     FROM json_to_recordset($2::json) AS u (email_id uuid, last_event text, mark_delayed boolean)
+     UPDATE emails e SET last_event = coalesce(u.last_event, e.last_event), delayed_once = e.delayed_once OR u.mark_delayed,
+       insights = CASE WHEN u.insight IS NULL OR e.insights IS NULL
+           OR EXISTS (SELECT 1 FROM jsonb_array_elements(e.insights) f WHERE f->>'id' IN (SELECT jsonb_array_elements_text(u.insight_once)))
+         THEN e.insights ELSE e.insights || jsonb_build_array(u.insight) END
+     FROM json_to_recordset($2::json) AS u (email_id uuid, last_event text, mark_delayed boolean, insight jsonb, insight_once jsonb)
      WHERE e.id = u.email_id AND e.last_event <> 'canceled'`,
     [JSON.stringify(events), JSON.stringify(updates)],
   );

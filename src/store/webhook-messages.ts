@@ -93,8 +93,15 @@ export async function webhookMessagesNextDue(db: Queryable, webhookId: string): 
 
 const MESSAGE_COLUMNS = "id, type, created_at::text AS created_at, status";
 
-export async function webhookMessageList(db: Queryable, teamId: string, webhookId: string, page: PageQuery): Promise<Page<{ id: string; type: string; created_at: string; status: string }>> {
-  return paginate(db, { table: 'webhook_messages', columns: MESSAGE_COLUMNS, teamId, page, where: 'webhook_id = $1', params: [webhookId] });
+/** Narrows an endpoint's log: one delivery status and/or one event type (the list index still drives the walk). */
+export interface WebhookMessageFilter { status?: string; type?: string }
+
+export async function webhookMessageList(db: Queryable, teamId: string, webhookId: string, page: PageQuery, filter: WebhookMessageFilter = {}): Promise<Page<{ id: string; type: string; created_at: string; status: string }>> {
+  const where = ['webhook_id = $1'];
+  const params: unknown[] = [webhookId];
+  if (filter.status) where.push(`status = $${params.push(filter.status)}`);
+  if (filter.type) where.push(`type = $${params.push(filter.type)}`);
+  return paginate(db, { table: 'webhook_messages', columns: MESSAGE_COLUMNS, teamId, page, where: where.join(' AND '), params });
 }
 
 export async function webhookMessageFind(db: Queryable, teamId: string, webhookId: string, id: string) {

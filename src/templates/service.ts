@@ -12,6 +12,7 @@ import {
 } from '../store/templates.js';
 import { aliasOf, bodyOf, fromOf, nameOf, replyToOf, subjectOf, variablesOf } from './input.js';
 import { compileVersion, renderVersion } from './render.js';
+import { htmlToText } from '../emails/html-to-text.js';
 
 type Body = Record<string, unknown>;
 const ok = (id: string) => ({ object: 'template' as const, id });
@@ -130,9 +131,30 @@ export async function templateVersionGet(db: Queryable, teamId: string, ref: str
   return versionView(v, t);
 }
 
-/** The working copy rendered with sample values (Mailroom, for editors): missing variables stay as written. */
+/**
+ * The working copy rendered with sample values (Mailroom, for editors): missing variables stay as
+ * written. `draft` ({subject, html, text, variables}, checked as on PATCH) is laid over the working
+ * copy without saving it, so that an editor previews what it types. Without a text part,
+ * `generated_text` is the one a send derives from the html.
+ */
 export async function templatePreview(db: Queryable, teamId: string, ref: string, body: Body) {
   const t = await find(db, teamId, ref);
-  const r = renderVersion(compileVersion(t.latest), body.variables);
-  return { object: 'template_preview' as const, id: t.id, version_id: t.latest.id, subject: r.subject, html: r.html, text: r.text, missing: r.missing };
+  let v = t.latest;
+  if (body.draft !== undefined && body.draft !== null) {
+    if (typeof body.draft !== 'object' || Array.isArray(body.draft)) throw invalidField('draft', 'must be an object of unsaved {subject, html, text, variables}.');
+    const d = body.draft as Body;
+    if (d.html === null || d.html === '') throw invalidField('draft.html', 'a template must keep an HTML body.');
+    const html = bodyOf('html', d.html, false) ?? undefined;
+    const text = bodyOf('text', d.text, false);
+    const subject = subjectOf(d.subject);
+    v = {
+      ...v, html: html ?? v.html, text_body: text === undefined ? v.text_body : text, subject: subject === undefined ? v.subject : subject,
+      variables: variablesOf(d.variables, v.variables, pgNow()) ?? v.variables,
+    };
+  }
+  const r = renderVersion(compileVersion(v), body.variables);
+  return {
+    object: 'template_preview' as const, id: t.id, version_id: t.latest.id, subject: r.subject, html: r.html, text: r.text, missing: r.missing,
+    generated_text: r.text === null ? htmlToText(r.html) : null,
+  };
 }

@@ -3,17 +3,19 @@
 import { notFound } from '../errors.js';
 import type { Pool } from '../store/db.js';
 import type { PageQuery } from '../store/paginate.js';
-import { webhookAttemptList, webhookMessageFind, webhookMessageList, webhookMessageReplay } from '../store/webhook-messages.js';
+import { webhookAttemptList, webhookMessageFind, webhookMessageList, webhookMessageReplay, type WebhookMessageFilter } from '../store/webhook-messages.js';
 import { webhookEndpointsWake } from '../store/webhook-outbox.js';
 import { envelopeBody } from './payload.js';
+
+export type { WebhookMessageFilter };
 import type { Webhooks } from './service.js';
 
 export class WebhookLog {
   constructor(private readonly pool: Pool, private readonly webhooks: Webhooks) {}
 
-  async messages(teamId: string, webhookId: string, page: PageQuery) {
+  async messages(teamId: string, webhookId: string, page: PageQuery, filter: WebhookMessageFilter = {}) {
     await this.webhooks.find(teamId, webhookId);
-    const p = await webhookMessageList(this.pool, teamId, webhookId, page);
+    const p = await webhookMessageList(this.pool, teamId, webhookId, page, filter);
     return { object: 'list' as const, has_more: p.has_more, data: p.data };
   }
 

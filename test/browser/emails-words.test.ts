@@ -139,4 +139,16 @@ describe('Emails and Logs say what a user expects', { timeout: 150_000 }, () => 
     await shots.shot('logs-4xx', page);
     assert.deepEqual(errors, [], 'no script errors');
   });
+
+  // Last: it adds 55 emails, which would push the rows the tests above look for off the first page.
+  browserTest('with more matches than one page, the count is the server\'s total, not the rows loaded', async () => {
+    const batch = await t.resend.batch.send(Array.from({ length: 55 }, (_, i) => ({ from: 'hello@example.com', to: `reader${i}@bulk.test`, subject: `Bulk ${i}`, html: '<p>x</p>' })));
+    assert.equal(batch.data?.data.length, 55, JSON.stringify(batch.error));
+    await page.goto(`${t.url}/dashboard/emails`);
+    await rows().first().waitFor();
+    await search('bulk.test');
+    await page.getByTestId('list-count').filter({ hasText: '55 matches; 50 shown, more load as you scroll.' }).waitFor();
+    assert.equal(await rows().count(), 50);
+    await shots.shot('emails-search-count', page);
+  });
 });

@@ -110,6 +110,18 @@ describe('long lists page by cursor in a browser', { timeout: 170_000 }, () => {
     await shots.shot('webhook-log-paged', page);
   });
 
+  browserTest('the webhook delivery log filters by event type and says so', async () => {
+    await page.goto(`${t.url}/dashboard/webhooks/${webhookId}`);
+    const rows = page.getByTestId('webhook-log').locator('tbody tr');
+    await rows.nth(49).waitFor();
+    await page.getByLabel('Event').selectOption('email.delivered');
+    await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=webhook-log] tbody td.mono')].every((td) => td.textContent === 'email.delivered'));
+    assert.match(await page.getByTestId('list-count').innerText(), /^\d+ match(es)?/);
+    await page.getByLabel('Status').selectOption('failed');
+    await page.getByText('No delivery matches these filters.').waitFor();
+    await shots.shot('webhook-log-filtered', page);
+  });
+
   browserTest('the Mailbox lists more than one page of messages', async () => {
     await page.goto(`${t.url}/dashboard/mailbox`);
     const items = page.locator('.mail-list li button[aria-current]');

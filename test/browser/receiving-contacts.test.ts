@@ -81,7 +81,7 @@ describe('Receiving and Contacts pages in a browser', { timeout: 120_000 }, () =
       assert.equal(await verdict(name).innerText(), 'Pass', name); // text-transform: capitalize
       assert.match(await verdict(name).getAttribute('class') ?? '', /\bok\b/, `${name} is green`);
     }
-    assert.equal(await verdict('ARC').innerText(), 'Gray', 'no ARC set: none');
+    assert.equal(await verdict('ARC').innerText(), 'None', 'no ARC set: "gray" in the API reads None');
     assert.match(await verdict('ARC').getAttribute('class') ?? '', /\bmuted\b/, 'ARC is neutral');
 
     // The HTML, with its inline image served as a data: URI inside the sandboxed frame.

@@ -4,14 +4,14 @@ import dgram from 'node:dgram';
 import net from 'node:net';
 import dnsPacket from 'dns-packet';
 
-export type DnsType = 'A' | 'AAAA' | 'MX' | 'TXT' | 'CNAME';
+export type DnsType = 'A' | 'AAAA' | 'MX' | 'TXT' | 'CNAME' | 'PTR';
 type MxValue = { exchange: string; priority: number };
 type TxtValue = string | string[];
 
 export interface FakeDns {
   address: string; // '127.0.0.1:PORT' (for MAILROOM_DNS_SERVERS / Resolver#setServers)
   port: number;
-  set(name: string, type: 'A' | 'AAAA' | 'CNAME', values: string[]): void;
+  set(name: string, type: 'A' | 'AAAA' | 'CNAME' | 'PTR', values: string[]): void; // PTR: name is x.x.x.x.in-addr.arpa
   set(name: string, type: 'MX', values: MxValue[]): void;
   set(name: string, type: 'TXT', values: TxtValue[]): void;
   remove(name: string, type?: DnsType): void;
@@ -58,8 +58,8 @@ export async function startFakeDns(): Promise<FakeDns> {
         answers.push({ type: 'MX', name, ttl: TTL, class: 'IN', data: { exchange: norm(mx.exchange), preference: mx.priority } });
       } else if (type === 'TXT') {
         answers.push({ type: 'TXT', name, ttl: TTL, class: 'IN', data: txtChunks(v as TxtValue) });
-      } else if (type === 'CNAME') {
-        answers.push({ type: 'CNAME', name, ttl: TTL, class: 'IN', data: norm(v as string) });
+      } else if (type === 'CNAME' || type === 'PTR') {
+        answers.push({ type, name, ttl: TTL, class: 'IN', data: norm(v as string) });
       } else {
         answers.push({ type: type as 'A' | 'AAAA', name, ttl: TTL, class: 'IN', data: v as string });
       }

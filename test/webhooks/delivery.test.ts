@@ -88,6 +88,25 @@ describe('webhook delivery (capture mode, a receiver on 127.0.0.1)', () => {
     }
   });
 
+  test('the delivery log filters by status and by event type, and refuses unknown ones by name', async () => {
+    const w = await endpoint(['email.sent', 'email.delivered']);
+    await t.send();
+    await until('both delivered', async () => { const m = await messages(w.id); return m.length === 2 && m.every((x) => x.status === 'success') && m; });
+    const list = async (q: string) => (await t.api('GET', `/webhooks/${w.id}/events?${q}`));
+    const sent = await list('type=email.sent');
+    assert.equal(sent.status, 200);
+    assert.deepEqual(sent.body.data.map((m: { type: string }) => m.type), ['email.sent']);
+    assert.equal((await list('status=success')).body.data.length, 2);
+    assert.equal((await list('status=failed')).body.data.length, 0);
+    assert.equal((await list('status=success&type=email.delivered&limit=1')).body.data[0].type, 'email.delivered');
+    const badStatus = await list('status=done');
+    assert.equal(badStatus.status, 422);
+    assert.match(badStatus.body.message, /`status`.*pending, attempting, success, failed/);
+    const badType = await list('type=email.exploded');
+    assert.equal(badType.status, 422);
+    assert.match(badType.body.message, /`type`/);
+  });
+
   test('a 500 is retried on the schedule with the same message id until a 2xx, and every attempt is logged', async () => {
     const w = await endpoint(['email.delivered']);
     rcv.respond = (_r, n) => (n <= 2 ? { status: 500, body: 'boom '.repeat(2000) } : { status: 204 });

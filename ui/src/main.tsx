@@ -10,10 +10,14 @@ import { SessionContext, type DashState } from './session';
 import { applyTheme, loadTheme } from './theme';
 import { AccountPage } from './pages/Account';
 import { ApiKeys } from './pages/ApiKeys';
+import { AutomationDetail, Automations } from './pages/Automations';
+import { AutomationRun } from './pages/AutomationRun';
 import { ContactDetail } from './pages/ContactDetail';
 import { Contacts } from './pages/Contacts';
 import { DomainDetail, Domains } from './pages/Domains';
+import { Deliverability } from './pages/Deliverability';
 import { EmailDetail } from './pages/EmailDetail';
+import { Events } from './pages/Events';
 import { Emails } from './pages/Emails';
 import { ImportDetail } from './pages/ImportDetail';
 import { Imports } from './pages/Imports';
@@ -32,6 +36,7 @@ import { Topics } from './pages/Topics';
 import { WebhookDetail, Webhooks } from './pages/Webhooks';
 import './styles.css';
 import './audiences.css';
+import './automations.css';
 
 applyTheme(loadTheme());
 
@@ -44,6 +49,7 @@ const PAGES: Page[] = [
   ['/metrics', 'Metrics', (_p, q) => <Metrics query={q} />],
   ['/domains', 'Domains', () => <Domains />],
   ['/domains/:id', 'Domain', (p) => <DomainDetail id={p.id} />],
+  ['/domains/:id/deliverability', 'Deliverability', (p) => <Deliverability id={p.id} />],
   ['/api-keys', 'API keys', () => <ApiKeys />],
   ['/webhooks', 'Webhooks', () => <Webhooks />],
   ['/webhooks/:id', 'Webhook', (p) => <WebhookDetail id={p.id} />],
@@ -61,6 +67,10 @@ const PAGES: Page[] = [
   ['/templates/:id', 'Template', (p) => <TemplateDetail id={p.id} />],
   ['/broadcasts', 'Broadcasts', () => <Broadcasts />],
   ['/broadcasts/:id', 'Broadcast', (p) => <BroadcastDetail id={p.id} />],
+  ['/automations', 'Automations', () => <Automations />],
+  ['/automations/:id', 'Automation', (p) => <AutomationDetail id={p.id} />],
+  ['/automations/:id/runs/:run_id', 'Automation run', (p) => <AutomationRun id={p.id} runId={p.run_id} />],
+  ['/events', 'Events', (_p, q) => <Events query={q} />],
   ['/mailbox', 'Mailbox', () => <Mailbox />],
   ['/team', 'Team', () => <Team />],
   ['/account', 'Account', () => <AccountPage />],

@@ -68,7 +68,10 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
     return templatePreview(deps.pool, authOf(req).team_id, req.params.id, { variables: previewQuery(req.query.variables) });
   });
   app.post('/templates/:id/preview', {
-    schema: { tags, summary: 'Render the working copy with sample values (Mailroom)', params: Id, body: Type.Object({ variables: field('{KEY: value}; variables left without a value stay as written and are listed in `missing`') }, { additionalProperties: true }) },
+    schema: { tags, summary: 'Render the working copy, or unsaved draft content over it, with sample values (Mailroom)', params: Id, body: Type.Object({
+      variables: field('{KEY: value}; variables left without a value stay as written and are listed in `missing`'),
+      draft: field('unsaved {subject, html, text, variables} laid over the working copy (checked as on PATCH, not saved)'),
+    }, { additionalProperties: true }) },
   }, async (req) => {
     return templatePreview(deps.pool, authOf(req).team_id, req.params.id, req.body ?? {});
   });

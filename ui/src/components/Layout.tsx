@@ -12,7 +12,7 @@ const NAV: [string, string][] = [
   ['/emails', 'Emails'], ['/receiving', 'Receiving'], ['/metrics', 'Metrics'], ['/domains', 'Domains'], ['/api-keys', 'API keys'],
   ['/webhooks', 'Webhooks'], ['/logs', 'Logs'], ['/suppressions', 'Suppressions'], ['/contacts', 'Contacts'],
   ['/segments', 'Segments'], ['/topics', 'Topics'],
-  ['/templates', 'Templates'], ['/broadcasts', 'Broadcasts'],
+  ['/templates', 'Templates'], ['/broadcasts', 'Broadcasts'], ['/automations', 'Automations'], ['/events', 'Events'],
 ];
 
 export function ThemeToggle() {

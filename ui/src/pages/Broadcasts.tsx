@@ -1,10 +1,11 @@
-// Broadcasts: the list (newest first) with a create form (segment, optional topic, from, subject,
-// html), and a broadcast's page: its content (editable while a draft), send now or at a time,
-// a test send, pause, resume, cancel, delete, and live progress (stats) refreshed while it sends.
+// Broadcasts: the list (newest first) with a compose form (from scratch or from a template; segment,
+// optional topic, from, subject), and a broadcast's page: metrics with live progress, its content
+// (editable while a draft), a preview as a chosen contact, send now or at a time, a test send,
+// pause, resume, cancel, delete, and its recipients by event type. Pieces in BroadcastParts.tsx.
 import { useEffect, useState } from 'preact/hooks';
 import { del, get, patch, post, type List } from '../api';
+import { Metrics, PreviewAs, Recipients, TemplatePicker, type FromTemplate, type Stats } from './BroadcastParts';
 import { Alert, Badge, Empty, KV, Loading, PageHead, PagedTable, AgoCell } from '../components/ui';
-import { EmailPreview } from '../components/EmailPreview';
 import { Link } from '../components/Link';
 import { fmtDate, num } from '../format';
 import { useAction, useLoad, usePaged } from '../hooks';
@@ -12,10 +13,6 @@ import { navigate } from '../router';
 import { canEdit, useSession } from '../session';
 
 interface Item { id: string; name: string; segment_id: string | null; status: string; created_at: string; scheduled_at: string | null; sent_at: string | null }
-interface Stats {
-  recipients: number; queued: number; sent: number; delivered: number; bounced: number; complained: number; opened: number; clicked: number;
-  unsubscribed: number; suppressed: number; failed: number; canceled: number; skipped: { unsubscribed: number; topic: number; suppressed: number };
-}
 interface Broadcast extends Item {
   from: string | null; subject: string | null; reply_to: string[] | null; preview_text: string | null; topic_id: string | null;
   html: string | null; text: string | null; stats: Stats; pause_reason: string | null; completed_at: string | null;
@@ -48,12 +45,22 @@ export function Broadcasts() {
   const list = usePaged<Item>((after) => `/broadcasts?limit=50${after ? `&after=${after}` : ''}`, 'broadcasts');
   const [segment, setSegment] = useState('');
   const [topic, setTopic] = useState('');
+  const [from, setFrom] = useState('');
+  const [subject, setSubject] = useState('');
+  const [tpl, setTpl] = useState<FromTemplate | null>(null);
+  // A template fills From and Subject and gives the body; a new value of one of its variables
+  // refills them unless the author has edited them since.
+  const onTemplate = (t: FromTemplate | null) => {
+    const prev = tpl;
+    setTpl(t);
+    const fresh = !prev || prev.id !== t?.id;
+    if (t?.from && (fresh || from === (prev?.from ?? ''))) setFrom(t.from);
+    if (t?.subject && (fresh || subject === (prev?.subject ?? ''))) setSubject(t.subject);
+  };
   const create = useAction(async (form: HTMLFormElement) => {
     const fd = new FormData(form);
-    const r = await post<{ id: string }>('/broadcasts', {
-      name: fd.get('name'), segment_id: segment, topic_id: topic || null, from: fd.get('from'), subject: fd.get('subject'),
-      html: '<p>Hello {{{contact.first_name|there}}},</p>\n<p></p>\n<p><a href="{{{RESEND_UNSUBSCRIBE_URL}}}">Unsubscribe</a></p>',
-    });
+    const body = tpl ? { html: tpl.html, text: tpl.text } : { html: '<p>Hello {{{contact.first_name|there}}},</p>\n<p></p>\n<p><a href="{{{RESEND_UNSUBSCRIBE_URL}}}">Unsubscribe</a></p>' };
+    const r = await post<{ id: string }>('/broadcasts', { name: fd.get('name'), segment_id: segment, topic_id: topic || null, from, subject, ...body });
     navigate(`/broadcasts/${r.id}`);
   });
   return (
@@ -63,9 +70,11 @@ export function Broadcasts() {
         <form class="card" onSubmit={(e) => { e.preventDefault(); create.run(e.currentTarget as HTMLFormElement); }}>
           <h2>New broadcast</h2>
           <div class="field"><label for="bc-name">Name</label><input id="bc-name" name="name" maxLength={256} placeholder="October newsletter" /></div>
+          <TemplatePicker onChange={onTemplate} />
           <Pickers segment={segment} topic={topic} onSegment={setSegment} onTopic={setTopic} />
-          <div class="field"><label for="bc-from">From</label><input id="bc-from" name="from" required placeholder="Acme <news@example.com>" /></div>
-          <div class="field"><label for="bc-subject">Subject</label><input id="bc-subject" name="subject" required placeholder="News for {{{contact.first_name|you}}}" /></div>
+          <div class="field"><label for="bc-from">From</label><input id="bc-from" name="from" required value={from} onInput={(e) => setFrom(e.currentTarget.value)} placeholder="Acme <news@example.com>" /></div>
+          <div class="field"><label for="bc-subject">Subject</label><input id="bc-subject" name="subject" required value={subject} onInput={(e) => setSubject(e.currentTarget.value)} placeholder="News for {{{contact.first_name|you}}}" /></div>
+          {tpl && tpl.missing.length > 0 && <Alert kind="warn">No value for {tpl.missing.join(', ')}: left as written in the broadcast.</Alert>}
           <button class="btn primary" disabled={create.busy}>Create draft</button>
         </form>
       )}
@@ -91,12 +100,12 @@ export function BroadcastDetail({ id }: { id: string }) {
   const { state } = useSession();
   const edit = canEdit(state);
   const b = useLoad(() => get<Broadcast>(`/broadcasts/${encodeURIComponent(id)}`), [id]);
-  const [d, setD] = useState<{ name: string; from: string; subject: string; preview_text: string; html: string; segment: string; topic: string }>();
+  const [d, setD] = useState<{ name: string; from: string; subject: string; preview_text: string; html: string; text: string; segment: string; topic: string }>();
   const [when, setWhen] = useState('');
   const [testTo, setTestTo] = useState('');
   const [note, setNote] = useState<string>();
   useEffect(() => {
-    if (b.data) setD({ name: b.data.name, from: b.data.from ?? '', subject: b.data.subject ?? '', preview_text: b.data.preview_text ?? '', html: b.data.html ?? '', segment: b.data.segment_id ?? '', topic: b.data.topic_id ?? '' });
+    if (b.data) setD({ name: b.data.name, from: b.data.from ?? '', subject: b.data.subject ?? '', preview_text: b.data.preview_text ?? '', html: b.data.html ?? '', text: b.data.text ?? '', segment: b.data.segment_id ?? '', topic: b.data.topic_id ?? '' });
   }, [b.data?.id, b.data?.status]);
   // Live progress while it is on its way.
   useEffect(() => {
@@ -105,7 +114,7 @@ export function BroadcastDetail({ id }: { id: string }) {
     return () => clearTimeout(timer);
   }, [b.data]);
   const act = (fn: () => Promise<unknown>) => useAction(async () => { await fn(); b.reload(); });
-  const save = act(() => patch(`/broadcasts/${id}`, { name: d!.name, from: d!.from, subject: d!.subject, preview_text: d!.preview_text || null, html: d!.html, segment_id: d!.segment, topic_id: d!.topic || null }));
+  const save = act(() => patch(`/broadcasts/${id}`, { name: d!.name, from: d!.from, subject: d!.subject, preview_text: d!.preview_text || null, html: d!.html || null, text: d!.text || null, segment_id: d!.segment, topic_id: d!.topic || null }));
   const send = act(() => post(`/broadcasts/${id}/send`, when.trim() ? { scheduled_at: when.trim() } : {}));
   const pause = act(() => post(`/broadcasts/${id}/pause`));
   const resume = act(() => post(`/broadcasts/${id}/resume`));
@@ -122,6 +131,7 @@ export function BroadcastDetail({ id }: { id: string }) {
   const error = save.error ?? send.error ?? pause.error ?? resume.error ?? cancel.error ?? test.error ?? remove.error;
   const set = (k: keyof typeof d) => (e: Event) => setD({ ...d, [k]: (e.currentTarget as HTMLInputElement).value });
   const s = x.stats;
+  const live = ['queued', 'sending', 'scheduled'].includes(x.status) || s.queued > 0;
   return (
     <>
       <p><Link href="/broadcasts">← Broadcasts</Link></p>
@@ -137,10 +147,10 @@ export function BroadcastDetail({ id }: { id: string }) {
       {x.pause_reason && <Alert kind="warn">Paused: {x.pause_reason}</Alert>}
       <section class="card" data-testid="progress">
         <h2>Progress</h2>
+        <Metrics s={s} live={live} />
         <KV items={[
-          ['Recipients', num(s.recipients)], ['Waiting for delivery', num(s.queued)], ['Delivered', num(s.delivered)], ['Bounced', num(s.bounced)],
-          ['Complained', num(s.complained)], ['Opened', num(s.opened)], ['Clicked', num(s.clicked)], ['Unsubscribed', num(s.unsubscribed)],
-          ['Suppressed', num(s.suppressed)], ['Skipped (unsubscribed / topic / suppressed)', `${num(s.skipped.unsubscribed)} / ${num(s.skipped.topic)} / ${num(s.skipped.suppressed)}`],
+          ['Suppressed', num(s.suppressed)], ['Failed / canceled', `${num(s.failed)} / ${num(s.canceled)}`],
+          ['Skipped (unsubscribed / topic / suppressed)', `${num(s.skipped.unsubscribed)} / ${num(s.skipped.topic)} / ${num(s.skipped.suppressed)}`],
           ['Sent', fmtDate(x.sent_at)], ['Scheduled', fmtDate(x.scheduled_at)], ['Completed', fmtDate(x.completed_at)],
         ]} />
         <p><Link href={`/emails?broadcast_id=${x.id}`}>Its emails</Link></p>
@@ -167,9 +177,13 @@ export function BroadcastDetail({ id }: { id: string }) {
         ))}
         <div class="field"><label for="bc-html">HTML ({'{{{contact.first_name|there}}}'}, {'{{{RESEND_UNSUBSCRIBE_URL}}}'})</label>
           <textarea id="bc-html" class="mono" rows={12} value={d.html} onInput={set('html')} disabled={!edit || !draft} /></div>
+        <div class="field"><label for="bc-text">Plain text (derived from the HTML when empty)</label>
+          <textarea id="bc-text" class="mono" rows={4} value={d.text} onInput={set('text')} disabled={!edit || !draft} /></div>
         {edit && draft && <button class="btn primary" onClick={() => save.run()} disabled={save.busy}>Save draft</button>}
-        {x.html && <EmailPreview html={x.html} title={x.name || 'Broadcast'} />}
       </section>
+      <PreviewAs id={x.id} segment={draft ? d.segment : x.segment_id ?? ''} title={x.name || 'Broadcast'}
+        unsaved={edit && draft ? { subject: d.subject, html: d.html, text: d.text, preview_text: d.preview_text, from: d.from } : undefined} />
+      {x.status !== 'draft' && <Recipients id={x.id} refresh={`${s.sent}|${s.delivered}|${s.opened}|${s.clicked}|${s.bounced}|${s.complained}|${s.unsubscribed}`} />}
     </>
   );
 }

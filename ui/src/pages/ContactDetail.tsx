@@ -1,11 +1,12 @@
 // A contact's page: its fields and properties, whether it takes any mail at all, the segments it is
 // in (added and removed here) and each topic with the state that decides its mail (the contact's
-// own choice or the topic's default) and a switch to opt in or out. Members only read.
+// own choice or the topic's default) and a switch to opt in or out, and its latest custom events
+// (GET /contacts/:id/events). Members only read.
 import { del, get, patch, post, type List } from '../api';
 import { allPages, DEFAULT_WORDS, fullName, type ContactTopic, type Segment } from '../audience';
 import { Link } from '../components/Link';
 import { Switch } from '../components/Switch';
-import { Alert, Badge, Copy, KV, Loading, PageHead } from '../components/ui';
+import { AgoCell, Alert, Badge, Copy, KV, Loading, PageHead } from '../components/ui';
 import { fmtDate } from '../format';
 import { useAction, useLoad } from '../hooks';
 import { navigate } from '../router';
@@ -58,6 +59,7 @@ export function ContactDetail({ id }: { id: string }) {
       </section>
       <ContactSegments contactId={ct.id} edit={edit} />
       <ContactTopics contactId={ct.id} edit={edit} />
+      <ContactEvents contactId={ct.id} email={ct.email} />
     </div>
   );
 }
@@ -138,6 +140,30 @@ function ContactTopics({ contactId, edit }: { contactId: string; edit: boolean }
           </table>
         </div>
       )}
+    </section>
+  );
+}
+
+const RECENT_EVENTS = 10;
+
+function ContactEvents({ contactId, email }: { contactId: string; email: string }) {
+  const events = useLoad(() => get<List<{ id: string; event: string; payload: Record<string, unknown>; created_at: string }>>(`/contacts/${contactId}/events?limit=${RECENT_EVENTS}`), [contactId]);
+  return (
+    <section class="card" aria-labelledby="events-h">
+      <h2 id="events-h">Events</h2>
+      <p class="hint">What your product sent about this contact (<code>POST /events/send</code>), newest first.</p>
+      {events.error && <Alert>{events.error}</Alert>}
+      {!events.data ? (events.error ? null : <Loading />) : events.data.data.length === 0 ? <p class="muted">No events yet.</p> : (
+        <div class="table-wrap">
+          <table class="list" data-testid="contact-events">
+            <thead><tr><th scope="col">Event</th><th scope="col">Payload</th><th scope="col">When</th></tr></thead>
+            <tbody>{events.data.data.map((e) => (
+              <tr key={e.id}><td class="mono">{e.event}</td><td><code class="wrap small">{JSON.stringify(e.payload)}</code></td><AgoCell at={e.created_at} /></tr>
+            ))}</tbody>
+          </table>
+        </div>
+      )}
+      {events.data && (events.data.has_more || events.data.data.length > 0) && <p><Link href={`/events?contact=${encodeURIComponent(email)}`}>All of this contact's events →</Link></p>}
     </section>
   );
 }

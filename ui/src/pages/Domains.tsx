@@ -103,6 +103,7 @@ export function DomainDetail({ id }: { id: string }) {
       <p><Link href="/domains">← Domains</Link></p>
       <PageHead title={dom.name} sub={<>Region {dom.region} · added {fmtDate(dom.created_at)}</>}>
         <Badge status={dom.status} />
+        <Link class="btn" href={`/domains/${id}/deliverability`}>Deliverability</Link>
         {edit && <button class="btn primary" onClick={() => verify.run()} disabled={verify.busy}>{verify.busy ? 'Verifying…' : 'Verify'}</button>}
       </PageHead>
       {note && <Alert kind="info">{note}</Alert>}

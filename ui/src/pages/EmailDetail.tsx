@@ -1,10 +1,11 @@
-// One email: who, what, status, and tabs for the event timeline (SMTP reply, MX, TLS, attempts,
+// One email: who, what, status, its deliverability insights, and tabs for the event timeline (SMTP reply, MX, TLS, attempts,
 // bounce reason, clicked link), the rendered HTML, the plain text, the raw MIME and its headers.
 import { useState } from 'preact/hooks';
 import { get, patch, post, type List } from '../api';
 import { Alert, Badge, Code, Copy, ErrorRetry, KV, Loading, PageHead, Tabs } from '../components/ui';
 import { EmailPreview, HeadersTable, parseHeaders } from '../components/EmailPreview';
 import { Link } from '../components/Link';
+import { EmailInsights } from '../components/Insights';
 import { fmtDate } from '../format';
 import { useAction, useLoad } from '../hooks';
 import { canEdit, useSession } from '../session';
@@ -84,6 +85,7 @@ export function EmailDetail({ id }: { id: string }) {
           ['Tags', e.tags.length ? <span class="tags">{e.tags.map((t) => <span key={t.name} class="tag">{t.name}: {t.value}</span>)}</span> : '—'],
         ]} />
       </section>
+      <EmailInsights id={e.id} />
       {e.last_event === 'scheduled' && e.scheduled_at && <Scheduled id={e.id} at={e.scheduled_at} onChange={() => { email.reload(); events.reload(); }} />}
       <Tabs tabs={TABS} tab={tab} onChange={setTab} label="Email details">
         {tab === 'Timeline' && (events.data ? <Timeline events={events.data.data} /> : events.error ? <Alert>{events.error}</Alert> : <Loading />)}

@@ -25,6 +25,8 @@ export function Emails({ query }: { query: URLSearchParams }) {
   };
   const key = JSON.stringify(params);
   const list = usePaged<EmailItem>((after) => `/emails${qs({ ...params, limit: 50, after })}`, key);
+  // The total for a filter (counted by the server up to 10,000), so "noah" says how many it found, not how many loaded.
+  const total = useLoad(() => (filtered ? get<{ count: number; capped: boolean }>(`/emails/count${qs(params)}`) : Promise.resolve(undefined)), [key]);
   const domains = useLoad(() => get<List<{ id: string; name: string }>>('/domains'), []);
   const keys = useLoad(() => get<List<{ id: string; name: string }>>('/api-keys'), []);
 
@@ -88,7 +90,13 @@ export function Emails({ query }: { query: URLSearchParams }) {
           ))}
         </PagedTable>
       )}
-      {list.loaded && list.rows.length > 0 && <p class="muted small" data-testid="list-count">{list.rows.length} {filtered ? (list.rows.length === 1 ? 'match' : 'matches') : 'shown'}{list.hasMore ? ' so far; more load as you scroll' : ''}.</p>}
+      {list.loaded && list.rows.length > 0 && (
+        <p class="muted small" data-testid="list-count">
+          {filtered && total.data && !total.loading
+            ? <>{total.data.count.toLocaleString('en')}{total.data.capped ? '+' : ''} {total.data.count === 1 && !total.data.capped ? 'match' : 'matches'}{list.hasMore ? `; ${list.rows.length} shown, more load as you scroll` : ''}.</>
+            : <>{list.rows.length} {filtered ? (list.rows.length === 1 ? 'match' : 'matches') : 'shown'}{list.hasMore ? ' so far; more load as you scroll' : ''}.</>}
+        </p>
+      )}
     </>
   );
 }

@@ -1,10 +1,12 @@
 // Metrics: sent, delivered, delayed, bounced (hard/soft), complained, failed, suppressed, opened,
 // clicked and the rates over a chosen range, for all domains or one, as numbers, uPlot charts and
-// a table; all from GET /emails/metrics (every count per recipient).
+// a table; all from GET /emails/metrics (every count per recipient). Below them, the team's most
+// common deliverability insights of the last 7 days (GET /insights).
 import { get, qs, type List } from '../api';
 import { Chart } from '../components/Chart';
 import { Empty, ErrorRetry, Loading, PageHead } from '../components/ui';
 import { Link } from '../components/Link';
+import { TopInsights } from '../components/Insights';
 import { num, pct } from '../format';
 import { useLoad } from '../hooks';
 import { setQuery } from '../router';
@@ -93,6 +95,7 @@ export function Metrics({ query }: { query: URLSearchParams }) {
           )}
         </>
       )}
+      <TopInsights days={7} />
     </>
   );
 }

@@ -15,6 +15,14 @@ interface ReceivedItem {
   created_at: string; attachments: AttachmentMeta[];
 }
 type Verdict = 'pass' | 'fail' | 'gray' | 'processing_failed' | 'unknown';
+/** Resend's verdict words as a person reads them: "gray" means nothing to check (no record, no signature). */
+const VERDICT_TEXT: Record<Verdict, [string, string]> = {
+  pass: ['Pass', 'The check passed.'],
+  fail: ['Fail', 'The check failed.'],
+  gray: ['None', 'Nothing to check: no record, signature or seal (or a neutral result).'],
+  processing_failed: ['Error', 'The check could not be completed (a DNS error or a malformed record).'],
+  unknown: ['Unknown', 'No result was recorded.'],
+};
 interface Received extends ReceivedItem {
   html: string | null; text: string | null; headers: Record<string, string>;
   authentication: { spf: Verdict; dkim: Verdict; dmarc: Verdict; arc: Verdict } | null;
@@ -81,7 +89,7 @@ export function ReceivedDetail({ id }: { id: string }) {
       <section class="card" aria-labelledby="auth-head">
         <h2 id="auth-head">Authentication</h2>
         {auth ? (
-          <KV class="verdicts" items={(['spf', 'dkim', 'dmarc', 'arc'] as const).map((k) => [k.toUpperCase(), <Badge status={auth[k]} />])} />
+          <KV class="verdicts" items={(['spf', 'dkim', 'dmarc', 'arc'] as const).map((k) => [k.toUpperCase(), <span title={VERDICT_TEXT[auth[k]]?.[1]}><Badge status={auth[k]} text={VERDICT_TEXT[auth[k]]?.[0] ?? auth[k]} /></span>])} />
         ) : <p class="muted">Not evaluated for this message.</p>}
       </section>
       <Tabs tabs={TABS} tab={tab} onChange={setTab} label="Received email">

@@ -1,8 +1,10 @@
 // Templates: the list (newest first) with a quick create, and a template's editor: fields and
-// variables, save (a content change is a new draft version), publish, duplicate, delete, a preview
-// rendered by the server with sample values (GET /templates/:id/preview), and the version history.
+// variables, save (a content change is a new draft version), publish, duplicate, delete, a live
+// preview of the html and the text rendered by the server with sample values as one types (POST
+// /templates/:id/preview with the unsaved draft; GET of the saved copy for read-only members), and
+// the version history, paged by cursor, any version loadable back into the editor.
 import { useEffect, useState } from 'preact/hooks';
-import { del, get, patch, post, type List } from '../api';
+import { del, get, patch, post } from '../api';
 import { Alert, Badge, Empty, KV, Loading, PageHead, PagedTable, AgoCell } from '../components/ui';
 import { EmailPreview } from '../components/EmailPreview';
 import { Link } from '../components/Link';
@@ -17,8 +19,8 @@ interface Template extends Item {
   current_version_id: string; from: string | null; subject: string | null; reply_to: string[] | null; html: string; text: string | null;
   variables: Variable[]; has_unpublished_versions: boolean;
 }
-interface Version { id: string; number: number; published: boolean; published_at: string | null; created_at: string; subject: string | null }
-interface Preview { subject: string | null; html: string; text: string | null; missing: string[] }
+interface Version extends Pick<Template, 'from' | 'subject' | 'reply_to' | 'html' | 'text' | 'variables'> { id: string; number: number; published: boolean; published_at: string | null; created_at: string }
+interface Preview { subject: string | null; html: string; text: string | null; generated_text: string | null; missing: string[] }
 
 export function Templates() {
   const { state } = useSession();
@@ -73,21 +75,27 @@ export function TemplateDetail({ id }: { id: string }) {
   const { state } = useSession();
   const edit = canEdit(state);
   const t = useLoad(() => get<Template>(`/templates/${encodeURIComponent(id)}`), [id]);
-  const versions = useLoad(() => get<List<Version>>(`/templates/${encodeURIComponent(id)}/versions?limit=20`), [id, t.data?.updated_at]);
+  const versions = usePaged<Version>((after) => `/templates/${encodeURIComponent(id)}/versions?limit=20${after ? `&after=${after}` : ''}`, `${id}|${t.data?.updated_at}|${t.data?.current_version_id}`);
   const [d, setD] = useState<Draft>();
   const [samples, setSamples] = useState<Record<string, string>>({});
   const [preview, setPreview] = useState<Preview>();
   const [previewError, setPreviewError] = useState<string>();
   useEffect(() => { if (t.data) setD(draftOf(t.data)); }, [t.data]);
-  // The preview follows the saved copy and the sample values, a moment after the last keystroke.
+  // The preview follows the editor (unsaved changes included) and the sample values, a moment
+  // after the last keystroke; a read-only member previews the saved copy.
   useEffect(() => {
-    if (!t.data) return;
+    if (!t.data || !d) return;
+    let live = true;
     const timer = setTimeout(() => {
-      const variables = JSON.stringify(Object.fromEntries(Object.entries(samples).filter(([, v]) => v !== '')));
-      get<Preview>(`/templates/${t.data!.id}/preview?variables=${encodeURIComponent(variables)}`).then((p) => { setPreview(p); setPreviewError(undefined); }, (e: Error) => setPreviewError(e.message));
-    }, 250);
-    return () => clearTimeout(timer);
-  }, [t.data, samples]);
+      const values = Object.fromEntries(Object.entries(samples).filter(([, v]) => v !== ''));
+      const b = bodyOf(d);
+      const req = edit
+        ? post<Preview>(`/templates/${t.data!.id}/preview`, { variables: values, draft: { subject: b.subject, html: b.html, text: b.text, variables: b.variables } })
+        : get<Preview>(`/templates/${t.data!.id}/preview?variables=${encodeURIComponent(JSON.stringify(values))}`);
+      req.then((p) => { if (live) { setPreview(p); setPreviewError(undefined); } }, (e: Error) => { if (live) setPreviewError(e.message); });
+    }, 300);
+    return () => { live = false; clearTimeout(timer); };
+  }, [t.data, d, samples]);
   const save = useAction(async () => { await patch(`/templates/${t.data!.id}`, bodyOf(d!)); t.reload(); });
   const publish = useAction(async () => { await post(`/templates/${t.data!.id}/publish`); t.reload(); });
   const duplicate = useAction(async () => { const r = await post<{ id: string }>(`/templates/${t.data!.id}/duplicate`); navigate(`/templates/${r.id}`); });
@@ -133,10 +141,10 @@ export function TemplateDetail({ id }: { id: string }) {
         </fieldset>
       </section>
       <section class="card">
-        <h2>Preview of the saved draft</h2>
-        {t.data.variables.map((v) => (
-          <div class="field" key={v.key}><label for={`sample-${v.key}`}>{v.key}</label>
-            <input id={`sample-${v.key}`} value={samples[v.key] ?? ''} placeholder={v.fallback_value === null ? 'required' : `fallback: ${v.fallback_value}`} onInput={(e) => setSamples({ ...samples, [v.key]: e.currentTarget.value })} /></div>
+        <h2>Preview{dirty ? ' (unsaved changes)' : ''}</h2>
+        {d.variables.filter((v) => v.key.trim()).map((v) => (
+          <div class="field" key={v.key}><label for={`sample-${v.key.trim()}`}>{v.key.trim()}</label>
+            <input id={`sample-${v.key.trim()}`} value={samples[v.key.trim()] ?? ''} placeholder={v.fallback === '' ? 'required' : `fallback: ${v.fallback}`} onInput={(e) => setSamples({ ...samples, [v.key.trim()]: e.currentTarget.value })} /></div>
         ))}
         {previewError && <Alert>{previewError}</Alert>}
         {!preview ? (previewError ? null : <Loading />) : (
@@ -144,21 +152,23 @@ export function TemplateDetail({ id }: { id: string }) {
             {preview.missing.length > 0 && <Alert kind="warn">No value yet for {preview.missing.join(', ')}: a send must give {preview.missing.length > 1 ? 'them' : 'it'}.</Alert>}
             <p><strong>Subject:</strong> <span data-testid="preview-subject">{preview.subject ?? '(given by each send)'}</span></p>
             <EmailPreview html={preview.html} title={t.data.name} />
-            {preview.text && <pre class="code">{preview.text}</pre>}
+            <h3>Plain text{preview.text === null ? ' (generated from the HTML, as a send does)' : ''}</h3>
+            <pre class="code wrap" data-testid="preview-text">{preview.text ?? preview.generated_text}</pre>
           </>
         )}
       </section>
       <section class="card">
         <h2>Versions</h2>
-        {!versions.data ? <Loading /> : (
-          <div class="table-wrap"><table class="list" data-testid="versions">
-            <thead><tr><th scope="col">Version</th><th scope="col">Subject</th><th scope="col">State</th><th scope="col">Saved</th></tr></thead>
-            <tbody>{versions.data.data.map((v) => (
+        {versions.error && <Alert>{versions.error}</Alert>}
+        {!versions.loaded ? <Loading /> : (
+          <PagedTable list={versions} testId="versions" head={<><th scope="col">Version</th><th scope="col">Subject</th><th scope="col">State</th><th scope="col">Saved</th>{edit && <th scope="col"><span class="sr-only">Actions</span></th>}</>}>
+            {versions.rows.map((v) => (
               <tr key={v.id}><td>#{v.number}</td><td>{v.subject ?? '—'}</td>
                 <td>{v.published ? <Badge status="enabled" text="sending" /> : v.published_at ? <Badge status="draft" text="published before" /> : <Badge status="draft" text="draft" />}</td>
-                <AgoCell at={v.created_at} /></tr>
-            ))}</tbody>
-          </table></div>
+                <AgoCell at={v.created_at} />
+                {edit && <td><button type="button" class="btn ghost sm" onClick={() => { setD({ ...draftOf({ ...t.data!, ...v, id: t.data!.id }), name: d.name, alias: d.alias }); window.scrollTo(0, 0); }}>Load #{v.number} into the editor</button></td>}</tr>
+            ))}
+          </PagedTable>
         )}
       </section>
     </>

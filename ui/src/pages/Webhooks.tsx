@@ -99,7 +99,10 @@ export function WebhookDetail({ id }: { id: string }) {
   const { state } = useSession();
   const edit = canEdit(state);
   const w = useLoad(() => get<Webhook & { signing_secret?: string }>(`/webhooks/${id}`), [id]);
-  const msgs = usePaged<Message>((after) => `/webhooks/${id}/events?limit=50${after ? `&after=${after}` : ''}`, id);
+  const [logFilter, setLogFilter] = useState({ status: '', type: '' });
+  const logQuery = `${logFilter.status ? `&status=${logFilter.status}` : ''}${logFilter.type ? `&type=${logFilter.type}` : ''}`;
+  const filtered = logQuery !== '';
+  const msgs = usePaged<Message>((after) => `/webhooks/${id}/events?limit=50${logQuery}${after ? `&after=${after}` : ''}`, `${id}${logQuery}`);
   const [open, setOpen] = useState<string>();
   const toggle = useAction(async () => { await patch(`/webhooks/${id}`, { status: w.data?.status === 'enabled' ? 'disabled' : 'enabled' }); w.reload(); });
   const remove = useAction(async () => { if (confirm('Delete this endpoint?')) { await del(`/webhooks/${id}`); navigate('/webhooks'); } });
@@ -149,8 +152,21 @@ export function WebhookDetail({ id }: { id: string }) {
       <section class="card"><KV items={[['Events', w.data.events.join(', ')], ['Added', fmtDate(w.data.created_at)], ...(w.data.signing_secret ? [['Signing secret', <span class="mono">{w.data.signing_secret.slice(0, 10)}… <Copy text={w.data.signing_secret} small /></span>] as [string, any]] : [])]} /></section>
       <section class="card">
         <h2>Delivery log</h2>
+        <form class="filters" role="search" aria-label="Filter the delivery log" onChange={(e) => {
+          const f = new FormData(e.currentTarget as HTMLFormElement);
+          setLogFilter({ status: String(f.get('status') ?? ''), type: String(f.get('type') ?? '') });
+        }} onSubmit={(e) => e.preventDefault()}>
+          <label class="inline small">Status <select name="status" value={logFilter.status}>
+            <option value="">Any</option>
+            {['pending', 'attempting', 'success', 'failed'].map((s) => <option key={s} value={s}>{s[0].toUpperCase() + s.slice(1)}</option>)}
+          </select></label>
+          <label class="inline small">Event <select name="type" value={logFilter.type}>
+            <option value="">Any</option>
+            {(w.data.events.length ? w.data.events : EVENT_GROUPS.flatMap(([, evs]) => evs)).map((ev) => <option key={ev} value={ev}>{ev}</option>)}
+          </select></label>
+        </form>
         {msgs.error && <ErrorRetry error={msgs.error} retry={msgs.reload} />}
-        {!msgs.loaded ? <Loading /> : msgs.error && !msgs.rows.length ? null : msgs.rows.length === 0 ? <p class="muted">Nothing sent to this endpoint yet.</p> : (
+        {!msgs.loaded ? <Loading /> : msgs.error && !msgs.rows.length ? null : msgs.rows.length === 0 ? <p class="muted">{filtered ? 'No delivery matches these filters.' : 'Nothing sent to this endpoint yet.'}</p> : (
           <PagedTable list={msgs} testId="webhook-log" head={<><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col"><span class="sr-only">Details</span></th></>}>
             {msgs.rows.map((m) => (
               <Fragment key={m.id}>
@@ -165,7 +181,7 @@ export function WebhookDetail({ id }: { id: string }) {
             ))}
           </PagedTable>
         )}
-        {msgs.loaded && msgs.rows.length > 0 && <p class="muted small" data-testid="list-count">{msgs.rows.length} shown{msgs.hasMore ? '; more load as you scroll' : ''}.</p>}
+        {msgs.loaded && msgs.rows.length > 0 && <p class="muted small" data-testid="list-count">{msgs.rows.length} {filtered ? (msgs.rows.length === 1 ? 'match' : 'matches') : 'shown'}{msgs.hasMore ? '; more load as you scroll' : ''}.</p>}
       </section>
     </>
   );

@@ -1,0 +1,29 @@
+// GET /emails/:id/insights (Mailroom's extension): the email's deliverability findings, computed
+// when it was composed and extended by its first delivery result that was not a success
+// (insights/rules.ts). `analyzed: false` when insights were off (MAILROOM_INSIGHTS) or the email
+// predates them; the Resend shapes of /emails stay untouched.
+import { Type } from 'typebox';
+import { emailInsights } from '../../insights/read.js';
+import { authOf, type ApiDeps, type ApiApp } from '../types.js';
+import { IdParams } from './emails.schema.js';
+
+export const FindingSchema = Type.Object({
+  id: Type.String({ description: 'the rule that found it, e.g. link-shortener' }),
+  severity: Type.Union([Type.Literal('error'), Type.Literal('warning'), Type.Literal('info')]),
+  title: Type.String(), detail: Type.String({ description: 'what was found in this email' }), fix: Type.String({ description: 'what to change' }),
+});
+
+const Response = Type.Object({
+  object: Type.Literal('list'), email_id: Type.String(), analyzed: Type.Boolean({ description: 'false when insights were off when the email was sent' }),
+  has_more: Type.Boolean(), data: Type.Array(FindingSchema),
+});
+
+export default function register(app: ApiApp, deps: ApiDeps): void {
+  app.get('/emails/:id/insights', {
+    schema: { tags: ['Emails'], summary: 'List the deliverability insights of an email (Mailroom)', params: IdParams, response: { 200: Response } },
+  }, async (req) => {
+    const { id } = req.params;
+    const found = await emailInsights(deps.pool, authOf(req).team_id, id);
+    return { object: 'list' as const, email_id: id.toLowerCase(), analyzed: found.analyzed, has_more: false, data: found.data };
+  });
+}
