@@ -26,10 +26,11 @@ import { openDatabase, type Database } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { requestLogDeleteOlderThan } from './store/request-logs.js';
 import { DELIVER_JOB, emailsPurgeRaw } from './store/emails.js';
-import { AUTOMATION_STEP_JOB, BROADCAST_EXPAND_JOB, CONTACT_IMPORT_JOB, REPUTATION_CHECK_JOB } from './store/jobs.js';
+import { AUTOMATION_EVENT_JOB, AUTOMATION_STEP_JOB, BROADCAST_EXPAND_JOB, CONTACT_IMPORT_JOB, REPUTATION_CHECK_JOB } from './store/jobs.js';
 import { ReputationGuard } from './reputation/guard.js';
 import { reputationCountsPurge } from './store/reputation.js';
 import { automationStepJob } from './automations/step.job.js';
+import { automationEventJob } from './automations/event.job.js';
 import { broadcastExpandJob } from './broadcasts/expand.job.js';
 import { BroadcastBodies } from './broadcasts/bodies.js';
 import { idempotencyDeleteExpired } from './store/idempotency.js';
@@ -122,7 +123,7 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
         pool: db.pool, log, concurrency: 50, regions: config.regions,
         handlers: { [DELIVER_JOB]: deliverJob({ pool: db.pool, domains, config, smtp, log, unsubscribe: unsubscribeSigner, bodies: sender.bodies }), [CONTACT_IMPORT_JOB]: contactImportJob({ pool: db.pool, log }),
           [BROADCAST_EXPAND_JOB]: broadcastExpandJob({ pool: db.pool, sender, config, log }), [AUTOMATION_STEP_JOB]: automationStepJob({ pool: db.pool, sender, log }),
-          [REPUTATION_CHECK_JOB]: guard.job() },
+          [AUTOMATION_EVENT_JOB]: automationEventJob({ pool: db.pool, log }), [REPUTATION_CHECK_JOB]: guard.job() },
       });
       await worker.start();
       // Closed in reverse order: the worker finishes its deliveries before the SMTP pool closes.

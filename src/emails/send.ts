@@ -30,8 +30,11 @@ export interface SendContext {
   teamId: string;
   apiKeyId: string | null;
   keyDomainId: string | null; // a sending_access key bound to one domain
-  /** 'broadcast': a broadcast's expansion (paced by its own job, so not counted against the team's recipient rate) */
-  source: 'api' | 'smtp' | 'broadcast';
+  /**
+   * 'broadcast': a broadcast's expansion (paced by its own job, so not counted against the team's
+   * recipient rate); 'automation': an automation's send_email step (likewise not counted).
+   */
+  source: 'api' | 'smtp' | 'broadcast' | 'automation';
   /** The team whose data holds the email when it is not `teamId` (system mail: the hidden system team). */
   dataTeamId?: string;
 }
@@ -54,6 +57,8 @@ export interface ListMail {
   id?: string;
   /** the broadcast this email is one recipient's copy of (emails.broadcast_id, `broadcast_id` in its events) */
   broadcastId?: string;
+  /** the automation whose send_email step sends this email (emails.automation_id, `automation_id` in its events) */
+  automationId?: string;
   /**
    * Bulk mail's place in the delivery queue: its jobs are due this long after acceptance. The
    * workers claim in run_at order, so mail accepted meanwhile (transactional) goes first.
@@ -166,10 +171,10 @@ export class EmailSender {
 
   async prepareValidated(ctx: SendContext, req: SendRequest, now: Date, prebuilt?: PrebuiltMessage, list?: ListMail): Promise<AcceptedEmail> {
     const domain = await this.sendingDomain(ctx, req.from.domain);
-    await this.guard?.(ctx.teamId, domain, ctx.source === 'broadcast'); // broadcasts and automations are 'broadcast'
+    await this.guard?.(ctx.teamId, domain, ctx.source === 'broadcast' || ctx.source === 'automation'); // list mail: held while the domain is paused
     const topicId = await sendTopic(this.pool, ctx.teamId, req.topicId); // 422 for a topic the team does not have
     // Recipients, not requests, are what a send costs receivers: counted before any work.
-    if (ctx.source !== 'broadcast') await this.recipientBudget?.(ctx.teamId, req.to.length + req.cc.length + req.bcc.length);
+    if (ctx.source === 'api' || ctx.source === 'smtp') await this.recipientBudget?.(ctx.teamId, req.to.length + req.cc.length + req.bcc.length);
     const id = list?.id ?? uuid(); // before composing: tracking links carry it
     const listMail = Boolean(topicId) || list !== undefined;
     if (list?.listId !== undefined && !/^[\x20-\x7e]{1,500}$/.test(list.listId)) throw new Error('prepareValidated: List-Id must be printable ASCII');
@@ -196,6 +201,7 @@ export class EmailSender {
       html: req.html ?? null, text_body: req.text ?? null, headers: headers.length ? headers : null, tags: req.tags,
       scheduled_at: req.scheduledAt?.toISOString() ?? null, last_event: scheduled ? 'scheduled' : 'sent', created_at: now.toISOString(), topic_id: topicId,
       list_unsubscribe: listMail, list_id: list?.listId ?? null, broadcast_id: list?.broadcastId ?? null, insights,
+      automation_id: list?.automationId ?? null,
     };
     const runAt = new Date((req.scheduledAt ?? now).getTime() + (list?.deliveryLagMs ?? 0)).toISOString();
     const byDomain = new Map<string, Set<string>>();

@@ -37,6 +37,8 @@ export interface AcceptedEmail {
     list_unsubscribe?: boolean; list_id?: string | null;
     /** the broadcast this email was sent for */
     broadcast_id?: string | null;
+    /** the automation this email was sent for */
+    automation_id?: string | null;
     /** deliverability findings (insights/): null when not analyzed */
     insights?: unknown[] | null;
   };
@@ -59,9 +61,9 @@ export async function emailsInsertAccepted(db: Queryable, emails: AcceptedEmail[
   await db.query(
     `WITH e AS (
        INSERT INTO emails (id, team_id, domain_id, api_key_id, source, message_id, from_header, to_addrs, cc_addrs, bcc_addrs, reply_to,
-                           subject, html, text_body, headers, tags, scheduled_at, last_event, raw, created_at, topic_id, list_unsubscribe, list_id, broadcast_id, insights)
+                           subject, html, text_body, headers, tags, scheduled_at, last_event, raw, created_at, topic_id, list_unsubscribe, list_id, broadcast_id, insights, automation_id)
        SELECT r.id, r.team_id, r.domain_id, r.api_key_id, r.source, r.message_id, r.from_header, r.to_addrs, r.cc_addrs, r.bcc_addrs, r.reply_to,
-              r.subject, r.html, r.text_body, r.headers, r.tags, r.scheduled_at, r.last_event, b.raw, r.created_at, r.topic_id, coalesce(r.list_unsubscribe, false), r.list_id, r.broadcast_id, r.insights
+              r.subject, r.html, r.text_body, r.headers, r.tags, r.scheduled_at, r.last_event, b.raw, r.created_at, r.topic_id, coalesce(r.list_unsubscribe, false), r.list_id, r.broadcast_id, r.insights, r.automation_id
        FROM json_populate_recordset(NULL::emails, $1::json) WITH ORDINALITY AS r
        JOIN unnest($2::bytea[]) WITH ORDINALITY AS b (raw, n) ON b.n = r.ordinality
        RETURNING id),
@@ -155,7 +157,7 @@ export interface EmailForDelivery {
   id: string; team_id: string; domain_id: string | null; message_id: string; from_header: string; subject: string;
   to_addrs: string[]; headers: { name: string; value: string }[] | null; tags: { name: string; value: string }[];
   last_event: string; delayed_once: boolean; raw: Buffer | null; created_at: Date;
-  cc_addrs: string[]; bcc_addrs: string[]; list_unsubscribe: boolean; list_id: string | null; broadcast_id: string | null;
+  cc_addrs: string[]; bcc_addrs: string[]; list_unsubscribe: boolean; list_id: string | null; broadcast_id: string | null; automation_id: string | null;
   /** a broadcast email's recipient values: its body is rendered at delivery (emails/deferred.ts) */
   personalization: unknown;
 }
@@ -189,7 +191,7 @@ type LoadedRow = EmailForDelivery & {
 export async function emailsLoadForDelivery(db: Queryable, loads: DeliveryLoad[]): Promise<(DeliveryState | undefined)[]> {
   const { rows } = await db.query<LoadedRow & { n: number }>(
     `SELECT q.n, e.id, e.team_id, e.domain_id, e.message_id, e.from_header, e.subject, e.to_addrs, e.headers, e.tags, e.last_event, e.delayed_once, e.raw, e.created_at,
-       e.cc_addrs, e.bcc_addrs, e.list_unsubscribe, e.list_id, e.broadcast_id, e.personalization,
+       e.cc_addrs, e.bcc_addrs, e.list_unsubscribe, e.list_id, e.broadcast_id, e.automation_id, e.personalization,
        (SELECT json_agg(json_build_object('recipient', ev.recipient, 'type', ev.type)) FROM email_events ev
          WHERE ev.email_id = e.id AND ev.type IN ('email.delivered', 'email.bounced', 'email.suppressed', 'email.failed', 'email.delivery_delayed', 'email.delivery_attempt')) AS progress,
        (SELECT json_agg(json_build_object('email', h.email, 'origin', h.origin)) FROM (
@@ -312,9 +314,9 @@ export async function emailsPurgeRaw(db: Queryable, days: number, limit = 1000):
 export interface EmailForReport {
   id: string; team_id: string; domain_id: string | null; created_at: Date; from_header: string; to_addrs: string[]; cc_addrs: string[]; bcc_addrs: string[];
   subject: string; message_id: string; tags: { name: string; value: string }[]; headers: { name: string; value: string }[] | null; delayed_once: boolean; last_event: string;
-  broadcast_id: string | null;
+  broadcast_id: string | null; automation_id: string | null;
 }
-const REPORT_COLUMNS = 'id, team_id, domain_id, created_at, from_header, to_addrs, cc_addrs, bcc_addrs, subject, message_id, tags, headers, delayed_once, last_event, broadcast_id';
+const REPORT_COLUMNS = 'id, team_id, domain_id, created_at, from_header, to_addrs, cc_addrs, bcc_addrs, subject, message_id, tags, headers, delayed_once, last_event, broadcast_id, automation_id';
 
 export async function emailFindForReport(db: Queryable, by: { id: string } | { teamId: string; messageId: string }): Promise<EmailForReport | undefined> {
   // No index on message_id (it would cost every accepted email an index update): the lookup by

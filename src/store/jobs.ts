@@ -15,6 +15,7 @@ export const JOB_KINDS = {
   'webhooks.sweep': 'recurring: repairs wake-ups lost to races',
   'webhooks.retention': 'recurring: drops old webhook messages and attempts',
   'broadcasts.expand': 'turns a broadcast\'s segment into emails, one page per transaction with its cursor (key = broadcast id; paced behind delivery)',
+  'automations.event': 'starts and resumes the runs of the queued events (automation_event_queue), in order, one job at a time (key "wake", armed by automations_wake of 0025_automation_system_events.sql)',
   'automations.step': 'runs one step of one automation run (payload: run_id, key; key = run_id:key[:wake]); delays and wait timeouts are the same kind with run_at in the future',
   'reputation.check': 'judges one sending domain\'s bounce and complaint rates (key = domain id; queued by the trigger of 0024_reputation_guard.sql on a hard bounce or complaint)',
   'contacts.import': 'parses one uploaded contact CSV and merges it into contacts (payload: import_id); a re-run starts over from the stored file',
@@ -31,6 +32,7 @@ export const CONTACT_IMPORT_JOB = 'contacts.import' satisfies JobKind;
 export const BROADCAST_EXPAND_JOB = 'broadcasts.expand' satisfies JobKind;
 export const AUTOMATION_STEP_JOB = 'automations.step' satisfies JobKind;
 export const REPUTATION_CHECK_JOB = 'reputation.check' satisfies JobKind;
+export const AUTOMATION_EVENT_JOB = 'automations.event' satisfies JobKind;
 
 /**
  * For the send statement's data-modifying CTE (store/emails.ts): inserts the delivery jobs given
