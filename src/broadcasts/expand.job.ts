@@ -114,6 +114,7 @@ async function pageOfEmails(deps: ExpandDeps, b: BroadcastRow, msg: BroadcastMes
   step: ExpansionCounts): Promise<BroadcastEmailPage> {
   const ctx: SendContext = { teamId: b.team_id, apiKeyId: b.api_key_id, keyDomainId: null, source: 'broadcast' };
   const domain = await deps.sender.sendingDomain(ctx, msg.from.domain);
+  await deps.sender.guard?.(b.team_id, domain, true); // a domain paused by the reputation guard: the expansion pauses with its reason
   const topicId = await sendTopic(deps.pool, b.team_id, b.topic_id ?? undefined);
   const now = new Date();
   const headers = msg.headers();

@@ -1,5 +1,5 @@
 // The reputation guard's hook on THE send path (reputation/guard.ts supplies it): a paused domain
-// refuses list mail (broadcasts, automations: source 'broadcast'), and transactional mail only when
+// refuses list mail (sources 'broadcast' and 'automation', and each page a broadcast expands), and transactional mail only when
 // MAILROOM_REPUTATION_PAUSE_TRANSACTIONAL is on, with AppError('domain_paused'). A broadcast's
 // expansion turns that refusal into a pause with the reason; an automation step is held (retried).
 import { AppError } from '../errors.js';
