@@ -10,6 +10,7 @@ import type { Domains } from '../domains/service.js';
 import type { DomainRow } from '../store/domains.js';
 import type { Pool, Queryable } from '../store/db.js';
 import { emailsInsertAccepted, type AcceptedEmail, type IdempotencyCompletion } from '../store/emails.js';
+import { DELIVERY_PRIORITY } from '../store/jobs.js';
 import { Batcher } from '../queue/batcher.js';
 import type { DeferredBodies } from './deferred.js';
 import { resolveAttachments } from './attachments.js';
@@ -61,7 +62,7 @@ export interface ListMail {
   automationId?: string;
   /**
    * Bulk mail's place in the delivery queue: its jobs are due this long after acceptance. The
-   * workers claim in run_at order, so mail accepted meanwhile (transactional) goes first.
+   * workers claim by priority (transactional, automation, broadcast: DELIVERY_PRIORITY), then run_at.
    */
   deliveryLagMs?: number;
 }
@@ -212,6 +213,7 @@ export class EmailSender {
     }
     const jobs = [...byDomain].map(([d, rcpts]) => ({
       payload: { email_id: id, team_id: owner, domain: d, recipients: [...rcpts], ...(scheduled ? { scheduled: true as const } : {}) }, run_at: runAt, region: domain.region,
+      priority: ctx.source === 'broadcast' ? DELIVERY_PRIORITY.broadcast : ctx.source === 'automation' ? DELIVERY_PRIORITY.automation : DELIVERY_PRIORITY.transactional,
     }));
     const event = makeEvent({ ...row, created_at: now }, scheduled ? 'email.scheduled' : 'email.sent', { at: now });
     return { row, raw: composed.raw, event, jobs };

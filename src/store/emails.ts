@@ -44,7 +44,7 @@ export interface AcceptedEmail {
   };
   raw: Buffer;
   event: EventInsert;
-  jobs: { payload: DeliverPayload; run_at: string; region: string }[];
+  jobs: { payload: DeliverPayload; run_at: string; region: string; priority?: number }[];
 }
 
 /** An idempotency key completed by the same statement that commits the emails it answered for. */

@@ -24,6 +24,8 @@ export type JobKind = keyof typeof JOB_KINDS;
 export const isJobKind = (k: string): k is JobKind => Object.hasOwn(JOB_KINDS, k);
 
 export const DELIVER_JOB = 'email.deliver' satisfies JobKind;
+/** jobs.priority (0031): due jobs are claimed lowest first, so transactional mail overtakes list mail. */
+export const DELIVERY_PRIORITY = { transactional: 0, automation: 1, broadcast: 2 } as const;
 export const WEBHOOK_DISPATCH_JOB = 'webhooks.dispatch' satisfies JobKind;
 export const WEBHOOK_DELIVER_JOB = 'webhooks.deliver' satisfies JobKind;
 export const WEBHOOK_SWEEP_JOB = 'webhooks.sweep' satisfies JobKind;
@@ -40,8 +42,8 @@ export const AUTOMATION_EVENT_JOB = 'automations.event' satisfies JobKind;
  * (DESIGN 8) is why this is a fragment rather than a call.
  */
 export const deliverJobsInsertSql = (param: string) => `
-  INSERT INTO jobs (kind, payload, run_at, region)
-  SELECT '${DELIVER_JOB}', p.payload, p.run_at, p.region FROM json_to_recordset(${param}::json) AS p (payload jsonb, run_at timestamptz, region text)
+  INSERT INTO jobs (kind, payload, run_at, region, priority)
+  SELECT '${DELIVER_JOB}', p.payload, p.run_at, p.region, coalesce(p.priority, 0) FROM json_to_recordset(${param}::json) AS p (payload jsonb, run_at timestamptz, region text, priority smallint)
   RETURNING id`;
 
 /**
@@ -49,9 +51,9 @@ export const deliverJobsInsertSql = (param: string) => `
  * address and rcpt_domain (a broadcast page: store/broadcast-emails.ts); payload as above.
  */
 export const deliverJobsForRecipientsSql = (rows: string, teamId: string, runAt: string, region: string) => `
-  INSERT INTO jobs (kind, payload, run_at, region)
+  INSERT INTO jobs (kind, payload, run_at, region, priority)
   SELECT '${DELIVER_JOB}', jsonb_build_object('email_id', r.id, 'team_id', ${teamId}::uuid, 'domain', r.rcpt_domain, 'recipients', jsonb_build_array(lower(r.address))),
-         ${runAt}::timestamptz, ${region} FROM ${rows} AS r`;
+         ${runAt}::timestamptz, ${region}, ${DELIVERY_PRIORITY.broadcast} FROM ${rows} AS r`;
 
 /**
  * Wakes the delivery jobs of these webhook endpoints at `at` (default now): creates the pending
@@ -166,7 +168,7 @@ export async function jobsClaimDue(db: Queryable, workerId: string, filter: JobF
     `WITH due AS MATERIALIZED (
        SELECT id FROM jobs
        WHERE state = 'pending' AND run_at <= now() AND (locked_until IS NULL OR locked_until < now()) AND ${MATCHES}
-       ORDER BY run_at
+       ORDER BY priority, run_at
        LIMIT $3
        FOR UPDATE SKIP LOCKED)
      UPDATE jobs SET locked_by = $4, locked_until = now() + $5::float8 * interval '1 millisecond', attempts = attempts + 1
