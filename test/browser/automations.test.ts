@@ -8,10 +8,9 @@ import { after, before, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { startCaptureApp, type CaptureApp } from '../helpers/capture-app.js';
-import { browserSkip, browserTest, launchBrowser, screenshots, setUpOwner } from '../helpers/browser.js';
+import { browserSkip, browserTest, desktopPage, launchBrowser, PHONE, screenshots, setUpOwner } from '../helpers/browser.js';
 import { until } from '../helpers/until.js';
 
-const PHONE = { width: 390, height: 844 };
 
 describe('Automations and Events pages in a browser', { timeout: 300_000 }, () => {
   let t: CaptureApp;
@@ -40,10 +39,7 @@ describe('Automations and Events pages in a browser', { timeout: 300_000 }, () =
     assert.equal((await t.api('POST', '/templates', { body: { name: 'Unpublished draft', from: 'Acme <hello@example.com>', subject: 'never listed', html: '<p>draft</p>' } })).status, 201);
     for (const name of ['user.created', 'user.activated']) assert.equal((await t.api('POST', '/events', { body: { name } })).status, 201);
     browser = await launchBrowser();
-    const ctx = await browser.newContext({ viewport: { width: 1440, height: 900 }, colorScheme: 'light' });
-    ctx.setDefaultTimeout(10_000);
-    page = await ctx.newPage();
-    page.on('pageerror', (e) => errors.push(e.message));
+    page = await desktopPage(browser, errors, { width: 1440, height: 900 });
   });
   after(async () => {
     await browser?.close();

@@ -5,9 +5,8 @@ import { after, before, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { startCaptureApp, type CaptureApp } from '../helpers/capture-app.js';
-import { browserSkip, browserTest, launchBrowser, screenshots, setUpOwner } from '../helpers/browser.js';
+import { browserSkip, browserTest, launchBrowser, PHONE, phonePage, screenshots, setUpOwner } from '../helpers/browser.js';
 
-const PHONE = { width: 390, height: 844 };
 
 describe('the dashboard on a 390 px phone', { timeout: 170_000 }, () => {
   let t: CaptureApp;
@@ -21,10 +20,7 @@ describe('the dashboard on a 390 px phone', { timeout: 170_000 }, () => {
     if (browserSkip) return; // every test below is reported skipped
     t = await startCaptureApp();
     browser = await launchBrowser();
-    const ctx = await browser.newContext({ viewport: PHONE, colorScheme: 'light', isMobile: true, hasTouch: true });
-    ctx.setDefaultTimeout(10_000);
-    page = await ctx.newPage();
-    page.on('pageerror', (e) => errors.push(e.message));
+    page = await phonePage(browser, errors);
   });
   after(async () => {
     await browser?.close();

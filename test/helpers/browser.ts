@@ -30,8 +30,18 @@ export const browserTest = (name: string, fn: () => Promise<void>) => test(name,
 export const launchBrowser = () => chromium.launch({ executablePath: CHROMIUM, args: FLAGS, timeout: 30_000 });
 
 /** A 1280×800 light-theme page; uncaught script errors are pushed to `errors`. */
-export async function desktopPage(browser: Browser, errors: string[]): Promise<Page> {
-  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'light' });
+export async function desktopPage(browser: Browser, errors: string[], viewport = { width: 1280, height: 800 }): Promise<Page> {
+  const ctx = await browser.newContext({ viewport, colorScheme: 'light' });
+  ctx.setDefaultTimeout(10_000);
+  const page = await ctx.newPage();
+  page.on('pageerror', (e) => errors.push(e.message));
+  return page;
+}
+
+/** A 390×844 touch phone, as the phone-width tests use. */
+export const PHONE = { width: 390, height: 844 };
+export async function phonePage(browser: Browser, errors: string[]): Promise<Page> {
+  const ctx = await browser.newContext({ viewport: PHONE, colorScheme: 'light', isMobile: true, hasTouch: true });
   ctx.setDefaultTimeout(10_000);
   const page = await ctx.newPage();
   page.on('pageerror', (e) => errors.push(e.message));

@@ -6,6 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { simpleParser } from 'mailparser';
+import { automationCalls } from '../../helpers/automations.js';
 import { startCaptureApp, type CaptureApp } from '../../helpers/capture-app.js';
 import { startTestApp } from '../../helpers/harness.js';
 import { freshDatabase } from '../../helpers/db.js';
@@ -21,22 +22,7 @@ describe('automations: system events, automation_id, re-entry', () => {
   let thanks: string;
   let nudge: string;
 
-  /** POST /events/send through the SDK, then until the automations' event queue has taken it (its runs started or resumed). */
-  const sendEvent = async (...args: Parameters<CaptureApp['resend']['events']['send']>) => {
-    const r = await t.resend.events.send(...args);
-    await until('the event queue to be taken', async () => (await t.db.pool.query('SELECT 1 FROM automation_event_queue')).rowCount === 0, 20_000);
-    return r;
-  };
-  const runsOf = async (automationId: string) => {
-    const r = await t.resend.automations.runs.list({ automationId });
-    assert.equal(r.error, null, JSON.stringify(r.error));
-    return r.data!.data;
-  };
-  const runOf = async (automationId: string, runId: string) => {
-    const r = await t.resend.automations.runs.get({ automationId, runId });
-    assert.equal(r.error, null, JSON.stringify(r.error));
-    return r.data!;
-  };
+  const { sendEvent, runsOf, runOf } = automationCalls(() => t);
   const emailsTo = async (to: string) => (await t.db.pool.query<{ id: string; subject: string; source: string; automation_id: string | null }>(
     `SELECT id, subject, source, automation_id FROM emails WHERE $1 = ANY (to_addrs) ORDER BY created_at`, [to])).rows;
   const template = async (name: string, subject: string, html: string) => {

@@ -3,6 +3,7 @@
 // run_at forward (delays of "1 hour" fire at once instead of after an hour; the job is unchanged).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { automationCalls } from '../../helpers/automations.js';
 import { startCaptureApp, type CaptureApp } from '../../helpers/capture-app.js';
 
 describe('automations through the resend SDK, in capture mode', () => {
@@ -20,22 +21,7 @@ describe('automations through the resend SDK, in capture mode', () => {
       await new Promise((r) => setTimeout(r, 50));
     }
   };
-  /** POST /events/send through the SDK, then until the automations' event queue has taken it (its runs started or resumed). */
-  const sendEvent = async (...args: Parameters<CaptureApp['resend']['events']['send']>) => {
-    const r = await t.resend.events.send(...args);
-    await until('the event queue to be taken', async () => (await t.db.pool.query('SELECT 1 FROM automation_event_queue')).rowCount === 0, 20_000);
-    return r;
-  };
-  const runsOf = async (automationId: string) => {
-    const r = await t.resend.automations.runs.list({ automationId });
-    assert.equal(r.error, null, JSON.stringify(r.error));
-    return r.data!.data;
-  };
-  const runOf = async (automationId: string, runId: string) => {
-    const r = await t.resend.automations.runs.get({ automationId, runId });
-    assert.equal(r.error, null, JSON.stringify(r.error));
-    return r.data!;
-  };
+  const { sendEvent, runsOf, runOf } = automationCalls(() => t);
   const stepStatus = async (automationId: string, runId: string, key: string) => (await runOf(automationId, runId)).steps.find((s) => s.key === key)?.status;
   const emailsTo = async (to: string) => (await t.db.pool.query<{ id: string; subject: string }>(
     `SELECT id, subject FROM emails WHERE array_to_string(to_addrs, ',') ILIKE '%' || $1 || '%' ORDER BY created_at`, [to])).rows;
