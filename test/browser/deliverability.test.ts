@@ -98,6 +98,12 @@ describe('Deliverability page in a browser', { timeout: 170_000 }, () => {
     assert.equal(await page.locator('[data-testid="dmarc-reports"] figure.chart').count(), 1);
     await page.getByTestId('dmarc-reports').scrollIntoViewIfNeeded();
     await shots.shot('deliverability-dmarc', page);
+    // The reputation guard's rates over time, thresholds drawn, on the same page below the reports.
+    const rep = page.locator('section.reputation');
+    await rep.getByRole('heading', { name: 'Reputation' }).waitFor();
+    assert.match(await rep.innerText(), /Last 7 days/);
+    await rep.scrollIntoViewIfNeeded();
+    await shots.shot('deliverability-reputation', page);
   });
 
   browserTest('a domain without reports explains how to point rua at Mailroom', async () => {

@@ -1,13 +1,16 @@
 // A domain's Deliverability page: its health checks (GET /domains/:id/health, read live from DNS)
 // with what to fix, and the DMARC aggregate reports received for it (GET /domains/:id/dmarc-reports):
-// per day how much mail passed SPF, DKIM and DMARC, and which addresses sent as the domain.
+// per day how much mail passed SPF, DKIM and DMARC, and which addresses sent as the domain; and the
+// reputation guard's rates over time with its thresholds drawn (components/Reputation.tsx).
 import { useMemo } from 'preact/hooks';
 import { get } from '../api';
 import { Chart, type Series } from '../components/Chart';
+import { ReputationPanel } from '../components/Reputation';
 import { Link } from '../components/Link';
 import { Alert, Badge, Empty, ErrorRetry, Loading, PageHead } from '../components/ui';
 import { fmtDate, num, pct } from '../format';
 import { useLoad } from '../hooks';
+import { canEdit, useSession } from '../session';
 import './deliverability.css';
 
 interface HealthCheck { id: string; status: 'pass' | 'warn' | 'fail'; detail: string; fix: string | null }
@@ -117,6 +120,7 @@ function DmarcSection({ id, name }: { id: string; name: string }) {
 
 export function Deliverability({ id }: { id: string }) {
   const d = useLoad(() => get<{ name: string }>(`/domains/${id}`), [id]);
+  const edit = canEdit(useSession().state);
   if (d.error && !d.data) return <><p><Link href={`/domains/${id}`}>← Domain</Link></p><ErrorRetry error={d.error} retry={d.reload} /></>;
   if (!d.data) return <Loading />;
   return (
@@ -125,8 +129,7 @@ export function Deliverability({ id }: { id: string }) {
       <PageHead title={`Deliverability · ${d.data.name}`} sub="What receiving mail servers see of this domain, and what they report back." />
       <HealthSection id={id} />
       <DmarcSection id={id} name={d.data.name} />
-      {/* Bounce and complaint rates over time (reputation guard, helper `guard`) mount here as a
-          <section class="card" data-testid="reputation-rates">: below the DMARC summary, same page. */}
+      <ReputationPanel domainId={id} canResume={edit} />
     </>
   );
 }
