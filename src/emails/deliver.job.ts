@@ -23,6 +23,7 @@ import { distinctRecipients, type UnsubscribeSigner } from '../tracking/unsubscr
 import { withListHeaders } from './list-headers.js';
 import { inspectDelivery } from '../insights/inspect.js';
 import { DELIVERY_RULE_IDS } from '../insights/rules.js';
+import type { ComposeInsights } from './compose-insights.js';
 
 export interface DeliverDeps {
   pool: Pool;
@@ -32,6 +33,8 @@ export interface DeliverDeps {
   log: Logger;
   /** signs the per-recipient List-Unsubscribe links of list mail */
   unsubscribe: UnsubscribeSigner;
+  /** the compose findings of an email not analyzed yet (EmailSender.insights): run here, off the request path */
+  insights: ComposeInsights;
 }
 
 /** The VERP return path: bounces come back to an address that names the email. */
@@ -64,7 +67,7 @@ export function deliverJob(deps: DeliverDeps) {
     domainCache.set(id, { value, until: Date.now() + DOMAIN_CACHE_MS });
     return value;
   };
-  const ctx: Ctx = { deps, record: (g) => recorder.add(g) };
+  const base: Ctx = { deps, record: (g) => recorder.add(g) };
 
   return async (job: Job<DeliverPayload>): Promise<void | JobOutcome> => {
     const p = job.payload;
@@ -74,9 +77,13 @@ export function deliverJob(deps: DeliverDeps) {
     let pending = p.recipients.filter((r) => !state.done.has(r));
     if (!pending.length) return;
     const attempt = state.deferrals + 1;
+    const domain = email.domain_id ? await domainFor(email.team_id, email.domain_id) : undefined;
+    // An email's compose findings are computed at its first attempt (the send path leaves them to
+    // this job) and stored with whatever the attempt records: suppressed, failed or a result.
+    const composed = deps.config.insights && email.unanalyzed ? composeFindings(deps, email, domain?.row) : undefined;
+    const ctx: Ctx = composed ? { deps, record: (g) => base.record({ ...g, composed }) } : base;
 
     if (!email.raw) return ctx.record(failAll(email, pending, 'message_purged', 'The message body was purged by retention before it could be delivered.'));
-    const domain = email.domain_id ? await domainFor(email.team_id, email.domain_id) : undefined;
     if (!domain) return ctx.record(failAll(email, pending, 'domain_not_verified', 'The sending domain is no longer verified.'));
 
     const held = pending.filter((r) => state.suppressed.has(r)).map((r) =>
@@ -112,6 +119,15 @@ export function deliverJob(deps: DeliverDeps) {
     }
     return settle(ctx, email, results, attempt);
   };
+}
+
+function composeFindings(deps: DeliverDeps, email: EmailForDelivery, domain: Parameters<ComposeInsights['of']>[1]): unknown[] | undefined {
+  try {
+    return deps.insights.of(email, domain);
+  } catch (err) {
+    deps.log.warn('insights: compose rules failed', { email_id: email.id, err }); // advice, never worth a failed delivery
+    return undefined;
+  }
 }
 
 function failAll(email: EmailForDelivery, recipients: string[], reason: string, message: string) {
