@@ -1,6 +1,6 @@
 // Reads what the rules need out of an email's HTML in one pass over its tags: link targets, images
-// (source, alt) and the visible words. Regular expressions, not a DOM: the send path budget is
-// 100 us of CPU per email (BENCHMARKS.md, insights), and a parser costs milliseconds. Also the
+// (source, alt) and the visible words. Regular expressions, not a DOM: the rules run once per email
+// in the worker (BENCHMARKS.md, insights), and a parser costs milliseconds. Also the
 // host helpers (host of a URL, organizational domain from the Public Suffix List via tldts, the
 // library mailauth uses for DMARC alignment).
 import { getDomain, parse } from 'tldts';
