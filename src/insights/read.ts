@@ -7,6 +7,8 @@ import { emailInsightsFill, emailInsightsFind, insightsTopFindings, type EmailIn
 import { RULES } from './rules.js';
 import type { Finding } from './types.js';
 
+export type { EmailInsightsRow };
+
 /**
  * An email's insights. One not analyzed yet (its delivery job has not run: scheduled, queued,
  * canceled) is analyzed now by `analyze` when given (the compose rules, emails/compose-insights.ts)

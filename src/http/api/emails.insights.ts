@@ -3,8 +3,7 @@
 // before that) and extended by its first delivery result that was not a success (insights/rules.ts).
 // `analyzed: false` when insights are off (MAILROOM_INSIGHTS); the Resend shapes of /emails stay untouched.
 import { Type } from 'typebox';
-import { emailInsights } from '../../insights/read.js';
-import type { EmailInsightsRow } from '../../store/insights.js';
+import { emailInsights, type EmailInsightsRow } from '../../insights/read.js';
 import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 import { IdParams } from './emails.schema.js';
 
