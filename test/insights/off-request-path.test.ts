@@ -8,6 +8,8 @@ import assert from 'node:assert/strict';
 import { startTestApp } from '../helpers/harness.js';
 import { listener, queuedId, RawSmtp, SMTP_TEST_LISTENERS } from '../helpers/smtp-submit.js';
 import { until } from '../helpers/until.js';
+import { waitForLastEvent } from '../helpers/mail-world.js';
+import { suppressionAdd } from '../../src/store/suppressions.js';
 
 const BAD_HTML = '<p>Read <a href="https://bit.ly/3xYz12">the offers</a>.</p>';
 
@@ -71,6 +73,24 @@ test('the request path stores emails unanalyzed; the worker analyzes them at the
     assert.deepEqual((await t.api('GET', `/emails/${later.data!.id}/insights`)).body, first.body);
   } finally {
     await worker?.close();
+    await t.close();
+  }
+});
+
+test('an email held for a suppressed recipient gets its compose findings from the delivery job all the same', { timeout: 60_000 }, async () => {
+  const t = await startTestApp({ deliveryMode: 'capture' });
+  try {
+    const d = await t.resend.domains.create({ name: 'example.com' });
+    await t.resend.domains.verify(d.data!.id);
+    await suppressionAdd(t.db.pool, t.app.defaultTeamId, 'gone@dest.test', 'manual', null);
+    const { data, error } = await t.resend.emails.send({ from: 'Acme <no-reply@example.com>', to: 'gone@dest.test', subject: 'Offers', html: BAD_HTML });
+    assert.equal(error, null);
+    await waitForLastEvent(t, data!.id, ['suppressed']);
+    // Read straight from the row: no GET may have analyzed it.
+    const stored = await until('the held email analyzed', async () =>
+      (await t.db.pool.query('SELECT insights FROM emails WHERE id = $1', [data!.id])).rows[0].insights as { id: string }[] | null, 15_000);
+    assert.deepEqual(stored.map((f) => f.id).sort(), ['link-domain-mismatch', 'link-shortener', 'no-reply-address']);
+  } finally {
     await t.close();
   }
 });
