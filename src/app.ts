@@ -26,9 +26,13 @@ import { openDatabase, type Database } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { requestLogDeleteOlderThan } from './store/request-logs.js';
 import { DELIVER_JOB, emailsPurgeRaw } from './store/emails.js';
-import { AUTOMATION_STEP_JOB, BROADCAST_EXPAND_JOB, CONTACT_IMPORT_JOB } from './store/jobs.js';
+import { AUTOMATION_EVENT_JOB, AUTOMATION_STEP_JOB, BROADCAST_EXPAND_JOB, CONTACT_IMPORT_JOB, REPUTATION_CHECK_JOB } from './store/jobs.js';
+import { ReputationGuard } from './reputation/guard.js';
+import { reputationCountsPurge } from './store/reputation.js';
 import { automationStepJob } from './automations/step.job.js';
+import { automationEventJob } from './automations/event.job.js';
 import { broadcastExpandJob } from './broadcasts/expand.job.js';
+import { BroadcastBodies } from './broadcasts/bodies.js';
 import { idempotencyDeleteExpired } from './store/idempotency.js';
 import { receivedEmailsPurge } from './store/received-emails.js';
 import { teamEnsureDefault } from './store/teams.js';
@@ -95,7 +99,10 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
     const sender = new EmailSender(db.pool, domains, config, tracking, unsubscribeSigner);
     const templates = new TemplateRenderer(db.pool);
     sender.templates = (teamId, ref, variables) => templates.render(teamId, ref, variables);
+    sender.bodies = new BroadcastBodies(db.pool, sender);
     const webhooks = new Webhooks(db.pool, config, sealer);
+    const guard = new ReputationGuard({ pool: db.pool, config, log, domains, sender });
+    sender.guard = guard.check; // a paused domain refuses list mail (and transactional, when so configured)
     const app: RunningApp = { config, log, db, apiKeys, domains, sender, defaultTeamId: team.id, close };
     const periodic: Periodic[] = [];
     closers.push(async () => { await Promise.all(periodic.map((p) => p.stop())); });
@@ -107,13 +114,16 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
       periodic.push(every('inbound retention', 3600_000, () => receivedEmailsPurge(db.pool, config.retentionDays), log, 100_000));
       periodic.push(every('idempotency-key expiry', 3600_000, () => idempotencyDeleteExpired(db.pool), log, 120_000));
       periodic.push(every('metrics rollup', 60_000, () => emailMetricsRollup(db.pool), log, 20_000));
+      periodic.push(every('reputation guard re-look', 60_000, () => guard.sweep(), log, 30_000));
+      periodic.push(every('reputation counter retention', 3600_000, () => reputationCountsPurge(db.pool), log, 130_000));
       periodic.push(every('dashboard session expiry', 3600_000, () => Promise.all([sessionsDeleteExpired(db.pool), throttleDeleteStale(db.pool, 3600)]), log, 150_000));
       // Postfix allows 20 concurrent connections per destination by default; so do we.
       const smtp = new SmtpPool({ maxPerHost: 20 });
       const worker = new Worker({
         pool: db.pool, log, concurrency: 50, regions: config.regions,
-        handlers: { [DELIVER_JOB]: deliverJob({ pool: db.pool, domains, config, smtp, log, unsubscribe: unsubscribeSigner, insights: sender.insights }), [CONTACT_IMPORT_JOB]: contactImportJob({ pool: db.pool, log }),
-          [BROADCAST_EXPAND_JOB]: broadcastExpandJob({ pool: db.pool, sender, config, log }), [AUTOMATION_STEP_JOB]: automationStepJob({ pool: db.pool, sender, log }) },
+        handlers: { [DELIVER_JOB]: deliverJob({ pool: db.pool, domains, config, smtp, log, unsubscribe: unsubscribeSigner, bodies: sender.bodies, insights: sender.insights }), [CONTACT_IMPORT_JOB]: contactImportJob({ pool: db.pool, log }),
+          [BROADCAST_EXPAND_JOB]: broadcastExpandJob({ pool: db.pool, sender, config, log }), [AUTOMATION_STEP_JOB]: automationStepJob({ pool: db.pool, sender, log }),
+          [AUTOMATION_EVENT_JOB]: automationEventJob({ pool: db.pool, log }), [REPUTATION_CHECK_JOB]: guard.job() },
       });
       await worker.start();
       // Closed in reverse order: the worker finishes its deliveries before the SMTP pool closes.

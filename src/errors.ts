@@ -18,6 +18,9 @@ export const ERRORS = {
   validation_error: e('validation_error', 422, 'An error was found with one or more fields in the request.', 550, '5.6.0'),
   forbidden: e('validation_error', 403, 'The request is not allowed.', 550, '5.7.1'),
   domain_not_verified: e('validation_error', 403, 'The domain is not verified. Please, add and verify your domain.', 550, '5.7.1'),
+  // The reputation guard paused the sending domain (list mail always; API/SMTP sends only with
+  // MAILROOM_REPUTATION_PAUSE_TRANSACTIONAL). Temporary in SMTP terms: a person lifts it.
+  domain_paused: e('validation_error', 403, 'The sending domain is paused by the reputation guard.', 451, '4.7.1'),
   payload_too_large: e('validation_error', 413, 'The request body is too large.', 552, '5.3.4'),
   invalid_recipient: e('validation_error', 422, 'Invalid recipient address.', 553, '5.1.3'),
   missing_api_key: e('missing_api_key', 401, 'Missing API key in the authorization header.', 530, '5.7.0'),

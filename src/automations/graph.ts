@@ -3,6 +3,7 @@
 // or cyclic connection, complete branches). Pure; every 422 names the step or connection at fault.
 import { invalidField, missingField } from '../errors.js';
 import { OPS, type Rule } from '../lib/filter-rule.js';
+import { isReservedEventName, isSystemEvent, SYSTEM_EVENTS } from '../custom-events/system.js';
 
 export const STEP_TYPES = ['trigger', 'send_email', 'delay', 'wait_for_event', 'condition', 'contact_update', 'contact_delete', 'add_to_segment'] as const;
 export type StepType = (typeof STEP_TYPES)[number];
@@ -10,7 +11,13 @@ export const CONNECTION_TYPES = ['default', 'condition_met', 'condition_not_met'
 export type ConnectionType = (typeof CONNECTION_TYPES)[number];
 export interface Step { key: string; type: StepType; config: Record<string, any> }
 export interface Connection { from: string; to: string; type: ConnectionType }
-export interface Graph { steps: Step[]; connections: Connection[]; triggerEvent: string }
+export interface Graph {
+  steps: Step[]; connections: Connection[]; triggerEvent: string;
+  /** the system events (`resend:...`) the trigger or a wait names: what the database must record for it */
+  listens: string[];
+  /** the events its wait_for_event steps wait for: an event of one of these names is queued for the runs */
+  waits: string[];
+}
 
 const MAX_STEPS = 150;
 const MAX_DURATION_MS = 30 * 86_400_000;
@@ -29,6 +36,7 @@ export function durationMs(v: unknown, path: string): number {
 const eventName = (v: unknown, path: string): string => {
   if (typeof v !== 'string' || !v.trim()) throw missingField(path);
   if (v.length > 200) throw invalidField(path, 'must be at most 200 characters.');
+  if (isReservedEventName(v.toLowerCase()) && !isSystemEvent(v)) throw invalidField(path, `names starting with \`resend:\` are Mailroom's own events: one of ${SYSTEM_EVENTS.join(', ')}.`);
   return v;
 };
 
@@ -150,5 +158,7 @@ export function graphOf(rawSteps: unknown, rawConnections: unknown): Graph {
   };
   walk(triggers[0].key);
   for (const s of steps) if (!seen.has(s.key)) throw invalidField(`step "${s.key}"`, 'is not reachable from the trigger.');
-  return { steps, connections, triggerEvent: triggers[0].config.event_name };
+  const listens = [...new Set(steps.filter((s) => s.type === 'trigger' || s.type === 'wait_for_event').map((s) => s.config.event_name as string).filter(isSystemEvent))];
+  const waits = [...new Set(steps.filter((s) => s.type === 'wait_for_event').map((s) => s.config.event_name as string))];
+  return { steps, connections, triggerEvent: triggers[0].config.event_name, listens, waits };
 }

@@ -9,8 +9,8 @@ import { contactFind, contactInsert } from '../store/contacts.js';
 import type { Tx } from '../store/db.js';
 import { AUTOMATION_STEP_JOB, jobInsert } from '../store/jobs.js';
 import {
-  automationFind, automationRunEnd, automationRunInsert, automationsEnabledByTrigger, runStepInsertPending, runStepSet, runStepsUnfinished,
-  runStepsWaitingFor, type AutomationRow, type RunRow,
+  automationFind, automationRunEnd, automationRunInsert, automationsEnabledByTrigger, runStepInsertPending, runStepRememberEvent, runStepSet,
+  runStepsUnfinished, runStepsWaitingFor, type AutomationRow, type RunRow,
 } from '../store/automations.js';
 import { conditionRule } from './graph.js';
 
@@ -29,7 +29,8 @@ export async function runAdvance(tx: Tx, a: Pick<AutomationRow, 'steps' | 'conne
   const next = a.connections.filter((c) => c.from === from && c.type === type);
   for (const c of next) {
     const step = a.steps.find((s) => s.key === c.to)!;
-    if (await runStepInsertPending(tx, runId, step.key, step.type)) await stepJobEnqueue(tx, runId, step.key);
+    const waitEvent = step.type === 'wait_for_event' ? String(step.config.event_name) : null;
+    if (await runStepInsertPending(tx, runId, step.key, step.type, waitEvent)) await stepJobEnqueue(tx, runId, step.key);
   }
   if (!next.length && (await runStepsUnfinished(tx, runId)) === 0) await automationRunEnd(tx, runId, 'completed');
 }
@@ -60,9 +61,11 @@ export async function automationsOnEvent(tx: Tx, teamId: string, e: CustomEventR
     if (created) await recordEvent(tx, 'contact.created', created); // its webhook, as for any new contact
     contactId = (created ?? (await contactFind(tx, teamId, { email: e.email })))!.id;
   }
+  const started = new Set<string>();
   for (const a of triggered) {
-    const run = await automationRunInsert(tx, { automationId: a.id, teamId, contactId: contactId!, email: e.email, event: e.payload });
-    if (!run) continue; // re-entry: the previous run has not ended
+    const run = await automationRunInsert(tx, { automationId: a.id, teamId, contactId: contactId!, email: e.email, event: e.payload, reentry: a.reentry, eventId: e.id });
+    if (!run) continue; // re-entry refused (a run of this contact has not ended, or `never` and one ran), or this event started it already
+    started.add(run.id);
     const trigger = a.steps.find((s) => s.type === 'trigger')!;
     await runStepInsertPending(tx, run.id, trigger.key, 'trigger');
     await runStepSet(tx, run.id, trigger.key, { status: 'completed', output: { event: e.name, event_id: e.id } });
@@ -74,13 +77,23 @@ export async function automationsOnEvent(tx: Tx, teamId: string, e: CustomEventR
     if (!cache.has(w.run.automation_id)) cache.set(w.run.automation_id, await automationFind(tx, teamId, w.run.automation_id));
     const a = cache.get(w.run.automation_id);
     const step = a?.steps.find((s) => s.key === w.key);
-    if (!a || !step) continue;
+    if (!a || !step || started.has(w.run_id)) continue; // a run this event started waits for the next one
     if (step.config.filter_rule) {
       const contact = w.run.contact_id ? await contactFind(tx, teamId, { id: w.run.contact_id }) : undefined;
       if (!ruleHolds(step.config.filter_rule, conditionSubject(w.run, contact, e.payload))) continue;
     }
-    await runStepSet(tx, w.run_id, w.key, { status: 'completed', output: { event_received: e.name, event_id: e.id, payload: e.payload } });
-    const received = a.connections.some((c) => c.from === w.key && c.type === 'event_received') ? 'event_received' : 'default';
-    await runAdvance(tx, a, w.run_id, w.key, received);
+    const received = { event_received: e.name, event_id: e.id, payload: e.payload };
+    if (w.status !== 'waiting') { // on its way into the wait: the step job takes it when it gets there
+      await runStepRememberEvent(tx, w.run_id, w.key, received);
+      continue;
+    }
+    await runWaitReceived(tx, a, w.run_id, w.key, received);
   }
+}
+
+/** A wait_for_event step completes with the event it received and follows event_received (or default). */
+export async function runWaitReceived(tx: Tx, a: Pick<AutomationRow, 'steps' | 'connections'>, runId: string, key: string, received: Record<string, unknown>): Promise<void> {
+  await runStepSet(tx, runId, key, { status: 'completed', output: received });
+  const type = a.connections.some((c) => c.from === key && c.type === 'event_received') ? 'event_received' : 'default';
+  await runAdvance(tx, a, runId, key, type);
 }

@@ -5,7 +5,7 @@ import { invalidField, missingField, notFound } from '../errors.js';
 import { isUuid } from '../lib/ids.js';
 import {
   automationDelete, automationFind, automationInsert, automationList, automationRunFind, automationRunList, automationRunsCancelAll,
-  automationUpdate, runStepsOfRun, type AutomationFields, type AutomationRow, type RunRow,
+  automationUpdate, REENTRY, runStepsOfRun, type AutomationFields, type AutomationRow, type Reentry, type RunRow,
 } from '../store/automations.js';
 import { withTx, type Pool, type Queryable } from '../store/db.js';
 import type { PageQuery } from '../store/paginate.js';
@@ -21,6 +21,11 @@ function nameOf(v: unknown): string {
   if (typeof v !== 'string' || !v.trim()) throw missingField('name');
   if (v.length > 256) throw invalidField('name', 'must be at most 256 characters.');
   return v;
+}
+/** A Mailroom setting (the SDK does not send it; raw HTTP and the dashboard do): see README "Re-entry". */
+function reentryOf(v: unknown): Reentry {
+  if (!REENTRY.includes(v as Reentry)) throw invalidField('reentry', `must be one of ${REENTRY.join(', ')}.`);
+  return v as Reentry;
 }
 function statusOf(v: unknown): 'enabled' | 'disabled' {
   if (!STATUSES.includes(v as string)) throw invalidField('status', 'must be "enabled" or "disabled".');
@@ -52,13 +57,18 @@ async function checkRefs(db: Queryable, teamId: string, g: Graph): Promise<Graph
 
 const view = (a: AutomationRow) => ({
   object: 'automation' as const, id: a.id, name: a.name, status: a.status, created_at: a.created_at, updated_at: a.updated_at,
-  steps: a.steps, connections: a.connections,
+  reentry: a.reentry, steps: a.steps, connections: a.connections,
+});
+
+const fieldsOf = (a: AutomationRow): AutomationFields => ({
+  name: a.name, status: a.status, trigger_event: a.trigger_event, reentry: a.reentry, listens: a.listens, waits: a.waits, steps: a.steps, connections: a.connections,
 });
 
 export async function automationCreate(pool: Pool, teamId: string, body: Body) {
   const g = await checkRefs(pool, teamId, graphOf(body.steps, body.connections));
   const a = await automationInsert(pool, teamId, {
     name: nameOf(body.name), status: body.status === undefined ? 'disabled' : statusOf(body.status), trigger_event: g.triggerEvent, steps: g.steps, connections: g.connections,
+    reentry: body.reentry === undefined || body.reentry === null ? 'after_end' : reentryOf(body.reentry), listens: g.listens, waits: g.waits,
   });
   return { object: 'automation' as const, id: a.id };
 }
@@ -75,13 +85,14 @@ export async function automationsList(db: Queryable, teamId: string, page: PageQ
 export async function automationChange(pool: Pool, teamId: string, id: string, body: Body) {
   return withTx(pool, async (tx) => {
     const a = await find(tx, teamId, id, true);
-    const f: AutomationFields = { name: a.name, status: a.status, trigger_event: a.trigger_event, steps: a.steps, connections: a.connections };
+    const f: AutomationFields = fieldsOf(a);
     if (body.name !== undefined) f.name = nameOf(body.name);
+    if (body.reentry !== undefined) f.reentry = reentryOf(body.reentry);
     if (body.status !== undefined) f.status = statusOf(body.status);
     if ((body.steps === undefined) !== (body.connections === undefined)) throw invalidField(body.steps === undefined ? 'steps' : 'connections', 'steps and connections are replaced together; give both.');
     if (body.steps !== undefined) {
       const g = await checkRefs(tx, teamId, graphOf(body.steps, body.connections));
-      Object.assign(f, { steps: g.steps, connections: g.connections, trigger_event: g.triggerEvent });
+      Object.assign(f, { steps: g.steps, connections: g.connections, trigger_event: g.triggerEvent, listens: g.listens, waits: g.waits });
     }
     await automationUpdate(tx, teamId, a.id, f);
     return { object: 'automation' as const, id: a.id };
@@ -90,7 +101,7 @@ export async function automationChange(pool: Pool, teamId: string, id: string, b
 
 export async function automationDuplicate(pool: Pool, teamId: string, id: string) {
   const a = await find(pool, teamId, id);
-  const copy = await automationInsert(pool, teamId, { name: `${a.name} (copy)`.slice(0, 256), status: 'disabled', trigger_event: a.trigger_event, steps: a.steps, connections: a.connections });
+  const copy = await automationInsert(pool, teamId, { ...fieldsOf(a), name: `${a.name} (copy)`.slice(0, 256), status: 'disabled' });
   return { object: 'automation' as const, id: copy.id };
 }
 
@@ -98,7 +109,7 @@ export async function automationDuplicate(pool: Pool, teamId: string, id: string
 export async function automationStop(pool: Pool, teamId: string, id: string) {
   return withTx(pool, async (tx) => {
     const a = await find(tx, teamId, id, true);
-    await automationUpdate(tx, teamId, a.id, { name: a.name, status: 'disabled', trigger_event: a.trigger_event, steps: a.steps, connections: a.connections });
+    await automationUpdate(tx, teamId, a.id, { ...fieldsOf(a), status: 'disabled' });
     await automationRunsCancelAll(tx, a.id);
     return { object: 'automation' as const, id: a.id, status: 'disabled' as const };
   });

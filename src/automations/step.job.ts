@@ -8,19 +8,24 @@ import { AppError } from '../errors.js';
 import { parseAddress, parseAddressList } from '../emails/addresses.js';
 import type { EmailSender, SendContext } from '../emails/send.js';
 import type { Logger } from '../lib/log.js';
-import type { Job } from '../queue/worker.js';
+import type { Job, JobOutcome } from '../queue/worker.js';
+import { guardHoldUntil } from '../emails/send-guard.js';
 import { contactRemove, contactSegmentJoin, contactUpdateFields } from '../contacts/service.js';
-import { automationFind, automationRunEnd, automationRunFind, runStepFind, runStepSet, type AutomationRow, type RunRow } from '../store/automations.js';
+import { automationFind, automationRunEnd, automationRunFind, runStepFind, runStepSet, type AutomationRow, type RunRow, type RunStepRow } from '../store/automations.js';
 import { contactFind, type ContactRow } from '../store/contacts.js';
 import { withTx, type Pool, type Tx } from '../store/db.js';
 import { suppressionsFind } from '../store/suppressions.js';
 import { durationMs, type Step } from './graph.js';
-import { conditionSubject, runAdvance, ruleHolds, stepJobEnqueue, type StepJob } from './run.js';
+import { conditionSubject, runAdvance, runWaitReceived, ruleHolds, stepJobEnqueue, type StepJob } from './run.js';
 
 export interface StepDeps { pool: Pool; sender: EmailSender; log: Logger }
 const FINAL = new Set(['completed', 'failed', 'skipped']);
-/** Automation mail's place in the delivery queue: behind transactional mail, ahead of broadcasts. */
-const DELIVERY_LAG_MS = 500;
+/**
+ * Automation mail's place in the delivery queue: behind transactional mail (due at once), ahead of
+ * broadcasts (BROADCAST_DELIVERY_LAG_MS, 2 s): the workers claim in run_at order. Short, because it
+ * adds to every automation email's latency at low load (the issue's event-to-email p50 < 200 ms).
+ */
+export const AUTOMATION_DELIVERY_LAG_MS = 100;
 
 /** The email id of a run's send_email step: the same on every attempt (a UUID shape from a hash). */
 export function automationEmailId(runId: string, key: string): string {
@@ -29,12 +34,12 @@ export function automationEmailId(runId: string, key: string): string {
 }
 
 /** Runs `fn` under the run's and the step's row locks, only while the run runs and the step is open. */
-async function locked(pool: Pool, runId: string, key: string, fn: (tx: Tx, status: string) => Promise<void>): Promise<void> {
+async function locked(pool: Pool, runId: string, key: string, fn: (tx: Tx, status: string, step: RunStepRow) => Promise<void>): Promise<void> {
   await withTx(pool, async (tx) => {
     const run = await automationRunFind(tx, runId, true);
     const s = await runStepFind(tx, runId, key, true);
     if (!run || run.status !== 'running' || !s || FINAL.has(s.status)) return;
-    await fn(tx, s.status);
+    await fn(tx, s.status, s);
   });
 }
 
@@ -62,12 +67,12 @@ async function sendEmail(deps: StepDeps, a: AutomationRow, run: RunRow, step: St
   const replyTo = c.reply_to ?? t.replyTo;
   const id = automationEmailId(run.id, step.key);
   const fromAddr = parseAddress(from, 'from');
-  const ctx: SendContext = { teamId: run.team_id, apiKeyId: null, keyDomainId: null, source: 'broadcast' };
+  const ctx: SendContext = { teamId: run.team_id, apiKeyId: null, keyDomainId: null, source: 'automation' };
   const email = await deps.sender.prepareValidated(ctx, {
     from: fromAddr, to: [parseAddress(contact.email)], cc: [], bcc: [], replyTo: replyTo ? parseAddressList(replyTo, 'reply_to') : [],
     subject: (c.subject ?? t.subject ?? '').replace(/[\r\n]+/g, ' '), html: t.html, ...(t.text !== null ? { text: t.text } : {}),
     headers: { 'Feedback-ID': `${a.id}:${run.team_id}:automation:mailroom` }, attachments: [], tags: [], ...(c.topic_id ? { topicId: c.topic_id } : {}),
-  }, new Date(), undefined, { id, listId: `<${a.id.replace(/-/g, '')}.${fromAddr.domain}>`, deliveryLagMs: DELIVERY_LAG_MS });
+  }, new Date(), undefined, { id, listId: `<${a.id.replace(/-/g, '')}.${fromAddr.domain}>`, automationId: a.id, deliveryLagMs: AUTOMATION_DELIVERY_LAG_MS });
   await locked(deps.pool, run.id, step.key, async (tx) => {
     await deps.sender.commitIn(tx, [email]);
     await runStepSet(tx, run.id, step.key, { status: 'completed', output: { email_id: id } });
@@ -88,8 +93,31 @@ async function contactStep(deps: StepDeps, run: RunRow, step: Step, contact: Con
   return { updated: Object.keys(body) };
 }
 
+/**
+ * A delay elapsed or a wait timed out: everything in one transaction under the run's and the
+ * step's locks (the many wake-ups of a busy hour cost one round trip per statement, no reads before).
+ */
+async function wakeUp(deps: StepDeps, runId: string, key: string): Promise<void> {
+  await withTx(deps.pool, async (tx) => {
+    const run = await automationRunFind(tx, runId, true);
+    const s = await runStepFind(tx, runId, key, true);
+    if (!run || run.status !== 'running' || !s || s.status !== 'waiting') return;
+    const a = await automationFind(tx, run.team_id, run.automation_id);
+    const step = a?.steps.find((x) => x.key === key);
+    if (!a || !step) {
+      await runStepSet(tx, runId, key, { status: 'failed', error: { message: 'the automation or step no longer exists' } });
+      await automationRunEnd(tx, runId, 'failed');
+      return;
+    }
+    const timedOut = step.type === 'wait_for_event';
+    await runStepSet(tx, runId, key, { status: 'completed', output: timedOut ? { timed_out: true } : { delayed: step.config.duration } });
+    await runAdvance(tx, a, runId, key, timedOut && a.connections.some((c) => c.from === key && c.type === 'timeout') ? 'timeout' : 'default');
+  });
+}
+
 async function runStep(deps: StepDeps, job: Job<StepJob>): Promise<void> {
   const { run_id: runId, key, wake } = job.payload;
+  if (wake) return wakeUp(deps, runId, key);
   const run = await automationRunFind(deps.pool, runId);
   if (!run || run.status !== 'running') return;
   const a = await automationFind(deps.pool, run.team_id, run.automation_id);
@@ -98,15 +126,6 @@ async function runStep(deps: StepDeps, job: Job<StepJob>): Promise<void> {
   if (!rs || FINAL.has(rs.status)) return;
   if (!a || !step) {
     await withTx(deps.pool, async (tx) => { await runStepSet(tx, runId, key, { status: 'failed', error: { message: 'the automation or step no longer exists' } }); await automationRunEnd(tx, runId, 'failed'); });
-    return;
-  }
-  if (wake) { // a delay elapsed, or a wait timed out
-    await locked(deps.pool, runId, key, async (tx, status) => {
-      if (status !== 'waiting') return;
-      const timedOut = step.type === 'wait_for_event';
-      await runStepSet(tx, runId, key, { status: 'completed', output: timedOut ? { timed_out: true } : { delayed: step.config.duration } });
-      await runAdvance(tx, a, runId, key, timedOut && a.connections.some((c) => c.from === key && c.type === 'timeout') ? 'timeout' : 'default');
-    });
     return;
   }
   if (rs.status === 'waiting') return;
@@ -120,7 +139,10 @@ async function runStep(deps: StepDeps, job: Job<StepJob>): Promise<void> {
     case 'delay':
     case 'wait_for_event': {
       const ms = step.type === 'delay' ? durationMs(step.config.duration, 'duration') : step.config.timeout ? durationMs(step.config.timeout, 'timeout') : 0;
-      return locked(deps.pool, runId, key, async (tx) => {
+      return locked(deps.pool, runId, key, async (tx, _status, s) => {
+        // An event that came while the run was on its way here (remembered on the step) ends the wait at once.
+        const early = step.type === 'wait_for_event' ? (s.output as { early_event?: Record<string, unknown> } | null)?.early_event : undefined;
+        if (early) return runWaitReceived(tx, a, runId, key, early);
         const until = ms ? new Date(Date.now() + ms) : null;
         await runStepSet(tx, runId, key, { status: 'waiting', output: { until }, waitEvent: step.type === 'wait_for_event' ? step.config.event_name : null });
         if (until) await stepJobEnqueue(tx, runId, key, until, true);
@@ -147,10 +169,13 @@ const MAX_ATTEMPTS = 5;
 
 /** The handler: an AppError (no retry can fix it) or the last attempt fails the step and the run, visibly. */
 export function automationStepJob(deps: StepDeps) {
-  return async (job: Job<StepJob>): Promise<void> => {
+  return async (job: Job<StepJob>): Promise<void | JobOutcome> => {
     try {
       await runStep(deps, job);
     } catch (err) {
+      // The reputation guard paused the sending domain: the step waits (not counted as an attempt) until a person resumes it.
+      const held = guardHoldUntil(err);
+      if (held) return { retryAt: held };
       const last = err instanceof AppError || job.attempt >= (job.maxAttempts ?? MAX_ATTEMPTS);
       if (!last) throw err;
       deps.log.warn('automation step failed', { run_id: job.payload.run_id, key: job.payload.key, err: (err as Error).message });

@@ -5,10 +5,13 @@ import { invalidField, missingField } from '../errors.js';
 import { isUuid } from '../lib/ids.js';
 import { contactEmail } from '../contacts/input.js';
 import { contactOf } from '../contacts/service.js';
-import { customEventContextFind, customEventInsert, customEventListByContact, type CustomEventRow } from '../store/custom-events.js';
-import { withTx, type Pool, type Queryable, type Tx } from '../store/db.js';
+import { Batcher } from '../queue/batcher.js';
+import {
+  customEventContextFind, customEventContextFindMany, customEventInsert, customEventListByContact, customEventsInsertBatch,
+  type CustomEventContextAsk, type CustomEventNew, type CustomEventRow,
+} from '../store/custom-events.js';
+import type { Pool, Queryable, Tx } from '../store/db.js';
 import type { IdempotencyCompletion } from '../store/emails.js';
-import { idempotencyComplete } from '../store/idempotency.js';
 import type { PageQuery } from '../store/paginate.js';
 import { customEventName, customEventPayloadCoerce, customEventPayloadOf } from './schema.js';
 
@@ -35,10 +38,10 @@ export function customEventInputOf(body: Record<string, unknown>): CustomEventIn
 }
 
 /**
- * THE seam for everything that reacts to custom events: resolves the subject, checks and coerces
- * the payload against the team's definition of the event (if any), and inserts the event, all in
- * `tx`. A caller that must act on the event (an automation trigger enqueuing runs) does so in the
- * same transaction, after this returns.
+ * Records one event in the caller's transaction: resolves the subject, checks and coerces the
+ * payload against the team's definition of the event (if any), and inserts it. It is not queued for
+ * automations: a caller that must act on it (automationsOnEvent) does so in the same transaction.
+ * POST /events/send uses customEventSend (group commit, queued for the automations) instead.
  */
 export async function customEventRecord(tx: Tx, teamId: string, input: CustomEventInput): Promise<CustomEventRow> {
   const { schema, contact } = await customEventContextFind(tx, teamId, input.name, input.subject);
@@ -49,22 +52,41 @@ export async function customEventRecord(tx: Tx, teamId: string, input: CustomEve
 }
 
 type Complete = (status: number, body: unknown) => IdempotencyCompletion | undefined;
-/** What reacts to a recorded event in its transaction (automations: start and resume runs); supplied from above. */
-export type CustomEventReaction = (tx: Tx, teamId: string, event: CustomEventRow) => Promise<void>;
+
+interface Pending { event: CustomEventNew; completion?: IdempotencyCompletion }
+interface Batchers { context: Batcher<CustomEventContextAsk, CustomEventContext>; commit: Batcher<Pending, CustomEventRow> }
+type CustomEventContext = Awaited<ReturnType<typeof customEventContextFindMany>>[number];
+const batchers = new WeakMap<Pool, Batchers>();
+/** Per pool: the look-ups of concurrent requests share one read, and their events one commit (one statement each). */
+function batchersOf(pool: Pool): Batchers {
+  let b = batchers.get(pool);
+  if (!b) {
+    b = {
+      context: new Batcher((asks) => customEventContextFindMany(pool, asks)),
+      commit: new Batcher((items) => customEventsInsertBatch(pool, items.map((i) => i.event), items.flatMap((i) => (i.completion ? [i.completion] : [])))),
+    };
+    batchers.set(pool, b);
+  }
+  return b;
+}
 
 /**
- * POST /events/send → 202 `{object: "event", event}` once the event is committed. `complete` (from
- * withIdempotency) gives the key to mark answered in the same transaction.
+ * POST /events/send → 202 `{object: "event", event}` once the event is committed: the subject and
+ * payload are checked here (one read shared with concurrent requests), then the event is committed with other requests' events in
+ * one statement (customEventsInsertBatch) that also queues it for the automations that listen for
+ * it; the automations.event job starts and resumes their runs, in the order events were recorded.
+ * `complete` (from withIdempotency) gives the key to mark answered in the same statement.
  */
-export async function customEventSend(pool: Pool, teamId: string, body: Record<string, unknown>, complete: Complete = () => undefined, react?: CustomEventReaction) {
+export async function customEventSend(pool: Pool, teamId: string, body: Record<string, unknown>, complete: Complete = () => undefined) {
   const input = customEventInputOf(body);
   const response = { object: 'event' as const, event: input.name };
-  await withTx(pool, async (tx) => {
-    const event = await customEventRecord(tx, teamId, input);
-    await react?.(tx, teamId, event);
-    const done = complete(202, response);
-    if (done) await idempotencyComplete(tx, { teamId: done.team_id, method: done.method, path: done.path, key: done.key }, done.response_status, done.response_body);
-  });
+  const b = batchersOf(pool);
+  const { schema, contact } = await b.context.add({ teamId, name: input.name, subject: input.subject });
+  if (!contact && 'contactId' in input.subject) throw invalidField('contact_id', `no contact has the id ${input.subject.contactId}.`);
+  const email = contact?.email ?? (input.subject as { email: string }).email;
+  const payload = customEventPayloadCoerce(schema, input.payload);
+  const completion = complete(202, response);
+  await b.commit.add({ event: { team_id: teamId, name: input.name, contact_id: contact?.id ?? null, email, payload }, ...(completion ? { completion } : {}) });
   return response;
 }
 

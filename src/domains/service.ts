@@ -79,9 +79,14 @@ export class Domains {
   }
 
   /** domain.created|updated|deleted for webhooks, in the caller's transaction when it has one. */
-  private event(db: Queryable, type: 'domain.created' | 'domain.updated' | 'domain.deleted', d: DomainRow): Promise<void> {
+  private event(db: Queryable, type: 'domain.created' | 'domain.updated' | 'domain.deleted', d: DomainRow, extra: Record<string, unknown> = {}): Promise<void> {
     const created = isoOf(d.created_at as Date | string);
-    return resourceEventInsert(db, d.team_id, d.id, type, { id: d.id, name: d.name, status: d.status, created_at: created, region: d.region, records: this.records(d) });
+    return resourceEventInsert(db, d.team_id, d.id, type, { id: d.id, name: d.name, status: d.status, created_at: created, region: d.region, records: this.records(d), ...extra });
+  }
+
+  /** domain.updated for a change of the reputation guard's state (reputation/guard.ts), in its transaction. */
+  announceReputation(db: Queryable, d: DomainRow, reputation: Record<string, unknown>): Promise<void> {
+    return this.event(db, 'domain.updated', d, { reputation });
   }
 
   private async find(teamId: string, id: string): Promise<DomainRow> {

@@ -15,6 +15,8 @@ export interface ComposeOptions {
   date: Date;
   /** Headers Mailroom adds (List-Unsubscribe, Feedback-ID, …); they replace caller headers of the same name. */
   extraHeaders?: Record<string, string>;
+  /** The Message-ID to use (with angle brackets) when the email already has one: a broadcast email rendered at delivery. */
+  messageId?: string;
 }
 
 export interface Composed {
@@ -47,7 +49,7 @@ function mergeHeaders(caller: Record<string, string>, ours: Record<string, strin
  */
 export async function composeMessage(req: SendRequest, opts: ComposeOptions): Promise<Composed> {
   if (!/^[a-z0-9.-]{1,253}$/i.test(opts.messageIdDomain)) throw new Error(`composeMessage: bad messageIdDomain ${JSON.stringify(opts.messageIdDomain)}`);
-  const messageId = `<${randomUUID()}@${opts.messageIdDomain}>`;
+  const messageId = opts.messageId ?? `<${randomUUID()}@${opts.messageIdDomain}>`;
   const attachments = req.attachments.map((a) => {
     if (!a.content) throw new Error('composeMessage: resolve `path` attachments before composing');
     const r = a as ResolvedAttachment;

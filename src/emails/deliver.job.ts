@@ -21,6 +21,7 @@ import { GIVE_UP_AFTER_MS, nextRetryDelayMs } from './retry.js';
 import { counters } from '../lib/metrics.js';
 import { distinctRecipients, type UnsubscribeSigner } from '../tracking/unsubscribe-tokens.js';
 import { withListHeaders } from './list-headers.js';
+import { isDeferred, type DeferredBodies } from './deferred.js';
 import { inspectDelivery } from '../insights/inspect.js';
 import { DELIVERY_RULE_IDS } from '../insights/rules.js';
 import type { ComposeInsights } from './compose-insights.js';
@@ -33,6 +34,8 @@ export interface DeliverDeps {
   log: Logger;
   /** signs the per-recipient List-Unsubscribe links of list mail */
   unsubscribe: UnsubscribeSigner;
+  /** renders the body of an email that keeps none (a broadcast's), here at delivery */
+  bodies?: DeferredBodies;
   /** the compose findings of an email not analyzed yet (EmailSender.insights): run here, off the request path */
   insights: ComposeInsights;
 }
@@ -80,10 +83,15 @@ export function deliverJob(deps: DeliverDeps) {
     const domain = email.domain_id ? await domainFor(email.team_id, email.domain_id) : undefined;
     // An email's compose findings are computed at its first attempt (the send path leaves them to
     // this job) and stored with whatever the attempt records: suppressed, failed or a result.
-    const composed = deps.config.insights && email.unanalyzed ? composeFindings(deps, email, domain?.row) : undefined;
+    // A broadcast's email keeps no body: rendered here for the rules (then reused for the send).
+    const analyze = deps.config.insights && email.unanalyzed;
+    const rendered = analyze && isDeferred(email) && !email.raw ? await deps.bodies?.render(email) : undefined;
+    const composed = analyze && (rendered || !isDeferred(email))
+      ? composeFindings(deps, rendered ? { ...email, html: rendered.html, text_body: rendered.text } : email, domain?.row) : undefined;
     const ctx: Ctx = composed ? { deps, record: (g) => base.record({ ...g, composed }) } : base;
 
-    if (!email.raw) return ctx.record(failAll(email, pending, 'message_purged', 'The message body was purged by retention before it could be delivered.'));
+    const purged = () => ctx.record(failAll(email, pending, 'message_purged', 'The message body was purged by retention before it could be delivered.'));
+    if (!email.raw && !isDeferred(email)) return purged();
     if (!domain) return ctx.record(failAll(email, pending, 'domain_not_verified', 'The sending domain is no longer verified.'));
 
     const held = pending.filter((r) => state.suppressed.has(r)).map((r) =>
@@ -97,6 +105,9 @@ export function deliverJob(deps: DeliverDeps) {
       return ctx.record({ events, lastEvent: 'delivered' });
     }
 
+    // A broadcast's email is rendered here, from its broadcast and its recipient's values.
+    const raw = email.raw ?? (rendered ?? await deps.bodies?.render(email))?.raw;
+    if (!raw) return purged();
     const { row } = domain;
     const returnPathHost = `${row.custom_return_path}.${row.name}`;
     const egress = deps.config.regionEgress[row.region as Region] ?? {};
@@ -106,7 +117,7 @@ export function deliverJob(deps: DeliverDeps) {
       { mailFrom: returnPath(email.id, returnPathHost), recipients, raw, tls: row.tls },
       route, { heloName: egress.heloName ?? deps.config.heloName, localAddress: egress.sourceAddress, pool: deps.smtp },
     );
-    if (!email.list_unsubscribe) return settle(ctx, email, await send(pending, await dkimSign(email.raw, domain.keys)), attempt);
+    if (!email.list_unsubscribe) return settle(ctx, email, await send(pending, await dkimSign(raw, domain.keys)), attempt);
     // List mail: each recipient its own copy with its own unsubscribe token, signed after the
     // headers are added (one signature per recipient, not per message: only for list mail).
     const order = distinctRecipients(email.to_addrs, email.cc_addrs, email.bcc_addrs);
@@ -114,7 +125,7 @@ export function deliverJob(deps: DeliverDeps) {
     for (const r of pending) {
       const ordinal = order.indexOf(r);
       if (ordinal < 0) throw new Error(`delivery: ${r} is not a recipient of email ${email.id}`);
-      const copy = withListHeaders(email.raw, deps.unsubscribe.headers(email.id, ordinal, returnPathHost, email.list_id));
+      const copy = withListHeaders(raw, deps.unsubscribe.headers(email.id, ordinal, returnPathHost, email.list_id));
       results.push(...await send([r], await dkimSign(copy, domain.keys)));
     }
     return settle(ctx, email, results, attempt);

@@ -7,13 +7,17 @@ import { emailCancel, emailCount, emailEventsList, emailFindById, emailLastEvent
 import type { EmailFilters } from '../store/email-filters.js';
 import type { PageQuery } from '../store/paginate.js';
 import { parseScheduledAt } from './schedule.js';
+import type { DeferredBodies } from './deferred.js';
 
 export type { AcceptedEmail } from '../store/emails.js';
 
-export async function emailGet(db: Queryable, teamId: string, id: string) {
-  const email = isUuid(id) ? await emailFindById(db, teamId, id) : undefined;
-  if (!email) throw notFound('Email');
-  return email;
+/** A team's email; a broadcast's email has its personalized html and text rendered (they are not stored). */
+export async function emailGet(db: Queryable, teamId: string, id: string, bodies?: DeferredBodies) {
+  const row = isUuid(id) ? await emailFindById(db, teamId, id) : undefined;
+  if (!row) throw notFound('Email');
+  const { deferred, ...email } = row;
+  const body = deferred && bodies ? await bodies.render(deferred) : undefined;
+  return body ? { ...email, html: body.html, text: body.text } : email;
 }
 
 export const emailsList = (db: Queryable, teamId: string, page: PageQuery, filters: EmailFilters) => emailList(db, teamId, page, filters);
@@ -52,9 +56,11 @@ export async function emailRescheduleScheduled(db: Queryable, teamId: string, id
 }
 
 /** The raw MIME of a team's email (the dashboard's Raw and Headers tabs); 404 when gone or purged. */
-export async function emailRawOf(db: Queryable, teamId: string, id: string, retentionDays: number): Promise<Buffer> {
+export async function emailRawOf(db: Queryable, teamId: string, id: string, retentionDays: number, bodies?: DeferredBodies): Promise<Buffer> {
   const row = isUuid(id) ? await emailRawFind(db, teamId, id) : undefined;
   if (!row) throw notFound('Email');
+  const body = row.deferred && bodies ? await bodies.render(row.deferred) : undefined;
+  if (body) return body.raw;
   if (!row.raw) throw notFound(`The message body (removed after ${retentionDays} days)`);
   return row.raw;
 }

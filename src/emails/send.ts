@@ -10,7 +10,9 @@ import type { Domains } from '../domains/service.js';
 import type { DomainRow } from '../store/domains.js';
 import type { Pool, Queryable } from '../store/db.js';
 import { emailsInsertAccepted, type AcceptedEmail, type IdempotencyCompletion } from '../store/emails.js';
+import { DELIVERY_PRIORITY } from '../store/jobs.js';
 import { Batcher } from '../queue/batcher.js';
+import type { DeferredBodies } from './deferred.js';
 import { resolveAttachments } from './attachments.js';
 import { composeMessage, plainTextFor } from './compose.js';
 import { makeEvent } from '../events/email-events.js';
@@ -20,13 +22,17 @@ import { pathAttachmentBudget, templateRefOf, validateSendRequest, type SendRequ
 import type { TrackingSigner } from '../tracking/tokens.js';
 import { distinctRecipients, type UnsubscribeSigner } from '../tracking/unsubscribe-tokens.js';
 import { ComposeInsights, trackedHtml } from './compose-insights.js';
+import type { SendGuard } from './send-guard.js';
 
 export interface SendContext {
   teamId: string;
   apiKeyId: string | null;
   keyDomainId: string | null; // a sending_access key bound to one domain
-  /** 'broadcast': a broadcast's expansion (paced by its own job, so not counted against the team's recipient rate) */
-  source: 'api' | 'smtp' | 'broadcast';
+  /**
+   * 'broadcast': a broadcast's expansion (paced by its own job, so not counted against the team's
+   * recipient rate); 'automation': an automation's send_email step (likewise not counted).
+   */
+  source: 'api' | 'smtp' | 'broadcast' | 'automation';
   /** The team whose data holds the email when it is not `teamId` (system mail: the hidden system team). */
   dataTeamId?: string;
 }
@@ -49,9 +55,11 @@ export interface ListMail {
   id?: string;
   /** the broadcast this email is one recipient's copy of (emails.broadcast_id, `broadcast_id` in its events) */
   broadcastId?: string;
+  /** the automation whose send_email step sends this email (emails.automation_id, `automation_id` in its events) */
+  automationId?: string;
   /**
    * Bulk mail's place in the delivery queue: its jobs are due this long after acceptance. The
-   * workers claim in run_at order, so mail accepted meanwhile (transactional) goes first.
+   * workers claim by priority (transactional, automation, broadcast: DELIVERY_PRIORITY), then run_at.
    */
   deliveryLagMs?: number;
 }
@@ -63,8 +71,11 @@ type Pending = { email: AcceptedEmail; completion?: IdempotencyCompletion };
 
 const DOMAIN_CACHE_MS = 5_000;
 
+/** What composing needs of the sending domain: its name (Message-ID) and its tracking settings. */
+export type TrackingDomain = Pick<DomainRow, 'name' | 'open_tracking' | 'click_tracking'>;
+
 /** The team's topic named by `topic_id` on a send, or a 422 naming the field. */
-async function sendTopic(db: Pool, teamId: string, topicId: string | undefined): Promise<string | null> {
+export async function sendTopic(db: Pool, teamId: string, topicId: string | undefined): Promise<string | null> {
   if (topicId === undefined) return null;
   const t = isUuid(topicId) ? await topicFind(db, teamId, topicId.toLowerCase()) : undefined;
   if (!t) throw new AppError('validation_error', `Invalid \`topic_id\` field: no topic has the id ${shown(topicId.slice(0, 100))}.`);
@@ -84,8 +95,12 @@ export class EmailSender {
   private readonly batcher: Batcher<Pending, void>;
   /** Set by the composition root where requests are served (api, smtp roles). */
   recipientBudget?: RecipientBudget;
+  /** Set by the composition root: the reputation guard's check of the sending domain (send-guard.ts). */
+  guard?: SendGuard;
   /** Set by the composition root: renders `template: {id, variables}` on a send. */
   templates?: TemplateRender;
+  /** Set by the composition root: renders the bodies of emails that keep none (a broadcast's; emails/deferred.ts). */
+  bodies?: DeferredBodies;
   private readonly domainCache = new Map<string, { row: DomainRow; until: number }>();
   /** The compose findings of stored emails: run by the delivery job and GET /emails/:id/insights, never here. */
   readonly insights: ComposeInsights;
@@ -155,9 +170,10 @@ export class EmailSender {
 
   async prepareValidated(ctx: SendContext, req: SendRequest, now: Date, prebuilt?: PrebuiltMessage, list?: ListMail): Promise<AcceptedEmail> {
     const domain = await this.sendingDomain(ctx, req.from.domain);
+    await this.guard?.(ctx.teamId, domain, ctx.source === 'broadcast' || ctx.source === 'automation'); // list mail: held while the domain is paused
     const topicId = await sendTopic(this.pool, ctx.teamId, req.topicId); // 422 for a topic the team does not have
     // Recipients, not requests, are what a send costs receivers: counted before any work.
-    if (ctx.source !== 'broadcast') await this.recipientBudget?.(ctx.teamId, req.to.length + req.cc.length + req.bcc.length);
+    if (ctx.source === 'api' || ctx.source === 'smtp') await this.recipientBudget?.(ctx.teamId, req.to.length + req.cc.length + req.bcc.length);
     const id = list?.id ?? uuid(); // before composing: tracking links carry it
     const listMail = Boolean(topicId) || list !== undefined;
     if (list?.listId !== undefined && !/^[\x20-\x7e]{1,500}$/.test(list.listId)) throw new Error('prepareValidated: List-Id must be printable ASCII');
@@ -180,7 +196,7 @@ export class EmailSender {
       bcc_addrs: req.bcc.map((a) => a.address), reply_to: req.replyTo.map((a) => a.address), subject: req.subject,
       html: req.html ?? null, text_body: req.text ?? null, headers: headers.length ? headers : null, tags: req.tags,
       scheduled_at: req.scheduledAt?.toISOString() ?? null, last_event: scheduled ? 'scheduled' : 'sent', created_at: now.toISOString(), topic_id: topicId,
-      list_unsubscribe: listMail, list_id: list?.listId ?? null, broadcast_id: list?.broadcastId ?? null,
+      list_unsubscribe: listMail, list_id: list?.listId ?? null, broadcast_id: list?.broadcastId ?? null, automation_id: list?.automationId ?? null,
       // Not analyzed yet: the insight rules run off the request path (emails/compose-insights.ts).
       insights: null,
     };
@@ -193,9 +209,24 @@ export class EmailSender {
     }
     const jobs = [...byDomain].map(([d, rcpts]) => ({
       payload: { email_id: id, team_id: owner, domain: d, recipients: [...rcpts], ...(scheduled ? { scheduled: true as const } : {}) }, run_at: runAt, region: domain.region,
+      priority: ctx.source === 'broadcast' ? DELIVERY_PRIORITY.broadcast : ctx.source === 'automation' ? DELIVERY_PRIORITY.automation : DELIVERY_PRIORITY.transactional,
     }));
     const event = makeEvent({ ...row, created_at: now }, scheduled ? 'email.scheduled' : 'email.sent', { at: now });
     return { row, raw: composed.raw, event, jobs };
+  }
+
+  /**
+   * The body of an email that keeps none of its own (a broadcast's email, rendered at delivery and
+   * on read: broadcasts/bodies.ts): the same unsubscribe link, tracking and MIME prepareValidated
+   * gives a list email, for the email's stored id, Message-ID and date. html and text are what
+   * GET /emails/:id shows (as sent, before tracking); raw is the message to sign and send.
+   */
+  async composeStored(req: SendRequest, e: { id: string; messageId: string; date: Date }, domain: TrackingDomain): Promise<{ html: string | null; text: string | null; raw: Buffer }> {
+    const ownUnsubscribeUrl = this.unsubscribe ? this.unsubscribe.url(e.id, 0) : undefined;
+    req = this.withUnsubscribeUrl(req, ownUnsubscribeUrl);
+    const composed = await composeMessage({ ...req, ...this.tracked(e.id, req, domain, ownUnsubscribeUrl) },
+      { messageIdDomain: domain.name, date: e.date, messageId: e.messageId });
+    return { html: req.html ?? null, text: req.text ?? null, raw: composed.raw };
   }
 
   /**
@@ -203,7 +234,7 @@ export class EmailSender {
    * MAILROOM_PUBLIC_URL (Resend uses a verified tracking subdomain instead). The text part is
    * derived from the original HTML, so its links are not rewritten. The stored html stays as sent.
    */
-  private tracked(id: string, req: SendRequest, domain: DomainRow, ownUnsubscribeUrl?: string): Partial<SendRequest> {
+  private tracked(id: string, req: SendRequest, domain: TrackingDomain, ownUnsubscribeUrl?: string): Partial<SendRequest> {
     const html = trackedHtml({ id, html: req.html, headers: req.headers, domain, publicUrl: this.config.publicUrl, sign: this.tracking, ownUnsubscribeUrl });
     return html === undefined ? {} : { text: plainTextFor(req), html };
   }

@@ -2,6 +2,7 @@
 // link's signature names. The HTTP route signs and checks links; this reads the email.
 import { emailFindById, emailRawById } from '../store/emails.js';
 import type { Queryable } from '../store/db.js';
+import type { DeferredBodies } from './deferred.js';
 
 const escapeHtml = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 
@@ -11,9 +12,11 @@ export async function teamHasEmail(db: Queryable, teamId: string, id: string): P
 }
 
 /** The page body for a checked share link, or undefined when the email is gone. */
-export async function sharedEmailPage(db: Queryable, id: string): Promise<string | undefined> {
+export async function sharedEmailPage(db: Queryable, id: string, bodies?: DeferredBodies): Promise<string | undefined> {
   const row = await emailRawById(db, id);
-  const email = row ? await emailFindById(db, row.team_id, id) : undefined;
-  if (!email) return undefined;
+  const found = row ? await emailFindById(db, row.team_id, id) : undefined;
+  if (!found) return undefined;
+  const body = found.deferred && bodies ? await bodies.render(found.deferred) : undefined;
+  const email = body ? { html: body.html, text: body.text } : found;
   return email.html ?? `<pre style="white-space:pre-wrap;font:14px/1.5 system-ui,sans-serif">${escapeHtml(email.text ?? '')}</pre>`;
 }

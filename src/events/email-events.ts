@@ -18,12 +18,15 @@ export interface EmailForEvent {
   headers: { name: string; value: string }[] | null;
   /** set for a broadcast's emails: every event's data names the broadcast (as Resend's do) */
   broadcast_id?: string | null;
+  /** set for an automation's emails: every event's data names the automation */
+  automation_id?: string | null;
 }
 
 
 export function eventData(e: EmailForEvent, to: string[] = e.to_addrs, extra: Record<string, unknown> = {}) {
   return {
     ...(e.broadcast_id ? { broadcast_id: e.broadcast_id } : {}),
+    ...(e.automation_id ? { automation_id: e.automation_id } : {}),
     email_id: e.id,
     created_at: iso(e.created_at),
     from: e.from_header,

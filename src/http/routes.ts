@@ -16,6 +16,7 @@ import domainsVerify from './api/domains.verify.js';
 import domainsDelete from './api/domains.delete.js';
 import domainsHealth from './api/domains.health.js';
 import domainsDmarcReports from './api/domains.dmarc-reports.js';
+import domainsReputation from './api/domains.reputation.js';
 import logsList from './api/logs.list.js';
 import logsGet from './api/logs.get.js';
 import emailsSend from './api/emails.send.js';
@@ -77,7 +78,7 @@ import unsubscribe from './api/unsubscribe.js';
 
 const ENDPOINTS = [
   apiKeysCreate, apiKeysList, apiKeysUpdate, apiKeysDelete,
-  domainsCreate, domainsList, domainsGet, domainsUpdate, domainsVerify, domainsDelete, domainsHealth, domainsDmarcReports,
+  domainsCreate, domainsList, domainsGet, domainsUpdate, domainsVerify, domainsDelete, domainsHealth, domainsDmarcReports, domainsReputation,
   logsList, logsGet,
   emailsSend, emailsBatch, emailsGet, emailsList, emailsUpdate, emailsCancel, emailsEvents, emailsMetrics, emailsInsights, insightsList, emailsAttachments, emailsShare, usage,
   emailsReceivingList, emailsReceivingGet, emailsReceivingAttachmentsList, emailsReceivingAttachmentsGet, inboundDownload,

@@ -2,6 +2,7 @@
 // team. Not an email's lifecycle events: those are email_events (store/emails.ts, src/events/).
 import { uuid } from '../lib/ids.js';
 import type { Queryable, Tx } from './db.js';
+import type { IdempotencyCompletion } from './emails.js';
 import { paginate, type Page, type PageQuery } from './paginate.js';
 
 export type CustomEventFieldType = 'string' | 'number' | 'boolean' | 'date';
@@ -64,12 +65,63 @@ export async function customEventContextFind(db: Queryable, teamId: string, name
   return { schema: r.schema, contact: r.contact_id ? { id: r.contact_id, email: r.contact_email! } : null };
 }
 
+
+export interface CustomEventContextAsk { teamId: string; name: string; subject: { contactId: string } | { email: string } }
+
+/** customEventContextFind for many events in one round trip (the events of concurrent requests); in order. */
+export async function customEventContextFindMany(db: Queryable, asks: CustomEventContextAsk[]): Promise<{ schema: CustomEventSchema | null; contact: { id: string; email: string } | null }[]> {
+  const rows = asks.map((a, n) => ({ n, team_id: a.teamId, name: a.name, contact_id: 'contactId' in a.subject ? a.subject.contactId : null, email: 'email' in a.subject ? a.subject.email : null }));
+  const { rows: out } = await db.query<{ n: number; schema: CustomEventSchema | null; contact_id: string | null; contact_email: string | null }>(
+    `SELECT i.n, (SELECT d.schema FROM custom_event_definitions d WHERE d.team_id = i.team_id AND d.name = i.name) AS schema,
+            coalesce(c1.id, c2.id) AS contact_id, coalesce(c1.email, c2.email) AS contact_email
+     FROM json_to_recordset($1::json) AS i (n int, team_id uuid, name text, contact_id uuid, email text)
+     LEFT JOIN contacts c1 ON i.contact_id IS NOT NULL AND c1.team_id = i.team_id AND c1.id = i.contact_id
+     LEFT JOIN contacts c2 ON i.contact_id IS NULL AND c2.team_id = i.team_id AND c2.email = i.email`,
+    [JSON.stringify(rows)]);
+  const byN = new Map(out.map((r) => [r.n, r]));
+  return asks.map((_, n) => {
+    const r = byN.get(n)!;
+    return { schema: r.schema, contact: r.contact_id ? { id: r.contact_id, email: r.contact_email! } : null };
+  });
+}
+
 /** Records one custom event in the caller's transaction. */
 export async function customEventInsert(tx: Tx, teamId: string, e: { name: string; contact_id: string | null; email: string; payload: Record<string, unknown> }): Promise<CustomEventRow> {
   const { rows } = await tx.query<CustomEventRow>(
     `INSERT INTO custom_events (id, team_id, name, contact_id, email, payload) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${EVENT_COLUMNS}`,
     [uuid(), teamId, e.name, e.contact_id, e.email, JSON.stringify(e.payload)]);
   return rows[0];
+}
+
+export interface CustomEventNew { team_id: string; name: string; contact_id: string | null; email: string; payload: Record<string, unknown> }
+
+/**
+ * Records many custom events in one statement (one commit for concurrent POST /events/send calls),
+ * completes their idempotency keys, and queues for the automations those that an automation of the
+ * team listens for (an enabled trigger of that name, or a wait for it), arming the automations.event
+ * job (automations_wake, migration 0025). Returns the rows in input order.
+ */
+export async function customEventsInsertBatch(db: Queryable, events: CustomEventNew[], completions: IdempotencyCompletion[]): Promise<CustomEventRow[]> {
+  const rows = events.map((e) => ({ ...e, id: uuid() }));
+  await db.query(
+    `WITH ins AS (
+       INSERT INTO custom_events (id, team_id, name, contact_id, email, payload)
+       SELECT r.id, r.team_id, r.name, r.contact_id, r.email, coalesce(r.payload, '{}') FROM json_populate_recordset(NULL::custom_events, $1::json) WITH ORDINALITY AS r
+       ORDER BY r.ordinality
+       RETURNING id, team_id, name),
+     q AS (
+       INSERT INTO automation_event_queue (event_id)
+       SELECT i.id FROM ins i
+       WHERE EXISTS (SELECT 1 FROM automations a WHERE a.team_id = i.team_id AND ((a.status = 'enabled' AND a.trigger_event = i.name) OR i.name = ANY (a.waits)))
+       RETURNING seq),
+     k AS (
+       UPDATE idempotency_keys ik SET state = 'done', response_status = c.response_status, response_body = c.response_body
+       FROM json_to_recordset($2::json) AS c (team_id uuid, method text, path text, key text, response_status int, response_body jsonb)
+       WHERE ik.team_id = c.team_id AND ik.method = c.method AND ik.path = c.path AND ik.key = c.key)
+     SELECT (SELECT count(*) FROM ins) AS n, CASE WHEN EXISTS (SELECT 1 FROM q) THEN automations_wake() END AS woke`,
+    [JSON.stringify(rows), JSON.stringify(completions)]);
+  const now = new Date().toISOString();
+  return rows.map((r) => ({ id: r.id, name: r.name, contact_id: r.contact_id, email: r.email, payload: r.payload, created_at: now }));
 }
 
 /** A contact's history, newest first: its own events and those sent for its address while it had no row. */

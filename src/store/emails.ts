@@ -37,12 +37,14 @@ export interface AcceptedEmail {
     list_unsubscribe?: boolean; list_id?: string | null;
     /** the broadcast this email was sent for */
     broadcast_id?: string | null;
+    /** the automation this email was sent for */
+    automation_id?: string | null;
     /** deliverability findings (insights/): null when not analyzed */
     insights?: unknown[] | null;
   };
   raw: Buffer;
   event: EventInsert;
-  jobs: { payload: DeliverPayload; run_at: string; region: string }[];
+  jobs: { payload: DeliverPayload; run_at: string; region: string; priority?: number }[];
 }
 
 /** An idempotency key completed by the same statement that commits the emails it answered for. */
@@ -59,9 +61,9 @@ export async function emailsInsertAccepted(db: Queryable, emails: AcceptedEmail[
   await db.query(
     `WITH e AS (
        INSERT INTO emails (id, team_id, domain_id, api_key_id, source, message_id, from_header, to_addrs, cc_addrs, bcc_addrs, reply_to,
-                           subject, html, text_body, headers, tags, scheduled_at, last_event, raw, created_at, topic_id, list_unsubscribe, list_id, broadcast_id, insights)
+                           subject, html, text_body, headers, tags, scheduled_at, last_event, raw, created_at, topic_id, list_unsubscribe, list_id, broadcast_id, insights, automation_id)
        SELECT r.id, r.team_id, r.domain_id, r.api_key_id, r.source, r.message_id, r.from_header, r.to_addrs, r.cc_addrs, r.bcc_addrs, r.reply_to,
-              r.subject, r.html, r.text_body, r.headers, r.tags, r.scheduled_at, r.last_event, b.raw, r.created_at, r.topic_id, coalesce(r.list_unsubscribe, false), r.list_id, r.broadcast_id, r.insights
+              r.subject, r.html, r.text_body, r.headers, r.tags, r.scheduled_at, r.last_event, b.raw, r.created_at, r.topic_id, coalesce(r.list_unsubscribe, false), r.list_id, r.broadcast_id, r.insights, r.automation_id
        FROM json_populate_recordset(NULL::emails, $1::json) WITH ORDINALITY AS r
        JOIN unnest($2::bytea[]) WITH ORDINALITY AS b (raw, n) ON b.n = r.ordinality
        RETURNING id),
@@ -91,20 +93,32 @@ export interface EmailRecord extends EmailListItem {
   html: string | null; text: string | null; tags: { name: string; value: string }[];
 }
 
-export async function emailFindById(db: Queryable, teamId: string, id: string): Promise<EmailRecord | undefined> {
-  const { rows } = await db.query<EmailRecord>(`SELECT ${RECORD_COLUMNS}, html, text_body AS text, tags, topic_id FROM emails WHERE team_id = $1 AND id = $2`, [teamId, id]);
+/** An email whose body is rendered on demand (a broadcast's: emails/deferred.ts): what the renderer reads. */
+export interface DeferredEmail {
+  id: string; team_id: string; domain_id: string | null; broadcast_id: string | null; personalization: unknown;
+  message_id: string; to_addrs: string[]; created_at: Date | string;
+}
+
+/** A broadcast email's body is rendered on demand (emails/deferred.ts): what the renderer needs, else null. */
+const DEFERRED_COLUMN = `CASE WHEN personalization IS NOT NULL AND broadcast_id IS NOT NULL THEN json_build_object('id', id, 'team_id', team_id,
+  'domain_id', domain_id, 'broadcast_id', broadcast_id, 'personalization', personalization, 'message_id', message_id, 'to_addrs', to_addrs,
+  'created_at', created_at) END AS deferred`;
+
+export async function emailFindById(db: Queryable, teamId: string, id: string): Promise<(EmailRecord & { deferred: DeferredEmail | null }) | undefined> {
+  const { rows } = await db.query<EmailRecord & { deferred: DeferredEmail | null }>(
+    `SELECT ${RECORD_COLUMNS}, html, text_body AS text, tags, topic_id, ${DEFERRED_COLUMN} FROM emails WHERE team_id = $1 AND id = $2`, [teamId, id]);
   return rows[0];
 }
 
-/** The raw MIME of a team's email: undefined when there is no such email, raw null once purged. */
-export async function emailRawFind(db: Queryable, teamId: string, id: string): Promise<{ raw: Buffer | null } | undefined> {
-  const { rows } = await db.query<{ raw: Buffer | null }>('SELECT raw FROM emails WHERE team_id = $1 AND id = $2', [teamId, id]);
+/** The raw MIME of a team's email: undefined when there is no such email, raw null once purged (or rendered on demand: deferred). */
+export async function emailRawFind(db: Queryable, teamId: string, id: string): Promise<{ raw: Buffer | null; deferred: DeferredEmail | null } | undefined> {
+  const { rows } = await db.query<{ raw: Buffer | null; deferred: DeferredEmail | null }>(`SELECT raw, ${DEFERRED_COLUMN} FROM emails WHERE team_id = $1 AND id = $2`, [teamId, id]);
   return rows[0];
 }
 
 /** The same for a signed public link (share page, attachment download): the signature names the email, not the key. */
-export async function emailRawById(db: Queryable, id: string): Promise<{ raw: Buffer | null; team_id: string } | undefined> {
-  const { rows } = await db.query<{ raw: Buffer | null; team_id: string }>('SELECT raw, team_id FROM emails WHERE id = $1', [id]);
+export async function emailRawById(db: Queryable, id: string): Promise<{ raw: Buffer | null; team_id: string; deferred: DeferredEmail | null } | undefined> {
+  const { rows } = await db.query<{ raw: Buffer | null; team_id: string; deferred: DeferredEmail | null }>(`SELECT raw, team_id, ${DEFERRED_COLUMN} FROM emails WHERE id = $1`, [id]);
   return rows[0];
 }
 
@@ -143,7 +157,9 @@ export interface EmailForDelivery {
   id: string; team_id: string; domain_id: string | null; message_id: string; from_header: string; subject: string;
   to_addrs: string[]; headers: { name: string; value: string }[] | null; tags: { name: string; value: string }[];
   last_event: string; delayed_once: boolean; raw: Buffer | null; created_at: Date;
-  cc_addrs: string[]; bcc_addrs: string[]; list_unsubscribe: boolean; list_id: string | null; broadcast_id: string | null;
+  cc_addrs: string[]; bcc_addrs: string[]; list_unsubscribe: boolean; list_id: string | null; broadcast_id: string | null; automation_id: string | null;
+  /** a broadcast email's recipient values: its body is rendered at delivery (emails/deferred.ts) */
+  personalization: unknown;
   /** insights null: the compose rules have not run yet (then html and text_body are loaded for them, else null) */
   unanalyzed: boolean; source: string; reply_to: string[]; html: string | null; text_body: string | null;
 }
@@ -177,7 +193,7 @@ type LoadedRow = EmailForDelivery & {
 export async function emailsLoadForDelivery(db: Queryable, loads: DeliveryLoad[]): Promise<(DeliveryState | undefined)[]> {
   const { rows } = await db.query<LoadedRow & { n: number }>(
     `SELECT q.n, e.id, e.team_id, e.domain_id, e.message_id, e.from_header, e.subject, e.to_addrs, e.headers, e.tags, e.last_event, e.delayed_once, e.raw, e.created_at,
-       e.cc_addrs, e.bcc_addrs, e.list_unsubscribe, e.list_id, e.broadcast_id, e.insights IS NULL AS unanalyzed, e.source, e.reply_to,
+       e.cc_addrs, e.bcc_addrs, e.list_unsubscribe, e.list_id, e.broadcast_id, e.automation_id, e.personalization, e.insights IS NULL AS unanalyzed, e.source, e.reply_to,
        CASE WHEN e.insights IS NULL THEN e.html END AS html, CASE WHEN e.insights IS NULL THEN e.text_body END AS text_body,
        (SELECT json_agg(json_build_object('recipient', ev.recipient, 'type', ev.type)) FROM email_events ev
          WHERE ev.email_id = e.id AND ev.type IN ('email.delivered', 'email.bounced', 'email.suppressed', 'email.failed', 'email.delivery_delayed', 'email.delivery_attempt')) AS progress,
@@ -305,9 +321,9 @@ export async function emailsPurgeRaw(db: Queryable, days: number, limit = 1000):
 export interface EmailForReport {
   id: string; team_id: string; domain_id: string | null; created_at: Date; from_header: string; to_addrs: string[]; cc_addrs: string[]; bcc_addrs: string[];
   subject: string; message_id: string; tags: { name: string; value: string }[]; headers: { name: string; value: string }[] | null; delayed_once: boolean; last_event: string;
-  broadcast_id: string | null;
+  broadcast_id: string | null; automation_id: string | null;
 }
-const REPORT_COLUMNS = 'id, team_id, domain_id, created_at, from_header, to_addrs, cc_addrs, bcc_addrs, subject, message_id, tags, headers, delayed_once, last_event, broadcast_id';
+const REPORT_COLUMNS = 'id, team_id, domain_id, created_at, from_header, to_addrs, cc_addrs, bcc_addrs, subject, message_id, tags, headers, delayed_once, last_event, broadcast_id, automation_id';
 
 export async function emailFindForReport(db: Queryable, by: { id: string } | { teamId: string; messageId: string }): Promise<EmailForReport | undefined> {
   // No index on message_id (it would cost every accepted email an index update): the lookup by

@@ -15,13 +15,17 @@ export const JOB_KINDS = {
   'webhooks.sweep': 'recurring: repairs wake-ups lost to races',
   'webhooks.retention': 'recurring: drops old webhook messages and attempts',
   'broadcasts.expand': 'turns a broadcast\'s segment into emails, one page per transaction with its cursor (key = broadcast id; paced behind delivery)',
+  'automations.event': 'starts and resumes the runs of the queued events (automation_event_queue), in order, one job at a time (key "wake", armed by automations_wake of 0025_automation_system_events.sql)',
   'automations.step': 'runs one step of one automation run (payload: run_id, key; key = run_id:key[:wake]); delays and wait timeouts are the same kind with run_at in the future',
+  'reputation.check': 'judges one sending domain\'s bounce and complaint rates (key = domain id; queued by the trigger of 0024_reputation_guard.sql on a hard bounce or complaint)',
   'contacts.import': 'parses one uploaded contact CSV and merges it into contacts (payload: import_id); a re-run starts over from the stored file',
 } as const;
 export type JobKind = keyof typeof JOB_KINDS;
 export const isJobKind = (k: string): k is JobKind => Object.hasOwn(JOB_KINDS, k);
 
 export const DELIVER_JOB = 'email.deliver' satisfies JobKind;
+/** jobs.priority (0031): due jobs are claimed lowest first, so transactional mail overtakes list mail. */
+export const DELIVERY_PRIORITY = { transactional: 0, automation: 1, broadcast: 2 } as const;
 export const WEBHOOK_DISPATCH_JOB = 'webhooks.dispatch' satisfies JobKind;
 export const WEBHOOK_DELIVER_JOB = 'webhooks.deliver' satisfies JobKind;
 export const WEBHOOK_SWEEP_JOB = 'webhooks.sweep' satisfies JobKind;
@@ -29,6 +33,8 @@ export const WEBHOOK_RETENTION_JOB = 'webhooks.retention' satisfies JobKind;
 export const CONTACT_IMPORT_JOB = 'contacts.import' satisfies JobKind;
 export const BROADCAST_EXPAND_JOB = 'broadcasts.expand' satisfies JobKind;
 export const AUTOMATION_STEP_JOB = 'automations.step' satisfies JobKind;
+export const REPUTATION_CHECK_JOB = 'reputation.check' satisfies JobKind;
+export const AUTOMATION_EVENT_JOB = 'automations.event' satisfies JobKind;
 
 /**
  * For the send statement's data-modifying CTE (store/emails.ts): inserts the delivery jobs given
@@ -36,9 +42,18 @@ export const AUTOMATION_STEP_JOB = 'automations.step' satisfies JobKind;
  * (DESIGN 8) is why this is a fragment rather than a call.
  */
 export const deliverJobsInsertSql = (param: string) => `
-  INSERT INTO jobs (kind, payload, run_at, region)
-  SELECT '${DELIVER_JOB}', p.payload, p.run_at, p.region FROM json_to_recordset(${param}::json) AS p (payload jsonb, run_at timestamptz, region text)
+  INSERT INTO jobs (kind, payload, run_at, region, priority)
+  SELECT '${DELIVER_JOB}', p.payload, p.run_at, p.region, coalesce(p.priority, 0) FROM json_to_recordset(${param}::json) AS p (payload jsonb, run_at timestamptz, region text, priority smallint)
   RETURNING id`;
+
+/**
+ * One delivery job per one-recipient email, from a relation `rows` with columns id (the email),
+ * address and rcpt_domain (a broadcast page: store/broadcast-emails.ts); payload as above.
+ */
+export const deliverJobsForRecipientsSql = (rows: string, teamId: string, runAt: string, region: string) => `
+  INSERT INTO jobs (kind, payload, run_at, region, priority)
+  SELECT '${DELIVER_JOB}', jsonb_build_object('email_id', r.id, 'team_id', ${teamId}::uuid, 'domain', r.rcpt_domain, 'recipients', jsonb_build_array(lower(r.address))),
+         ${runAt}::timestamptz, ${region}, ${DELIVERY_PRIORITY.broadcast} FROM ${rows} AS r`;
 
 /**
  * Wakes the delivery jobs of these webhook endpoints at `at` (default now): creates the pending
@@ -153,7 +168,7 @@ export async function jobsClaimDue(db: Queryable, workerId: string, filter: JobF
     `WITH due AS MATERIALIZED (
        SELECT id FROM jobs
        WHERE state = 'pending' AND run_at <= now() AND (locked_until IS NULL OR locked_until < now()) AND ${MATCHES}
-       ORDER BY run_at
+       ORDER BY priority, run_at
        LIMIT $3
        FOR UPDATE SKIP LOCKED)
      UPDATE jobs SET locked_by = $4, locked_until = now() + $5::float8 * interval '1 millisecond', attempts = attempts + 1

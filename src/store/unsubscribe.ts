@@ -8,13 +8,13 @@ export interface EmailForUnsubscribe {
   to_addrs: string[]; cc_addrs: string[]; bcc_addrs: string[];
   // for the email.unsubscribed event on the email's timeline
   created_at: Date; from_header: string; subject: string; message_id: string;
-  tags: { name: string; value: string }[]; headers: { name: string; value: string }[] | null; broadcast_id: string | null;
+  tags: { name: string; value: string }[]; headers: { name: string; value: string }[] | null; broadcast_id: string | null; automation_id: string | null;
 }
 
 export async function emailFindForUnsubscribe(db: Queryable, id: string): Promise<EmailForUnsubscribe | undefined> {
   const { rows } = await db.query<EmailForUnsubscribe>(
     `SELECT e.id, e.team_id, t.name AS team_name, e.topic_id, e.list_unsubscribe, e.to_addrs, e.cc_addrs, e.bcc_addrs,
-            e.created_at, e.from_header, e.subject, e.message_id, e.tags, e.headers, e.broadcast_id
+            e.created_at, e.from_header, e.subject, e.message_id, e.tags, e.headers, e.broadcast_id, e.automation_id
      FROM emails e JOIN teams t ON t.id = e.team_id WHERE e.id = $1`, [id]);
   return rows[0];
 }

@@ -42,11 +42,13 @@ describe('automation runs survive kill -9 of their worker', () => {
       connections: [{ from: 't', to: 'first' }, { from: 'first', to: 'second' }],
     });
     assert.equal(a.error, null, JSON.stringify(a.error));
-    // The events go through the API (no worker yet): 1,000 runs wait with their first step's job.
+    // The events go through the API (no worker yet): 1,000 events wait in the automations' queue,
+    // and the worker killed below starts their runs as well as running their steps.
     for (let i = 0; i < RUNS; i += 25) {
       await Promise.all(Array.from({ length: 25 }, (_, j) => api.resend.events.send({ event: 'signup', email: `u${i + j}@dest.test` })));
     }
-    assert.equal((await db.pool.query('SELECT count(*)::int AS n FROM automation_runs')).rows[0].n, RUNS);
+    assert.equal((await db.pool.query('SELECT count(*)::int AS n FROM automation_event_queue')).rows[0].n, RUNS);
+    assert.equal((await db.pool.query('SELECT count(*)::int AS n FROM automation_runs')).rows[0].n, 0);
 
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-automation-kill-'));
     dirs.push(dataDir);
@@ -94,6 +96,8 @@ describe('automation runs survive kill -9 of their worker', () => {
     assert.deepEqual(rows.filter((r) => r.n !== 1), [], 'nothing sent twice');
     const steps = (await db.pool.query(`SELECT status, count(*)::int AS n FROM automation_run_steps GROUP BY 1`)).rows;
     assert.deepEqual(steps, [{ status: 'completed', n: 3 * RUNS }], 'no step lost, none left open');
+    assert.equal((await db.pool.query('SELECT count(*)::int AS n FROM automation_event_queue')).rows[0].n, 0, 'every event was taken');
+    assert.equal((await db.pool.query('SELECT count(*)::int AS n FROM automation_runs')).rows[0].n, RUNS, 'one run per event, none twice');
     const failedJobs = (await db.pool.query(`SELECT count(*)::int AS n FROM jobs WHERE kind = 'automations.step'`)).rows[0].n;
     assert.equal(failedJobs, 0);
   });

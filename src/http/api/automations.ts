@@ -14,8 +14,9 @@ const field = (description: string) => Type.Optional(Type.Unknown({ description 
 const Body = Type.Object({
   name: field('the automation name'),
   status: field('"enabled" or "disabled" (default disabled): only an enabled automation starts runs'),
-  steps: field('[{key, type, config}]: exactly one trigger; types trigger, send_email, delay, wait_for_event, condition, contact_update, contact_delete, add_to_segment'),
+  steps: field('[{key, type, config}]: exactly one trigger; types trigger, send_email, delay, wait_for_event, condition, contact_update, contact_delete, add_to_segment; a trigger or wait may name a system event (resend:contact.created, resend:contact.updated, resend:email.sent|delivered|delivery_delayed|opened|clicked|bounced|complained|failed|suppressed)'),
   connections: field('[{from, to, type?}]: type default, condition_met, condition_not_met, timeout or event_received'),
+  reentry: field('Mailroom setting: "after_end" (default: a contact\'s new run only once its previous run ended), "always" (a run per trigger event) or "never" (once per contact)'),
 }, { additionalProperties: true });
 const ListQuery = Type.Intersect([PageQuerySchema, Type.Object({ status: Type.Optional(Type.String()) })]);
 

@@ -4,6 +4,7 @@
 // `analyzed: false` when insights are off (MAILROOM_INSIGHTS); the Resend shapes of /emails stay untouched.
 import { Type } from 'typebox';
 import { emailInsights, type EmailInsightsRow } from '../../insights/read.js';
+import { isDeferred } from '../../emails/deferred.js';
 import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 import { IdParams } from './emails.schema.js';
 
@@ -26,7 +27,9 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
     const teamId = authOf(req).team_id;
     const analyze = deps.config.insights ? async (row: EmailInsightsRow) => {
       const domain = row.domain_id ? await deps.domains.sendingDomainById(row.team_id, row.domain_id) : undefined;
-      return deps.sender.insights.of(row, domain?.row);
+      // A broadcast's email keeps no body: rendered as delivery renders it.
+      const body = isDeferred(row) ? await deps.sender.bodies?.render(row) : undefined;
+      return deps.sender.insights.of(body ? { ...row, html: body.html, text_body: body.text } : row, domain?.row);
     } : undefined;
     const found = await emailInsights(deps.pool, teamId, id, analyze);
     return { object: 'list' as const, email_id: id.toLowerCase(), analyzed: found.analyzed, has_more: false, data: found.data };

@@ -1,9 +1,8 @@
 // POST /events/send → 202 {object: "event", event} once the custom event is committed (resend-compat
-// 8.1), with the automation runs it starts or resumes in the same transaction. Idempotent by an
+// 8.1), queued in the same statement for the automations that listen for it. Idempotent by an
 // optional Idempotency-Key, with the same semantics and table as POST /emails.
 import { Type } from 'typebox';
 import { customEventSend } from '../../custom-events/record.js';
-import { automationsOnEvent } from '../../automations/run.js';
 import { withIdempotency } from '../../emails/idempotency.js';
 import { authOf, type ApiApp, type ApiDeps } from '../types.js';
 
@@ -16,11 +15,11 @@ const Body = Type.Object({
 }, { additionalProperties: true });
 
 export default function register(app: ApiApp, deps: ApiDeps): void {
-  app.post('/events/send', { schema: { tags: ['Events'], summary: 'Send a custom event', body: Body } }, async (req, reply) => {
+  app.post('/events/send', { schema: { tags: ['Events'], summary: 'Send a custom event', description: 'Answers 202 once the event is stored; the runs it starts or resumes (automations whose trigger or wait names it) follow a moment later, in the order events were recorded.', body: Body } }, async (req, reply) => {
     const teamId = authOf(req).team_id;
     const key = req.headers['idempotency-key'] as string | undefined;
     const res = await withIdempotency(deps.pool, { teamId, method: 'POST', path: '/events/send' }, key, req.body, async (complete) => {
-      return { status: 202, body: await customEventSend(deps.pool, teamId, req.body ?? {}, complete, automationsOnEvent) };
+      return { status: 202, body: await customEventSend(deps.pool, teamId, req.body ?? {}, complete) };
     });
     return reply.status(res.status).send(res.body);
   });

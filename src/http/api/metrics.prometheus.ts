@@ -7,6 +7,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { AppError } from '../../errors.js';
 import { Registry, registry } from '../../lib/metrics.js';
 import { queueSummary } from '../../queue/stats.js';
+import { reputationNow } from '../../reputation/guard.js';
 import type { ApiApp, ApiDeps } from '../types.js';
 
 const started = Date.now() / 1000;
@@ -22,6 +23,10 @@ function scrapeGauges(deps: ApiDeps) {
     loop: r.gauge('nodejs_eventloop_delay_seconds', 'Event-loop delay since the previous scrape, by quantile.'),
     jobs: r.gauge('mailroom_jobs', 'Jobs in the queue (shared by every process), by kind and state.'),
     lag: r.gauge('mailroom_jobs_due_lag_seconds', 'How long the oldest due, unclaimed job of a kind has been waiting.'),
+    bounce: r.gauge('mailroom_domain_hard_bounce_rate', 'Hard bounces / (delivered + bounced) of a sending domain over a window (1h, 7d); absent without mail.'),
+    complaint: r.gauge('mailroom_domain_complaint_rate', 'Complaints / (delivered + bounced) of a sending domain over a window (1h, 7d); absent without mail.'),
+    sample: r.gauge('mailroom_domain_reputation_sample', 'Delivered + bounced recipients of a sending domain over a window (1h, 7d).'),
+    guard: r.gauge('mailroom_domain_reputation_state', 'The reputation guard of a sending domain: 0 ok, 1 warning, 2 paused.'),
   };
   const delay = monitorEventLoopDelay({ resolution: 20 });
   delay.enable();
@@ -39,6 +44,17 @@ function scrapeGauges(deps: ApiDeps) {
     for (const j of await queueSummary(deps.pool)) {
       g.jobs.set({ kind: j.kind, state: j.state }, j.n);
       if (j.state === 'pending') g.lag.set({ kind: j.kind }, j.lag_seconds ?? 0);
+    }
+    for (const f of [g.bounce, g.complaint, g.sample, g.guard]) f.reset();
+    for (const d of await reputationNow(deps.pool)) {
+      g.guard.set({ domain: d.name }, d.state === 'paused' ? 2 : d.state === 'warning' ? 1 : 0);
+      for (const [window, c] of [['1h', d.hour], ['7d', d.week]] as const) {
+        const sample = c.delivered + c.bounced;
+        g.sample.set({ domain: d.name, window }, sample);
+        if (!sample) continue;
+        g.bounce.set({ domain: d.name, window }, c.hard_bounced / sample);
+        g.complaint.set({ domain: d.name, window }, c.complained / sample);
+      }
     }
     return r.render();
   };

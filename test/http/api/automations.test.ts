@@ -20,6 +20,12 @@ describe('automations through the resend SDK, in capture mode', () => {
       await new Promise((r) => setTimeout(r, 50));
     }
   };
+  /** POST /events/send through the SDK, then until the automations' event queue has taken it (its runs started or resumed). */
+  const sendEvent = async (...args: Parameters<CaptureApp['resend']['events']['send']>) => {
+    const r = await t.resend.events.send(...args);
+    await until('the event queue to be taken', async () => (await t.db.pool.query('SELECT 1 FROM automation_event_queue')).rowCount === 0, 20_000);
+    return r;
+  };
   const runsOf = async (automationId: string) => {
     const r = await t.resend.automations.runs.list({ automationId });
     assert.equal(r.error, null, JSON.stringify(r.error));
@@ -124,8 +130,8 @@ describe('automations through the resend SDK, in capture mode', () => {
     assert.equal(c.error, null, JSON.stringify(c.error));
     const id = c.data!.id;
     // By email: the contact does not exist yet and is created for the run.
-    assert.deepEqual((await t.resend.events.send({ event: 'user.signed_up', email: 'pro@dest.test', payload: { plan: 'pro' } })).data, { object: 'event', event: 'user.signed_up' });
-    await t.resend.events.send({ event: 'user.signed_up', email: 'free@dest.test', payload: { plan: 'free' } });
+    assert.deepEqual((await sendEvent({ event: 'user.signed_up', email: 'pro@dest.test', payload: { plan: 'pro' } })).data, { object: 'event', event: 'user.signed_up' });
+    await sendEvent({ event: 'user.signed_up', email: 'free@dest.test', payload: { plan: 'free' } });
     const created = await t.api('GET', '/contacts/pro@dest.test');
     assert.equal(created.status, 200, 'the run created the contact');
     const ev = await t.db.pool.query(`SELECT type FROM email_events WHERE email_id = $1`, [created.body.id]);
@@ -162,8 +168,8 @@ describe('automations through the resend SDK, in capture mode', () => {
     assert.doesNotMatch(sent.data!.html ?? '', /RESEND_UNSUBSCRIBE_URL/, 'list mail: the unsubscribe link is filled in');
 
     // Re-entry: the previous run ended, so the contact may start again; a run in progress blocks a new one.
-    await t.resend.events.send({ event: 'user.signed_up', email: 'pro@dest.test', payload: { plan: 'pro' } });
-    await t.resend.events.send({ event: 'user.signed_up', email: 'pro@dest.test', payload: { plan: 'pro' } });
+    await sendEvent({ event: 'user.signed_up', email: 'pro@dest.test', payload: { plan: 'pro' } });
+    await sendEvent({ event: 'user.signed_up', email: 'pro@dest.test', payload: { plan: 'pro' } });
     const again = await runsOf(id);
     assert.equal(again.length, 3, 'one new run: the second event came while it was running');
     assert.deepEqual(again.map((r) => r.status).sort(), ['completed', 'completed', 'running']);
@@ -180,9 +186,9 @@ describe('automations through the resend SDK, in capture mode', () => {
     });
     const id = c.data!.id;
     const out = await t.resend.contacts.create({ email: 'out@dest.test', unsubscribed: true });
-    await t.resend.events.send({ event: 'order.placed', contactId: out.data!.id });
+    await sendEvent({ event: 'order.placed', contactId: out.data!.id });
     await t.db.pool.query(`INSERT INTO suppressions (id, team_id, email, origin) SELECT gen_random_uuid(), team_id, 'bounced@dest.test', 'bounce' FROM automations WHERE id = $1`, [id]);
-    await t.resend.events.send({ event: 'order.placed', email: 'bounced@dest.test' });
+    await sendEvent({ event: 'order.placed', email: 'bounced@dest.test' });
     const runs = await runsOf(id);
     assert.equal(runs.length, 2);
     for (const r of runs) await until('the run to complete', async () => (await runOf(id, r.id)).status === 'completed');
@@ -206,17 +212,17 @@ describe('automations through the resend SDK, in capture mode', () => {
     });
     assert.equal(c.error, null, JSON.stringify(c.error));
     const id = c.data!.id;
-    await t.resend.events.send({ event: 'trial.started', email: 'eager@dest.test' });
-    await t.resend.events.send({ event: 'trial.started', email: 'idle@dest.test' });
+    await sendEvent({ event: 'trial.started', email: 'eager@dest.test' });
+    await sendEvent({ event: 'trial.started', email: 'idle@dest.test' });
     const runs = await runsOf(id);
     const runFor = async (email: string) => (await t.db.pool.query(`SELECT id FROM automation_runs WHERE automation_id = $1 AND email = $2`, [id, email])).rows[0].id as string;
     const eager = await runFor('eager@dest.test');
     const idle = await runFor('idle@dest.test');
     assert.equal(runs.length, 2);
     for (const r of [eager, idle]) await until('the wait', async () => (await stepStatus(id, r, 'activated')) === 'waiting');
-    await t.resend.events.send({ event: 'user.activated', email: 'eager@dest.test', payload: { ok: false } });
+    await sendEvent({ event: 'user.activated', email: 'eager@dest.test', payload: { ok: false } });
     assert.equal(await stepStatus(id, eager, 'activated'), 'waiting', 'an event failing the filter does not resume the wait');
-    await t.resend.events.send({ event: 'user.activated', email: 'eager@dest.test', payload: { ok: true } });
+    await sendEvent({ event: 'user.activated', email: 'eager@dest.test', payload: { ok: true } });
     await until('the eager run to complete', async () => (await runOf(id, eager)).status === 'completed');
     assert.deepEqual((await emailsTo('eager@dest.test')).map((e) => e.subject), ['A tip for pro users']);
     const e = await runOf(id, eager);
@@ -251,14 +257,14 @@ describe('automations through the resend SDK, in capture mode', () => {
       steps: [{ key: 't', type: 'trigger', config: { eventName: 'account.closed' } }, { key: 'del', type: 'contact_delete', config: {} }],
       connections: [{ from: 't', to: 'del' }],
     });
-    await t.resend.events.send({ event: 'profile.filled', email: 'ada@dest.test', payload: { name: 'Ada' } });
+    await sendEvent({ event: 'profile.filled', email: 'ada@dest.test', payload: { name: 'Ada' } });
     const [r] = await runsOf(c.data!.id);
     await until('the run to complete', async () => (await runOf(c.data!.id, r.id)).status === 'completed');
     const ada = await t.resend.contacts.get({ email: 'ada@dest.test' });
     assert.deepEqual([ada.data!.first_name, ada.data!.last_name], ['Ada', 'Lovelace']);
     const segs = await t.api('GET', '/contacts/ada@dest.test/segments');
     assert.deepEqual(segs.body.data.map((x: { id: string }) => x.id), [segment]);
-    await t.resend.events.send({ event: 'account.closed', email: 'ada@dest.test' });
+    await sendEvent({ event: 'account.closed', email: 'ada@dest.test' });
     const [g] = await runsOf(gone.data!.id);
     await until('the delete run to complete', async () => (await runOf(gone.data!.id, g.id)).status === 'completed');
     assert.equal((await t.api('GET', '/contacts/ada@dest.test')).status, 404);
@@ -268,7 +274,7 @@ describe('automations through the resend SDK, in capture mode', () => {
   test('stop disables the automation and cancels its running runs; a disabled automation starts none', async () => {
     const c = await t.resend.automations.create({ name: 'Stoppable', status: 'enabled', ...series('stop.me') });
     const id = c.data!.id;
-    await t.resend.events.send({ event: 'stop.me', email: 'stopped@dest.test', payload: { plan: 'pro' } });
+    await sendEvent({ event: 'stop.me', email: 'stopped@dest.test', payload: { plan: 'pro' } });
     const [r] = await runsOf(id);
     await until('the delay to wait', async () => (await stepStatus(id, r.id, 'wait')) === 'waiting');
     const stopped = await t.resend.automations.stop(id);
@@ -277,7 +283,7 @@ describe('automations through the resend SDK, in capture mode', () => {
     assert.equal(run.status, 'cancelled');
     assert.deepEqual(run.steps.find((s) => s.key === 'wait')!.status, 'skipped');
     await fastForward(r.id, 'wait'); // the wake-up finds the run cancelled
-    await t.resend.events.send({ event: 'stop.me', email: 'later@dest.test', payload: { plan: 'pro' } });
+    await sendEvent({ event: 'stop.me', email: 'later@dest.test', payload: { plan: 'pro' } });
     await until('the jobs to drain', async () => (await t.db.pool.query(`SELECT 1 FROM jobs WHERE kind = 'automations.step' AND run_at <= now()`)).rowCount === 0);
     assert.equal((await runsOf(id)).length, 1, 'no run started while disabled');
     assert.deepEqual((await emailsTo('stopped@dest.test')).map((e) => e.subject), ['Welcome to the pro plan']);

@@ -53,7 +53,12 @@ describe('broadcasts through the resend SDK, in capture mode', () => {
   });
   after(async () => { await rcv?.close(); await t?.close(); });
 
-  const mimeOf = async (id: string) => simpleParser((await t.db.pool.query('SELECT raw FROM emails WHERE id = $1', [id])).rows[0].raw as Buffer);
+  // A broadcast email keeps no body: its MIME is rendered on read, as delivery renders it.
+  const mimeOf = async (id: string) => {
+    const r = await t.api('GET', `/dashboard-api/emails/${id}/raw`);
+    assert.equal(r.status, 200, String(r.body).slice(0, 300));
+    return simpleParser(r.body as string);
+  };
   const emailsOf = async (broadcastId: string) => {
     const r = await t.api('GET', `/emails?broadcast_id=${broadcastId}&limit=100`);
     assert.equal(r.status, 200, JSON.stringify(r.body));
@@ -139,6 +144,13 @@ describe('broadcasts through the resend SDK, in capture mode', () => {
 
     const events = await t.resend.emails.get(ann.id);
     assert.equal(events.error, null);
+    // Stored: no body, only what personalizes it; GET /emails/:id renders Ann's html and text.
+    const row = (await t.db.pool.query('SELECT html, text_body, raw, personalization FROM emails WHERE id = $1', [ann.id])).rows[0];
+    assert.deepEqual([row.html, row.text_body, row.raw], [null, null, null]);
+    assert.deepEqual(row.personalization, { first_name: 'Ann', properties: { city: 'Oslo' } });
+    assert.match(events.data!.html!, /<p>Hello Ann from Oslo<\/p><a href="http:\/\/[^"]+\/u\/[a-z2-7]{45}">unsubscribe<\/a>/);
+    assert.match(events.data!.text!, /^Hello Ann\. Leave: http:\/\/\S+\/u\/[a-z2-7]{45}/);
+    assert.equal(events.data!.subject, 'Hi Ann');
     const hooks = await until('webhooks for the broadcast', async () => {
       const mine = rcv.received.map((r) => JSON.parse(r.body)).filter((p) => p.data.broadcast_id === b.data!.id);
       return mine.length >= 8 && mine;
@@ -146,6 +158,13 @@ describe('broadcasts through the resend SDK, in capture mode', () => {
     assert.deepEqual(hooks.filter((h) => h.type === 'email.sent').map((h) => h.data.to[0]).sort(), emails.map((e) => e.to[0]).sort());
     assert.equal(hooks.filter((h) => h.type === 'email.delivered').length, 4);
     assert.deepEqual(Object.keys(hooks[0].data).slice(0, 2), ['broadcast_id', 'created_at']);
+    // email.sent as for any email (the expansion builds it in SQL): Resend's fields, the email's values.
+    const annSent = hooks.find((h) => h.type === 'email.sent' && h.data.to[0] === 'ann@dest.test')!;
+    assert.deepEqual(Object.keys(annSent.data).sort(), ['broadcast_id', 'created_at', 'email_id', 'from', 'headers', 'message_id', 'subject', 'tags', 'to']);
+    assert.deepEqual([annSent.data.email_id, annSent.data.subject, annSent.data.from, annSent.data.tags], [ann.id, 'Hi Ann', from, {}]);
+    assert.match(annSent.data.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    assert.equal(annSent.data.message_id, annMail.messageId);
+    assert.deepEqual(annSent.data.headers, [{ name: 'Feedback-ID', value: annMail.headers.get('feedback-id') }]);
     // GET /emails?broadcast_id= lists only these; the other team sees none.
     const otherList = await other.emails.list();
     assert.equal(otherList.data!.data.length, 0);

@@ -3,7 +3,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 
-export interface Series { label: string; values: number[]; color: string; fmt?: (v: number) => string }
+export interface Series { label: string; values: number[]; color: string; fmt?: (v: number) => string; dash?: number[] }
 
 const css = (name: string) => getComputedStyle(document.documentElement).getPropertyValue(name).trim() || '#888';
 
@@ -14,7 +14,7 @@ export function Chart({ x, series, title, height = 240 }: { x: number[]; series:
     const axis = { stroke: css('--muted'), grid: { stroke: css('--line'), width: 1 }, ticks: { stroke: css('--line') } };
     const plot = new uPlot({
       width: el.current.clientWidth || 600, height,
-      series: [{}, ...series.map((s) => ({ label: s.label, stroke: css(s.color), width: 2, points: { show: x.length < 60 }, value: (_u: uPlot, v: number | null) => (v == null ? '—' : s.fmt ? s.fmt(v) : v.toLocaleString()) }))],
+      series: [{}, ...series.map((s) => ({ label: s.label, stroke: css(s.color), width: s.dash ? 1 : 2, ...(s.dash ? { dash: s.dash } : {}), points: { show: x.length < 60 }, value: (_u: uPlot, v: number | null) => (v == null ? '—' : s.fmt ? s.fmt(v) : v.toLocaleString()) }))],
       axes: [axis, { ...axis, size: 50 }],
       scales: { y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.1)] } },
       legend: { live: true },

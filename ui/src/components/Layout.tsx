@@ -7,6 +7,7 @@ import { navigate } from '../router';
 import { useSession } from '../session';
 import { applyTheme, loadTheme, nextTheme } from '../theme';
 import { Link } from './Link';
+import { ReputationBanner } from './Reputation';
 
 const NAV: [string, string][] = [
   ['/emails', 'Emails'], ['/receiving', 'Receiving'], ['/metrics', 'Metrics'], ['/domains', 'Domains'], ['/api-keys', 'API keys'],
@@ -89,7 +90,7 @@ export function Layout({ path, children }: { path: string; children: ComponentCh
           </div>
         </div>
       </aside>
-      <main id="main" tabIndex={-1}>{children}</main>
+      <main id="main" tabIndex={-1}><ReputationBanner path={path} />{children}</main>
     </div>
   );
 }

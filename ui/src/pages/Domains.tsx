@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks';
 import { del, get, patch, post, type List } from '../api';
 import { Alert, Badge, Copy, Empty, ErrorRetry, KV, Loading, PageHead } from '../components/ui';
 import { Link } from '../components/Link';
+import { ReputationPanel } from '../components/Reputation';
 import { ago, fmtDate } from '../format';
 import { useAction, useLoad } from '../hooks';
 import { navigate } from '../router';
@@ -130,6 +131,7 @@ export function DomainDetail({ id }: { id: string }) {
           </table>
         </div>
       </section>
+      {dom.capabilities.sending === 'enabled' && <ReputationPanel domainId={dom.id} canResume={edit} />}
       <section class="card">
         <h2>Settings</h2>
         <KV items={[['Region', dom.region], ['Return path', `${dom.custom_return_path}.${dom.name}`], ['Sending', dom.capabilities.sending]]} />

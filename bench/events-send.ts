@@ -1,0 +1,65 @@
+// POST /events/send throughput and latency with an automation listening (issue 15 target: >= 2,000
+// events/s at 64 connections, p99 < 50 ms), every event for a new address (so each one creates the
+// contact and starts a run: trigger → delay, the worst case), with POST /emails at 64 connections
+// against the same service in the same run as the peer (the send path, issue 3). The service runs
+// the api role only, as bench/send-api.ts does. Usage: npm run build && node --import tsx bench/events-send.ts [seconds]
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { api, cpuSeconds, freshDb, KEY, loadAverage, machine, postgresCpuSeconds, startService } from './lib.js';
+
+const seconds = Number(process.argv[2] ?? 15);
+
+function load(url: string, path: string, connections: number, body: () => string, secs = seconds) {
+  return autocannon({
+    url: url + path, method: 'POST', connections, duration: secs,
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+    requests: [{ setupRequest: (r: Record<string, unknown>) => ({ ...r, body: body() }) }] as never,
+  });
+}
+
+async function measured<T>(pid: number, fn: () => Promise<T>) {
+  const a0 = cpuSeconds(pid);
+  const p0 = postgresCpuSeconds();
+  const result = await fn();
+  return { result, apiCpu: cpuSeconds(pid) - a0, pgCpu: postgresCpuSeconds() - p0, load: loadAverage() };
+}
+
+const db = await freshDb();
+const svc = await startService({
+  MAILROOM_DATABASE_URL: db.url, MAILROOM_BOOTSTRAP_API_KEY: KEY, MAILROOM_ROLES: 'api', MAILROOM_DELIVERY_MODE: 'capture', MAILROOM_RATE_LIMIT: '1000000',
+});
+const client = new pg.Client({ connectionString: db.url });
+await client.connect();
+try {
+  const dom = await api(svc.url, KEY, 'POST', '/domains', { name: 'bench.example' });
+  await api(svc.url, KEY, 'POST', `/domains/${dom.id}/verify`);
+  await api(svc.url, KEY, 'POST', '/automations', {
+    name: 'Bench listener', status: 'enabled',
+    steps: [{ key: 't', type: 'trigger', config: { event_name: 'user.created' } }, { key: 'd', type: 'delay', config: { duration: '1 day' } }],
+    connections: [{ from: 't', to: 'd' }],
+  });
+  let n = 0;
+  const event = () => JSON.stringify({ event: 'user.created', email: `u${n++}@bench.test`, payload: { plan: 'pro', n } });
+  const email = JSON.stringify({ from: 'Bench <bench@bench.example>', to: 'sink@sink.test', subject: 'Benchmark', html: '<p>Hello <b>there</b>, a small benchmark email.</p>' });
+  await load(svc.url, '/events/send', 8, event, 5); // warm-up (JIT, pool)
+  await load(svc.url, '/emails', 8, () => email, 5);
+  const ev = await measured(svc.proc.pid!, () => load(svc.url, '/events/send', 64, event));
+  const em = await measured(svc.proc.pid!, () => load(svc.url, '/emails', 64, () => email));
+  const ok = (r: autocannon.Result) => r.requests.total - r.non2xx - r.errors;
+  const per = (cpu: number, k: number) => Math.round((cpu / k) * 1e6);
+  const row = (m: Awaited<ReturnType<typeof measured<autocannon.Result>>>) => ({
+    per_s: Math.round(ok(m.result) / seconds), p50_ms: m.result.latency.p50, p99_ms: m.result.latency.p99, non2xx: m.result.non2xx, errors: m.result.errors,
+    api_cpu_us_each: per(m.apiCpu, ok(m.result)), postgres_cpu_us_each: per(m.pgCpu, ok(m.result)), load: m.load,
+  });
+  const runs = Number((await client.query('SELECT count(*) FROM automation_runs')).rows[0].count);
+  const events = Number((await client.query(`SELECT count(*) FROM custom_events WHERE name = 'user.created'`)).rows[0].count);
+  console.log(JSON.stringify({
+    machine: machine(), connections: 64, seconds,
+    events_send: row(ev), peer_emails_send: row(em), ratio_events_to_emails: +(ok(ev.result) / ok(em.result)).toFixed(2),
+    events_committed: events, runs_started: runs, peak_rss_mb: svc.peakRssMb(),
+  }, null, 2));
+} finally {
+  await client.end();
+  await svc.stop();
+  await db.drop();
+}

@@ -1,0 +1,40 @@
+// The automations.event job (one at a time: key 'wake', armed by automations_wake of migration 0025):
+// takes the queued events (custom events from POST /events/send, system events from the trigger on
+// the event outbox) in the order they were recorded and, for each, starts and resumes the runs it
+// concerns (automationsOnEvent) and leaves the queue, in one transaction per batch. An event whose
+// handling fails is rolled back alone (a savepoint), logged and dropped, so it cannot block the
+// queue. A batch repeated after a crash repeats nothing: its queue rows left with its effects.
+import type { Logger } from '../lib/log.js';
+import type { Job } from '../queue/worker.js';
+import { withTx, type Pool } from '../store/db.js';
+import { automationEventQueueDelete, automationEventQueueHead } from '../store/automations.js';
+import { automationsOnEvent } from './run.js';
+
+const BATCH = 200;
+/** Serializes handlers (the job may be re-armed while it runs): the queue is taken in order, by one at a time. */
+const QUEUE_LOCK = 7_317_015;
+
+export function automationEventJob(deps: { pool: Pool; log: Logger }) {
+  return async (_job: Job<unknown>): Promise<void> => {
+    for (let round = 0; round < 1000; round++) {
+      const n = await withTx(deps.pool, async (tx) => {
+        await tx.query('SELECT pg_advisory_xact_lock($1)', [QUEUE_LOCK]);
+        const head = await automationEventQueueHead(tx, BATCH);
+        for (const e of head) {
+          if (e.id === null) continue;
+          await tx.query('SAVEPOINT ev');
+          try {
+            await automationsOnEvent(tx, e.team_id, { ...e, id: e.id });
+            await tx.query('RELEASE SAVEPOINT ev');
+          } catch (err) {
+            await tx.query('ROLLBACK TO SAVEPOINT ev');
+            deps.log.warn('automations: an event could not be handled; dropped', { event_id: e.id, name: e.name, err: (err as Error).message });
+          }
+        }
+        await automationEventQueueDelete(tx, head.map((e) => e.seq));
+        return head.length;
+      });
+      if (n < BATCH) return;
+    }
+  };
+}
