@@ -94,3 +94,33 @@ test('an email held for a suppressed recipient gets its compose findings from th
     await t.close();
   }
 });
+
+test('a broadcast\'s emails (which keep no body) are analyzed by their delivery jobs from the body rendered for them', { timeout: 90_000 }, async () => {
+  const t = await startTestApp({ deliveryMode: 'capture' });
+  try {
+    const d = await t.resend.domains.create({ name: 'example.com' });
+    await t.resend.domains.verify(d.data!.id);
+    const seg = (await t.resend.segments.create({ name: 'Readers' })).data!.id;
+    for (const email of ['ann@dest.test', 'bob@dest.test']) {
+      assert.equal((await t.resend.contacts.create({ email, firstName: email.split('@')[0], segments: [{ id: seg }] } as never)).error, null);
+    }
+    const b = await t.resend.broadcasts.create({
+      name: 'News', segmentId: seg, from: 'News <news@example.com>', subject: 'Hi {{{FIRST_NAME}}}', send: true,
+      html: '<p>Hello {{{contact.first_name}}}, <a href="https://bit.ly/3xYz12">read this</a>.</p>',
+    });
+    assert.equal(b.error, null, JSON.stringify(b.error));
+    const rows = await until('both broadcast emails analyzed', async () => {
+      const { rows: rs } = await t.db.pool.query<{ html: string | null; insights: { id: string }[] | null }>(
+        'SELECT html, insights FROM emails WHERE broadcast_id = $1', [b.data!.id]);
+      return rs.length === 2 && rs.every((r) => r.insights !== null) && rs;
+    }, 60_000);
+    for (const r of rows) {
+      // Nothing in the row to read: the findings come from the rendered body (the link), and
+      // Mailroom's own one-click unsubscribe headers count (no list-unsubscribe-missing).
+      assert.equal(r.html, null);
+      assert.deepEqual(r.insights!.map((f) => f.id).sort(), ['link-domain-mismatch', 'link-shortener']);
+    }
+  } finally {
+    await t.close();
+  }
+});
