@@ -1,18 +1,23 @@
-// The CPU that deliverability insights add to the send path (issue 16 target: at most 100 us per
-// email). Two measurements in one run:
-//  1. in process: messageFacts + inspectMessage + JSON of the findings, per email, for the send
-//     benchmark's small email, a 20 KB newsletter (30 links, 8 images) and a 110 KB one, beside
-//     validate + compose of the same email (the send path's own work, as the peer);
-//  2. the service (api role, capture mode) under the send benchmark's load (64 connections of
-//     POST /emails, the same small email), alternately with MAILROOM_INSIGHTS=true and =false:
-//     the service's CPU per email in each, and the difference.
+// Where deliverability insights cost CPU (issue 16 target: at most 100 us per email on the send
+// path, or off the request path). The compose rules now run off the request path (the delivery job
+// at an email's first attempt, or the first GET /emails/:id/insights before it). Two measurements
+// in one run:
+//  1. in process, the worker's cost per email: ComposeInsights.of (facts from the stored row,
+//     the tracked HTML when the domain tracks, every compose rule) + JSON of the findings, for the
+//     send benchmark's small email, a 16 KB newsletter (60 links, 15 images) and an 88 KB one,
+//     beside validate + compose of the same email (the send path's own work, as the peer);
+//  2. the request path: the service (api role only, capture mode) under the send benchmark's load
+//     (64 connections of POST /emails), the small email and the 88 KB newsletter, alternately with
+//     MAILROOM_INSIGHTS=true and =false: the service's CPU per email in each, the difference, and
+//     how many stored emails were analyzed on the request path (must be 0).
 // Usage: npm run build && node --import tsx bench/insights.ts [seconds per service run]
 import autocannon from 'autocannon';
 import { api, cpuSeconds, freshDb, KEY, loadAverage, machine, startService } from './lib.js';
 import { validateSendRequest } from '../src/emails/validate.js';
 import { composeMessage } from '../src/emails/compose.js';
-import { messageFacts } from '../src/emails/insight-facts.js';
-import { inspectMessage } from '../src/insights/inspect.js';
+import { ComposeInsights } from '../src/emails/compose-insights.js';
+import type { Config } from '../src/config/schema.js';
+import pg from 'pg';
 
 const seconds = Number(process.argv[2] ?? 10);
 const SMALL = { from: 'Bench <bench@bench.example>', to: 'sink@sink.test', subject: 'Benchmark', html: '<p>Hello <b>there</b>, this is a small benchmark email.</p>' };
@@ -30,7 +35,8 @@ function newsletter(paragraphs: number) {
 }
 
 const now = new Date();
-const DOMAIN = { name: 'bench.example', tracking_subdomain: null, record_status: { dkim: { status: 'verified', checked_at: now.toISOString() } } };
+const DOMAIN = { name: 'bench.example', tracking_subdomain: null, record_status: { dkim: { status: 'verified' as const, checked_at: now.toISOString() } }, open_tracking: false, click_tracking: false };
+const insightsOf = new ComposeInsights({ publicUrl: 'http://mailroom.bench' } as Config);
 
 function cpuPerCall(fn: () => unknown, n: number): number {
   for (let i = 0; i < Math.min(n, 2000); i++) fn(); // warm-up (JIT)
@@ -50,21 +56,25 @@ async function cpuPerCallAsync(fn: () => Promise<unknown>, n: number): Promise<n
 
 async function inProcess() {
   const out: Record<string, unknown> = {};
-  for (const [name, body, n] of [['small (send benchmark email)', SMALL, 50_000], ['newsletter 20 KB', newsletter(60), 5_000], ['newsletter 110 KB', newsletter(330), 1_000]] as const) {
+  for (const [name, body, n] of [['small (send benchmark email)', SMALL, 50_000], ['newsletter 16 KB', newsletter(60), 5_000], ['newsletter 88 KB', newsletter(330), 1_000]] as const) {
     const req = validateSendRequest(body, { allowAttachments: false, now });
-    const insights = () => JSON.stringify(inspectMessage(messageFacts(req, DOMAIN, { trackingHost: 'mailroom.bench', listMail: false, listUnsubscribeAdded: false, sentHtml: req.html, prebuilt: false })));
+    // The row as the send path stores it and the delivery job loads it.
+    const row = {
+      id: '3f1c2a9e-8f1e-4a51-9d9b-2f1b5a1c0e11', source: 'api', from_header: body.from, reply_to: [], subject: req.subject,
+      html: req.html ?? null, text_body: req.text ?? null, headers: null, list_unsubscribe: false,
+    };
+    const insights = () => JSON.stringify(insightsOf.of(row, DOMAIN as never));
     const ins = cpuPerCall(insights, n);
     const compose = await cpuPerCallAsync(() => composeMessage(validateSendRequest(body, { allowAttachments: false, now }), { messageIdDomain: 'bench.example', date: now }), Math.ceil(n / 5));
     out[name] = {
       html_bytes: Buffer.byteLength(body.html), findings: JSON.parse(insights()).map((f: { id: string }) => f.id),
-      insights_cpu_us: +ins.toFixed(1), validate_and_compose_cpu_us: +compose.toFixed(1), ratio: +(ins / compose).toFixed(2),
+      worker_insights_cpu_us: +ins.toFixed(1), validate_and_compose_cpu_us: +compose.toFixed(1), ratio: +(ins / compose).toFixed(2),
     };
   }
   return out;
 }
 
-async function service(insights: boolean, url: string, pid: number) {
-  const body = JSON.stringify(SMALL);
+async function service(insights: boolean, url: string, pid: number, body: string) {
   const c0 = cpuSeconds(pid);
   const r = await autocannon({ url: `${url}/emails`, method: 'POST', connections: 64, duration: seconds, body, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' } });
   const cpu = cpuSeconds(pid) - c0;
@@ -72,8 +82,11 @@ async function service(insights: boolean, url: string, pid: number) {
   return { insights, emails_per_s: Math.round(ok / seconds), p99_ms: r.latency.p99, non2xx: r.non2xx, api_cpu_us_per_email: Math.round((cpu / ok) * 1e6), load: loadAverage() };
 }
 
-async function serviceRuns() {
+async function serviceRuns(name: string, email: object) {
+  const body = JSON.stringify(email);
   const runs = [];
+  let analyzedOnRequestPath = 0;
+  let stored = 0;
   for (const insights of [true, false, true, false]) {
     const db = await freshDb();
     const svc = await startService({
@@ -83,15 +96,27 @@ async function serviceRuns() {
     try {
       const dom = await api(svc.url, KEY, 'POST', '/domains', { name: 'bench.example' });
       await api(svc.url, KEY, 'POST', `/domains/${dom.id}/verify`);
-      await autocannon({ url: `${svc.url}/emails`, method: 'POST', connections: 8, duration: 3, body: JSON.stringify(SMALL), headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' } });
-      runs.push(await service(insights, svc.url, svc.proc.pid!));
+      await autocannon({ url: `${svc.url}/emails`, method: 'POST', connections: 8, duration: 3, body, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' } });
+      runs.push(await service(insights, svc.url, svc.proc.pid!, body));
+      // No worker runs in this service: any insights stored were computed on the request path.
+      const c = new pg.Client({ connectionString: db.url });
+      await c.connect();
+      const { rows } = await c.query<{ analyzed: number; total: number }>('SELECT count(insights)::int AS analyzed, count(*)::int AS total FROM emails');
+      await c.end();
+      if (insights) { analyzedOnRequestPath += rows[0].analyzed; stored += rows[0].total; }
     } finally {
       await svc.stop();
       await db.drop();
     }
   }
   const mean = (on: boolean) => runs.filter((r) => r.insights === on).reduce((s, r) => s + r.api_cpu_us_per_email, 0) / 2;
-  return { runs, api_cpu_us_per_email_on: mean(true), api_cpu_us_per_email_off: mean(false), difference_us: Math.round(mean(true) - mean(false)) };
+  return {
+    email: name, runs, api_cpu_us_per_email_on: mean(true), api_cpu_us_per_email_off: mean(false), difference_us: Math.round(mean(true) - mean(false)),
+    emails_stored_with_insights_on: stored, of_them_analyzed_on_the_request_path: analyzedOnRequestPath,
+  };
 }
 
-console.log(JSON.stringify({ machine: machine(), in_process: await inProcess(), service: await serviceRuns() }, null, 2));
+console.log(JSON.stringify({
+  machine: machine(), in_process_worker: await inProcess(),
+  request_path: [await serviceRuns('small (send benchmark email)', SMALL), await serviceRuns('newsletter 88 KB', newsletter(330))],
+}, null, 2));

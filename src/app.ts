@@ -121,7 +121,7 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
       const smtp = new SmtpPool({ maxPerHost: 20 });
       const worker = new Worker({
         pool: db.pool, log, concurrency: 50, regions: config.regions,
-        handlers: { [DELIVER_JOB]: deliverJob({ pool: db.pool, domains, config, smtp, log, unsubscribe: unsubscribeSigner, bodies: sender.bodies }), [CONTACT_IMPORT_JOB]: contactImportJob({ pool: db.pool, log }),
+        handlers: { [DELIVER_JOB]: deliverJob({ pool: db.pool, domains, config, smtp, log, unsubscribe: unsubscribeSigner, bodies: sender.bodies, insights: sender.insights }), [CONTACT_IMPORT_JOB]: contactImportJob({ pool: db.pool, log }),
           [BROADCAST_EXPAND_JOB]: broadcastExpandJob({ pool: db.pool, sender, config, log }), [AUTOMATION_STEP_JOB]: automationStepJob({ pool: db.pool, sender, log }),
           [AUTOMATION_EVENT_JOB]: automationEventJob({ pool: db.pool, log }), [REPUTATION_CHECK_JOB]: guard.job() },
       });

@@ -24,6 +24,7 @@ import { withListHeaders } from './list-headers.js';
 import { isDeferred, type DeferredBodies } from './deferred.js';
 import { inspectDelivery } from '../insights/inspect.js';
 import { DELIVERY_RULE_IDS } from '../insights/rules.js';
+import type { ComposeInsights } from './compose-insights.js';
 
 export interface DeliverDeps {
   pool: Pool;
@@ -35,6 +36,8 @@ export interface DeliverDeps {
   unsubscribe: UnsubscribeSigner;
   /** renders the body of an email that keeps none (a broadcast's), here at delivery */
   bodies?: DeferredBodies;
+  /** the compose findings of an email not analyzed yet (EmailSender.insights): run here, off the request path */
+  insights: ComposeInsights;
 }
 
 /** The VERP return path: bounces come back to an address that names the email. */
@@ -67,7 +70,7 @@ export function deliverJob(deps: DeliverDeps) {
     domainCache.set(id, { value, until: Date.now() + DOMAIN_CACHE_MS });
     return value;
   };
-  const ctx: Ctx = { deps, record: (g) => recorder.add(g) };
+  const base: Ctx = { deps, record: (g) => recorder.add(g) };
 
   return async (job: Job<DeliverPayload>): Promise<void | JobOutcome> => {
     const p = job.payload;
@@ -77,10 +80,18 @@ export function deliverJob(deps: DeliverDeps) {
     let pending = p.recipients.filter((r) => !state.done.has(r));
     if (!pending.length) return;
     const attempt = state.deferrals + 1;
+    const domain = email.domain_id ? await domainFor(email.team_id, email.domain_id) : undefined;
+    // An email's compose findings are computed at its first attempt (the send path leaves them to
+    // this job) and stored with whatever the attempt records: suppressed, failed or a result.
+    // A broadcast's email keeps no body: rendered here for the rules (then reused for the send).
+    const analyze = deps.config.insights && email.unanalyzed;
+    const rendered = analyze && isDeferred(email) && !email.raw ? await deps.bodies?.render(email) : undefined;
+    const composed = analyze && (rendered || !isDeferred(email))
+      ? composeFindings(deps, rendered ? { ...email, html: rendered.html, text_body: rendered.text } : email, domain?.row) : undefined;
+    const ctx: Ctx = composed ? { deps, record: (g) => base.record({ ...g, composed }) } : base;
 
     const purged = () => ctx.record(failAll(email, pending, 'message_purged', 'The message body was purged by retention before it could be delivered.'));
     if (!email.raw && !isDeferred(email)) return purged();
-    const domain = email.domain_id ? await domainFor(email.team_id, email.domain_id) : undefined;
     if (!domain) return ctx.record(failAll(email, pending, 'domain_not_verified', 'The sending domain is no longer verified.'));
 
     const held = pending.filter((r) => state.suppressed.has(r)).map((r) =>
@@ -95,7 +106,7 @@ export function deliverJob(deps: DeliverDeps) {
     }
 
     // A broadcast's email is rendered here, from its broadcast and its recipient's values.
-    const raw = email.raw ?? (await deps.bodies?.render(email))?.raw;
+    const raw = email.raw ?? (rendered ?? await deps.bodies?.render(email))?.raw;
     if (!raw) return purged();
     const { row } = domain;
     const returnPathHost = `${row.custom_return_path}.${row.name}`;
@@ -119,6 +130,15 @@ export function deliverJob(deps: DeliverDeps) {
     }
     return settle(ctx, email, results, attempt);
   };
+}
+
+function composeFindings(deps: DeliverDeps, email: EmailForDelivery, domain: Parameters<ComposeInsights['of']>[1]): unknown[] | undefined {
+  try {
+    return deps.insights.of(email, domain);
+  } catch (err) {
+    deps.log.warn('insights: compose rules failed', { email_id: email.id, err }); // advice, never worth a failed delivery
+    return undefined;
+  }
 }
 
 function failAll(email: EmailForDelivery, recipients: string[], reason: string, message: string) {

@@ -1,8 +1,13 @@
-// What the insight rules read about an email (insights/types.ts MessageFacts), from the request
-// as validated and the domain it is sent from. Pure; the send path calls it once per email.
-import type { MessageFacts } from '../insights/types.js';
+// What the insight rules read about an email (insights/types.ts MessageFacts), from an email
+// as stored and the domain it is sent from. Pure; called once per email, off the request path
+// (emails/compose-insights.ts).
+import type { MailboxFacts, MessageFacts } from '../insights/types.js';
 import type { DomainRow } from '../store/domains.js';
-import type { SendRequest } from './validate.js';
+
+/** The parts of an email the rules read: a validated request, or an email as stored. */
+export interface MessageParts {
+  from: MailboxFacts; replyTo: MailboxFacts[]; subject: string; html?: string; text?: string; headers: Record<string, string>;
+}
 
 export interface FactsContext {
   /** MAILROOM_PUBLIC_URL's host: tracking links and pixels live there */
@@ -18,7 +23,7 @@ export interface FactsContext {
 
 type DomainFacts = Pick<DomainRow, 'name' | 'tracking_subdomain' | 'record_status'>;
 
-export function messageFacts(req: SendRequest, domain: DomainFacts, c: FactsContext): MessageFacts {
+export function messageFacts(req: MessageParts, domain: DomainFacts, c: FactsContext): MessageFacts {
   const trackingHosts = [c.trackingHost];
   if (domain.tracking_subdomain) trackingHosts.push(`${domain.tracking_subdomain}.${domain.name}`.toLowerCase());
   return {

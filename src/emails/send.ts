@@ -19,12 +19,9 @@ import { makeEvent } from '../events/email-events.js';
 import { topicFind } from '../store/topics.js';
 import { formatAddress, shown } from './addresses.js';
 import { pathAttachmentBudget, templateRefOf, validateSendRequest, type SendRequest } from './validate.js';
-import { applyTracking, listUnsubscribeUrls } from '../tracking/apply.js';
 import type { TrackingSigner } from '../tracking/tokens.js';
 import { distinctRecipients, type UnsubscribeSigner } from '../tracking/unsubscribe-tokens.js';
-import { inspectMessage } from '../insights/inspect.js';
-import { messageFacts } from './insight-facts.js';
-import type { Finding } from '../insights/types.js';
+import { ComposeInsights, trackedHtml } from './compose-insights.js';
 import type { SendGuard } from './send-guard.js';
 
 export interface SendContext {
@@ -105,11 +102,12 @@ export class EmailSender {
   /** Set by the composition root: renders the bodies of emails that keep none (a broadcast's; emails/deferred.ts). */
   bodies?: DeferredBodies;
   private readonly domainCache = new Map<string, { row: DomainRow; until: number }>();
-  private readonly trackingHost: string;
+  /** The compose findings of stored emails: run by the delivery job and GET /emails/:id/insights, never here. */
+  readonly insights: ComposeInsights;
 
   constructor(private readonly pool: Pool, private readonly domains: Domains, private readonly config: Config, private readonly tracking?: TrackingSigner,
     private readonly unsubscribe?: UnsubscribeSigner) {
-    this.trackingHost = new URL(config.publicUrl).hostname.toLowerCase();
+    this.insights = new ComposeInsights(config, tracking, unsubscribe);
     this.batcher = new Batcher<Pending, void>(async (items) => {
       await emailsInsertAccepted(this.pool, items.map((i) => i.email), items.flatMap((i) => (i.completion ? [i.completion] : [])));
       return items.map(() => undefined);
@@ -182,16 +180,13 @@ export class EmailSender {
     const ownUnsubscribeUrl = listMail && this.unsubscribe ? this.unsubscribe.url(id, 0) : undefined;
     if (listMail) req = this.withUnsubscribeUrl(req, ownUnsubscribeUrl);
     let composed = prebuilt;
-    let sentHtml = req.html;
     if (!composed) {
       const attachments = req.attachments.some((a) => a.path)
         ? await resolveAttachments(req.attachments, { allowPrivateNetworks: this.config.allowPrivateNetworks, maxBytes: pathAttachmentBudget(req), timeoutMs: 15_000 })
         : req.attachments;
       const tracked = this.tracked(id, req, domain, ownUnsubscribeUrl);
-      sentHtml = tracked.html ?? req.html;
       composed = await composeMessage({ ...req, ...tracked, attachments }, { messageIdDomain: domain.name, date: now });
     }
-    const insights = this.config.insights ? this.insightsOf(req, domain, { listMail, sentHtml, prebuilt: Boolean(prebuilt) }) : null;
     const scheduled = Boolean(req.scheduledAt);
     const headers = Object.entries(req.headers).map(([name, value]) => ({ name, value }));
     const owner = ctx.dataTeamId ?? ctx.teamId;
@@ -201,8 +196,9 @@ export class EmailSender {
       bcc_addrs: req.bcc.map((a) => a.address), reply_to: req.replyTo.map((a) => a.address), subject: req.subject,
       html: req.html ?? null, text_body: req.text ?? null, headers: headers.length ? headers : null, tags: req.tags,
       scheduled_at: req.scheduledAt?.toISOString() ?? null, last_event: scheduled ? 'scheduled' : 'sent', created_at: now.toISOString(), topic_id: topicId,
-      list_unsubscribe: listMail, list_id: list?.listId ?? null, broadcast_id: list?.broadcastId ?? null, insights,
-      automation_id: list?.automationId ?? null,
+      list_unsubscribe: listMail, list_id: list?.listId ?? null, broadcast_id: list?.broadcastId ?? null, automation_id: list?.automationId ?? null,
+      // Not analyzed yet: the insight rules run off the request path (emails/compose-insights.ts).
+      insights: null,
     };
     const runAt = new Date((req.scheduledAt ?? now).getTime() + (list?.deliveryLagMs ?? 0)).toISOString();
     const byDomain = new Map<string, Set<string>>();
@@ -234,29 +230,13 @@ export class EmailSender {
   }
 
   /**
-   * The email's deliverability findings (insights/rules.ts), from the request as validated and
-   * the domain it is sent from: computed here once, kept with the email. Measured cost in
-   * BENCHMARKS.md (insights); MAILROOM_INSIGHTS=false skips it.
-   */
-  private insightsOf(req: SendRequest, domain: DomainRow, o: { listMail: boolean; sentHtml: string | undefined; prebuilt: boolean }): Finding[] {
-    return inspectMessage(messageFacts(req, domain, { ...o, trackingHost: this.trackingHost, listUnsubscribeAdded: o.listMail && this.unsubscribe !== undefined }));
-  }
-
-  /**
    * The HTML recipients get when the domain tracks opens or clicks, with links and pixel on
    * MAILROOM_PUBLIC_URL (Resend uses a verified tracking subdomain instead). The text part is
    * derived from the original HTML, so its links are not rewritten. The stored html stays as sent.
    */
   private tracked(id: string, req: SendRequest, domain: TrackingDomain, ownUnsubscribeUrl?: string): Partial<SendRequest> {
-    if (!this.tracking || req.html === undefined || !(domain.open_tracking || domain.click_tracking)) return {};
-    const unsubscribe = Object.entries(req.headers).find(([k]) => k.toLowerCase() === 'list-unsubscribe')?.[1];
-    return {
-      text: plainTextFor(req),
-      html: applyTracking(req.html, {
-        emailId: id, openTracking: domain.open_tracking, clickTracking: domain.click_tracking, baseUrl: this.config.publicUrl,
-        sign: this.tracking, unsubscribeUrls: [...listUnsubscribeUrls(unsubscribe), ...(ownUnsubscribeUrl ? [ownUnsubscribeUrl] : [])],
-      }),
-    };
+    const html = trackedHtml({ id, html: req.html, headers: req.headers, domain, publicUrl: this.config.publicUrl, sign: this.tracking, ownUnsubscribeUrl });
+    return html === undefined ? {} : { text: plainTextFor(req), html };
   }
 
   /**

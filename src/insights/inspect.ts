@@ -1,4 +1,4 @@
-// Runs the rules of rules.ts: the compose stage over a message (on the send path), the delivery
+// Runs the rules of rules.ts: the compose stage over a message (off the request path), the delivery
 // stage over the first result that was not a success (in the delivery job). Findings come out in
 // table order, errors first. A rule that throws is a bug: it is skipped rather than failing a send.
 import { scanHtml } from './html-scan.js';

@@ -3,14 +3,24 @@
 import { notFound } from '../errors.js';
 import { isUuid } from '../lib/ids.js';
 import type { Queryable } from '../store/db.js';
-import { emailInsightsFind, insightsTopFindings } from '../store/insights.js';
+import { emailInsightsFill, emailInsightsFind, insightsTopFindings, type EmailInsightsRow } from '../store/insights.js';
 import { RULES } from './rules.js';
 import type { Finding } from './types.js';
 
-export async function emailInsights(db: Queryable, teamId: string, id: string): Promise<{ analyzed: boolean; data: Finding[] }> {
+export type { EmailInsightsRow };
+
+/**
+ * An email's insights. One not analyzed yet (its delivery job has not run: scheduled, queued,
+ * canceled) is analyzed now by `analyze` when given (the compose rules, emails/compose-insights.ts)
+ * and stored, so it is computed once; without `analyze` (MAILROOM_INSIGHTS=false) it stays `analyzed: false`.
+ */
+export async function emailInsights(db: Queryable, teamId: string, id: string, analyze?: (row: EmailInsightsRow) => Promise<Finding[]>):
+  Promise<{ analyzed: boolean; data: Finding[] }> {
   const row = isUuid(id) ? await emailInsightsFind(db, teamId, id.toLowerCase()) : undefined;
   if (!row) throw notFound('Email');
-  return { analyzed: row.insights !== null, data: (row.insights ?? []) as Finding[] };
+  let insights = row.insights;
+  if (insights === null && analyze) insights = await emailInsightsFill(db, teamId, row.id, await analyze(row));
+  return { analyzed: insights !== null, data: (insights ?? []) as Finding[] };
 }
 
 /** Newest emails of the range read at most (store/insights.ts): bounds the query for very large teams. */

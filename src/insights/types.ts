@@ -1,5 +1,5 @@
-// What the insight rules read and what they return. The send path builds a MessageFacts from the
-// request it is about to compose; the delivery job builds a DeliveryFacts from the first result.
+// What the insight rules read and what they return. emails/insight-facts.ts builds a MessageFacts
+// from an email as stored; the delivery job builds a DeliveryFacts from the first result.
 // No module above this one is imported here: insights know messages and SMTP replies, not accounts.
 
 export type Severity = 'error' | 'warning' | 'info';

@@ -160,6 +160,8 @@ export interface EmailForDelivery {
   cc_addrs: string[]; bcc_addrs: string[]; list_unsubscribe: boolean; list_id: string | null; broadcast_id: string | null; automation_id: string | null;
   /** a broadcast email's recipient values: its body is rendered at delivery (emails/deferred.ts) */
   personalization: unknown;
+  /** insights null: the compose rules have not run yet (then html and text_body are loaded for them, else null) */
+  unanalyzed: boolean; source: string; reply_to: string[]; html: string | null; text_body: string | null;
 }
 
 export interface DeliveryState {
@@ -191,7 +193,8 @@ type LoadedRow = EmailForDelivery & {
 export async function emailsLoadForDelivery(db: Queryable, loads: DeliveryLoad[]): Promise<(DeliveryState | undefined)[]> {
   const { rows } = await db.query<LoadedRow & { n: number }>(
     `SELECT q.n, e.id, e.team_id, e.domain_id, e.message_id, e.from_header, e.subject, e.to_addrs, e.headers, e.tags, e.last_event, e.delayed_once, e.raw, e.created_at,
-       e.cc_addrs, e.bcc_addrs, e.list_unsubscribe, e.list_id, e.broadcast_id, e.automation_id, e.personalization,
+       e.cc_addrs, e.bcc_addrs, e.list_unsubscribe, e.list_id, e.broadcast_id, e.automation_id, e.personalization, e.insights IS NULL AS unanalyzed, e.source, e.reply_to,
+       CASE WHEN e.insights IS NULL THEN e.html END AS html, CASE WHEN e.insights IS NULL THEN e.text_body END AS text_body,
        (SELECT json_agg(json_build_object('recipient', ev.recipient, 'type', ev.type)) FROM email_events ev
          WHERE ev.email_id = e.id AND ev.type IN ('email.delivered', 'email.bounced', 'email.suppressed', 'email.failed', 'email.delivery_delayed', 'email.delivery_attempt')) AS progress,
        (SELECT json_agg(json_build_object('email', h.email, 'origin', h.origin)) FROM (
@@ -244,28 +247,32 @@ export interface EventGroup {
   markDelayed?: boolean;
   /** an insight on the first delivery result that was not a success: added once per email (insights/) */
   insight?: { finding: unknown; onceAmong: string[] };
+  /** the email's compose findings, computed by this delivery job: stored unless the email has some already */
+  composed?: unknown[];
 }
 
 /** Records the events of many emails in one statement (delivery results are group-committed). */
 export async function emailEventsInsertMany(db: Queryable, groups: EventGroup[]): Promise<void> {
   const events = groups.flatMap((g) => g.events);
   if (!events.length) return;
-  const updates = groups.filter((g) => g.events.length && (g.lastEvent || g.markDelayed || g.insight))
+  const updates = groups.filter((g) => g.events.length && (g.lastEvent || g.markDelayed || g.insight || g.composed))
     .map((g) => ({
       email_id: g.events[0].email_id, last_event: g.lastEvent ?? null, mark_delayed: g.markDelayed ?? false,
-      insight: g.insight?.finding ?? null, insight_once: g.insight?.onceAmong ?? null,
+      insight: g.insight?.finding ?? null, insight_once: g.insight?.onceAmong ?? null, composed: g.composed ?? null,
     }));
-  // The insight is appended unless the email already has one of its kind (another destination's
-  // job may have explained its own first reply) or was not analyzed at all (insights null).
+  // The compose findings fill insights only while they are null (once per email, whichever job or
+  // read got there first); the insight is then appended unless the email already has one of its
+  // kind (another destination's job may have explained its own first reply) or was not analyzed
+  // at all (insights null: MAILROOM_INSIGHTS=false).
   await db.query(
     `WITH ev AS (
        INSERT INTO email_events (id, email_id, team_id, type, recipient, data, detail, created_at)
        SELECT id, email_id, team_id, type, recipient, data, detail, created_at FROM json_populate_recordset(NULL::email_events, $1::json))
      UPDATE emails e SET last_event = coalesce(u.last_event, e.last_event), delayed_once = e.delayed_once OR u.mark_delayed,
-       insights = CASE WHEN u.insight IS NULL OR e.insights IS NULL
-           OR EXISTS (SELECT 1 FROM jsonb_array_elements(e.insights) f WHERE f->>'id' IN (SELECT jsonb_array_elements_text(u.insight_once)))
-         THEN e.insights ELSE e.insights || jsonb_build_array(u.insight) END
-     FROM json_to_recordset($2::json) AS u (email_id uuid, last_event text, mark_delayed boolean, insight jsonb, insight_once jsonb)
+       insights = CASE WHEN u.insight IS NULL OR coalesce(e.insights, u.composed) IS NULL
+           OR EXISTS (SELECT 1 FROM jsonb_array_elements(coalesce(e.insights, u.composed)) f WHERE f->>'id' IN (SELECT jsonb_array_elements_text(u.insight_once)))
+         THEN coalesce(e.insights, u.composed) ELSE coalesce(e.insights, u.composed) || jsonb_build_array(u.insight) END
+     FROM json_to_recordset($2::json) AS u (email_id uuid, last_event text, mark_delayed boolean, insight jsonb, insight_once jsonb, composed jsonb)
      WHERE e.id = u.email_id AND e.last_event <> 'canceled'`,
     [JSON.stringify(events), JSON.stringify(updates)],
   );

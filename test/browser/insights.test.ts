@@ -43,6 +43,8 @@ describe('Insights in the dashboard', { timeout: 150_000 }, () => {
     bouncedId = await send({ to: 'strict@dest.test', subject: 'Your receipt', text: 'Thanks for your order 1042.' });
     await waitForLastEvent(w.t, bouncedId, ['bounced']);
     await until('the bounce explained', async () => (await w.t.api('GET', `/emails/${bouncedId}/insights`)).body.data.some((f: { id: string }) => f.id === 'receiver-rejected'));
+    // Emails are analyzed off the request path (their delivery jobs): the team's counts need all four.
+    await until('all four emails analyzed', async () => (await w.t.api('GET', '/insights?days=7')).body.analyzed === 4, 30_000);
   });
   after(async () => {
     await browser?.close();

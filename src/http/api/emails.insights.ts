@@ -1,9 +1,10 @@
 // GET /emails/:id/insights (Mailroom's extension): the email's deliverability findings, computed
-// when it was composed and extended by its first delivery result that was not a success
-// (insights/rules.ts). `analyzed: false` when insights were off (MAILROOM_INSIGHTS) or the email
-// predates them; the Resend shapes of /emails stay untouched.
+// off the request path (by the delivery job at the email's first attempt, or here on the first read
+// before that) and extended by its first delivery result that was not a success (insights/rules.ts).
+// `analyzed: false` when insights are off (MAILROOM_INSIGHTS); the Resend shapes of /emails stay untouched.
 import { Type } from 'typebox';
-import { emailInsights } from '../../insights/read.js';
+import { emailInsights, type EmailInsightsRow } from '../../insights/read.js';
+import { isDeferred } from '../../emails/deferred.js';
 import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 import { IdParams } from './emails.schema.js';
 
@@ -14,7 +15,7 @@ export const FindingSchema = Type.Object({
 });
 
 const Response = Type.Object({
-  object: Type.Literal('list'), email_id: Type.String(), analyzed: Type.Boolean({ description: 'false when insights were off when the email was sent' }),
+  object: Type.Literal('list'), email_id: Type.String(), analyzed: Type.Boolean({ description: 'false when insights are off (MAILROOM_INSIGHTS=false); an email not analyzed yet is analyzed on this read' }),
   has_more: Type.Boolean(), data: Type.Array(FindingSchema),
 });
 
@@ -23,7 +24,14 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
     schema: { tags: ['Emails'], summary: 'List the deliverability insights of an email (Mailroom)', params: IdParams, response: { 200: Response } },
   }, async (req) => {
     const { id } = req.params;
-    const found = await emailInsights(deps.pool, authOf(req).team_id, id);
+    const teamId = authOf(req).team_id;
+    const analyze = deps.config.insights ? async (row: EmailInsightsRow) => {
+      const domain = row.domain_id ? await deps.domains.sendingDomainById(row.team_id, row.domain_id) : undefined;
+      // A broadcast's email keeps no body: rendered as delivery renders it.
+      const body = isDeferred(row) ? await deps.sender.bodies?.render(row) : undefined;
+      return deps.sender.insights.of(body ? { ...row, html: body.html, text_body: body.text } : row, domain?.row);
+    } : undefined;
+    const found = await emailInsights(deps.pool, teamId, id, analyze);
     return { object: 'list' as const, email_id: id.toLowerCase(), analyzed: found.analyzed, has_more: false, data: found.data };
   });
 }
