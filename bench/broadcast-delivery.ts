@@ -13,7 +13,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { startFakeDns } from '../test/helpers/fake-dns.js';
 import { publishRecords, type WireRecord } from '../test/helpers/publish-records.js';
-import { api, cpuSeconds, freshDb, KEY, loadAverage, machine, percentile, ROOT, startService } from './lib.js';
+import { api, cpuSeconds, freshDb, KEY, loadAverage, machine, percentile, ROOT, sinkMessages, startService } from './lib.js';
 
 const N = Number(process.argv[2] ?? 100_000);
 const M = Number(process.argv[3] ?? 10_000);
@@ -22,18 +22,7 @@ const PF_PORT = 26035;
 const sinkSh = path.join(ROOT, 'bench/peers/smtp-sink.sh');
 const pfSh = path.join(ROOT, 'bench/peers/postfix-instance.sh');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const sinkCount = (): number => {
-  const fd = fs.openSync(`/tmp/mr-sink-${SINK_PORT}/counter`, 'r');
-  try {
-    const size = fs.fstatSync(fd).size;
-    const buf = Buffer.alloc(Math.min(200, size));
-    fs.readSync(fd, buf, 0, buf.length, size - buf.length);
-    const last = buf.toString('latin1').split(/[\r\n]/).filter((l) => l.includes('mesg=')).pop();
-    return last ? Number(last.slice(last.lastIndexOf('mesg=') + 5)) : 0;
-  } finally {
-    fs.closeSync(fd);
-  }
-};
+const sinkCount = (): number => sinkMessages(SINK_PORT);
 async function waitForSink(target: number, timeoutMs: number, onTick?: () => void): Promise<number> {
   const t0 = Date.now();
   while (sinkCount() < target) {

@@ -9,7 +9,7 @@ import pg from 'pg';
 import { startFakeDns } from '../test/helpers/fake-dns.js';
 import { startRecordingSmtp } from '../test/helpers/recording-smtp.js';
 import { publishRecords, type WireRecord } from '../test/helpers/publish-records.js';
-import { api, cpuSeconds, freshDb, KEY, loadAverage, machine, postgresCpuSeconds, ROOT, startService } from './lib.js';
+import { api, cpuSeconds, freshDb, KEY, loadAverage, machine, postgresCpuSeconds, ROOT, sinkMessages, startService } from './lib.js';
 
 const N = Number(process.argv[2] ?? 10_000);
 const SINK_PORT = 26026;
@@ -19,18 +19,7 @@ const pfSh = path.join(ROOT, 'bench/peers/postfix-instance.sh');
 // The sink's counter file read in-process, as `smtp-sink.sh count` reads it: polling through the
 // script spawned bash, tail, tr and grep ten times a second (~15% of a core taken from both
 // Mailroom and Postfix while they were measured).
-const sinkCount = (): number => {
-  const fd = fs.openSync(`/tmp/mr-sink-${SINK_PORT}/counter`, 'r');
-  try {
-    const size = fs.fstatSync(fd).size;
-    const buf = Buffer.alloc(Math.min(200, size));
-    fs.readSync(fd, buf, 0, buf.length, size - buf.length);
-    const last = buf.toString('latin1').split(/[\r\n]/).filter((l) => l.includes('mesg=')).pop();
-    return last ? Number(last.slice(last.lastIndexOf('mesg=') + 5)) : 0;
-  } finally {
-    fs.closeSync(fd);
-  }
-};
+const sinkCount = (): number => sinkMessages(SINK_PORT);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const BODY = `<p>${'Benchmark delivery body. '.repeat(60)}</p>`; // ~1.6 KB of HTML, ~2 KB signed message
 

@@ -143,3 +143,17 @@ export async function timeCalls(fn: () => Promise<unknown>, n: number): Promise<
   }
   return out;
 }
+
+/** Messages the local smtp-sink on `port` has counted (the last `mesg=` of its counter file, read from its tail). */
+export function sinkMessages(port: number): number {
+  const fd = fs.openSync(`/tmp/mr-sink-${port}/counter`, 'r');
+  try {
+    const size = fs.fstatSync(fd).size;
+    const buf = Buffer.alloc(Math.min(200, size));
+    fs.readSync(fd, buf, 0, buf.length, size - buf.length);
+    const last = buf.toString('latin1').split(/[\r\n]/).filter((l) => l.includes('mesg=')).pop();
+    return last ? Number(last.slice(last.lastIndexOf('mesg=') + 5)) : 0;
+  } finally {
+    fs.closeSync(fd);
+  }
+}

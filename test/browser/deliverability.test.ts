@@ -8,7 +8,7 @@ import { gzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import { startInboundWorld, type InboundWorld } from '../helpers/inbound-world.js';
-import { browserSkip, browserTest, desktopPage, launchBrowser, screenshots, setUpOwner } from '../helpers/browser.js';
+import { browserSkip, browserTest, launchBrowser, ownerPage, screenshots } from '../helpers/browser.js';
 import { publishRecords, type WireRecord } from '../helpers/publish-records.js';
 
 const DAY = 86_400;
@@ -50,11 +50,7 @@ describe('Deliverability page in a browser', { timeout: 170_000 }, () => {
     await w.deliver(await mail('google.com!example.com!a.xml', Buffer.from(reportFor(2, 'r-2')), 'text/xml'), env);
     await w.deliver(await mail('google.com!example.com!b.xml.gz', gzipSync(reportFor(1, 'r-1')), 'application/gzip'), env);
     browser = await launchBrowser();
-    page = await desktopPage(browser, errors);
-    await page.goto(`${w.t.url}/`);
-    await page.getByRole('heading', { name: 'Welcome to Mailroom' }).waitFor();
-    await setUpOwner(page);
-    await page.getByRole('heading', { name: 'Domains' }).waitFor();
+    page = await ownerPage(browser, w.t.url, errors);
   });
   after(async () => {
     await browser?.close();

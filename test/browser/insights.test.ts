@@ -6,7 +6,7 @@ import { after, before, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { startMailWorld, waitForLastEvent, type MailWorld } from '../helpers/mail-world.js';
-import { browserSkip, browserTest, desktopPage, launchBrowser, screenshots, setUpOwner } from '../helpers/browser.js';
+import { browserSkip, browserTest, launchBrowser, ownerPage, screenshots } from '../helpers/browser.js';
 import { until } from '../helpers/until.js';
 
 describe('Insights in the dashboard', { timeout: 150_000 }, () => {
@@ -23,11 +23,7 @@ describe('Insights in the dashboard', { timeout: 150_000 }, () => {
     if (browserSkip) return; // every test below is reported skipped
     w = await startMailWorld();
     browser = await launchBrowser();
-    page = await desktopPage(browser, errors);
-    await page.goto(`${w.t.url}/`);
-    await page.getByRole('heading', { name: 'Welcome to Mailroom' }).waitFor();
-    await setUpOwner(page);
-    await page.getByRole('heading', { name: 'Domains' }).waitFor();
+    page = await ownerPage(browser, w.t.url, errors);
     const send = async (body: Record<string, unknown>) => {
       const r = await w.t.resend.emails.send({ from: 'Acme <hello@example.com>', to: 'ada@dest.test', ...body } as never);
       assert.equal(r.error, null);

@@ -38,6 +38,16 @@ export async function desktopPage(browser: Browser, errors: string[], viewport =
   return page;
 }
 
+/** A desktop page on a new installation, signed up as OWNER and on the Domains page. */
+export async function ownerPage(browser: Browser, baseUrl: string, errors: string[]): Promise<Page> {
+  const page = await desktopPage(browser, errors);
+  await page.goto(`${baseUrl}/`);
+  await page.getByRole('heading', { name: 'Welcome to Mailroom' }).waitFor();
+  await setUpOwner(page);
+  await page.getByRole('heading', { name: 'Domains' }).waitFor();
+  return page;
+}
+
 /** A 390×844 touch phone, as the phone-width tests use. */
 export const PHONE = { width: 390, height: 844 };
 export async function phonePage(browser: Browser, errors: string[]): Promise<Page> {
