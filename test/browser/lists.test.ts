@@ -95,9 +95,19 @@ describe('long lists page by cursor in a browser', { timeout: 170_000 }, () => {
   });
 
   browserTest('the webhook delivery log pages past 50 messages on scroll', async () => {
+    // The endpoint itself answers after its log (as it did on a loaded CI box): the table, and the
+    // scroll sentinel under it, mount only then, and scrolling must still load the next page.
+    let held = 0;
+    await page.route(`${t.url}/webhooks/${webhookId}`, async (route) => {
+      held++;
+      await new Promise((r) => setTimeout(r, 800));
+      await route.continue();
+    });
     await page.goto(`${t.url}/dashboard/webhooks/${webhookId}`);
     const rows = page.getByTestId('webhook-log').locator('tbody tr');
     await rows.nth(49).waitFor();
+    await page.unroute(`${t.url}/webhooks/${webhookId}`);
+    assert.ok(held >= 1, 'the endpoint request was held back');
     assert.equal(await rows.count(), 50);
     // Scrolling to the bottom brings the sentinel below the table into view: the next page loads.
     for (let i = 0; i < 20 && (await rows.count()) < 2 * EMAILS; i++) {

@@ -71,13 +71,15 @@ export function usePaged<T extends { id: string }>(path: (after?: string) => str
   useEffect(() => { setLoaded(false); load(); }, [key, tick]);
   const more = () => { if (!busy && rows.length) load(rows[rows.length - 1].id); };
 
-  const sentinel = useRef<HTMLDivElement>(null);
+  // A callback ref kept in state: the sentinel may mount after the rows arrived (the page around
+  // the list can still be loading), and the observer must start when it does.
+  const [sentinelEl, sentinel] = useState<HTMLDivElement | null>(null);
   useEffect(() => {
-    if (!sentinel.current || !hasMore) return;
+    if (!sentinelEl || !hasMore) return;
     const io = new IntersectionObserver((es) => { if (es[0].isIntersecting) more(); }, { rootMargin: '200px' });
-    io.observe(sentinel.current);
+    io.observe(sentinelEl);
     return () => io.disconnect();
-  }, [hasMore, busy, rows]);
+  }, [sentinelEl, hasMore, busy, rows]);
   const reload = useCallback(() => setTick((n) => n + 1), []);
   return { rows, setRows, hasMore, busy, error, loaded, more, reload, sentinel };
 }

@@ -1,6 +1,6 @@
 // Small building blocks: status badge, empty state, copy button, alert, page header, key/value list,
 // tabs, a paged list table and its relative-time cell.
-import type { ComponentChildren, RefObject } from 'preact';
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { ago, fmtDate, label, tone } from '../format';
 
@@ -92,7 +92,7 @@ export function Code({ children }: { children: string }) {
  * "Load more" button for keyboards.
  */
 export function PagedTable({ list, head, children, testId, stack }: {
-  list: { sentinel: RefObject<HTMLDivElement | null>; hasMore: boolean; busy: boolean; more: () => void };
+  list: { sentinel: (el: HTMLDivElement | null) => void; hasMore: boolean; busy: boolean; more: () => void };
   head: ComponentChildren; children: ComponentChildren; testId?: string;
   /** On a phone each row becomes a card (cells with class "aside" on the right) instead of scrolling sideways. */
   stack?: boolean;
