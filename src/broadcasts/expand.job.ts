@@ -76,32 +76,63 @@ async function preparePage(deps: ExpandDeps, b: BroadcastRow, msg: BroadcastMess
 }
 
 /**
- * One page: read, filter, prepare, commit with the cursor. Returns false when the walk is over.
- * While the page commits, the next one is read and prepared (`ahead`); it is used only if the
- * next call starts from this page's end, i.e. this commit went through (reads only: discarding it
- * costs nothing but the work).
+ * Commits a page's emails with the cursor's advance from `from` to the page's end, in one
+ * transaction. With `after` (the previous page's commit, still running), the emails are written at
+ * once and only the advance waits for it: two pages are written side by side on two connections
+ * (PostgreSQL's insert work is most of an expansion, and the machine has more than one core), and
+ * each page still commits with its own advance, in order. False when the cursor moved (a second
+ * run of the job, a pause, or the previous page not committed).
+ */
+function commitPage(deps: ExpandDeps, id: string, from: Cursor | null, p: PreparedPage, after?: Promise<boolean>): Promise<boolean> {
+  return withTx(deps.pool, async (tx) => {
+    await broadcastEmailsInsert(tx, p.emails);
+    if (after && !(await after)) throw new CursorMoved();
+    if (!(await broadcastAdvance(tx, id, { from, to: p.last, done: p.done, ...p.step }))) throw new CursorMoved();
+    return true;
+  }).catch((err) => {
+    if (err instanceof CursorMoved) return false;
+    throw err;
+  });
+}
+
+/**
+ * Up to two pages: read, filter, prepare, commit with the cursor (the second page's emails are
+ * written while the first commits). Returns false when the walk is over. While they commit, the
+ * next page is read and prepared (`ahead`); it is used only if the next call starts from where
+ * these pages end, i.e. their commits went through (reads only: discarding it costs nothing but
+ * the work).
  */
 async function expandPage(deps: ExpandDeps, b: BroadcastRow, msg: BroadcastMessage, state: { ahead?: Ahead }): Promise<boolean> {
   const from = b.cursor_id && b.cursor_created_at ? { created_at: b.cursor_created_at, id: b.cursor_id } : null;
   const ready = state.ahead?.from === cursorKey(from) ? state.ahead.page : undefined;
   state.ahead = undefined;
   const p = await (ready ?? preparePage(deps, b, msg, from));
+  const first = commitPage(deps, b.id, from, p);
+  first.catch(() => undefined); // awaited below
+  const commits = [first];
+  let last = p;
   if (!p.done && p.last) {
-    const page = preparePage(deps, b, msg, p.last);
-    page.catch(() => undefined); // an error shows when (if) the page is used
-    state.ahead = { from: cursorKey(p.last), page };
+    // The second page: if it cannot be prepared, the first commits alone and the error shows next time.
+    const q = await preparePage(deps, b, msg, p.last).catch(() => undefined);
+    if (q) {
+      commits.push(commitPage(deps, b.id, p.last, q, first));
+      last = q;
+    }
   }
-  const advanced = await withTx(deps.pool, async (tx) => {
-    await broadcastEmailsInsert(tx, p.emails);
-    const ok = await broadcastAdvance(tx, b.id, { from, to: p.last, done: p.done, ...p.step });
-    if (!ok) throw new CursorMoved();
-    return ok;
-  }).catch((err) => {
-    if (err instanceof CursorMoved) return false;
-    throw err;
-  });
+  if (!last.done && last.last) {
+    const page = preparePage(deps, b, msg, last.last);
+    page.catch(() => undefined); // an error shows when (if) the page is used
+    state.ahead = { from: cursorKey(last.last), page };
+  }
+  const results = await Promise.allSettled(commits);
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) {
+    state.ahead = undefined;
+    throw failed.reason;
+  }
+  const advanced = results.every((r) => (r as PromiseFulfilledResult<boolean>).value);
   if (!advanced) state.ahead = undefined;
-  return advanced && !p.done;
+  return advanced && !last.done;
 }
 
 /**
