@@ -97,10 +97,10 @@ function commitPage(deps: ExpandDeps, id: string, from: Cursor | null, p: Prepar
 
 /**
  * Up to two pages: read, filter, prepare, commit with the cursor (the second page's emails are
- * written while the first commits, if the first leaves `room` in the pacing window). Returns false when the walk is over. While they commit, the
- * next page is read and prepared (`ahead`); it is used only if the next call starts from where
- * these pages end, i.e. their commits went through (reads only: discarding it costs nothing but
- * the work).
+ * written while the first commits, if the first leaves `room` in the pacing window). Returns false
+ * when the walk is over. While they commit, the next page is read and prepared (`ahead`); it is
+ * used only if the next call starts from where these pages end, i.e. their commits went through
+ * (reads only: discarding it costs nothing but the work).
  */
 async function expandPage(deps: ExpandDeps, b: BroadcastRow, msg: BroadcastMessage, state: { ahead?: Ahead }, room: number): Promise<boolean> {
   const from = b.cursor_id && b.cursor_created_at ? { created_at: b.cursor_created_at, id: b.cursor_id } : null;
@@ -112,7 +112,8 @@ async function expandPage(deps: ExpandDeps, b: BroadcastRow, msg: BroadcastMessa
   const commits = [first];
   let last = p;
   if (!p.done && p.last && p.emails.ids.length < room) {
-    // The second page, while the pacing window has room: if it cannot be prepared, the first commits alone and the error shows next time.
+    // The second page, while the pacing window has room: if it cannot be prepared, the first
+    // commits alone and the error shows next time.
     const q = await preparePage(deps, b, msg, p.last).catch(() => undefined);
     if (q) {
       commits.push(commitPage(deps, b.id, p.last, q, first));
