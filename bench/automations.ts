@@ -79,7 +79,7 @@ try {
             s2 AS (INSERT INTO automation_run_steps (run_id, key, type, status, output, started_at)
                    SELECT id, 'd', 'delay', 'waiting', jsonb_build_object('until', now() + interval '1 day'), now() FROM r)
        INSERT INTO jobs (kind, payload, run_at, key)
-       SELECT 'automations.step', jsonb_build_object('run_id', id, 'key', 'd', 'wake', true), now() + interval '1 day', id || ':d:wake' FROM r`,
+       SELECT 'automations.wake', jsonb_build_object('run_id', id, 'key', 'd', 'wake', true), now() + interval '1 day', id || ':d:wake' FROM r`,
       [auto.id, team, i, n]);
   }
   await c.query('ANALYZE');
@@ -97,7 +97,7 @@ try {
   const half = Math.floor(R / 2);
   const spreadMs = Math.round(((R - half) / 2000) * 1000); // the second half due at 2,000 a second
   await c.query(
-    `WITH j AS (SELECT id, payload->>'run_id' AS run_id, row_number() OVER (ORDER BY id) AS n FROM jobs WHERE kind = 'automations.step' ORDER BY id LIMIT $3),
+    `WITH j AS (SELECT id, payload->>'run_id' AS run_id, row_number() OVER (ORDER BY id) AS n FROM jobs WHERE kind = 'automations.wake' ORDER BY id LIMIT $3),
           due AS (SELECT id, run_id::uuid AS run_id,
                          CASE WHEN n <= $1 THEN now() + interval '2 seconds'
                               ELSE now() + interval '3 seconds' + (n - $1) * ($2::float8 / ($3 - $1)) * interval '1 millisecond' END AS due
@@ -105,7 +105,7 @@ try {
           b AS (INSERT INTO bench_due SELECT run_id, due FROM due)
      UPDATE jobs SET run_at = due.due FROM due WHERE jobs.id = due.id`,
     [half, spreadMs, R]);
-  await c.query(`SELECT pg_notify('mailroom_jobs', 'automations.step')`);
+  await c.query(`SELECT pg_notify('mailroom_jobs', 'automations.wake')`);
   const cpu1 = cpuSeconds(svc.proc.pid!);
   for (let i = 0; i < 2400; i++) {
     const left = Number((await c.query(`SELECT count(*) FROM bench_due d JOIN automation_runs r ON r.id = d.run_id WHERE r.status = 'running'`)).rows[0].count);

@@ -14,7 +14,10 @@ import {
   automationsEnabledByTriggers, runStepInsertPending, runStepRememberEvent, runStepsCompleteAndAdvance, runStepSet, runStepsUnfinished,
   runStepsWaitingFor, runStepsWaitingForMany, type AutomationRow, type RunRow, type RunStart, type RunStepNew, type StepDone, type StepNext,
 } from '../store/automations.js';
-import { conditionRule } from './graph.js';
+import { conditionRule, durationMs } from './graph.js';
+
+/** When a delay step reached now is due. */
+export const delayUntil = (step: { config: Record<string, any> }) => new Date(Date.now() + durationMs(step.config.duration, 'duration'));
 
 export interface StepJob { run_id: string; key: string; wake?: boolean }
 
@@ -25,14 +28,22 @@ export async function stepJobEnqueue(tx: Tx, runId: string, key: string, at?: Da
 
 /**
  * Follows the connections of type `type` out of step `from`: each target step becomes pending with
- * its job. When nothing follows and no step is left unfinished, the run is completed.
+ * its job, except a delay, which waits at once with its wake-up (what its step job would do, one
+ * job fewer per delay). When nothing follows and no step is left unfinished, the run is completed.
  */
 export async function runAdvance(tx: Tx, a: Pick<AutomationRow, 'steps' | 'connections'>, runId: string, from: string, type: string): Promise<void> {
   const next = a.connections.filter((c) => c.from === from && c.type === type);
   for (const c of next) {
     const step = a.steps.find((s) => s.key === c.to)!;
     const waitEvent = step.type === 'wait_for_event' ? String(step.config.event_name) : null;
-    if (await runStepInsertPending(tx, runId, step.key, step.type, waitEvent)) await stepJobEnqueue(tx, runId, step.key);
+    if (!(await runStepInsertPending(tx, runId, step.key, step.type, waitEvent))) continue;
+    if (step.type === 'delay') {
+      const until = delayUntil(step);
+      await runStepSet(tx, runId, step.key, { status: 'waiting', output: { until } });
+      await stepJobEnqueue(tx, runId, step.key, until, true);
+    } else {
+      await stepJobEnqueue(tx, runId, step.key);
+    }
   }
   if (!next.length && (await runStepsUnfinished(tx, runId)) === 0) await automationRunEnd(tx, runId, 'completed');
 }
@@ -102,11 +113,12 @@ export async function runWaitReceived(tx: Tx, a: Pick<AutomationRow, 'steps' | '
 
 type Graph = Pick<AutomationRow, 'steps' | 'connections'>;
 
-/** The steps that follow `from` through connections of `type` (what runAdvance makes pending). */
+/** The steps that follow `from` through connections of `type`, as runAdvance makes them: pending, or a delay waiting until its time. */
 function following(a: Graph, runId: string, from: string, type: string): StepNext[] {
   return a.connections.filter((c) => c.from === from && c.type === type).map((c) => {
     const step = a.steps.find((s) => s.key === c.to)!;
-    return { run_id: runId, key: step.key, type: step.type, wait_event: step.type === 'wait_for_event' ? String(step.config.event_name) : null };
+    const base = { run_id: runId, key: step.key, type: step.type, wait_event: step.type === 'wait_for_event' ? String(step.config.event_name) : null };
+    return step.type === 'delay' ? { ...base, status: 'waiting' as const, output: { until: delayUntil(step) } } : { ...base, status: 'pending' as const, output: null };
   });
 }
 
@@ -198,7 +210,7 @@ async function onWave(tx: Tx, wave: QueuedEvent[], triggeredBy: (e: QueuedEvent)
       const trigger = a.steps.find((s) => s.type === 'trigger')!;
       steps.push({ run_id: id, key: trigger.key, type: 'trigger', status: 'completed', output: { event: e.name, event_id: e.id }, wait_event: null });
       const next = following(a, id, trigger.key, 'default');
-      for (const n of next) steps.push({ ...n, status: 'pending', output: null });
+      steps.push(...next);
       if (!next.length) ends.add(id);
     }
   }

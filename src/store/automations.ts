@@ -3,7 +3,7 @@
 import { uuid } from '../lib/ids.js';
 import type { CustomEventRow } from './custom-events.js';
 import type { Queryable, Tx } from './db.js';
-import { automationStepJobsInsertSql, JOBS_CHANNEL } from './jobs.js';
+import { automationStepJobsInsertSql, automationWakeJobsInsertSql, JOBS_CHANNEL } from './jobs.js';
 import { paginate, type Page, type PageQuery } from './paginate.js';
 
 export interface AutomationRow {
@@ -96,13 +96,15 @@ export async function automationRunInsert(tx: Tx, r: { automationId: string; tea
 }
 
 export interface RunStart { id: string; automationId: string; teamId: string; contactId: string; email: string; event: Record<string, unknown>; reentry: Reentry; eventId: string }
-export interface RunStepNew { run_id: string; key: string; type: string; status: 'pending' | 'completed'; output: unknown; wait_event: string | null }
+/** A step a run reaches: pending (its step job runs it), waiting (a delay parked at once: output {until}, with its wake-up) or completed (a trigger). */
+export interface RunStepNew { run_id: string; key: string; type: string; status: 'pending' | 'waiting' | 'completed'; output: unknown; wait_event: string | null }
 
 /**
  * automationRunInsert for many candidate runs in one statement (the same re-entry rules: refused
  * by automation_runs_one_running / automation_runs_trigger_event, or by `never` when one ran), with
  * the first step rows of each run that was inserted (`steps`, in order: a completed step is
- * started and completed now, a pending one gets its step job, notified at commit). No two
+ * started and completed now, a pending one gets its step job, a waiting one its wake-up at
+ * output.until; notified at commit). No two
  * candidates may share an automation and address (the caller's waves). Returns the inserted run ids.
  */
 export async function automationRunsStart(tx: Tx, runs: RunStart[], steps: RunStepNew[]): Promise<Set<string>> {
@@ -120,13 +122,14 @@ export async function automationRunsStart(tx: Tx, runs: RunStart[], steps: RunSt
      st AS (
        INSERT INTO automation_run_steps (run_id, key, type, status, output, wait_event, started_at, completed_at)
        SELECT t.run_id, t.key, t.type, t.status, t.output, t.wait_event,
-              CASE WHEN t.status = 'completed' THEN now() END, CASE WHEN t.status = 'completed' THEN now() END
+              CASE WHEN t.status <> 'pending' THEN now() END, CASE WHEN t.status = 'completed' THEN now() END
        FROM unnest($9::uuid[], $10::text[], $11::text[], $12::text[], $13::jsonb[], $14::text[]) WITH ORDINALITY AS t (run_id, key, type, status, output, wait_event, ord)
        WHERE t.run_id IN (SELECT id FROM runs)
        ORDER BY t.ord
-       ON CONFLICT DO NOTHING RETURNING run_id, key, status),
-     sj AS (${automationStepJobsInsertSql("(SELECT run_id, key FROM st WHERE status = 'pending')")})
-     SELECT id, (SELECT pg_notify($15, kind) FROM sj LIMIT 1) AS notified FROM runs`,
+       ON CONFLICT DO NOTHING RETURNING run_id, key, status, output),
+     sj AS (${automationStepJobsInsertSql("(SELECT run_id, key FROM st WHERE status = 'pending')")}),
+     wj AS (${automationWakeJobsInsertSql("(SELECT run_id, key, (output->>'until')::timestamptz AS run_at FROM st WHERE status = 'waiting')")})
+     SELECT id, (SELECT pg_notify($15, kind) FROM sj LIMIT 1) AS notified, (SELECT pg_notify($15, kind) FROM wj LIMIT 1) AS notified_wake FROM runs`,
     [runs.map((r) => r.id), runs.map((r) => r.automationId), runs.map((r) => r.teamId), runs.map((r) => r.contactId), runs.map((r) => r.email),
       runs.map((r) => JSON.stringify(r.event)), runs.map((r) => r.reentry), runs.map((r) => r.eventId),
       steps.map((s) => s.run_id), steps.map((s) => s.key), steps.map((s) => s.type), steps.map((s) => s.status),
@@ -135,12 +138,12 @@ export async function automationRunsStart(tx: Tx, runs: RunStart[], steps: RunSt
 }
 
 export interface StepDone { run_id: string; key: string; output: unknown }
-export interface StepNext { run_id: string; key: string; type: string; wait_event: string | null }
+export interface StepNext { run_id: string; key: string; type: string; wait_event: string | null; status: 'pending' | 'waiting'; output: unknown }
 
 /**
  * Many steps completed at once (each with its output; the caller holds the run and step locks and
- * checked each is open), the steps that follow them made pending with their step jobs (a step the
- * run reached already is left alone), and each run of `endIfDone` completed when no step of it is
+ * checked each is open), the steps that follow them made pending with their step jobs, or, for a
+ * delay, waiting with its wake-up (a step the run reached already is left alone), and each run of `endIfDone` completed when no step of it is
  * left unfinished: what runStepSet + runAdvance do one at a time, in one statement.
  */
 export async function runStepsCompleteAndAdvance(tx: Tx, done: StepDone[], next: StepNext[], endIfDone: string[]): Promise<{ ended: string[] }> {
@@ -153,20 +156,23 @@ export async function runStepsCompleteAndAdvance(tx: Tx, done: StepDone[], next:
        FROM d WHERE s.run_id = d.run_id AND s.key = d.key
        RETURNING s.run_id),
      nxt AS (
-       INSERT INTO automation_run_steps (run_id, key, type, wait_event)
-       SELECT run_id, key, type, wait_event FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[]) WITH ORDINALITY AS n (run_id, key, type, wait_event, ord)
+       INSERT INTO automation_run_steps (run_id, key, type, wait_event, status, output, started_at)
+       SELECT run_id, key, type, wait_event, status, output, CASE WHEN status = 'waiting' THEN now() END
+       FROM unnest($4::uuid[], $5::text[], $6::text[], $7::text[], $10::text[], $11::jsonb[]) WITH ORDINALITY AS n (run_id, key, type, wait_event, status, output, ord)
        ORDER BY ord
-       ON CONFLICT DO NOTHING RETURNING run_id, key),
-     sj AS (${automationStepJobsInsertSql('nxt')}),
+       ON CONFLICT DO NOTHING RETURNING run_id, key, status, output),
+     sj AS (${automationStepJobsInsertSql("(SELECT run_id, key FROM nxt WHERE status = 'pending')")}),
+     wj AS (${automationWakeJobsInsertSql("(SELECT run_id, key, (output->>'until')::timestamptz AS run_at FROM nxt WHERE status = 'waiting')")}),
      ended AS (
        UPDATE automation_runs r SET status = 'completed', completed_at = now()
        WHERE r.id = ANY($8::uuid[]) AND r.status = 'running'
          AND NOT EXISTS (SELECT 1 FROM automation_run_steps s WHERE s.run_id = r.id AND s.status IN ('pending', 'running', 'waiting')
                            AND NOT EXISTS (SELECT 1 FROM d WHERE d.run_id = s.run_id AND d.key = s.key))
        RETURNING r.id)
-     SELECT (SELECT array_agg(id) FROM ended) AS ended, (SELECT count(*) FROM done) AS done, (SELECT pg_notify($9, kind) FROM sj LIMIT 1) AS notified`,
+     SELECT (SELECT array_agg(id) FROM ended) AS ended, (SELECT count(*) FROM done) AS done, (SELECT pg_notify($9, kind) FROM sj LIMIT 1) AS notified, (SELECT pg_notify($9, kind) FROM wj LIMIT 1) AS notified_wake`,
     [done.map((x) => x.run_id), done.map((x) => x.key), done.map((x) => (x.output === undefined ? null : JSON.stringify(x.output))),
-      next.map((x) => x.run_id), next.map((x) => x.key), next.map((x) => x.type), next.map((x) => x.wait_event), endIfDone, JOBS_CHANNEL]);
+      next.map((x) => x.run_id), next.map((x) => x.key), next.map((x) => x.type), next.map((x) => x.wait_event), endIfDone, JOBS_CHANNEL,
+      next.map((x) => x.status), next.map((x) => (x.output === null || x.output === undefined ? null : JSON.stringify(x.output)))]);
   return { ended: rows[0].ended ?? [] };
 }
 

@@ -49,6 +49,13 @@ export const automationStepJobsInsertSql = (rows: string) => `
   ${CONFLICT} DO NOTHING
   RETURNING kind`;
 
+/** The same for wake-ups: an automations.wake job per row of `rows` (columns run_id, key, run_at), as stepJobEnqueue(..., wake) inserts it. */
+export const automationWakeJobsInsertSql = (rows: string) => `
+  INSERT INTO jobs (kind, payload, run_at, key)
+  SELECT '${AUTOMATION_WAKE_JOB}', jsonb_build_object('run_id', r.run_id, 'key', r.key, 'wake', true), r.run_at, r.run_id || ':' || r.key || ':wake' FROM ${rows} AS r
+  ${CONFLICT} DO NOTHING
+  RETURNING kind`;
+
 /**
  * For the send statement's data-modifying CTE (store/emails.ts): inserts the delivery jobs given
  * as a JSON array `[{payload, run_at, region}]` in parameter `param`. One round trip per email

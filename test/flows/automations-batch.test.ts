@@ -106,11 +106,12 @@ describe('automations: the event queue taken in batches', () => {
       ...byApi, id: contact.id, email: 'n7@dest.test', created_at: contact.created_at.toISOString(), updated_at: contact.created_at.toISOString(),
     });
 
-    // Each new run's trigger completed and its delay parked with its wake-up, by the step jobs.
+    // Each new run's trigger completed and its delay parked at once with its wake-up (no step job).
     await until('every delay to wait', async () => (await q(`SELECT 1 FROM automation_run_steps WHERE key = 'd' AND status = 'waiting'`)).length === 242 + 3 + 1, 60_000);
     assert.deepEqual(await q(`SELECT s.key, s.status, count(*)::int AS n FROM automation_run_steps s JOIN automation_runs r ON r.id = s.run_id WHERE r.automation_id = $1 GROUP BY 1, 2 ORDER BY 1`, [signup]),
       [{ key: 'd', status: 'waiting', n: 242 }, { key: 't', status: 'completed', n: 242 }]);
     assert.equal((await q(`SELECT 1 FROM jobs WHERE kind = 'automations.wake' AND key LIKE '%:d:wake'`)).length, 246, 'one wake-up per delay');
+    assert.equal((await q(`SELECT 1 FROM jobs WHERE kind = 'automations.step' AND key LIKE '%:d'`)).length, 0, 'and no step job for it');
 
     // The event that came right after its run's start completed the wait; the filtered one did not.
     const early = (await runs(waiter)).find((r) => r.email === 'early@dest.test')!;
