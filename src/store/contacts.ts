@@ -53,7 +53,8 @@ export async function contactsInsertBare(tx: Tx, rows: { team_id: string; email:
 export async function contactIdsByEmail(db: Queryable, keys: { team_id: string; email: string }[]): Promise<{ id: string; team_id: string; email: string }[]> {
   if (!keys.length) return [];
   const { rows } = await db.query(
-    `SELECT c.id, c.team_id, c.email FROM contacts c JOIN unnest($1::uuid[], $2::text[]) AS k (team_id, email) ON c.team_id = k.team_id AND c.email = k.email`,
+    `SELECT x.id, x.team_id, x.email FROM unnest($1::uuid[], $2::text[]) AS k (team_id, email)
+     CROSS JOIN LATERAL (SELECT c.id, c.team_id, c.email FROM contacts c WHERE c.team_id = k.team_id AND c.email = k.email OFFSET 0) x`,
     [keys.map((k) => k.team_id), keys.map((k) => k.email)]);
   return rows;
 }
