@@ -23,6 +23,7 @@ export function automationEventJob(deps: { pool: Pool; log: Logger }) {
       const n = await withTx(deps.pool, async (tx) => {
         await tx.query('SELECT pg_advisory_xact_lock($1)', [QUEUE_LOCK]);
         const head = await automationEventQueueHead(tx, BATCH);
+        if (!head.length) return 0;
         const events = head.filter((e): e is QueuedEvent & { seq: string } => e.id !== null);
         await tx.query('SAVEPOINT batch');
         try {

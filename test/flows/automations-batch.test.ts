@@ -200,3 +200,33 @@ describe('automations: many wake-ups due at once', () => {
     assert.equal((await q(`SELECT 1 FROM automation_runs WHERE automation_id = $1 AND status = 'completed'`, [wait])).length, N);
   });
 });
+
+describe('automations: one bad event in a batch', () => {
+  let db: TestDatabase;
+  let api: TestApp;
+  let worker: TestApp | undefined;
+  before(async () => {
+    db = await freshDatabase();
+    api = await startTestApp({ deliveryMode: 'capture', roles: ['api'] }, { db });
+  });
+  after(async () => {
+    await worker?.close();
+    await api?.close();
+    await db?.drop();
+  });
+
+  test('an event that cannot be handled fails the set-based batch; its events are then taken one at a time and only it is dropped', { timeout: 120_000 }, async () => {
+    const good = await createAutomation(api, delayTo('good'));
+    const bad = await createAutomation(api, delayTo('bad'));
+    // A graph that can no longer be run (a delay of no duration: as if saved by a broken release).
+    await db.pool.query(`UPDATE automations SET steps = jsonb_set(steps, '{1,config,duration}', '"0 minutes"') WHERE id = $1`, [bad]);
+    for (let i = 0; i < 30; i++) await send(api, i === 15 ? 'bad' : 'good', `g${i}@dest.test`);
+    worker = await startTestApp({ deliveryMode: 'capture', roles: ['worker'] }, { db });
+    await until('the event queue to be taken', async () => (await db.pool.query('SELECT 1 FROM automation_event_queue')).rowCount === 0, 60_000);
+    const runs = async (id: string) => (await db.pool.query('SELECT email FROM automation_runs WHERE automation_id = $1', [id])).rows;
+    assert.equal((await runs(good)).length, 29, 'every other event started its run');
+    assert.deepEqual(await runs(bad), [], 'the bad event was dropped, rolled back alone');
+    assert.equal((await db.pool.query(`SELECT 1 FROM contacts WHERE email = 'g15@dest.test'`)).rowCount, 0, 'nothing of it was kept');
+    assert.equal((await db.pool.query(`SELECT 1 FROM jobs WHERE kind = 'automations.wake'`)).rowCount, 29);
+  });
+});
