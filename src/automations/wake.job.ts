@@ -8,7 +8,7 @@
 // one bad wake-up cannot hold the others back.
 import type { Logger } from '../lib/log.js';
 import type { BatchHandler, Job, JobOutcome } from '../queue/worker.js';
-import { automationRunEnd, automationRunsLock, automationsByIds, runStepSet, runStepsLock, type AutomationRow } from '../store/automations.js';
+import { automationRunEnd, automationRunFind, automationRunsLock, automationsByIds, runStepFind, runStepSet, runStepsLock, type AutomationRow } from '../store/automations.js';
 import { withTx, type Pool } from '../store/db.js';
 import { runsCompleteAndAdvance, type Completion, type StepJob } from './run.js';
 
@@ -43,14 +43,39 @@ export async function wakeUpMany(pool: Pool, wakes: Pick<StepJob, 'run_id' | 'ke
   });
 }
 
-/** The batch handler: the whole batch at once; on failure, each wake-up alone (a failing one is retried with backoff). */
+const MAX_ATTEMPTS = 5; // as automations.step: then the step and its run fail, visibly
+
+/** A wake-up that failed on its last attempt: its step and run fail (if the step still waits). */
+async function wakeFailed(pool: Pool, w: Pick<StepJob, 'run_id' | 'key'>, err: unknown): Promise<void> {
+  await withTx(pool, async (tx) => {
+    const run = await automationRunFind(tx, w.run_id, true);
+    const s = await runStepFind(tx, w.run_id, w.key, true);
+    if (!run || run.status !== 'running' || s?.status !== 'waiting') return;
+    await runStepSet(tx, w.run_id, w.key, { status: 'failed', error: { message: (err as Error).message } });
+    await automationRunEnd(tx, w.run_id, 'failed');
+  });
+}
+
+/**
+ * The batch handler: the whole batch at once; on failure, each wake-up alone: a failing one is
+ * retried with backoff, and on its last attempt fails its step and run (as automations.step does).
+ */
 export function automationWakeJob(deps: { pool: Pool; log: Logger }): BatchHandler<StepJob> {
+  const failed = async (j: Job<StepJob>, error: unknown): Promise<{ error: unknown } | void> => {
+    if (j.attempt < (j.maxAttempts ?? MAX_ATTEMPTS)) return { error };
+    deps.log.warn('automation wake-up failed', { run_id: j.payload.run_id, key: j.payload.key, err: (error as Error).message });
+    try {
+      await wakeFailed(deps.pool, j.payload, error);
+    } catch (err) {
+      return { error: err };
+    }
+  };
   return async (jobs: Job<StepJob>[]): Promise<(void | JobOutcome | { error: unknown })[] | void> => {
     try {
       await wakeUpMany(deps.pool, jobs.map((j) => j.payload));
       return;
     } catch (err) {
-      if (jobs.length === 1) throw err;
+      if (jobs.length === 1) return [await failed(jobs[0], err)];
       deps.log.warn('automations: a batch of wake-ups failed as a whole; taking them one at a time', { jobs: jobs.length, err: (err as Error).message });
     }
     const out: ({ error: unknown } | void)[] = [];
@@ -59,7 +84,7 @@ export function automationWakeJob(deps: { pool: Pool; log: Logger }): BatchHandl
         await wakeUpMany(deps.pool, [j.payload]);
         out.push(undefined);
       } catch (error) {
-        out.push({ error });
+        out.push(await failed(j, error));
       }
     }
     return out;
