@@ -26,11 +26,12 @@ import { openDatabase, type Database } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { requestLogDeleteOlderThan } from './store/request-logs.js';
 import { DELIVER_JOB, emailsPurgeRaw } from './store/emails.js';
-import { AUTOMATION_EVENT_JOB, AUTOMATION_STEP_JOB, BROADCAST_EXPAND_JOB, CONTACT_IMPORT_JOB, REPUTATION_CHECK_JOB } from './store/jobs.js';
+import { AUTOMATION_EVENT_JOB, AUTOMATION_STEP_JOB, AUTOMATION_WAKE_JOB, BROADCAST_EXPAND_JOB, CONTACT_IMPORT_JOB, REPUTATION_CHECK_JOB } from './store/jobs.js';
 import { ReputationGuard } from './reputation/guard.js';
 import { reputationCountsPurge } from './store/reputation.js';
 import { automationStepJob } from './automations/step.job.js';
 import { automationEventJob } from './automations/event.job.js';
+import { automationWakeJob } from './automations/wake.job.js';
 import { broadcastExpandJob } from './broadcasts/expand.job.js';
 import { BroadcastBodies } from './broadcasts/bodies.js';
 import { idempotencyDeleteExpired } from './store/idempotency.js';
@@ -126,6 +127,13 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
           [AUTOMATION_EVENT_JOB]: automationEventJob({ pool: db.pool, log }), [REPUTATION_CHECK_JOB]: guard.job() },
       });
       await worker.start();
+      // Automation timers (delays, wait timeouts) have their own worker: due wake-ups are claimed
+      // in batches and each batch is resumed in one transaction (issue 15: >= 2,000 steps/s).
+      const timers = new Worker({
+        pool: db.pool, log, concurrency: 2, batchSize: 500, handlers: {}, batchHandlers: { [AUTOMATION_WAKE_JOB]: automationWakeJob({ pool: db.pool, log }) },
+      });
+      await timers.start();
+      closers.push(async () => { await timers.stop(); });
       // Closed in reverse order: the worker finishes its deliveries before the SMTP pool closes.
       closers.push(async () => { await smtp.closeAll(); });
       closers.push(async () => { await worker.stop(); });

@@ -3,34 +3,47 @@
 // Re-entry: a contact starts a new run of an automation only when its previous run of it has ended
 // (the unique index automation_runs_one_running); a trigger event meanwhile starts nothing.
 import { matches } from '../contacts/filter.js';
-import { recordEvent } from '../contacts/service.js';
+import { recordCreatedMany, recordEvent } from '../contacts/service.js';
+import { uuid } from '../lib/ids.js';
 import type { CustomEventRow } from '../store/custom-events.js';
-import { contactFind, contactInsert } from '../store/contacts.js';
+import { contactFind, contactIdsByEmail, contactInsert, contactsByIds, contactsInsertBare, type ContactRow } from '../store/contacts.js';
 import type { Tx } from '../store/db.js';
-import { AUTOMATION_STEP_JOB, jobInsert } from '../store/jobs.js';
+import { AUTOMATION_STEP_JOB, AUTOMATION_WAKE_JOB, jobInsert } from '../store/jobs.js';
 import {
-  automationFind, automationRunEnd, automationRunInsert, automationsEnabledByTrigger, runStepInsertPending, runStepRememberEvent, runStepSet,
-  runStepsUnfinished, runStepsWaitingFor, type AutomationRow, type RunRow,
+  automationFind, automationRunEnd, automationRunInsert, automationRunsEndIfDone, automationRunsStart, automationsByIds, automationsEnabledByTrigger,
+  automationsEnabledByTriggers, runStepInsertPending, runStepRememberEvent, runStepsCompleteAndAdvance, runStepSet, runStepsUnfinished,
+  runStepsWaitingFor, runStepsWaitingForMany, type AutomationRow, type RunRow, type RunStart, type RunStepNew, type StepDone, type StepNext,
 } from '../store/automations.js';
-import { conditionRule } from './graph.js';
+import { conditionRule, durationMs } from './graph.js';
+
+/** When a delay step reached now is due. */
+export const delayUntil = (step: { config: Record<string, any> }) => new Date(Date.now() + durationMs(step.config.duration, 'duration'));
 
 export interface StepJob { run_id: string; key: string; wake?: boolean }
 
-/** The job that runs (or, with `wake`, resumes) one step, due at `at`. */
+/** The job that runs one step, or, with `wake`, the wake-up (automations.wake) that resumes it at `at`. */
 export async function stepJobEnqueue(tx: Tx, runId: string, key: string, at?: Date, wake = false): Promise<void> {
-  await jobInsert(tx, { kind: AUTOMATION_STEP_JOB, payload: { run_id: runId, key, ...(wake ? { wake: true } : {}) } satisfies StepJob, runAt: at, key: `${runId}:${key}${wake ? ':wake' : ''}` });
+  await jobInsert(tx, { kind: wake ? AUTOMATION_WAKE_JOB : AUTOMATION_STEP_JOB, payload: { run_id: runId, key, ...(wake ? { wake: true } : {}) } satisfies StepJob, runAt: at, key: `${runId}:${key}${wake ? ':wake' : ''}` });
 }
 
 /**
  * Follows the connections of type `type` out of step `from`: each target step becomes pending with
- * its job. When nothing follows and no step is left unfinished, the run is completed.
+ * its job, except a delay, which waits at once with its wake-up (what its step job would do, one
+ * job fewer per delay). When nothing follows and no step is left unfinished, the run is completed.
  */
 export async function runAdvance(tx: Tx, a: Pick<AutomationRow, 'steps' | 'connections'>, runId: string, from: string, type: string): Promise<void> {
   const next = a.connections.filter((c) => c.from === from && c.type === type);
   for (const c of next) {
     const step = a.steps.find((s) => s.key === c.to)!;
     const waitEvent = step.type === 'wait_for_event' ? String(step.config.event_name) : null;
-    if (await runStepInsertPending(tx, runId, step.key, step.type, waitEvent)) await stepJobEnqueue(tx, runId, step.key);
+    if (!(await runStepInsertPending(tx, runId, step.key, step.type, waitEvent))) continue;
+    if (step.type === 'delay') {
+      const until = delayUntil(step);
+      await runStepSet(tx, runId, step.key, { status: 'waiting', output: { until } });
+      await stepJobEnqueue(tx, runId, step.key, until, true);
+    } else {
+      await stepJobEnqueue(tx, runId, step.key);
+    }
   }
   if (!next.length && (await runStepsUnfinished(tx, runId)) === 0) await automationRunEnd(tx, runId, 'completed');
 }
@@ -96,4 +109,139 @@ export async function runWaitReceived(tx: Tx, a: Pick<AutomationRow, 'steps' | '
   await runStepSet(tx, runId, key, { status: 'completed', output: received });
   const type = a.connections.some((c) => c.from === key && c.type === 'event_received') ? 'event_received' : 'default';
   await runAdvance(tx, a, runId, key, type);
+}
+
+type Graph = Pick<AutomationRow, 'steps' | 'connections'>;
+
+/** The steps that follow `from` through connections of `type`, as runAdvance makes them: pending, or a delay waiting until its time. */
+function following(a: Graph, runId: string, from: string, type: string): StepNext[] {
+  return a.connections.filter((c) => c.from === from && c.type === type).map((c) => {
+    const step = a.steps.find((s) => s.key === c.to)!;
+    const base = { run_id: runId, key: step.key, type: step.type, wait_event: step.type === 'wait_for_event' ? String(step.config.event_name) : null };
+    return step.type === 'delay' ? { ...base, status: 'waiting' as const, output: { until: delayUntil(step) } } : { ...base, status: 'pending' as const, output: null };
+  });
+}
+
+/** What completes one open step of a locked run, and the connection type its run follows from it. */
+export interface Completion { a: Graph; runId: string; key: string; output: unknown; type: string }
+
+/**
+ * runStepSet(completed) + runAdvance for many steps in one statement: each step completed with its
+ * output, the steps that follow made pending with their jobs, and each run left with nothing to do
+ * completed. The caller holds the runs' and steps' locks and checked every step is open.
+ */
+export async function runsCompleteAndAdvance(tx: Tx, items: Completion[]): Promise<void> {
+  if (!items.length) return;
+  const done: StepDone[] = [];
+  const next: StepNext[] = [];
+  const moving = new Set<string>();
+  for (const it of items) {
+    done.push({ run_id: it.runId, key: it.key, output: it.output });
+    const n = following(it.a, it.runId, it.key, it.type);
+    if (n.length) moving.add(it.runId);
+    next.push(...n);
+  }
+  const endIfDone = [...new Set(items.map((it) => it.runId))].filter((id) => !moving.has(id));
+  await runStepsCompleteAndAdvance(tx, done, next, endIfDone);
+}
+
+/** A wait_for_event step's connection when its event came: event_received, or default. */
+const receivedType = (a: Graph, key: string) => (a.connections.some((c) => c.from === key && c.type === 'event_received') ? 'event_received' : 'default');
+
+export type QueuedEvent = CustomEventRow & { team_id: string };
+
+/**
+ * automationsOnEvent for many events in one transaction, with a few set-based statements per wave
+ * instead of ~11 per event. A wave holds at most one event per (team, address), the first wave the
+ * first event of each, the second the second, and so on: the events of one address (which is all
+ * that starts, refuses or resumes its runs) take effect in the order they were recorded, as one at
+ * a time, while the waves' other events are independent of them. Throws on anything unexpected
+ * (the caller then takes the events one at a time).
+ */
+export async function automationsOnEvents(tx: Tx, events: QueuedEvent[]): Promise<void> {
+  if (!events.length) return;
+  const k2 = (a: string, b: string) => `${a}\u0000${b}`;
+  const pairs = new Map<string, { team_id: string; name: string }>();
+  for (const e of events) pairs.set(k2(e.team_id, e.name), { team_id: e.team_id, name: e.name });
+  const byTrigger = new Map<string, AutomationRow[]>();
+  const automations = new Map<string, AutomationRow | undefined>();
+  for (const a of await automationsEnabledByTriggers(tx, [...pairs.values()])) {
+    const k = k2(a.team_id, a.trigger_event);
+    byTrigger.set(k, [...(byTrigger.get(k) ?? []), a]);
+    automations.set(a.id, a);
+  }
+  const waves: QueuedEvent[][] = [];
+  const seen = new Map<string, number>();
+  for (const e of events) {
+    const k = k2(e.team_id, e.email);
+    const n = seen.get(k) ?? 0;
+    seen.set(k, n + 1);
+    (waves[n] ??= []).push(e);
+  }
+  for (const wave of waves) await onWave(tx, wave, (e) => byTrigger.get(k2(e.team_id, e.name)) ?? [], automations);
+}
+
+async function onWave(tx: Tx, wave: QueuedEvent[], triggeredBy: (e: QueuedEvent) => AutomationRow[], automations: Map<string, AutomationRow | undefined>): Promise<void> {
+  // The contacts the runs need: created from the address (with their contact.created events) or found.
+  const contactOf = new Map<QueuedEvent, string>();
+  const need = wave.filter((e) => triggeredBy(e).length && !e.contact_id);
+  if (need.length) {
+    const key = (team: string, email: string) => `${team}\u0000${email}`;
+    const ids = new Map<string, string>();
+    const created = await contactsInsertBare(tx, need.map((e) => ({ team_id: e.team_id, email: e.email })));
+    if (created.length) await recordCreatedMany(tx, created); // their webhooks, as for any new contact
+    for (const c of created) ids.set(key(c.team_id, c.email), c.id);
+    const rest = need.filter((e) => !ids.has(key(e.team_id, e.email)));
+    for (const c of await contactIdsByEmail(tx, rest.map((e) => ({ team_id: e.team_id, email: e.email })))) ids.set(key(c.team_id, c.email), c.id);
+    for (const e of need) {
+      const id = ids.get(key(e.team_id, e.email));
+      if (!id) throw new Error(`the contact ${e.email} could neither be created nor found`);
+      contactOf.set(e, id);
+    }
+  }
+  // The runs the events start (re-entry decided by the statement), with their trigger and next steps.
+  const runs: RunStart[] = [];
+  const steps: RunStepNew[] = [];
+  const ends = new Set<string>();
+  for (const e of wave) {
+    for (const a of triggeredBy(e)) {
+      const id = uuid();
+      runs.push({ id, automationId: a.id, teamId: e.team_id, contactId: (e.contact_id ?? contactOf.get(e))!, email: e.email, event: e.payload, reentry: a.reentry, eventId: e.id });
+      const trigger = a.steps.find((s) => s.type === 'trigger')!;
+      steps.push({ run_id: id, key: trigger.key, type: 'trigger', status: 'completed', output: { event: e.name, event_id: e.id }, wait_event: null });
+      const next = following(a, id, trigger.key, 'default');
+      steps.push(...next);
+      if (!next.length) ends.add(id);
+    }
+  }
+  const started = await automationRunsStart(tx, runs, steps);
+  const ending = [...ends].filter((id) => started.has(id));
+  if (ending.length) await automationRunsEndIfDone(tx, ending);
+  // The runs of the wave's addresses that wait for its events (one query; usually none).
+  const waiting = await runStepsWaitingForMany(tx, wave.map((e) => ({ team_id: e.team_id, email: e.email, name: e.name })));
+  if (!waiting.length) return;
+  const unknown = [...new Set(waiting.map((w) => w.run.automation_id))].filter((id) => !automations.has(id));
+  for (const id of unknown) automations.set(id, undefined);
+  for (const a of await automationsByIds(tx, unknown)) automations.set(a.id, a);
+  const stepOf = (w: (typeof waiting)[number]) => automations.get(w.run.automation_id)?.steps.find((s) => s.key === w.key);
+  const contactIds = [...new Set(waiting.filter((w) => stepOf(w)?.config.filter_rule && w.run.contact_id).map((w) => w.run.contact_id!))];
+  const contacts = new Map<string, ContactRow>((await contactsByIds(tx, contactIds)).map((c) => [c.id, c]));
+  const resumed: Completion[] = [];
+  for (const w of waiting) {
+    const e = wave[w.at];
+    const a = automations.get(w.run.automation_id);
+    const step = stepOf(w);
+    if (!a || !step || a.team_id !== e.team_id || started.has(w.run_id)) continue; // a run this event started waits for the next one
+    if (step.config.filter_rule) {
+      const contact = w.run.contact_id ? contacts.get(w.run.contact_id) : undefined;
+      if (!ruleHolds(step.config.filter_rule, conditionSubject(w.run, contact, e.payload))) continue;
+    }
+    const received = { event_received: e.name, event_id: e.id, payload: e.payload };
+    if (w.status !== 'waiting') { // on its way into the wait: the step job takes it when it gets there
+      await runStepRememberEvent(tx, w.run_id, w.key, received);
+      continue;
+    }
+    resumed.push({ a, runId: w.run_id, key: w.key, output: received, type: receivedType(a, w.key) });
+  }
+  await runsCompleteAndAdvance(tx, resumed);
 }

@@ -16,6 +16,7 @@ import { contactFind, type ContactRow } from '../store/contacts.js';
 import { withTx, type Pool, type Tx } from '../store/db.js';
 import { suppressionsFind } from '../store/suppressions.js';
 import { durationMs, type Step } from './graph.js';
+import { wakeUpMany } from './wake.job.js';
 import { conditionSubject, runAdvance, runWaitReceived, ruleHolds, stepJobEnqueue, type StepJob } from './run.js';
 
 export interface StepDeps { pool: Pool; sender: EmailSender; log: Logger }
@@ -93,31 +94,9 @@ async function contactStep(deps: StepDeps, run: RunRow, step: Step, contact: Con
   return { updated: Object.keys(body) };
 }
 
-/**
- * A delay elapsed or a wait timed out: everything in one transaction under the run's and the
- * step's locks (the many wake-ups of a busy hour cost one round trip per statement, no reads before).
- */
-async function wakeUp(deps: StepDeps, runId: string, key: string): Promise<void> {
-  await withTx(deps.pool, async (tx) => {
-    const run = await automationRunFind(tx, runId, true);
-    const s = await runStepFind(tx, runId, key, true);
-    if (!run || run.status !== 'running' || !s || s.status !== 'waiting') return;
-    const a = await automationFind(tx, run.team_id, run.automation_id);
-    const step = a?.steps.find((x) => x.key === key);
-    if (!a || !step) {
-      await runStepSet(tx, runId, key, { status: 'failed', error: { message: 'the automation or step no longer exists' } });
-      await automationRunEnd(tx, runId, 'failed');
-      return;
-    }
-    const timedOut = step.type === 'wait_for_event';
-    await runStepSet(tx, runId, key, { status: 'completed', output: timedOut ? { timed_out: true } : { delayed: step.config.duration } });
-    await runAdvance(tx, a, runId, key, timedOut && a.connections.some((c) => c.from === key && c.type === 'timeout') ? 'timeout' : 'default');
-  });
-}
-
 async function runStep(deps: StepDeps, job: Job<StepJob>): Promise<void> {
   const { run_id: runId, key, wake } = job.payload;
-  if (wake) return wakeUp(deps, runId, key);
+  if (wake) return wakeUpMany(deps.pool, [{ run_id: runId, key }]); // a wake-up queued as automations.step by an earlier version
   const run = await automationRunFind(deps.pool, runId);
   if (!run || run.status !== 'running') return;
   const a = await automationFind(deps.pool, run.team_id, run.automation_id);

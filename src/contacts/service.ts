@@ -7,7 +7,7 @@ import { isUuid } from '../lib/ids.js';
 import { withTx, type Pool, type Queryable } from '../store/db.js';
 import type { PageQuery } from '../store/paginate.js';
 import {
-  contactDelete, contactEventInsert, contactFind, contactInsert, contactList, contactUpdate, type ContactFields, type ContactRow,
+  contactDelete, contactEventInsert, contactEventsInsertWithSegments, contactFind, contactInsert, contactList, contactUpdate, type ContactFields, type ContactRow,
 } from '../store/contacts.js';
 import { contactEmail, contactInput } from './input.js';
 import { propertiesCheck, propertiesEffective } from './properties.js';
@@ -28,6 +28,10 @@ const eventData = (c: ContactRow, segmentIds: string[]) => ({
 /** Records a contact.* event for `c` in the caller's transaction (also used by unsubscribe.ts). */
 export const recordEvent = async (tx: Parameters<typeof contactEventInsert>[0], type: ContactEventType, c: ContactRow) =>
   contactEventInsert(tx, c.team_id, c.id, type, eventData(c, type === 'contact.deleted' ? [] : await segmentIdsOfContact(tx, c.id)));
+
+/** recordEvent(tx, 'contact.created', c) for many new contacts in one statement: the same rows, the same webhook data. */
+export const recordCreatedMany = (tx: Parameters<typeof contactEventInsert>[0], cs: ContactRow[]) =>
+  contactEventsInsertWithSegments(tx, cs.map((c) => ({ teamId: c.team_id, contactId: c.id, type: 'contact.created', data: eventData(c, []) })));
 
 /**
  * A path's id or address. Anything else cannot name a contact (undefined). The router has

@@ -1,6 +1,8 @@
 // Runs jobs: claims due jobs in batches, runs their handlers with at most `concurrency` in flight,
 // keeps their leases alive, and records each outcome. Knows no job kinds: the composition root
-// passes the handlers. SQL is in store/jobs.ts.
+// passes the handlers. A kind with a batch handler is handed the claimed jobs of that kind together,
+// as one unit (one slot); a worker whose kinds all have batch handlers claims up to `batchSize`
+// jobs per unit. SQL is in store/jobs.ts.
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Pool } from '../store/db.js';
@@ -37,14 +39,20 @@ export interface JobContext {
 
 // `any` so that a handler can declare its payload type and still sit in one handlers record.
 export type Handler<P = any> = (job: Job<P>, ctx: JobContext) => Promise<void | JobOutcome>;
+/**
+ * Many jobs of one kind at once. Returns nothing (all done), or one result per job in order: its
+ * outcome, or `{ error }` (that job failed, retried with backoff). Throwing fails every job.
+ */
+export type BatchHandler<P = any> = (jobs: Job<P>[], ctx: JobContext) => Promise<void | (void | JobOutcome | { error: unknown })[]>;
 
 export interface WorkerOptions {
   pool: Pool;
   log: Logger;
   id?: string;
   handlers: Record<string, Handler>;
-  concurrency?: number; // handlers in flight at most (default 10)
-  batchSize?: number; // jobs per claim at most (default: concurrency)
+  batchHandlers?: Record<string, BatchHandler>; // kinds whose claimed jobs are handed over together
+  concurrency?: number; // handlers (or batch units) in flight at most (default 10)
+  batchSize?: number; // jobs per claim at most (default: concurrency; a worker of batch kinds only: per unit)
   refillAt?: number; // while more jobs are due than slots, claim again once this many slots are free (default batchSize / 4)
   leaseMs?: number; // default 60 s; renewed every leaseMs/3 while a handler runs
   regions?: string[]; // undefined: jobs of any region; otherwise these and region-less jobs
@@ -66,6 +74,8 @@ export class Worker {
   private readonly pool: Pool;
   private readonly log: Logger;
   private readonly handlers: Record<string, Handler>;
+  private readonly batchHandlers: Record<string, BatchHandler>;
+  private readonly onlyBatches: boolean; // every kind has a batch handler: a claim is one unit per kind
   private readonly filter: JobFilter;
   private readonly concurrency: number;
   private readonly batchSize: number;
@@ -101,13 +111,15 @@ export class Worker {
     this.pool = opts.pool;
     this.log = opts.log.child({ worker: this.id });
     this.handlers = opts.handlers;
-    const kinds = opts.kinds ?? Object.keys(opts.handlers);
-    const missing = kinds.filter((k) => typeof opts.handlers[k] !== 'function');
+    this.batchHandlers = opts.batchHandlers ?? {};
+    const kinds = opts.kinds ?? [...Object.keys(opts.handlers), ...Object.keys(this.batchHandlers)];
+    const missing = kinds.filter((k) => typeof opts.handlers[k] !== 'function' && typeof this.batchHandlers[k] !== 'function');
     if (missing.length) throw new Error(`no handler for job kinds: ${missing.join(', ')}`);
+    this.onlyBatches = kinds.length > 0 && kinds.every((k) => typeof this.batchHandlers[k] === 'function');
     this.filter = { kinds, regions: opts.regions };
     this.concurrency = opts.concurrency ?? 10;
     this.batchSize = opts.batchSize ?? this.concurrency;
-    this.refillAt = Math.min(this.concurrency, Math.max(1, opts.refillAt ?? Math.floor(this.batchSize / 4)));
+    this.refillAt = this.onlyBatches ? 1 : Math.min(this.concurrency, Math.max(1, opts.refillAt ?? Math.floor(this.batchSize / 4)));
     this.leaseMs = opts.leaseMs ?? 60_000;
     this.maxIdleMs = opts.maxIdleMs ?? Math.min(5_000, this.leaseMs);
     this.stopTimeoutMs = opts.stopTimeoutMs ?? 30_000;
@@ -179,7 +191,7 @@ export class Worker {
   private async claimLoop(): Promise<void> {
     while (this.started && this.wanted && this.hasRoom()) {
       this.wanted = false;
-      const limit = Math.min(this.batchSize, this.concurrency - this.busy);
+      const limit = this.onlyBatches ? this.batchSize : Math.min(this.batchSize, this.concurrency - this.busy);
       let rows: JobRow[];
       try {
         rows = await jobsClaimDue(this.pool, this.id, this.filter, limit, this.leaseMs);
@@ -195,7 +207,12 @@ export class Worker {
           .catch((err) => this.log.warn('could not release leases; they will expire', { err }));
         return;
       }
-      for (const row of rows) this.run(row);
+      const units = new Map<string, JobRow[]>();
+      for (const row of rows) {
+        if (this.batchHandlers[row.kind]) units.set(row.kind, [...(units.get(row.kind) ?? []), row]);
+        else this.run(row);
+      }
+      for (const unit of units.values()) this.runBatch(unit);
       this.backlog = rows.length === limit;
       if (this.backlog) this.wanted = true; // a full batch: there may be more
     }
@@ -240,11 +257,43 @@ export class Worker {
     } catch (err) {
       failure = { err };
     }
+    if (this.freeSlot(r)) await this.settle(row, failure, outcome, log);
+  }
+
+  /** One unit of jobs of one batch kind: one slot, one handler call, every job's outcome written. */
+  private runBatch(rows: JobRow[]): void {
+    const r: Running = { abort: new AbortController(), settling: false, released: false, done: Promise.resolve() };
+    for (const row of rows) this.running.set(row.id, r);
+    this.busy++;
+    r.done = this.executeBatch(rows, r).finally(() => { for (const row of rows) this.running.delete(row.id); });
+  }
+
+  private async executeBatch(rows: JobRow[], r: Running): Promise<void> {
+    const log = this.log.child({ kind: rows[0].kind, jobs: rows.length });
+    let results: void | (void | JobOutcome | { error: unknown })[] = undefined;
+    let failure: { err: unknown } | undefined;
+    try {
+      results = await this.batchHandlers[rows[0].kind](rows.map(toJob), { workerId: this.id, log, signal: r.abort.signal });
+    } catch (err) {
+      failure = { err };
+    }
+    if (!this.freeSlot(r)) return;
+    await Promise.all(rows.map((row, i) => {
+      const res = results?.[i];
+      const failed = failure ?? (res && 'error' in res ? { err: res.error } : undefined);
+      return this.settle(row, failed, failed ? undefined : (res as void | JobOutcome), this.log.child({ jobId: row.id, kind: row.kind, attempt: row.attempts }));
+    }));
+  }
+
+  /** The handler returned: frees its slot before the outcome is written (the next claim overlaps the write); false when released. */
+  private freeSlot(r: Running): boolean {
     r.settling = true;
-    // Free the slot before writing the outcome, so the next claim overlaps this write.
     this.busy--;
     if (this.wanted) this.wake();
-    if (r.released) return;
+    return !r.released;
+  }
+
+  private async settle(row: JobRow, failure: { err: unknown } | undefined, outcome: void | JobOutcome, log: Logger): Promise<void> {
     try {
       const kept = failure ? await this.recordFailure(row, failure.err, log) : await this.recordOutcome(row, outcome);
       if (!kept) log.warn('the job\'s lease was taken over before it finished; it may have run twice');

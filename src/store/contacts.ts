@@ -35,6 +35,37 @@ export async function contactInsert(tx: Tx, teamId: string, f: ContactFields): P
   return rows[0];
 }
 
+/**
+ * contactInsert for many bare contacts (an address each, nothing else) in one statement: those the
+ * team has not got yet are created and returned; the others change nothing.
+ */
+export async function contactsInsertBare(tx: Tx, rows: { team_id: string; email: string }[]): Promise<ContactRow[]> {
+  if (!rows.length) return [];
+  const { rows: out } = await tx.query<ContactRow>(
+    `INSERT INTO contacts (id, team_id, email, first_name, last_name, unsubscribed, properties)
+     SELECT id, team_id, email, NULL, NULL, false, '{}'::jsonb FROM unnest($1::uuid[], $2::uuid[], $3::text[]) WITH ORDINALITY AS t (id, team_id, email, ord) ORDER BY ord
+     ON CONFLICT (team_id, email) DO NOTHING RETURNING ${COLUMNS}`,
+    [rows.map(() => uuid()), rows.map((r) => r.team_id), rows.map((r) => r.email)]);
+  return out;
+}
+
+/** The ids of the contacts with these (team, address) pairs that exist. */
+export async function contactIdsByEmail(db: Queryable, keys: { team_id: string; email: string }[]): Promise<{ id: string; team_id: string; email: string }[]> {
+  if (!keys.length) return [];
+  const { rows } = await db.query(
+    `SELECT x.id, x.team_id, x.email FROM unnest($1::uuid[], $2::text[]) AS k (team_id, email)
+     CROSS JOIN LATERAL (SELECT c.id, c.team_id, c.email FROM contacts c WHERE c.team_id = k.team_id AND c.email = k.email OFFSET 0) x`,
+    [keys.map((k) => k.team_id), keys.map((k) => k.email)]);
+  return rows;
+}
+
+/** Full contact rows by id (any team: the ids come from the caller's own rows). */
+export async function contactsByIds(db: Queryable, ids: string[]): Promise<ContactRow[]> {
+  if (!ids.length) return [];
+  const { rows } = await db.query<ContactRow>(`SELECT ${COLUMNS} FROM contacts WHERE id = ANY($1::uuid[])`, [ids]);
+  return rows;
+}
+
 /** By id when `key` is a UUID, else by (lowercased) address; `lock` row-locks it for an update. */
 export async function contactFind(db: Queryable, teamId: string, key: { id: string } | { email: string }, lock = false): Promise<ContactRow | undefined> {
   const [cond, v] = 'id' in key ? ['id = $2::uuid', key.id] : ['email = $2', key.email];
@@ -69,4 +100,19 @@ export async function contactEventInsert(tx: Tx, teamId: string, contactId: stri
     'INSERT INTO email_events (id, email_id, team_id, type, recipient, data) VALUES ($1, $2, $3, $4, NULL, $5)',
     [uuid(), contactId, teamId, type, JSON.stringify(data)],
   );
+}
+
+/**
+ * contactEventInsert for many contacts in one statement. `data.segment_ids` and `data.audience_id`
+ * are those of the contact's segments read in the same statement (what recordEvent reads first).
+ */
+export async function contactEventsInsertWithSegments(tx: Tx, rows: { teamId: string; contactId: string; type: string; data: Record<string, unknown> }[]): Promise<void> {
+  if (!rows.length) return;
+  await tx.query(
+    `INSERT INTO email_events (id, email_id, team_id, type, recipient, data)
+     SELECT t.id, t.contact_id, t.team_id, t.type, NULL, t.data || jsonb_build_object('segment_ids', coalesce(s.ids, '[]'::jsonb), 'audience_id', s.ids->0)
+     FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::jsonb[]) WITH ORDINALITY AS t (id, contact_id, team_id, type, data, ord)
+     LEFT JOIN LATERAL (SELECT jsonb_agg(cs.segment_id ORDER BY cs.created_at) AS ids FROM contact_segments cs WHERE cs.contact_id = t.contact_id) s ON true
+     ORDER BY t.ord`,
+    [rows.map(() => uuid()), rows.map((r) => r.contactId), rows.map((r) => r.teamId), rows.map((r) => r.type), rows.map((r) => JSON.stringify(r.data))]);
 }

@@ -16,7 +16,8 @@ export const JOB_KINDS = {
   'webhooks.retention': 'recurring: drops old webhook messages and attempts',
   'broadcasts.expand': 'turns a broadcast\'s segment into emails, one page per transaction with its cursor (key = broadcast id; paced behind delivery)',
   'automations.event': 'starts and resumes the runs of the queued events (automation_event_queue), in order, one job at a time (key "wake", armed by automations_wake of 0025_automation_system_events.sql)',
-  'automations.step': 'runs one step of one automation run (payload: run_id, key; key = run_id:key[:wake]); delays and wait timeouts are the same kind with run_at in the future',
+  'automations.step': 'runs one step of one automation run (payload: run_id, key; key = run_id:key); a legacy wake-up (payload wake: true, key run_id:key:wake) is resumed as automations.wake is',
+  'automations.wake': 'a delay elapsed or a wait timed out (payload: run_id, key; key = run_id:key:wake; run_at = when): claimed in batches by the timer worker, many resumed per transaction',
   'reputation.check': 'judges one sending domain\'s bounce and complaint rates (key = domain id; queued by the trigger of 0024_reputation_guard.sql on a hard bounce or complaint)',
   'contacts.import': 'parses one uploaded contact CSV and merges it into contacts (payload: import_id); a re-run starts over from the stored file',
 } as const;
@@ -35,6 +36,25 @@ export const BROADCAST_EXPAND_JOB = 'broadcasts.expand' satisfies JobKind;
 export const AUTOMATION_STEP_JOB = 'automations.step' satisfies JobKind;
 export const REPUTATION_CHECK_JOB = 'reputation.check' satisfies JobKind;
 export const AUTOMATION_EVENT_JOB = 'automations.event' satisfies JobKind;
+export const AUTOMATION_WAKE_JOB = 'automations.wake' satisfies JobKind;
+
+/**
+ * For the automation run statements' data-modifying CTEs (store/automations.ts): the step job of
+ * every row of relation `rows` (columns run_id, key), due now, as stepJobEnqueue inserts it one at
+ * a time (key run_id:key, deduplicated while pending; attempts counted by the handler). RETURNING kind.
+ */
+export const automationStepJobsInsertSql = (rows: string) => `
+  INSERT INTO jobs (kind, payload, run_at, key)
+  SELECT '${AUTOMATION_STEP_JOB}', jsonb_build_object('run_id', r.run_id, 'key', r.key), now(), r.run_id || ':' || r.key FROM ${rows} AS r
+  ${CONFLICT} DO NOTHING
+  RETURNING kind`;
+
+/** The same for wake-ups: an automations.wake job per row of `rows` (columns run_id, key, run_at), as stepJobEnqueue(..., wake) inserts it. */
+export const automationWakeJobsInsertSql = (rows: string) => `
+  INSERT INTO jobs (kind, payload, run_at, key)
+  SELECT '${AUTOMATION_WAKE_JOB}', jsonb_build_object('run_id', r.run_id, 'key', r.key, 'wake', true), r.run_at, r.run_id || ':' || r.key || ':wake' FROM ${rows} AS r
+  ${CONFLICT} DO NOTHING
+  RETURNING kind`;
 
 /**
  * For the send statement's data-modifying CTE (store/emails.ts): inserts the delivery jobs given

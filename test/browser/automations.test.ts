@@ -145,9 +145,9 @@ describe('Automations and Events pages in a browser', { timeout: 300_000 }, () =
     ids.timedOutRun = await until('a second run', async () => (await t.api('GET', `/automations/${ids.automation}/runs?status=running`)).body.data[0]?.id, 30_000);
     await until('the second run waits', async () => (await stepsOf(ids.timedOutRun)).wait_for_event_1 === 'waiting', 30_000);
     // The timeout is a job due in 2 days: bring it forward instead of waiting (the job itself is unchanged).
-    const moved = await t.db.pool.query(`UPDATE jobs SET run_at = now() WHERE kind = 'automations.step' AND key = $1`, [`${ids.timedOutRun}:wait_for_event_1:wake`]);
+    const moved = await t.db.pool.query(`UPDATE jobs SET run_at = now() WHERE kind = 'automations.wake' AND key = $1`, [`${ids.timedOutRun}:wait_for_event_1:wake`]);
     assert.equal(moved.rowCount, 1);
-    await t.db.pool.query(`SELECT pg_notify('mailroom_jobs', 'automations.step')`);
+    await t.db.pool.query(`SELECT pg_notify('mailroom_jobs', 'automations.wake')`);
     await until('the second run completes', async () => (await run(ids.timedOutRun)).status === 'completed', 30_000);
     await page.goto(`${t.url}/dashboard/automations/${ids.automation}/runs/${ids.timedOutRun}`);
     const steps = page.getByTestId('run-step');

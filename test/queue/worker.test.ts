@@ -220,3 +220,32 @@ test('an idle worker with nothing scheduled waits for a notification instead of 
     await pool.end();
   }
 });
+
+test('a batch handler gets the claimed jobs of its kind together, and each job\'s result is recorded on its own', { timeout: 60_000 }, async () => {
+  const units: number[] = [];
+  const runs = new Map<number, number>();
+  let failedOnce = false;
+  let deferredOnce = false;
+  const batch = async (jobs: Job<{ n: number }>[]) => {
+    units.push(jobs.length);
+    for (const j of jobs) runs.set(j.payload.n, (runs.get(j.payload.n) ?? 0) + 1);
+    // Job 7 fails its first run alone (retried with backoff); job 8 asks to run again later.
+    return jobs.map((j) => {
+      if (j.payload.n === 7 && !failedOnce) { failedOnce = true; return { error: new Error('seven') }; }
+      if (j.payload.n === 8 && !deferredOnce) { deferredOnce = true; return { retryAt: new Date(Date.now() + 50) }; }
+      return undefined;
+    });
+  };
+  // Due a moment from now, so that the worker finds them all due at once.
+  const at = new Date(Date.now() + 300);
+  await enqueueMany(db.pool, Array.from({ length: 1_200 }, (_, n) => ({ kind: 'bulk.batch', payload: { n }, runAt: at })));
+  await withWorkers([{ handlers: {}, batchHandlers: { 'bulk.batch': batch }, concurrency: 2, batchSize: 500, backoff: { baseMs: 20, maxMs: 20 } }], async () => {
+    await waitFor('every job to leave the table', async () => (await db.pool.query(`SELECT 1 FROM jobs WHERE kind = 'bulk.batch'`)).rowCount === 0, 30_000);
+  });
+  assert.equal(runs.size, 1_200);
+  assert.deepEqual([...runs].filter(([n, c]) => c !== 1 && n !== 7 && n !== 8), [], 'every other job ran once');
+  assert.equal(runs.get(7), 2, 'the failed job ran again');
+  assert.equal(runs.get(8), 2, 'the rescheduled job ran again');
+  assert.ok(Math.max(...units) === 500, `units of up to 500 jobs: ${units.join(', ')}`);
+  assert.ok(units.length <= 8, `a few units, not one per job: ${units.length}`);
+});

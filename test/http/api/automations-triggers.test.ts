@@ -32,9 +32,9 @@ describe('automations: system events, automation_id, re-entry', () => {
     return c.data!.id;
   };
   const fastForward = async (runId: string, key: string) => {
-    const { rowCount } = await t.db.pool.query(`UPDATE jobs SET run_at = now() WHERE kind = 'automations.step' AND key = $1`, [`${runId}:${key}:wake`]);
+    const { rowCount } = await t.db.pool.query(`UPDATE jobs SET run_at = now() WHERE kind = 'automations.wake' AND key = $1`, [`${runId}:${key}:wake`]);
     assert.equal(rowCount, 1, 'one wake-up job was scheduled for the step');
-    await t.db.pool.query(`SELECT pg_notify('mailroom_jobs', 'automations.step')`);
+    await t.db.pool.query(`SELECT pg_notify('mailroom_jobs', 'automations.wake')`);
   };
   const drained = () => until('the automation jobs to drain', async () =>
     (await t.db.pool.query(`SELECT 1 FROM jobs WHERE kind LIKE 'automations.%' AND run_at <= now()`)).rowCount === 0, 20_000);
@@ -227,7 +227,7 @@ describe('an event that arrives while a run moves into its wait is not lost', ()
       const r = (await api.resend.automations.runs.get({ automationId: id, runId: run.id })).data!;
       assert.deepEqual(r.steps.map((s) => [s.key, s.status]), [['t', 'completed'], ['w', 'completed'], ['yay', 'completed']]);
       assert.deepEqual((r.steps[1].output as { event_received: string; payload: unknown }).payload, { n: 1 });
-      assert.equal((await db.pool.query(`SELECT 1 FROM jobs WHERE kind = 'automations.step' AND key = $1`, [`${run.id}:w:wake`])).rowCount, 0, 'the wait was never parked: no timeout was scheduled');
+      assert.equal((await db.pool.query(`SELECT 1 FROM jobs WHERE kind = 'automations.wake' AND key = $1`, [`${run.id}:w:wake`])).rowCount, 0, 'the wait was never parked: no timeout was scheduled');
     } finally {
       await worker?.close();
       await api.close();

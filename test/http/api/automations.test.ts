@@ -28,9 +28,9 @@ describe('automations through the resend SDK, in capture mode', () => {
   /** A scheduled wake-up (delay or wait timeout) due now instead of later; notifies the workers. */
   const fastForward = async (runId: string, key: string) => {
     const { rowCount } = await t.db.pool.query(
-      `UPDATE jobs SET run_at = now() WHERE kind = 'automations.step' AND key = $1`, [`${runId}:${key}:wake`]);
+      `UPDATE jobs SET run_at = now() WHERE kind = 'automations.wake' AND key = $1`, [`${runId}:${key}:wake`]);
     assert.equal(rowCount, 1, 'one wake-up job was scheduled for the step');
-    await t.db.pool.query(`SELECT pg_notify('mailroom_jobs', 'automations.step')`);
+    await t.db.pool.query(`SELECT pg_notify('mailroom_jobs', 'automations.wake')`);
   };
   const template = async (name: string, subject: string, html: string, variables: { key: string; type: 'string' }[] = []) => {
     const c = await t.resend.templates.create({ name, from: 'Acme <hello@example.com>', subject, html, variables } as never);
@@ -222,7 +222,7 @@ describe('automations through the resend SDK, in capture mode', () => {
     assert.deepEqual(i.steps.map((s) => [s.key, s.status]), [['t', 'completed'], ['activated', 'completed'], ['remind', 'completed']]);
     assert.deepEqual(i.steps[1].output, { timed_out: true });
     assert.deepEqual((await emailsTo('idle@dest.test')).map((x) => x.subject), ['Time to upgrade?']);
-    await until('the jobs to drain', async () => (await t.db.pool.query(`SELECT 1 FROM jobs WHERE kind = 'automations.step' AND run_at <= now()`)).rowCount === 0);
+    await until('the jobs to drain', async () => (await t.db.pool.query(`SELECT 1 FROM jobs WHERE kind IN ('automations.step', 'automations.wake') AND run_at <= now()`)).rowCount === 0);
     assert.equal((await emailsTo('eager@dest.test')).length, 1, 'the late timeout sent no reminder');
   });
 
@@ -270,7 +270,7 @@ describe('automations through the resend SDK, in capture mode', () => {
     assert.deepEqual(run.steps.find((s) => s.key === 'wait')!.status, 'skipped');
     await fastForward(r.id, 'wait'); // the wake-up finds the run cancelled
     await sendEvent({ event: 'stop.me', email: 'later@dest.test', payload: { plan: 'pro' } });
-    await until('the jobs to drain', async () => (await t.db.pool.query(`SELECT 1 FROM jobs WHERE kind = 'automations.step' AND run_at <= now()`)).rowCount === 0);
+    await until('the jobs to drain', async () => (await t.db.pool.query(`SELECT 1 FROM jobs WHERE kind IN ('automations.step', 'automations.wake') AND run_at <= now()`)).rowCount === 0);
     assert.equal((await runsOf(id)).length, 1, 'no run started while disabled');
     assert.deepEqual((await emailsTo('stopped@dest.test')).map((e) => e.subject), ['Welcome to the pro plan']);
     assert.equal((await runOf(id, r.id)).steps.filter((s) => s.key === 'is_pro').length, 0);
