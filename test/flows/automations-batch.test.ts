@@ -28,30 +28,39 @@ const delayTo = (event: string, reentry?: string) => ({
   connections: [{ from: 't', to: 'd' }],
 });
 
-describe('automations: the event queue taken in batches', () => {
-  let db: TestDatabase;
-  let api: TestApp;
-  let worker: TestApp | undefined;
+/**
+ * A database with an API-only process that queues events (no worker yet); the test starts the
+ * worker when the queue should be taken (`startWorker`), and may stop it to queue more.
+ */
+function apiFirst() {
+  const w = {} as { db: TestDatabase; api: TestApp; worker?: TestApp; startWorker(): Promise<void>; stopWorker(): Promise<void> };
+  w.startWorker = async () => { w.worker = await startTestApp({ deliveryMode: 'capture', roles: ['worker'] }, { db: w.db }); };
+  w.stopWorker = async () => { await w.worker?.close(); w.worker = undefined; };
   before(async () => {
-    db = await freshDatabase();
-    api = await startTestApp({ deliveryMode: 'capture', roles: ['api'] }, { db });
+    w.db = await freshDatabase();
+    w.api = await startTestApp({ deliveryMode: 'capture', roles: ['api'] }, { db: w.db });
   });
   after(async () => {
-    await worker?.close();
-    await api?.close();
-    await db?.drop();
+    await w.stopWorker();
+    await w.api?.close();
+    await w.db?.drop();
   });
-  const q = async <T = any>(sql: string, params: unknown[] = []) => (await db.pool.query(sql, params)).rows as T[];
+  return w;
+}
+
+describe('automations: the event queue taken in batches', () => {
+  const w = apiFirst();
+  const q = async <T = any>(sql: string, params: unknown[] = []) => (await w.db.pool.query(sql, params)).rows as T[];
   const runs = (automationId: string) => q<{ id: string; email: string; status: string; contact_id: string }>(
     'SELECT id, email, status, contact_id FROM automation_runs WHERE automation_id = $1 ORDER BY created_at, id', [automationId]);
   const queueEmpty = () => until('the event queue to be taken', async () => (await q('SELECT 1 FROM automation_event_queue')).length === 0, 60_000);
 
   test('254 queued events: runs, re-entry refusals, contacts and their webhooks, same-batch order, waits', { timeout: 120_000 }, async () => {
-    const signup = await createAutomation(api, delayTo('signup'));
-    const always = await createAutomation(api, delayTo('cart', 'always'));
-    const never = await createAutomation(api, delayTo('cart', 'never'));
-    const instant = await createAutomation(api, { name: 'Trigger only', steps: [{ key: 't', type: 'trigger', config: { event_name: 'ping' } }], connections: [] });
-    const waiter = await createAutomation(api, {
+    const signup = await createAutomation(w.api, delayTo('signup'));
+    const always = await createAutomation(w.api, delayTo('cart', 'always'));
+    const never = await createAutomation(w.api, delayTo('cart', 'never'));
+    const instant = await createAutomation(w.api, { name: 'Trigger only', steps: [{ key: 't', type: 'trigger', config: { event_name: 'ping' } }], connections: [] });
+    const waiter = await createAutomation(w.api, {
       name: 'Activation',
       steps: [
         { key: 't', type: 'trigger', config: { event_name: 'trial' } },
@@ -61,24 +70,24 @@ describe('automations: the event queue taken in batches', () => {
       ],
       connections: [{ from: 't', to: 'w' }, { from: 'w', to: 'hi', type: 'event_received' }, { from: 'w', to: 'late', type: 'timeout' }],
     });
-    const existing = await api.api('POST', '/contacts', { body: { email: 'existing@dest.test' } });
+    const existing = await w.api.api('POST', '/contacts', { body: { email: 'existing@dest.test' } });
     assert.equal(existing.status, 201);
 
     // All queued before any worker runs: the worker takes them in batches of 200, in order.
-    for (let i = 0; i < 240; i += 40) await Promise.all(Array.from({ length: 40 }, (_, j) => send(api, 'signup', `n${i + j}@dest.test`)));
-    await send(api, 'signup', 'existing@dest.test');
-    for (let i = 0; i < 3; i++) await send(api, 'signup', 'again@dest.test');
-    for (let i = 0; i < 3; i++) await send(api, 'cart', 'shop@dest.test');
-    for (let i = 0; i < 2; i++) await send(api, 'ping', 'pinger@dest.test');
-    await send(api, 'trial', 'early@dest.test');
-    await send(api, 'activated', 'early@dest.test', { ok: true, name: 'Early' }); // its run's wait is still pending then
-    await send(api, 'trial', 'filt@dest.test');
-    await send(api, 'activated', 'filt@dest.test', { ok: false, name: 'Nope' }); // fails the filter: not remembered
-    await send(api, 'activated', 'nobody@dest.test', { ok: true }); // no run waits for it
+    for (let i = 0; i < 240; i += 40) await Promise.all(Array.from({ length: 40 }, (_, j) => send(w.api, 'signup', `n${i + j}@dest.test`)));
+    await send(w.api, 'signup', 'existing@dest.test');
+    for (let i = 0; i < 3; i++) await send(w.api, 'signup', 'again@dest.test');
+    for (let i = 0; i < 3; i++) await send(w.api, 'cart', 'shop@dest.test');
+    for (let i = 0; i < 2; i++) await send(w.api, 'ping', 'pinger@dest.test');
+    await send(w.api, 'trial', 'early@dest.test');
+    await send(w.api, 'activated', 'early@dest.test', { ok: true, name: 'Early' }); // its run's wait is still pending then
+    await send(w.api, 'trial', 'filt@dest.test');
+    await send(w.api, 'activated', 'filt@dest.test', { ok: false, name: 'Nope' }); // fails the filter: not remembered
+    await send(w.api, 'activated', 'nobody@dest.test', { ok: true }); // no run waits for it
     assert.equal((await q('SELECT 1 FROM automation_event_queue')).length, 254);
     assert.equal((await q('SELECT 1 FROM automation_runs')).length, 0);
 
-    worker = await startTestApp({ deliveryMode: 'capture', roles: ['worker'] }, { db });
+    await w.startWorker();
     await queueEmpty();
 
     const s = await runs(signup);
@@ -124,11 +133,10 @@ describe('automations: the event queue taken in batches', () => {
     await until('the filtered run to wait', async () => (await q(`SELECT status FROM automation_run_steps WHERE run_id = $1 AND key = 'w'`, [filt.id]))[0].status === 'waiting', 30_000);
 
     // A later batch, mixed with new runs, resumes the parked wait (which passes the filter now).
-    await worker.close();
-    worker = undefined;
-    await send(api, 'activated', 'filt@dest.test', { ok: true, name: 'Filt' });
-    for (let i = 0; i < 20; i++) await send(api, 'signup', `m${i}@dest.test`);
-    worker = await startTestApp({ deliveryMode: 'capture', roles: ['worker'] }, { db });
+    await w.stopWorker();
+    await send(w.api, 'activated', 'filt@dest.test', { ok: true, name: 'Filt' });
+    for (let i = 0; i < 20; i++) await send(w.api, 'signup', `m${i}@dest.test`);
+    await w.startWorker();
     await queueEmpty();
     await until('the filtered run to complete', async () => (await q('SELECT status FROM automation_runs WHERE id = $1', [filt.id]))[0].status === 'completed', 30_000);
     assert.equal((await q(`SELECT first_name FROM contacts WHERE email = 'filt@dest.test'`))[0].first_name, 'Activated');
@@ -202,31 +210,20 @@ describe('automations: many wake-ups due at once', () => {
 });
 
 describe('automations: one bad event in a batch', () => {
-  let db: TestDatabase;
-  let api: TestApp;
-  let worker: TestApp | undefined;
-  before(async () => {
-    db = await freshDatabase();
-    api = await startTestApp({ deliveryMode: 'capture', roles: ['api'] }, { db });
-  });
-  after(async () => {
-    await worker?.close();
-    await api?.close();
-    await db?.drop();
-  });
+  const w = apiFirst();
 
   test('an event that cannot be handled fails the set-based batch; its events are then taken one at a time and only it is dropped', { timeout: 120_000 }, async () => {
-    const good = await createAutomation(api, delayTo('good'));
-    const bad = await createAutomation(api, delayTo('bad'));
+    const good = await createAutomation(w.api, delayTo('good'));
+    const bad = await createAutomation(w.api, delayTo('bad'));
     // A graph that can no longer be run (a delay of no duration: as if saved by a broken release).
-    await db.pool.query(`UPDATE automations SET steps = jsonb_set(steps, '{1,config,duration}', '"0 minutes"') WHERE id = $1`, [bad]);
-    for (let i = 0; i < 30; i++) await send(api, i === 15 ? 'bad' : 'good', `g${i}@dest.test`);
-    worker = await startTestApp({ deliveryMode: 'capture', roles: ['worker'] }, { db });
-    await until('the event queue to be taken', async () => (await db.pool.query('SELECT 1 FROM automation_event_queue')).rowCount === 0, 60_000);
-    const runs = async (id: string) => (await db.pool.query('SELECT email FROM automation_runs WHERE automation_id = $1', [id])).rows;
+    await w.db.pool.query(`UPDATE automations SET steps = jsonb_set(steps, '{1,config,duration}', '"0 minutes"') WHERE id = $1`, [bad]);
+    for (let i = 0; i < 30; i++) await send(w.api, i === 15 ? 'bad' : 'good', `g${i}@dest.test`);
+    await w.startWorker();
+    await until('the event queue to be taken', async () => (await w.db.pool.query('SELECT 1 FROM automation_event_queue')).rowCount === 0, 60_000);
+    const runs = async (id: string) => (await w.db.pool.query('SELECT email FROM automation_runs WHERE automation_id = $1', [id])).rows;
     assert.equal((await runs(good)).length, 29, 'every other event started its run');
     assert.deepEqual(await runs(bad), [], 'the bad event was dropped, rolled back alone');
-    assert.equal((await db.pool.query(`SELECT 1 FROM contacts WHERE email = 'g15@dest.test'`)).rowCount, 0, 'nothing of it was kept');
-    assert.equal((await db.pool.query(`SELECT 1 FROM jobs WHERE kind = 'automations.wake'`)).rowCount, 29);
+    assert.equal((await w.db.pool.query(`SELECT 1 FROM contacts WHERE email = 'g15@dest.test'`)).rowCount, 0, 'nothing of it was kept');
+    assert.equal((await w.db.pool.query(`SELECT 1 FROM jobs WHERE kind = 'automations.wake'`)).rowCount, 29);
   });
 });
