@@ -13,7 +13,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { startFakeDns } from '../test/helpers/fake-dns.js';
 import { publishRecords, type WireRecord } from '../test/helpers/publish-records.js';
-import { api, cpuSeconds, freshDb, KEY, loadAverage, machine, percentile, ROOT, sinkMessages, startService } from './lib.js';
+import { api, cpuSeconds, freshDb, postgresCpuSeconds, KEY, loadAverage, machine, percentile, ROOT, sinkMessages, startService } from './lib.js';
 
 const N = Number(process.argv[2] ?? 100_000);
 const M = Number(process.argv[3] ?? 10_000);
@@ -67,8 +67,11 @@ try {
     const base = sinkCount();
     const worker = await startService({ ...env, MAILROOM_ROLES: 'worker' });
     const cpu0 = cpuSeconds(worker.proc.pid!);
+    const pg0 = postgresCpuSeconds();
     const s = await waitForSink(base + M, 1_800_000);
-    result.single_email_delivery = { seconds: s, messages_per_s: Math.round(M / s), worker_cpu_us_per_msg: Math.round(((cpuSeconds(worker.proc.pid!) - cpu0) / M) * 1e6), peak_rss_mb: worker.peakRssMb(), load: loadAverage() };
+    result.single_email_delivery = {
+      seconds: s, messages_per_s: Math.round(M / s), worker_cpu_us_per_msg: Math.round(((cpuSeconds(worker.proc.pid!) - cpu0) / M) * 1e6),
+      postgres_cpu_us_per_msg: Math.round(((postgresCpuSeconds() - pg0) / M) * 1e6), peak_rss_mb: worker.peakRssMb(), load: loadAverage() };
     await worker.stop();
     console.error(JSON.stringify({ single_email_delivery: result.single_email_delivery }));
   }
@@ -87,6 +90,7 @@ try {
   const draft = await api(svc.url, KEY, 'POST', '/broadcasts', { segment_id: seg.id, from: 'News <news@bench.example>', subject: 'Hi {{{FIRST_NAME}}}', html: HTML });
   const base = sinkCount();
   const cpu0 = cpuSeconds(svc.proc.pid!);
+  const pg0 = postgresCpuSeconds();
   let peakRss = 0;
   const t0 = performance.now();
   await api(svc.url, KEY, 'POST', `/broadcasts/${draft.id}/send`, {});
@@ -105,6 +109,7 @@ try {
   sending = false;
   await txLoop;
   const cpu = cpuSeconds(svc.proc.pid!) - cpu0;
+  const pgCpu = postgresCpuSeconds() - pg0;
   await sleep(5_000); // the last transactional emails' deliveries
   const delivered = new Map((await c.query(
     `SELECT email_id::text AS id, (extract(epoch FROM min(created_at)) * 1000)::float8 AS at FROM email_events WHERE type = 'email.delivered' AND email_id = ANY($1::uuid[]) GROUP BY email_id`,
@@ -115,6 +120,7 @@ try {
             (SELECT count(*) FROM email_events ev JOIN emails e ON e.id = ev.email_id WHERE e.broadcast_id = $1 AND ev.type = 'email.delivered')::int AS delivered`, [draft.id])).rows[0];
   result.broadcast = {
     send_answer_ms: Math.round(sendMs), seconds, messages_per_s: Math.round(N / seconds), service_cpu_us_per_msg: Math.round((cpu / N) * 1e6),
+    postgres_cpu_us_per_msg: Math.round((pgCpu / N) * 1e6),
     peak_rss_mb: Math.max(peakRss, svc.peakRssMb()), ...counts, load: loadAverage(),
     transactional_during: { sent: tx.length, delivered: lat.length, p50_ms: percentile(lat, 50), p95_ms: percentile(lat, 95), max_ms: Math.max(...lat) },
   };
@@ -122,6 +128,8 @@ try {
   console.error(JSON.stringify({ broadcast: result.broadcast }));
 
   // 3. Postfix, same run, same sink, same count, about the same size (each broadcast copy is ~4.5 KB signed).
+  // BENCH_SKIP_POSTFIX=1 leaves it out (profiling runs; a reported result always has it).
+  if (!process.env.BENCH_SKIP_POSTFIX) {
   execFileSync(pfSh, ['start', '/tmp/mr-bench-postfix-bcast', String(PF_PORT), String(SINK_PORT)]);
   try {
     const pfBase = sinkCount();
@@ -133,9 +141,10 @@ try {
   } finally {
     execFileSync(pfSh, ['stop', '/tmp/mr-bench-postfix-bcast']);
   }
+  }
   const b = result.broadcast as { messages_per_s: number };
   result.ratio_broadcast_to_single = Number((b.messages_per_s / (result.single_email_delivery as { messages_per_s: number }).messages_per_s).toFixed(2));
-  result.ratio_broadcast_to_postfix = Number((b.messages_per_s / (result.postfix as { messages_per_s: number }).messages_per_s).toFixed(2));
+  if (result.postfix) result.ratio_broadcast_to_postfix = Number((b.messages_per_s / (result.postfix as { messages_per_s: number }).messages_per_s).toFixed(2));
   result.bench_peak_rss_mb = Math.round(process.resourceUsage().maxRSS / 1024);
   console.log(JSON.stringify(result, null, 2));
 } finally {

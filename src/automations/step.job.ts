@@ -21,12 +21,6 @@ import { conditionSubject, runAdvance, runWaitReceived, ruleHolds, stepJobEnqueu
 
 export interface StepDeps { pool: Pool; sender: EmailSender; log: Logger }
 const FINAL = new Set(['completed', 'failed', 'skipped']);
-/**
- * Automation mail's place in the delivery queue: behind transactional mail (due at once), ahead of
- * broadcasts (BROADCAST_DELIVERY_LAG_MS, 2 s): the workers claim in run_at order. Short, because it
- * adds to every automation email's latency at low load (the issue's event-to-email p50 < 200 ms).
- */
-export const AUTOMATION_DELIVERY_LAG_MS = 100;
 
 /** The email id of a run's send_email step: the same on every attempt (a UUID shape from a hash). */
 export function automationEmailId(runId: string, key: string): string {
@@ -73,7 +67,7 @@ async function sendEmail(deps: StepDeps, a: AutomationRow, run: RunRow, step: St
     from: fromAddr, to: [parseAddress(contact.email)], cc: [], bcc: [], replyTo: replyTo ? parseAddressList(replyTo, 'reply_to') : [],
     subject: (c.subject ?? t.subject ?? '').replace(/[\r\n]+/g, ' '), html: t.html, ...(t.text !== null ? { text: t.text } : {}),
     headers: { 'Feedback-ID': `${a.id}:${run.team_id}:automation:mailroom` }, attachments: [], tags: [], ...(c.topic_id ? { topicId: c.topic_id } : {}),
-  }, new Date(), undefined, { id, listId: `<${a.id.replace(/-/g, '')}.${fromAddr.domain}>`, automationId: a.id, deliveryLagMs: AUTOMATION_DELIVERY_LAG_MS });
+  }, new Date(), undefined, { id, listId: `<${a.id.replace(/-/g, '')}.${fromAddr.domain}>`, automationId: a.id });
   await locked(deps.pool, run.id, step.key, async (tx) => {
     await deps.sender.commitIn(tx, [email]);
     await runStepSet(tx, run.id, step.key, { status: 'completed', output: { email_id: id } });

@@ -30,14 +30,6 @@ const PAUSED_LOOK_MS = 5_000;   // a paused broadcast's job looks again this oft
 const PACE_WAIT_MS = 250;       // the window is full: look again after this
 const RUN_BUDGET_MS = 20_000;   // then give the slot back (the job is due again at once)
 const RATES_EVERY_MS = 1_000;
-/**
- * Priority without a priority column: the claim takes due jobs oldest run_at first, so a
- * broadcast's deliveries are due this long after their page commits, and any transactional email
- * accepted meanwhile is claimed before them. With the window (MAILROOM_BROADCAST_QUEUE_WINDOW)
- * bounding the backlog, transactional mail waits behind at most the broadcast deliveries queued
- * more than this long before it. Automations, when they come, take a smaller lag.
- */
-export const BROADCAST_DELIVERY_LAG_MS = 2_000;
 
 /** Why the broadcast must pause now, or undefined. */
 export async function autoPauseReason(pool: Pool, config: Config, id: string): Promise<string | undefined> {
@@ -153,7 +145,7 @@ async function pageOfEmails(deps: ExpandDeps, b: BroadcastRow, msg: BroadcastMes
   const p: BroadcastEmailPage = {
     team_id: b.team_id, domain_id: domain.id, api_key_id: b.api_key_id, from_header: formatAddress(msg.from), reply_to: msg.replyToAddresses,
     headers, topic_id: topicId, list_id: msg.listId, broadcast_id: b.id, created_at: now.toISOString(),
-    run_at: new Date(now.getTime() + BROADCAST_DELIVERY_LAG_MS).toISOString(), region: domain.region,
+    region: domain.region,
     ids: [], message_ids: [], addresses: [], recipient_domains: [], subjects: [], personalizations: [],
   };
   const seen = new Set<string>();

@@ -57,11 +57,6 @@ export interface ListMail {
   broadcastId?: string;
   /** the automation whose send_email step sends this email (emails.automation_id, `automation_id` in its events) */
   automationId?: string;
-  /**
-   * Bulk mail's place in the delivery queue: its jobs are due this long after acceptance. The
-   * workers claim by priority (transactional, automation, broadcast: DELIVERY_PRIORITY), then run_at.
-   */
-  deliveryLagMs?: number;
 }
 
 const UNSUBSCRIBE_TAG = /\{\{\{\s*RESEND_UNSUBSCRIBE_URL\s*\}\}\}/g;
@@ -200,7 +195,7 @@ export class EmailSender {
       // Not analyzed yet: the insight rules run off the request path (emails/compose-insights.ts).
       insights: null,
     };
-    const runAt = new Date((req.scheduledAt ?? now).getTime() + (list?.deliveryLagMs ?? 0)).toISOString();
+    const runAt = (req.scheduledAt ?? now).toISOString();
     const byDomain = new Map<string, Set<string>>();
     for (const a of [...req.to, ...req.cc, ...req.bcc]) {
       const set = byDomain.get(a.domain) ?? new Set<string>();

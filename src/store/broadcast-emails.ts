@@ -9,8 +9,8 @@ import { DELIVER_JOB, deliverJobsForRecipientsSql, JOBS_CHANNEL } from './jobs.j
 export interface BroadcastEmailPage {
   team_id: string; domain_id: string; api_key_id: string | null; from_header: string; reply_to: string[];
   headers: { name: string; value: string }[] | null; topic_id: string | null; list_id: string; broadcast_id: string;
-  /** ISO: the emails' created_at, and when their delivery jobs are due */
-  created_at: string; run_at: string; region: string;
+  /** ISO: the emails' created_at, when their delivery jobs are due (jobs.priority puts them behind transactional mail) */
+  created_at: string; region: string;
   ids: string[]; message_ids: string[]; addresses: string[]; recipient_domains: string[]; subjects: string[]; personalizations: unknown[];
 }
 
@@ -26,14 +26,14 @@ export async function broadcastEmailsInsert(db: Queryable, p: BroadcastEmailPage
      ev AS (
        INSERT INTO email_events (id, email_id, team_id, type, recipient, data, created_at)
        SELECT gen_random_uuid(), r.id, $7, 'email.sent', NULL,
-              jsonb_build_object('broadcast_id', $16::uuid, 'email_id', r.id, 'created_at', $20::text, 'from', $10::text, 'to', jsonb_build_array(r.address),
+              jsonb_build_object('broadcast_id', $16::uuid, 'email_id', r.id, 'created_at', $19::text, 'from', $10::text, 'to', jsonb_build_array(r.address),
                 'subject', r.subject, 'message_id', r.message_id, 'tags', '{}'::jsonb)
                 || CASE WHEN jsonb_array_length(coalesce($12::jsonb, '[]')) > 0 THEN jsonb_build_object('headers', $12::jsonb) ELSE '{}'::jsonb END,
               $13::timestamptz FROM r),
-     j AS (${deliverJobsForRecipientsSql('r', '$7', '$17', '$18')})
-     SELECT pg_notify($19, '${DELIVER_JOB}')`,
+     j AS (${deliverJobsForRecipientsSql('r', '$7', '$13', '$17')})
+     SELECT pg_notify($18, '${DELIVER_JOB}')`,
     [p.ids, p.message_ids, p.addresses, p.recipient_domains, p.subjects, p.personalizations.map((x) => JSON.stringify(x)),
       p.team_id, p.domain_id, p.api_key_id, p.from_header, p.reply_to, p.headers === null ? null : JSON.stringify(p.headers), p.created_at,
-      p.topic_id, p.list_id, p.broadcast_id, p.run_at, p.region, JOBS_CHANNEL, p.created_at],
+      p.topic_id, p.list_id, p.broadcast_id, p.region, JOBS_CHANNEL, p.created_at],
   );
 }
