@@ -13,7 +13,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { startFakeDns } from '../test/helpers/fake-dns.js';
 import { publishRecords, type WireRecord } from '../test/helpers/publish-records.js';
-import { api, cpuSeconds, freshDb, postgresCpuSeconds, KEY, loadAverage, machine, percentile, ROOT, sinkMessages, startService } from './lib.js';
+import { api, cpuSeconds, freshDb, KEY, loadAverage, machine, percentile, pgStatements, postgresCpuSeconds, ROOT, sinkMessages, startService } from './lib.js';
 
 const N = Number(process.argv[2] ?? 100_000);
 const M = Number(process.argv[3] ?? 10_000);
@@ -66,6 +66,7 @@ try {
   {
     const base = sinkCount();
     const worker = await startService({ ...env, MAILROOM_ROLES: 'worker' });
+    const stmts = await pgStatements(db.url);
     const cpu0 = cpuSeconds(worker.proc.pid!);
     const pg0 = postgresCpuSeconds();
     const s = await waitForSink(base + M, 1_800_000);
@@ -73,6 +74,7 @@ try {
       seconds: s, messages_per_s: Math.round(M / s), worker_cpu_us_per_msg: Math.round(((cpuSeconds(worker.proc.pid!) - cpu0) / M) * 1e6),
       postgres_cpu_us_per_msg: Math.round(((postgresCpuSeconds() - pg0) / M) * 1e6), peak_rss_mb: worker.peakRssMb(), load: loadAverage() };
     await worker.stop();
+    await stmts.report('single-email delivery', M);
     console.error(JSON.stringify({ single_email_delivery: result.single_email_delivery }));
   }
 
@@ -89,6 +91,7 @@ try {
   await c.query('VACUUM ANALYZE contact_segments');
   const draft = await api(svc.url, KEY, 'POST', '/broadcasts', { segment_id: seg.id, from: 'News <news@bench.example>', subject: 'Hi {{{FIRST_NAME}}}', html: HTML });
   const base = sinkCount();
+  const stmts = await pgStatements(db.url);
   const cpu0 = cpuSeconds(svc.proc.pid!);
   const pg0 = postgresCpuSeconds();
   let peakRss = 0;
@@ -110,6 +113,7 @@ try {
   await txLoop;
   const cpu = cpuSeconds(svc.proc.pid!) - cpu0;
   const pgCpu = postgresCpuSeconds() - pg0;
+  await stmts.report('broadcast', N);
   await sleep(5_000); // the last transactional emails' deliveries
   const delivered = new Map((await c.query(
     `SELECT email_id::text AS id, (extract(epoch FROM min(created_at)) * 1000)::float8 AS at FROM email_events WHERE type = 'email.delivered' AND email_id = ANY($1::uuid[]) GROUP BY email_id`,

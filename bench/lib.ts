@@ -157,3 +157,27 @@ export function sinkMessages(port: number): number {
     fs.closeSync(fd);
   }
 }
+
+/**
+ * BENCH_PG_STATEMENTS=1 (needs `shared_preload_libraries = 'pg_stat_statements'` on the server):
+ * resets the server's statement statistics, and later prints the statements that took the most
+ * execution time since, per message (`perItems`), to stderr. Otherwise does nothing.
+ */
+export async function pgStatements(url: string): Promise<{ report(label: string, perItems: number): Promise<void> }> {
+  if (!process.env.BENCH_PG_STATEMENTS) return { async report() { /* off */ } };
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  await c.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  await c.query('SELECT pg_stat_statements_reset()');
+  return {
+    async report(label, perItems) {
+      const { rows } = await c.query(
+        `SELECT calls::int, round(total_exec_time::numeric, 0)::int AS ms, regexp_replace(left(query, 110), '\\s+', ' ', 'g') AS q
+         FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) ORDER BY total_exec_time DESC LIMIT 20`);
+      const total = rows.reduce((a, r) => a + r.ms, 0);
+      console.error(`${label}: statements' execution time ${Math.round((total / perItems) * 1000)} us per item (top 20)`);
+      for (const r of rows) console.error(`  ${String(Math.round((r.ms / perItems) * 1000)).padStart(5)} us ${String(r.calls).padStart(7)} calls  ${r.q}`);
+      await c.query('SELECT pg_stat_statements_reset()');
+    },
+  };
+}

@@ -178,24 +178,13 @@ export async function jobUpsertRecurring(db: Queryable, j: { kind: JobKind; ever
 }
 
 /**
- * Leases up to `limit` due jobs to `workerId`, oldest run_at first. The MATERIALIZED CTE (rather
- * than `id IN (subquery)`) keeps the planner from re-running the LIMIT ... SKIP LOCKED subquery,
- * which could lease more than `limit` rows. FOR UPDATE re-checks the lease on the newest row
- * version, so two workers never lease the same job.
+ * Leases up to `limit` due jobs to `workerId`: the lowest priority first, then the oldest run_at.
+ * The statement is mailroom_jobs_claim (0033): an ordered walk of jobs_due_priority that stops at
+ * the LIMIT whatever the table's statistics say.
  */
 export async function jobsClaimDue(db: Queryable, workerId: string, filter: JobFilter, limit: number, leaseMs: number): Promise<JobRow[]> {
-  const { rows } = await db.query<JobRow>(
-    `WITH due AS MATERIALIZED (
-       SELECT id FROM jobs
-       WHERE state = 'pending' AND run_at <= now() AND (locked_until IS NULL OR locked_until < now()) AND ${MATCHES}
-       ORDER BY priority, run_at
-       LIMIT $3
-       FOR UPDATE SKIP LOCKED)
-     UPDATE jobs SET locked_by = $4, locked_until = now() + $5::float8 * interval '1 millisecond', attempts = attempts + 1
-     FROM due WHERE jobs.id = due.id
-     RETURNING jobs.id, kind, payload, key, region, run_at, attempts, max_attempts, every_ms, created_at`,
-    [filter.kinds, filter.regions ?? null, limit, workerId, leaseMs],
-  );
+  const { rows } = await db.query<JobRow>('SELECT * FROM mailroom_jobs_claim($1::text[], $2::text[], $3::int, $4::text, $5::float8)',
+    [filter.kinds, filter.regions ?? null, limit, workerId, leaseMs]);
   return rows;
 }
 
