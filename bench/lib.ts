@@ -165,6 +165,7 @@ export function sinkMessages(port: number): number {
  */
 export async function pgStatements(url: string): Promise<{ report(label: string, perItems: number): Promise<void> }> {
   if (!process.env.BENCH_PG_STATEMENTS) return { async report() { /* off */ } };
+  // The client ends with the report (the benchmark drops its database after).
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   await c.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
@@ -177,7 +178,7 @@ export async function pgStatements(url: string): Promise<{ report(label: string,
       const total = rows.reduce((a, r) => a + r.ms, 0);
       console.error(`${label}: statements' execution time ${Math.round((total / perItems) * 1000)} us per item (top 20)`);
       for (const r of rows) console.error(`  ${String(Math.round((r.ms / perItems) * 1000)).padStart(5)} us ${String(r.calls).padStart(7)} calls  ${r.q}`);
-      await c.query('SELECT pg_stat_statements_reset()');
+      await c.end();
     },
   };
 }

@@ -9,23 +9,10 @@ import type { Pool } from '../store/db.js';
 import { broadcastFindById } from '../store/broadcasts.js';
 import { contactPropertiesFind } from '../store/contact-properties.js';
 import { BroadcastMessage, type Personalization } from './message.js';
+import { cachedLoad, TtlCache } from '../lib/ttl-cache.js';
 
 const KEEP_MS = 60_000;
 const MAX_ENTRIES = 200;
-
-class Cache<T> {
-  private readonly entries = new Map<string, { until: number; value: Promise<T> }>();
-  get(key: string, load: () => Promise<T>): Promise<T> {
-    const now = Date.now();
-    const hit = this.entries.get(key);
-    if (hit && hit.until > now) return hit.value;
-    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-    const value = load();
-    this.entries.set(key, { until: now + KEEP_MS, value });
-    value.catch(() => this.entries.delete(key));
-    return value;
-  }
-}
 
 export async function propertyFallbacks(pool: Pool, teamId: string): Promise<Record<string, string | number | null>> {
   const defs = await contactPropertiesFind(pool, teamId);
@@ -33,13 +20,13 @@ export async function propertyFallbacks(pool: Pool, teamId: string): Promise<Rec
 }
 
 export class BroadcastBodies implements DeferredBodies {
-  private readonly messages = new Cache<BroadcastMessage | undefined>();
+  private readonly messages = new TtlCache<Promise<BroadcastMessage | undefined>>(KEEP_MS, MAX_ENTRIES);
 
   constructor(private readonly pool: Pool, private readonly sender: EmailSender) {}
 
   /** A broadcast's message as its expansion compiled it (undefined: no such broadcast). */
   message(broadcastId: string): Promise<BroadcastMessage | undefined> {
-    return this.messages.get(broadcastId, async () => {
+    return cachedLoad(this.messages, broadcastId, async () => {
       const b = await broadcastFindById(this.pool, broadcastId);
       return b ? new BroadcastMessage(b, await propertyFallbacks(this.pool, b.team_id)) : undefined;
     });
