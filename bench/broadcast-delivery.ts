@@ -5,7 +5,9 @@
 // answer to its `email.delivered` event (recorded after the sink's 250). Peers in the same run:
 // Mailroom's own single-email delivery rate (M transactional emails queued by the api role, then
 // delivered by a worker, as bench/delivery.ts), and Postfix relaying N messages of the same size
-// to the same sink (smtp-source → private Postfix → sink). Peak RSS of each process.
+// to the same sink (smtp-source → private Postfix → sink). Peak RSS of each process. Also M single
+// emails end to end (sent through the API while a worker in the same process delivers them), the
+// broadcast's like-for-like peer: the delivery-only leg excludes the emails' acceptance.
 // Usage: npm run build && bench/peers/install.sh && node --import tsx bench/broadcast-delivery.ts [N=100000] [M=10000]
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -76,6 +78,31 @@ try {
     await worker.stop();
     await stmts.report('single-email delivery', M);
     console.error(JSON.stringify({ single_email_delivery: result.single_email_delivery }));
+  }
+  {
+    // 1b. The same M single emails end to end, as the broadcast is measured: one process with the
+    // api and worker roles, the emails sent through POST /emails/batch (100 a request, 4 clients at
+    // once) while the worker delivers, timed from the first request until the sink has all M.
+    const svc = await startService({ ...env, MAILROOM_ROLES: 'api,worker' });
+    const base = sinkCount();
+    const stmts = await pgStatements(db.url);
+    const cpu0 = cpuSeconds(svc.proc.pid!);
+    const pg0 = postgresCpuSeconds();
+    const t0 = performance.now();
+    let next = 0;
+    await Promise.all(Array.from({ length: 4 }, async () => {
+      for (let i = (next += 100) - 100; i < M; i = (next += 100) - 100) {
+        await api(svc.url, KEY, 'POST', '/emails/batch', Array.from({ length: Math.min(100, M - i) }, (_, j) => ({ ...single, to: `e${i + j}@sink.test` })));
+      }
+    }));
+    const acceptS = (performance.now() - t0) / 1000;
+    const s = acceptS + await waitForSink(base + M, 1_800_000);
+    result.single_email_end_to_end = {
+      seconds: s, messages_per_s: Math.round(M / s), accepted_in_s: acceptS, service_cpu_us_per_msg: Math.round(((cpuSeconds(svc.proc.pid!) - cpu0) / M) * 1e6),
+      postgres_cpu_us_per_msg: Math.round(((postgresCpuSeconds() - pg0) / M) * 1e6), peak_rss_mb: svc.peakRssMb(), load: loadAverage() };
+    await svc.stop();
+    await stmts.report('single emails end to end', M);
+    console.error(JSON.stringify({ single_email_end_to_end: result.single_email_end_to_end }));
   }
 
   // 2. The broadcast: N contacts, all roles in one process.
@@ -148,6 +175,7 @@ try {
   }
   const b = result.broadcast as { messages_per_s: number };
   result.ratio_broadcast_to_single = Number((b.messages_per_s / (result.single_email_delivery as { messages_per_s: number }).messages_per_s).toFixed(2));
+  result.ratio_broadcast_to_single_end_to_end = Number((b.messages_per_s / (result.single_email_end_to_end as { messages_per_s: number }).messages_per_s).toFixed(2));
   if (result.postfix) result.ratio_broadcast_to_postfix = Number((b.messages_per_s / (result.postfix as { messages_per_s: number }).messages_per_s).toFixed(2));
   result.bench_peak_rss_mb = Math.round(process.resourceUsage().maxRSS / 1024);
   console.log(JSON.stringify(result, null, 2));
