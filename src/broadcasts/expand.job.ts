@@ -16,7 +16,7 @@ import { withTx, type Pool } from '../store/db.js';
 import { broadcastEmailsInsert, type BroadcastEmailPage } from '../store/broadcast-emails.js';
 import { segmentFind } from '../store/segments.js';
 import { broadcastAdvance, broadcastFindById, broadcastPauseAuto, broadcastQueueDue, broadcastQueuedCount, type BroadcastRow } from '../store/broadcasts.js';
-import { broadcastCounts } from '../store/broadcast-stats.js';
+import { broadcastRateCounts } from '../store/broadcast-stats.js';
 import { broadcastPageExclusions, type PageExclusions } from '../store/broadcast-recipients.js';
 import { segmentRecipientsAfter, type RecipientRow } from '../store/segment-contacts.js'; // static and filter segments alike
 import { deliverJobsHoldForBroadcast } from '../store/jobs.js';
@@ -29,11 +29,10 @@ export interface ExpandDeps { pool: Pool; sender: EmailSender; config: Config; l
 const PAUSED_LOOK_MS = 5_000;   // a paused broadcast's job looks again this often (resume also wakes it)
 const PACE_WAIT_MS = 250;       // the window is full: look again after this
 const RUN_BUDGET_MS = 20_000;   // then give the slot back (the job is due again at once)
-const RATES_EVERY_MS = 1_000;
 
-/** Why the broadcast must pause now, or undefined. */
+/** Why the broadcast must pause now, or undefined (its running counters: one row, 0034). */
 export async function autoPauseReason(pool: Pool, config: Config, id: string): Promise<string | undefined> {
-  const c = await broadcastCounts(pool, id);
+  const c = await broadcastRateCounts(pool, id);
   const sample = c.delivered + c.bounced;
   if (sample < config.broadcastPauseMinSample) return undefined;
   const pct = (x: number) => `${(x * 100).toFixed(2)}%`;
@@ -180,19 +179,10 @@ async function pageOfEmails(deps: ExpandDeps, b: BroadcastRow, msg: BroadcastMes
 
 class CursorMoved extends Error {}
 
-/** When each broadcast's rates were last read in this process, and how long to wait until the next read. */
-const rateLooks = new Map<string, { at: number; everyMs: number }>();
-function rememberLooks(id: string, looks: { at: number; everyMs: number }): void {
-  rateLooks.delete(id);
-  rateLooks.set(id, looks);
-  if (rateLooks.size > 1_000) rateLooks.delete(rateLooks.keys().next().value!); // the least recently read
-}
-
 export function broadcastExpandJob(deps: ExpandDeps) {
   return async (job: Job<ExpandPayload>, jc: JobContext): Promise<void | JobOutcome> => {
     const started = Date.now();
     let msg: BroadcastMessage | undefined;
-    const looks = rateLooks.get(job.payload.broadcast_id) ?? { at: 0, everyMs: RATES_EVERY_MS };
     const pages: { ahead?: Ahead } = {};
     for (;;) {
       if (jc.signal.aborted) throw jc.signal.reason ?? new Error('aborted');
@@ -205,19 +195,7 @@ export function broadcastExpandJob(deps: ExpandDeps) {
       }
       if (b.status === 'paused') return { retryAt: new Date(Date.now() + PAUSED_LOOK_MS) };
       if (b.status !== 'queued' && b.status !== 'sending') return; // draft, sent, canceled: nothing to do
-      // The rates cost a count over the broadcast's emails and events, which grows with it: read
-      // at most every RATES_EVERY_MS, and at most a tenth of the time (a 100,000-recipient
-      // broadcast's count took ~0.3 s on the shared 2-core machine), across the job's runs: while
-      // pacing, the job runs every PACE_WAIT_MS, and a count on each run (as before) kept
-      // PostgreSQL busy half the time and slowed a 100,000-recipient broadcast's delivery to ~20/s.
-      let reason: string | undefined;
-      if (b.recipients > 0 && Date.now() - looks.at >= looks.everyMs) {
-        const t0 = Date.now();
-        reason = await autoPauseReason(deps.pool, deps.config, b.id);
-        looks.at = Date.now();
-        looks.everyMs = Math.max(RATES_EVERY_MS, 10 * (looks.at - t0));
-        rememberLooks(b.id, looks);
-      }
+      const reason = b.recipients > 0 ? await autoPauseReason(deps.pool, deps.config, b.id) : undefined;
       if (reason) {
         if (await broadcastPauseAuto(deps.pool, b.id, reason)) {
           const held = await deliverJobsHoldForBroadcast(deps.pool, b.id);

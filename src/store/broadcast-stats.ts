@@ -1,6 +1,7 @@
 // What a broadcast's emails did, counted in SQL from emails and email_events (through the
-// broadcast-only indexes of 0019): live progress, the rates the automatic pause reads, the
-// recipients by event type, and the clicked links. Nothing here is stored twice.
+// broadcast-only indexes of 0019): live progress, the
+// recipients by event type, and the clicked links. The automatic pause reads running counters
+// instead (broadcast_rate_counts, kept by the email_events trigger of 0034).
 import { AppError } from '../errors.js';
 import type { Queryable } from './db.js';
 import { paginate, type Page, type PageQuery } from './paginate.js';
@@ -32,6 +33,12 @@ export async function broadcastCounts(db: Queryable, id: string): Promise<Broadc
      FROM ev`,
     [id]);
   return rows[0];
+}
+
+/** The broadcast's delivery results as counted by the email_events trigger (0034): what the automatic pause reads. */
+export async function broadcastRateCounts(db: Queryable, id: string): Promise<{ delivered: number; bounced: number; hard_bounced: number; complained: number }> {
+  const { rows } = await db.query('SELECT delivered, bounced, hard_bounced, complained FROM broadcast_rate_counts WHERE broadcast_id = $1', [id]);
+  return rows[0] ?? { delivered: 0, bounced: 0, hard_bounced: 0, complained: 0 };
 }
 
 export const RECIPIENT_TYPES = ['sent', 'delivered', 'opened', 'clicked', 'bounced', 'complained', 'unsubscribed', 'suppressed'] as const;
