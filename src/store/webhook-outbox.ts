@@ -30,16 +30,20 @@ const RUNNING_HERE = `
  * sees every transaction the first found finished. Call inside a transaction.
  */
 export async function webhookOutboxReadEmailEvents(tx: Tx, limit: number): Promise<OutboxEvent[]> {
-  const { rows: [h] } = await tx.query<{ horizon: string }>(
-    `WITH c AS (SELECT 1 FROM webhook_cursors WHERE source = 'email_events' FOR UPDATE)
-     SELECT least(pg_snapshot_xmax(pg_current_snapshot())::text::bigint, (SELECT min(x) FROM (${RUNNING_HERE}) r))::text AS horizon FROM c`);
+  const { rows: [h] } = await tx.query<{ horizon: string; last_txid: string; last_seq: string }>(
+    `WITH c AS (SELECT last_txid, last_seq FROM webhook_cursors WHERE source = 'email_events' FOR UPDATE)
+     SELECT least(pg_snapshot_xmax(pg_current_snapshot())::text::bigint, (SELECT min(x) FROM (${RUNNING_HERE}) r))::text AS horizon,
+            c.last_txid::text AS last_txid, c.last_seq::text AS last_seq FROM c`);
   if (!h) return [];
+  // The cursor as parameters: a range scan of email_events_outbox that starts at the cursor. Joined
+  // to webhook_cursors instead, the comparison was a join filter over every event from the first
+  // (measured: 49 ms a pass with 80,000 events, growing with the table).
   const { rows } = await tx.query<OutboxEvent>(
     `SELECT e.id, e.team_id, e.type, e.seq, e.txid::text AS txid, e.created_at
-     FROM email_events e, webhook_cursors c
-     WHERE c.source = 'email_events' AND (e.txid, e.seq) > (c.last_txid, c.last_seq) AND e.txid < $2::xid8
+     FROM email_events e
+     WHERE (e.txid, e.seq) > ($3::xid8, $4::bigint) AND e.txid < $2::xid8
      ORDER BY e.txid, e.seq LIMIT $1`,
-    [limit, h.horizon],
+    [limit, h.horizon, h.last_txid, h.last_seq],
   );
   return rows;
 }
@@ -47,8 +51,11 @@ export async function webhookOutboxReadEmailEvents(tx: Tx, limit: number): Promi
 /** Whether events past the cursor wait for an older transaction to end (read them again soon). */
 export async function webhookOutboxHasWaiting(db: Queryable): Promise<boolean> {
   const { rows } = await db.query(
-    `SELECT EXISTS (SELECT 1 FROM email_events e, webhook_cursors c
-                    WHERE c.source = 'email_events' AND (e.txid, e.seq) > (c.last_txid, c.last_seq)) AS waiting`);
+    // The first event past the cursor, found by a walk of email_events_outbox that starts there
+    // (LATERAL ... ORDER BY ... LIMIT 1): not a scan of the table from its oldest event.
+    `SELECT EXISTS (SELECT 1 FROM webhook_cursors c CROSS JOIN LATERAL (
+       SELECT 1 FROM email_events e WHERE (e.txid, e.seq) > (c.last_txid, c.last_seq) ORDER BY e.txid, e.seq LIMIT 1) x
+     WHERE c.source = 'email_events') AS waiting`);
   return rows[0].waiting;
 }
 
