@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config, HostPort, SmtpListener } from './config/schema.js';
 import { ApiKeys } from './auth/api-keys.js';
 import { Domains } from './domains/service.js';
-import { deliverJob } from './emails/deliver.job.js';
+import { deliveryJobs } from './emails/deliver.job.js';
 import { contactImportJob } from './contacts/import.job.js';
 import { EmailSender } from './emails/send.js';
 import { buildServer } from './http/server.js';
@@ -26,7 +26,7 @@ import { openDatabase, type Database } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { requestLogDeleteOlderThan } from './store/request-logs.js';
 import { DELIVER_JOB, emailsPurgeRaw } from './store/emails.js';
-import { AUTOMATION_EVENT_JOB, AUTOMATION_STEP_JOB, AUTOMATION_WAKE_JOB, BROADCAST_EXPAND_JOB, CONTACT_IMPORT_JOB, REPUTATION_CHECK_JOB } from './store/jobs.js';
+import { AUTOMATION_EVENT_JOB, AUTOMATION_STEP_JOB, AUTOMATION_WAKE_JOB, BROADCAST_EXPAND_JOB, CONTACT_IMPORT_JOB, DELIVER_BATCH_JOB, REPUTATION_CHECK_JOB } from './store/jobs.js';
 import { ReputationGuard } from './reputation/guard.js';
 import { reputationCountsPurge } from './store/reputation.js';
 import { automationStepJob } from './automations/step.job.js';
@@ -120,9 +120,10 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
       periodic.push(every('dashboard session expiry', 3600_000, () => Promise.all([sessionsDeleteExpired(db.pool), throttleDeleteStale(db.pool, 3600)]), log, 150_000));
       // Postfix allows 20 concurrent connections per destination by default; so do we.
       const smtp = new SmtpPool({ maxPerHost: 20 });
+      const delivery = deliveryJobs({ pool: db.pool, domains, config, smtp, log, unsubscribe: unsubscribeSigner, bodies: sender.bodies, insights: sender.insights });
       const worker = new Worker({
         pool: db.pool, log, concurrency: 50, regions: config.regions,
-        handlers: { [DELIVER_JOB]: deliverJob({ pool: db.pool, domains, config, smtp, log, unsubscribe: unsubscribeSigner, bodies: sender.bodies, insights: sender.insights }), [CONTACT_IMPORT_JOB]: contactImportJob({ pool: db.pool, log }),
+        handlers: { [DELIVER_JOB]: delivery.single, [CONTACT_IMPORT_JOB]: contactImportJob({ pool: db.pool, log }),
           [BROADCAST_EXPAND_JOB]: broadcastExpandJob({ pool: db.pool, sender, config, log }), [AUTOMATION_STEP_JOB]: automationStepJob({ pool: db.pool, sender, log }),
           [AUTOMATION_EVENT_JOB]: automationEventJob({ pool: db.pool, log }), [REPUTATION_CHECK_JOB]: guard.job() },
       });
@@ -134,9 +135,13 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
       });
       await timers.start();
       closers.push(async () => { await timers.stop(); });
+      // Broadcast copies, in runs per destination domain (email.deliver_batch): their own slots, so
+      // a broadcast's backlog never holds the slots transactional and automation mail is claimed into.
+      const batches = new Worker({ pool: db.pool, log, concurrency: 30, regions: config.regions, handlers: { [DELIVER_BATCH_JOB]: delivery.batch } });
+      await batches.start();
       // Closed in reverse order: the worker finishes its deliveries before the SMTP pool closes.
       closers.push(async () => { await smtp.closeAll(); });
-      closers.push(async () => { await worker.stop(); });
+      closers.push(async () => { await Promise.all([worker.stop(), batches.stop()]); });
       // Its own worker: endpoints slow to answer never take the slots of email deliveries.
       const webhookWorker = await startWebhookWorker({ pool: db.pool, config, sealer, log });
       closers.push(() => webhookWorker.stop());

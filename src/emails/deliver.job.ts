@@ -1,5 +1,6 @@
 // The delivery job: one email to the recipients on one destination domain, as named steps
-// (load; skip what is done; check the domain; hold suppressed recipients; sign; send; record).
+// (load; skip what is done; check the domain; hold suppressed recipients; sign; send; record);
+// or a run of a broadcast's one-recipient copies to one domain, each through the same steps.
 // Recipients that already reached an end are skipped, so a re-run after a crash does not
 // deliver twice what was recorded. Expected outcomes are events, never exceptions.
 import type { Config, Region } from '../config/schema.js';
@@ -8,10 +9,11 @@ import type { Logger } from '../lib/log.js';
 import { dkimSign } from '../mta/dkim.js';
 import { deliver, type RecipientResult, type Route } from '../mta/deliver.js';
 import type { Pool as SmtpPool } from '../mta/pool.js';
-import type { Job, JobOutcome } from '../queue/worker.js';
+import type { Job, JobContext, JobOutcome } from '../queue/worker.js';
+import { DELIVERY_PRIORITY, deliverJobsInsert } from '../store/jobs.js';
 import type { Pool } from '../store/db.js';
 import {
-  emailEventsInsertMany, emailsLoadForDelivery, type DeliverPayload, type DeliveryLoad, type DeliveryState, type EmailForDelivery, type EventGroup, type EventInsert,
+  emailEventsInsertMany, emailsLoadForDelivery, type DeliverBatchPayload, type DeliverPayload, type DeliveryLoad, type DeliveryState, type EmailForDelivery, type EventGroup, type EventInsert,
 } from '../store/emails.js';
 import { suppressionAdd } from '../store/suppressions.js';
 import { suppressesRecipient } from '../mta/classify.js';
@@ -51,8 +53,11 @@ const smtpDetail = (r: RecipientResult, attempt: number) => ({
 
 const DOMAIN_CACHE_MS = 5_000;
 const BROADCAST_FINDINGS_MS = 60_000;
+const BATCH_SENDS = 2; // a batch's copies in flight at once
+const BATCH_FAILURE_RETRY_MS = 30_000; // a copy whose attempt threw, retried alone (then with the worker's backoff)
 
-export function deliverJob(deps: DeliverDeps) {
+/** The delivery jobs' handlers, sharing their group commits and caches. */
+export function deliveryJobs(deps: DeliverDeps) {
   // Deliveries started together load their emails in one statement and their results share one
   // statement (group commit), and a domain's row and keys are reused for a few seconds:
   // measured, six round trips per message made the worker spend most of its time writing to
@@ -71,9 +76,9 @@ export function deliverJob(deps: DeliverDeps) {
   const broadcastFindings = new TtlCache<unknown[]>(BROADCAST_FINDINGS_MS, 1_000);
   const base: Ctx = { deps, record: (g) => recorder.add(g) };
 
-  return async (job: Job<DeliverPayload>): Promise<void | JobOutcome> => {
-    const p = job.payload;
-    const state = await loader.add({ emailId: p.email_id, recipients: p.recipients });
+  const load = (p: DeliverPayload) => loader.add({ emailId: p.email_id, recipients: p.recipients });
+  const one = async (p: DeliverPayload, loaded?: Promise<DeliveryState | undefined>): Promise<void | JobOutcome> => {
+    const state = await (loaded ?? load(p));
     if (!state || state.email.last_event === 'canceled') return;
     const { email } = state;
     let pending = p.recipients.filter((r) => !state.done.has(r));
@@ -132,6 +137,47 @@ export function deliverJob(deps: DeliverDeps) {
     }
     return settle(ctx, email, results, attempt);
   };
+
+  return {
+    /** email.deliver: one email */
+    single: (job: Job<DeliverPayload>): Promise<void | JobOutcome> => one(job.payload),
+    /** email.deliver_batch: a run of a broadcast's copies (its own worker: app.ts) */
+    batch: (job: Job<DeliverBatchPayload>, jc: JobContext): Promise<void> => deliverBatch(deps, { load, one }, job, jc),
+  };
+}
+
+/**
+ * A run of a broadcast's copies to one destination domain: loaded in one statement, then sent
+ * BATCH_SENDS at a time. The batches have a worker of their own (app.ts), so transactional mail
+ * never waits for their worker slots, and at a destination's connections behind at most
+ * BATCH_SENDS sends per running batch. A copy deferred, or whose attempt failed, gets an
+ * email.deliver job of its own (retried on the ladder, found by its broadcast on pause), queued
+ * before this job ends. A re-run of the job (lease lost, crash) skips the copies that already
+ * reached an end.
+ */
+async function deliverBatch(deps: DeliverDeps, d: { load: (p: DeliverPayload) => Promise<DeliveryState | undefined>; one: (p: DeliverPayload, loaded?: Promise<DeliveryState | undefined>) => Promise<void | JobOutcome> },
+  job: Job<DeliverBatchPayload>, jc: JobContext): Promise<void> {
+  const { team_id, domain, broadcast_id, emails } = job.payload;
+  const copies = emails.map(([emailId, recipient]) => ({ team_id, domain, broadcast_id, email_id: emailId, recipients: [recipient] } satisfies DeliverPayload));
+  const loads = copies.map((p) => d.load(p)); // one tick: one statement (the loader's group commit)
+  for (const l of loads) l.catch(() => undefined); // awaited by each copy's delivery
+  const later: Parameters<typeof deliverJobsInsert>[1] = [];
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(BATCH_SENDS, copies.length) }, async () => {
+    for (let i = next++; i < copies.length; i = next++) {
+      if (jc.signal.aborted) throw jc.signal.reason ?? new Error('aborted');
+      let retryAt: Date | undefined;
+      try {
+        const outcome = await d.one(copies[i], loads[i]);
+        if (outcome && 'retryAt' in outcome) retryAt = outcome.retryAt;
+      } catch (err) {
+        deps.log.warn('delivery of a broadcast copy failed; it is retried alone', { email_id: copies[i].email_id, err });
+        retryAt = new Date(Date.now() + BATCH_FAILURE_RETRY_MS);
+      }
+      if (retryAt) later.push({ payload: copies[i], run_at: retryAt.toISOString(), region: job.region, priority: DELIVERY_PRIORITY.broadcast });
+    }
+  }));
+  if (later.length) await deliverJobsInsert(deps.pool, later);
 }
 
 function composeFindings(deps: DeliverDeps, email: EmailForDelivery, domain: Parameters<ComposeInsights['of']>[1]): unknown[] | undefined {

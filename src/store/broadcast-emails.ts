@@ -2,9 +2,10 @@
 // as events/email-events.ts eventData() makes it, built here from the same values) and their
 // delivery jobs. The emails share everything but id, Message-ID, address, subject and
 // personalization values, so the page travels as a few parallel arrays instead of one JSON row per
-// email, and keeps no body (the broadcast holds the message: emails/deferred.ts).
+// email, and keeps no body (the broadcast holds the message: emails/deferred.ts). Its copies are
+// delivered in runs of DELIVERY_BATCH per destination domain, one job each (store/jobs.ts).
 import type { Queryable } from './db.js';
-import { DELIVER_JOB, deliverJobsForRecipientsSql, JOBS_CHANNEL } from './jobs.js';
+import { DELIVER_BATCH_JOB, deliverBatchJobsSql, JOBS_CHANNEL } from './jobs.js';
 
 export interface BroadcastEmailPage {
   team_id: string; domain_id: string; api_key_id: string | null; from_header: string; reply_to: string[];
@@ -30,8 +31,8 @@ export async function broadcastEmailsInsert(db: Queryable, p: BroadcastEmailPage
                 'subject', r.subject, 'message_id', r.message_id, 'tags', '{}'::jsonb)
                 || CASE WHEN jsonb_array_length(coalesce($12::jsonb, '[]')) > 0 THEN jsonb_build_object('headers', $12::jsonb) ELSE '{}'::jsonb END,
               $13::timestamptz FROM r),
-     j AS (${deliverJobsForRecipientsSql('r', '$7', '$13', '$17')})
-     SELECT pg_notify($18, '${DELIVER_JOB}')`,
+     j AS (${deliverBatchJobsSql('r', '$7', '$16', '$13', '$17')})
+     SELECT pg_notify($18, '${DELIVER_BATCH_JOB}')`,
     [p.ids, p.message_ids, p.addresses, p.recipient_domains, p.subjects, p.personalizations.map((x) => JSON.stringify(x)),
       p.team_id, p.domain_id, p.api_key_id, p.from_header, p.reply_to, p.headers === null ? null : JSON.stringify(p.headers), p.created_at,
       p.topic_id, p.list_id, p.broadcast_id, p.region, JOBS_CHANNEL, p.created_at],

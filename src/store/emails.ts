@@ -14,6 +14,18 @@ export interface DeliverPayload {
   domain: string; // recipient domain: one SMTP transaction carries all its recipients
   recipients: string[];
   scheduled?: true; // the email was scheduled: its jobs are found by email (cancel, reschedule)
+  broadcast_id?: string; // a broadcast copy's retry: its jobs are found by broadcast (pause, resume)
+}
+
+/**
+ * A run of a broadcast's copies to one destination domain, delivered one after another by one job
+ * (store/jobs.ts deliverBatchJobsSql): [email id, recipient] pairs, each a one-recipient email.
+ */
+export interface DeliverBatchPayload {
+  team_id: string;
+  domain: string;
+  broadcast_id: string;
+  emails: [string, string][];
 }
 
 export interface EventInsert {
