@@ -32,7 +32,8 @@ const header = (key: string, value: string) => mimeFuncs.foldLines(`${key}: ${va
 export const rfc2822Date = (d: Date) => d.toUTCString().replace(/GMT/, '+0000');
 
 function textPart(contentType: string, body: string): string {
-  const crlf = body.replace(/\r?\n/g, CRLF);
+  // without CR (compose.ts leaves none), /\r?\n/ is every LF: replaceAll is faster than the regex
+  const crlf = body.includes('\r') ? body.replace(/\r?\n/g, CRLF) : body.replaceAll('\n', CRLF);
   const plain = /^[\x20-\x7e\r\n\t]*$/.test(crlf) && !mimeFuncs.hasLongerLines(crlf, 76);
   const encoding = plain ? '7bit' : 'quoted-printable';
   const content = plain ? crlf : qp.wrap(qp.encode(Buffer.from(crlf, 'utf8')), 76);
