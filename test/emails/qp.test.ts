@@ -164,7 +164,7 @@ test('writeSimpleMessage writes each part as the former textPart did', () => {
     const t = text(rnd);
     const h = rnd() < 0.3 ? '' : text(rnd);
     const raw = writeSimpleMessage({
-      from: { address: 'a@example.com' }, to: [{ address: 'b@example.com' }], cc: [], replyTo: [], subject: 's',
+      from: { address: 'a@example.com', domain: 'example.com' }, to: [{ address: 'b@example.com', domain: 'example.com' }], cc: [], replyTo: [], subject: 's',
       messageId: '<1@example.com>', date: new Date(0), text: t, html: h, headers: {},
     }).toString('latin1');
     const parts = [...(t ? [['text/plain', t]] : []), ...(h ? [['text/html', h]] : [])];
