@@ -23,6 +23,11 @@ export const SIGNED_HEADERS = [
 
 export class DkimSignError extends Error {}
 
+const TAB = 0x09;
+const LF = 0x0a;
+const CR = 0x0d;
+const SP = 0x20;
+
 const keyCache = new Map<string, KeyObject>();
 function keyObject(pem: string): KeyObject {
   let k = keyCache.get(pem);
@@ -51,11 +56,47 @@ function split(raw: Buffer): { headers: string[]; body: Buffer } {
   return { headers, body: raw.subarray(Math.min(raw.length, i + sepLen)) };
 }
 
-/** Relaxed body canonicalization (RFC 6376 3.4.4). */
+/**
+ * Relaxed body canonicalization (RFC 6376 3.4.4): each run of SP/TAB becomes one SP, or nothing
+ * before CRLF and at the end; trailing CRLFs go; one CRLF ends a non-empty body. One pass over the
+ * bytes, copying only from the first change (the result may share memory with body). The former
+ * regex replaces on a binary string cost ~80 µs per broadcast message in a CPU profile;
+ * bench/encode.ts (2 cores), a 6.9 KB html + text body: 95 -> 11 µs, 7.5 KB indented: 104 -> 19 µs.
+ */
 export function relaxedBody(body: Buffer): Buffer {
-  let s = body.toString('binary').replace(/[ \t]+\r\n/g, '\r\n').replace(/[ \t]+/g, ' ');
-  s = s.replace(/[ \t]+$/, '').replace(/(\r\n)*$/, '');
-  return Buffer.from(s.length ? `${s}\r\n` : '', 'binary');
+  const len = body.length;
+  let i = 0;
+  // Up to a TAB, or a SP before SP, TAB, CR or the end, the output is the input.
+  while (i < len) {
+    const c = body[i];
+    if (c === TAB || (c === SP && (i + 1 === len || body[i + 1] === SP || body[i + 1] === TAB || body[i + 1] === CR))) break;
+    i++;
+  }
+  let out = body;
+  let o = i;
+  if (i < len) {
+    out = Buffer.allocUnsafe(len + 2);
+    body.copy(out, 0, 0, i);
+    while (i < len) {
+      const c = body[i++];
+      if (c !== SP && c !== TAB) {
+        out[o++] = c;
+        continue;
+      }
+      while (i < len && (body[i] === SP || body[i] === TAB)) i++;
+      if (i < len && !(body[i] === CR && i + 1 < len && body[i + 1] === LF)) out[o++] = SP;
+    }
+  }
+  while (o >= 2 && out[o - 2] === CR && out[o - 1] === LF) o -= 2;
+  if (o === 0) return Buffer.alloc(0);
+  if (out === body) {
+    if (o < len) return body.subarray(0, o + 2); // ends in the first CRLF just dropped
+    out = Buffer.allocUnsafe(len + 2);
+    body.copy(out);
+  }
+  out[o++] = CR;
+  out[o++] = LF;
+  return out.subarray(0, o);
 }
 
 /** Relaxed header canonicalization (RFC 6376 3.4.2) of one "Name: value" header. */
