@@ -53,7 +53,7 @@ const smtpDetail = (r: RecipientResult, attempt: number) => ({
 
 const DOMAIN_CACHE_MS = 5_000;
 const BROADCAST_FINDINGS_MS = 60_000;
-const BATCH_SENDS = 2; // a batch's copies in flight at once
+const BATCH_SENDS = 3; // a batch's copies in flight at once
 const BATCH_FAILURE_RETRY_MS = 30_000; // a copy whose attempt threw, retried alone (then with the worker's backoff)
 
 /** The delivery jobs' handlers, sharing their group commits and caches. */

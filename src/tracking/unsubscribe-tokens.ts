@@ -31,8 +31,11 @@ export function distinctRecipients(to: string[], cc: string[], bcc: string[]): s
   return [...new Set([...to, ...cc, ...bcc].map((a) => a.toLowerCase()))];
 }
 
+const RECENT_TOKENS = 1_000;
+
 export class UnsubscribeSigner {
   private readonly key: Buffer;
+  private readonly recent = new Map<string, string>();
   /** `baseUrl`: MAILROOM_PUBLIC_URL without a trailing slash. */
   constructor(instanceSecret: string, private readonly baseUrl: string) {
     this.key = Buffer.from(hkdfSync('sha256', Buffer.from(instanceSecret, 'utf8'), Buffer.alloc(0), 'mailroom-unsubscribe-links', 32));
@@ -45,8 +48,16 @@ export class UnsubscribeSigner {
 
   token(emailId: string, ordinal: number): string {
     if (!Number.isInteger(ordinal) || ordinal < 0 || ordinal > MAX_ORDINAL) throw new Error(`unsubscribe token: bad recipient ordinal ${ordinal}`);
+    // A list email's copy asks three times (its body's link, then List-Unsubscribe's URL and
+    // mailto at delivery): an HMAC each, kept for the copies being delivered.
+    const key = `${emailId}/${ordinal}`;
+    const known = this.recent.get(key);
+    if (known) return known;
     const payload = Buffer.concat([Buffer.from([VERSION]), uuidBytes(emailId), Buffer.from([ordinal])]);
-    return base32Encode(Buffer.concat([payload, this.tag(payload)]), BASE32_LOWER);
+    const token = base32Encode(Buffer.concat([payload, this.tag(payload)]), BASE32_LOWER);
+    if (this.recent.size >= RECENT_TOKENS) this.recent.clear();
+    this.recent.set(key, token);
+    return token;
   }
 
   /** The email and recipient a token names, or null when it was not signed here (any case accepted). */
