@@ -337,12 +337,13 @@ export async function deliverJobsHoldForBroadcast(db: Queryable, broadcastId: st
 
 /** Resume (or cancel: the jobs then find their email canceled): held deliveries are due now. */
 export async function deliverJobsReleaseForBroadcast(db: Queryable, broadcastId: string): Promise<number> {
-  const { rowCount } = await db.query(
+  const { rows } = await db.query<{ n: number }>(
     `WITH r AS (
        UPDATE jobs j SET run_at = now() WHERE ${BROADCAST_DELIVERIES('$1', '')} AND j.run_at = 'infinity'
-       RETURNING j.id)
-     SELECT pg_notify($2, k) FROM (VALUES ('${DELIVER_JOB}'), ('${DELIVER_BATCH_JOB}')) v (k) WHERE EXISTS (SELECT 1 FROM r)`,
+       RETURNING j.kind),
+     woken AS (SELECT pg_notify($2, k) FROM (SELECT DISTINCT kind AS k FROM r) x)
+     SELECT (SELECT count(*) FROM r)::int AS n, (SELECT count(*) FROM woken) AS woken`,
     [broadcastId, JOBS_CHANNEL],
   );
-  return rowCount ?? 0;
+  return rows[0].n;
 }

@@ -1,13 +1,14 @@
 // Broadcasts delivered to a recording MX (mx mode, fake DNS): each recipient's copy carries its own
 // RFC 8058 headers, the List-Id and the Feedback-ID, under a DKIM signature that verifies; the
-// expansion stays within its window of undelivered emails; and hard bounces past the threshold
-// pause the broadcast with the reason shown.
+// expansion stays within its window of undelivered emails; a copy deferred in its run is retried
+// alone, held by pause; and hard bounces past the threshold pause the broadcast with the reason shown.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { simpleParser } from 'mailparser';
-import { receiverAuth, startMailWorld, type MailWorld } from '../helpers/mail-world.js';
+import { nudgeDeliveries, receiverAuth, startMailWorld, type MailWorld } from '../helpers/mail-world.js';
 import type { RecordedMessage } from '../helpers/recording-smtp.js';
 import { sleep } from '../../src/lib/time.js';
+import { deliverJobsHoldForBroadcast, deliverJobsReleaseForBroadcast } from '../../src/store/jobs.js';
 
 const headerBlock = (m: RecordedMessage) => {
   const raw = m.raw.toString('binary');
@@ -54,6 +55,37 @@ describe('broadcasts delivered over SMTP', () => {
     }
     assert.equal(urls.size, 3, 'one link per recipient');
     assert.deepEqual(msgs.flatMap((m) => m.rcptTo).sort(), people);
+  });
+
+  test('a copy deferred in its run is retried alone, on the ladder, held by a pause, and delivered once', async () => {
+    w.mx.messages.length = 0;
+    w.dns.set('other.test', 'MX', [{ exchange: 'mx1.dest.test', priority: 10 }]); // a second destination domain, same MX
+    const people = ['ava@dest.test', 'ben@dest.test', 'cal@dest.test', 'dot@other.test'];
+    const seg = await segmentOf('Deferred', people);
+    let answer: 'defer' | 'accept' = 'defer';
+    w.mx.onRcpt = (a) => (a === 'ben@dest.test' && answer === 'defer' ? { code: 451, message: '4.3.0 Try later' } : undefined);
+    const b = await w.t.resend.broadcasts.create({ segmentId: seg, from: 'news@example.com', subject: 'x', text: 'x', send: true });
+    assert.equal(b.error, null, JSON.stringify(b.error));
+    const retry = async () => (await w.t.db.pool.query<{ payload: { email_id: string; recipients: string[]; broadcast_id: string }; later: boolean; held: boolean }>(
+      "SELECT payload, run_at > now() AS later, run_at = 'infinity' AS held FROM jobs WHERE kind = 'email.deliver' AND payload->>'broadcast_id' = $1", [b.data!.id])).rows;
+    for (let i = 0; (await retry()).length === 0; i++) { assert.ok(i < 400, 'a retry job for the deferred copy'); await sleep(50); }
+    const [job] = await retry();
+    assert.deepEqual(job.payload.recipients, ['ben@dest.test']);
+    assert.ok(job.later && !job.held, 'on the retry ladder, not due at once');
+    for (let i = 0; w.mx.messages.length < 3; i++) { assert.ok(i < 400, 'the other copies delivered'); await sleep(50); }
+    assert.deepEqual(w.mx.messages.flatMap((m) => m.rcptTo).sort(), ['ava@dest.test', 'cal@dest.test', 'dot@other.test']);
+    // A pause holds it and a resume lets it go, due at once (the statements pause and resume run:
+    // this broadcast, expanded already, is `sent` and can no longer be paused through the API).
+    assert.equal(await deliverJobsHoldForBroadcast(w.t.db.pool, b.data!.id), 1);
+    assert.equal((await retry())[0].held, true);
+    answer = 'accept';
+    assert.equal(await deliverJobsReleaseForBroadcast(w.t.db.pool, b.data!.id), 1);
+    for (let i = 0; !w.mx.messages.some((m) => m.rcptTo.includes('ben@dest.test')); i++) { assert.ok(i < 400, 'delivered after the resume'); await sleep(50); }
+    await nudgeDeliveries(w.t);
+    await sleep(300);
+    assert.deepEqual(w.mx.messages.flatMap((m) => m.rcptTo).sort(), ['ava@dest.test', 'ben@dest.test', 'cal@dest.test', 'dot@other.test']);
+    assert.deepEqual(await retry(), []);
+    w.mx.onRcpt = () => undefined;
   });
 
   test('hard bounces past 5% pause the broadcast with the reason; the expansion never runs far ahead of delivery', async () => {
