@@ -6,6 +6,7 @@ import * as mimeFuncs from 'nodemailer/lib/mime-funcs/index.js';
 import * as qp from 'nodemailer/lib/qp/index.js';
 import { encodeQuotedPrintable, fitsSevenBit } from '../../src/emails/qp.js';
 import { writeSimpleMessage } from '../../src/emails/mime-fast.js';
+import { prng } from '../helpers/prng.js';
 
 const oracle = (bytes: Uint8Array) => qp.wrap(qp.encode(Buffer.from(bytes)), 76);
 // mime-fast's textPart before src/emails/qp.ts: [Content-Transfer-Encoding, content].
@@ -15,15 +16,6 @@ function oldTextPart(body: string): [string, string] {
   return oldSevenBit(crlf) ? ['7bit', crlf] : ['quoted-printable', qp.wrap(qp.encode(Buffer.from(crlf, 'utf8')), 76)];
 }
 
-/** mulberry32: the same corpus on every run. */
-function prng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 const PIECES = [
   'a', 'Z', '0', 'word', 'Lorem ipsum', ' ', '  ', '\t', ' \t', '=', '==', '=3D', '.', '..', ',', '!', '?', '<p>', 'href="x"',

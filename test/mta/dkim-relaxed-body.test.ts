@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { relaxedBody } from '../../src/mta/dkim.js';
+import { prng } from '../helpers/prng.js';
 
 function oracle(body: Buffer): Buffer {
   let s = body.toString('binary').replace(/[ \t]+\r\n/g, '\r\n').replace(/[ \t]+/g, ' ');
@@ -10,15 +11,6 @@ function oracle(body: Buffer): Buffer {
   return Buffer.from(s.length ? `${s}\r\n` : '', 'binary');
 }
 
-/** mulberry32: the same corpus on every run. */
-function prng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 const PIECES = [
   'a', 'word', 'Lorem ipsum dolor', ' ', '  ', '\t', ' \t ', '\t\t', '.', '=20', '\r', '\n', '\r\n', '\r\n\r\n', '\r\r\n',
