@@ -6,8 +6,6 @@
 // held step sends, and the guard judges only mail from then on.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
-const require = createRequire(import.meta.url);
 import { startMailWorld, waitForLastEvent, type MailWorld } from '../helpers/mail-world.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { until } from '../helpers/until.js';
@@ -90,13 +88,7 @@ describe('the reputation guard pauses a domain past the hard-bounce threshold, a
     assert.equal((await w.t.resend.contacts.create({ email: 'late@dest.test', segments: [{ id: seg2 }] } as never)).error, null);
     const b2 = await w.t.resend.broadcasts.create({ segmentId: seg2, from: 'News <news@example.com>', subject: 'Later', html: '<p>Later</p>', send: true });
     assert.equal(b2.error, null, JSON.stringify(b2.error));
-    let b2p;
-    try {
-      b2p = await until('the late broadcast paused', async () => { const g = (await w.t.resend.broadcasts.get(b2.data!.id)).data!; return g.status === 'paused' && g; }, 30_000);
-    } catch (err) {
-      require('node:fs').writeFileSync('/tmp/rg-dbg2.json', JSON.stringify({ b2: (await w.t.resend.broadcasts.get(b2.data!.id)).data, jobs: (await w.t.db.pool.query("SELECT id, kind, state, run_at::text, locked_by, locked_until::text, attempts, last_error, priority, payload FROM jobs ORDER BY id")).rows, now: new Date() }, null, 1));
-      throw err;
-    }
+    const b2p = await until('the late broadcast paused', async () => { const g = (await w.t.resend.broadcasts.get(b2.data!.id)).data!; return g.status === 'paused' && g; }, 30_000);
     assert.match((b2p as any).pause_reason, /^sending refused: The domain `example\.com` is paused by the reputation guard: hard-bounce rate 9\.09%/);
 
     // Transactional mail keeps flowing.
