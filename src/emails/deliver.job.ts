@@ -77,7 +77,7 @@ export function deliveryJobs(deps: DeliverDeps) {
   const base: Ctx = { deps, record: (g) => recorder.add(g) };
 
   const load = (p: DeliverPayload) => loader.add({ emailId: p.email_id, recipients: p.recipients });
-  const one = async (p: DeliverPayload, loaded?: Promise<DeliveryState | undefined>): Promise<void | JobOutcome> => {
+  const one = async (p: DeliverPayload, loaded?: Loaded): Promise<void | JobOutcome> => {
     const state = await (loaded ?? load(p));
     if (!state || state.email.last_event === 'canceled') return;
     const { email } = state;
@@ -155,8 +155,10 @@ export function deliveryJobs(deps: DeliverDeps) {
  * before this job ends. A re-run of the job (lease lost, crash) skips the copies that already
  * reached an end.
  */
-async function deliverBatch(deps: DeliverDeps, d: { load: (p: DeliverPayload) => Promise<DeliveryState | undefined>; one: (p: DeliverPayload, loaded?: Promise<DeliveryState | undefined>) => Promise<void | JobOutcome> },
-  job: Job<DeliverBatchPayload>, jc: JobContext): Promise<void> {
+type Loaded = Promise<DeliveryState | undefined>;
+interface DeliverOne { load(p: DeliverPayload): Loaded; one(p: DeliverPayload, loaded?: Loaded): Promise<void | JobOutcome> }
+
+async function deliverBatch(deps: DeliverDeps, d: DeliverOne, job: Job<DeliverBatchPayload>, jc: JobContext): Promise<void> {
   const { team_id, domain, broadcast_id, emails } = job.payload;
   const copies = emails.map(([emailId, recipient]) => ({ team_id, domain, broadcast_id, email_id: emailId, recipients: [recipient] } satisfies DeliverPayload));
   const loads = copies.map((p) => d.load(p)); // one tick: one statement (the loader's group commit)

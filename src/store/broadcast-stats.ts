@@ -1,7 +1,7 @@
 // What a broadcast's emails did, counted in SQL from emails and email_events (through the
-// broadcast-only indexes of 0019): live progress, the
-// recipients by event type, and the clicked links. The automatic pause reads running counters
-// instead (broadcast_rate_counts, kept by the email_events trigger of 0034).
+// broadcast-only indexes of 0019): live progress, the recipients by event type, and the clicked
+// links. The automatic pause reads running counters instead (broadcast_rate_counts, kept by the
+// email_events trigger of 0034).
 import { AppError } from '../errors.js';
 import type { Queryable } from './db.js';
 import { paginate, type Page, type PageQuery } from './paginate.js';

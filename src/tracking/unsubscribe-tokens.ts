@@ -10,6 +10,7 @@
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import { BASE32_LOWER, base32Decode, base32Encode } from '../lib/base32.js';
 import { uuidBytes, uuidOfBytes as uuidOf } from '../lib/ids.js';
+import { TtlCache } from '../lib/ttl-cache.js';
 
 const VERSION = 1;
 const TAG_BYTES = 10;
@@ -31,11 +32,9 @@ export function distinctRecipients(to: string[], cc: string[], bcc: string[]): s
   return [...new Set([...to, ...cc, ...bcc].map((a) => a.toLowerCase()))];
 }
 
-const RECENT_TOKENS = 1_000;
-
 export class UnsubscribeSigner {
   private readonly key: Buffer;
-  private readonly recent = new Map<string, string>();
+  private readonly recent = new TtlCache<string>(60_000, 1_000); // the tokens of the copies being delivered
   /** `baseUrl`: MAILROOM_PUBLIC_URL without a trailing slash. */
   constructor(instanceSecret: string, private readonly baseUrl: string) {
     this.key = Buffer.from(hkdfSync('sha256', Buffer.from(instanceSecret, 'utf8'), Buffer.alloc(0), 'mailroom-unsubscribe-links', 32));
@@ -54,10 +53,7 @@ export class UnsubscribeSigner {
     const known = this.recent.get(key);
     if (known) return known;
     const payload = Buffer.concat([Buffer.from([VERSION]), uuidBytes(emailId), Buffer.from([ordinal])]);
-    const token = base32Encode(Buffer.concat([payload, this.tag(payload)]), BASE32_LOWER);
-    if (this.recent.size >= RECENT_TOKENS) this.recent.clear();
-    this.recent.set(key, token);
-    return token;
+    return this.recent.set(key, base32Encode(Buffer.concat([payload, this.tag(payload)]), BASE32_LOWER));
   }
 
   /** The email and recipient a token names, or null when it was not signed here (any case accepted). */
