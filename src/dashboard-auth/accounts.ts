@@ -1,19 +1,21 @@
 // Who may sign in and how: first-run setup, password sign-in (throttled), the second factor
 // (TOTP or a recovery code), TOTP enrolment, invites. Returns values and cookies; the HTTP
-// endpoints under http/dashboard/ only translate. A password account is usable only once its
-// address is proven: an invite sign-up creates it unverified, sends a link to the address (system
-// mail), and joins the invite's team when the link is opened. The first owner at setup is the
-// operator of a new installation and is taken at their word.
+// endpoints under http/dashboard/ only translate. A password is chosen only by whoever proves the
+// address: an invite sign-up takes an address (no password), sends a link to it (system mail,
+// naming the team and who invited), and the password is chosen when that link is opened, which
+// also joins the invite's team. Anything set on an unproven account before then (a password, a
+// second factor, sessions) is discarded. The first owner at setup is the operator of a new
+// installation and is taken at their word.
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
 import type { Sealer } from '../lib/crypto.js';
 import { randomToken, sha256Hex } from '../lib/ids.js';
 import { withTx, type Pool } from '../store/db.js';
-import { emailVerificationConsume, emailVerificationInsert, oauthAccountsOfUser, recoveryCodeConsume, recoveryCodesRemaining, recoveryCodesReplace } from '../store/credentials.js';
+import { emailVerificationConsume, emailVerificationFindOpen, emailVerificationInsert, oauthAccountsOfUser, recoveryCodeConsume, recoveryCodesRemaining, recoveryCodesReplace } from '../store/credentials.js';
 import { sessionDeleteAllOfUser, sessionSetTeam, sessionsOfUser } from '../store/sessions.js';
 import {
-  inviteConsume, inviteFindOpen, inviteInsert, memberAdd, membershipsOfUser, userClaimTotpStep, userCount, userFindByEmail,
-  userFindById, userInsert, userSetPassword, userSetTotp, type InviteRow, type Role, type UserRow,
+  inviteConsume, inviteFindById, inviteFindOpen, inviteInsert, memberAdd, membershipsOfUser, userClaimTotpStep, userCount, userFindByEmail,
+  userFindById, userInsert, userProveAddress, userSetName, userSetPassword, userSetTotp, type InviteRow, type Role, type UserRow,
 } from '../store/users.js';
 import { hashPassword, passwordProblem, verifyPassword } from './password.js';
 import type { SessionAuth, Sessions } from './sessions.js';
@@ -26,6 +28,8 @@ const INVITE_DAYS = 7;
 const VERIFY_TTL_MS = 24 * 3600_000;
 const RECOVERY_CODES = 10;
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const VERIFY_TOKEN = /^[A-Za-z0-9]{40}$/;
+const escapeHtml = (s: string) => s.replace(/[<>&"]/g, '');
 
 export interface Started { mfa_required: boolean; csrf: string; cookies: string[] }
 
@@ -208,24 +212,34 @@ export class Accounts {
   }
 
   /**
-   * A new account from an invite link: checks the invite and its address binding before creating
-   * anything, then creates the account unverified and sends a link to the address. The account
-   * can sign in, and joins the team, only once the link is opened (verifyEmail).
+   * An account from an invite link: checks the invite and its address binding before creating
+   * anything, then sends a confirmation link to the address. No password is taken here: whoever
+   * opens the link (the owner of the address) chooses it then (verifyEmail). An address with an
+   * account nobody proved yet gets a new link (the owner may be asking now); a proven one signs in.
+   * Each request sends mail, so it is throttled per address and per client.
    */
-  async inviteSignup(token: string, input: { email?: unknown; password?: unknown; name?: unknown }): Promise<{ verification_sent: true; email: string }> {
+  async inviteSignup(token: string, input: { email?: unknown; name?: unknown }, ip: string): Promise<{ verification_sent: true; email: string }> {
     const email = checkEmail(input.email);
-    const password = checkPassword(input.password);
     const inv = await this.inviteFind(token);
     checkInviteBinding(inv, email);
     if (!this.mail.available()) throw new AppError('validation_error', 'Creating an account with a password needs email from this server to confirm the address (MAILROOM_DASHBOARD_FROM). Join with GitHub or Google instead, or ask the operator.');
-    if (await userFindByEmail(this.pool, email)) throw new AppError('validation_error', 'An account with this email exists: sign in, then open the invite link again.');
+    const existing = await userFindByEmail(this.pool, email);
+    if (existing?.email_verified) throw new AppError('validation_error', 'An account with this email exists: sign in, then open the invite link again.');
+    await this.throttle.begin([{ key: `signup:${email.toLowerCase()}`, max: 3 }, { key: `signup-ip:${ip}`, max: 20 }]);
     const ctx = await this.mail.context();
-    const user = await userInsert(this.pool, { email, name: typeof input.name === 'string' ? input.name.slice(0, 100) : '', passwordHash: await hashPassword(password), verified: false });
+    const user = existing ?? await userInsert(this.pool, { email, name: typeof input.name === 'string' ? input.name.slice(0, 100) : '', passwordHash: null, verified: false });
     const link = await this.newVerification(user.id, inv.id);
+    const by = !inv.invited_by_email ? 'A team owner' : inv.invited_by_name ? `${inv.invited_by_name} (${inv.invited_by_email})` : inv.invited_by_email;
+    const role = inv.role === 'admin' ? 'an admin' : 'a member';
     await this.mail.send({
-      to: email, subject: `Confirm your email to join ${inv.team_name} on Mailroom`, category: 'email_verification',
-      text: `Confirm that ${email} is yours to finish creating your Mailroom account and join ${inv.team_name}:\n${link}\n\nThe link works once, within 24 hours. If you did not ask for this, ignore this email.\n`,
-      html: `<p>Confirm that ${email.replace(/[<>&"]/g, '')} is yours to finish creating your Mailroom account and join ${inv.team_name.replace(/[<>&"]/g, '')}.</p><p><a href="${link}">Confirm my email</a> (works once, within 24 hours).</p><p>If you did not ask for this, ignore this email.</p>`,
+      to: email, subject: `${inv.invited_by_name || inv.invited_by_email || 'A team owner'} invited you to join ${inv.team_name} on Mailroom`,
+      category: 'email_verification',
+      text: `${by} invited ${email} to join the team "${inv.team_name}" as ${role} on Mailroom at ${this.publicUrl}.\n\n`
+        + `Open this link to confirm the address, choose your password and join:\n${link}\n\n`
+        + `The link works once, within 24 hours. If you do not know ${by} or did not expect this, ignore this email: no password is set until you choose one.\n`,
+      html: `<p>${escapeHtml(by)} invited ${escapeHtml(email)} to join the team <strong>${escapeHtml(inv.team_name)}</strong> as ${role} on Mailroom at ${escapeHtml(this.publicUrl)}.</p>`
+        + `<p><a href="${link}">Confirm my email and choose a password</a> (works once, within 24 hours).</p>`
+        + `<p>If you do not know ${escapeHtml(by)} or did not expect this, ignore this email: no password is set until you choose one.</p>`,
     }, ctx);
     return { verification_sent: true, email };
   }
@@ -236,11 +250,39 @@ export class Accounts {
     return `${this.publicUrl}/dashboard/verify/${token}`;
   }
 
-  /** Opens a verification link: the address is proven, the invite (if still open) joined, and the user signed in. */
-  async verifyEmail(req: FastifyRequest, token: unknown): Promise<Started> {
-    const used = typeof token === 'string' && /^[A-Za-z0-9]{40}$/.test(token) ? await emailVerificationConsume(this.pool, sha256Hex(token)) : undefined;
+  /** What a confirmation link is for, before it is used (changes nothing): the address, the team, whether a password must be chosen. */
+  async verificationView(token: string) {
+    const v = VERIFY_TOKEN.test(token) ? await emailVerificationFindOpen(this.pool, sha256Hex(token)) : undefined;
+    if (!v) throw new AppError('not_found', 'This confirmation link is not valid any more. Ask for a new invite.');
+    const inv = v.invite_id ? await inviteFindById(this.pool, v.invite_id) : undefined;
+    return { email: v.email, password_required: !v.email_verified, team_name: inv?.team_name ?? null, invited_by: inv?.invited_by_email ?? null };
+  }
+
+  /**
+   * Opens a confirmation link: the address is proven by whoever holds the link, who chooses the
+   * password now (required unless the address was proven before); the invite, if still open, is
+   * joined, and the user signed in. A missing or weak password leaves the link unused.
+   */
+  async verifyEmail(req: FastifyRequest, token: unknown, input: { password?: unknown; name?: unknown } = {}): Promise<Started> {
+    const hash = typeof token === 'string' && VERIFY_TOKEN.test(token) ? sha256Hex(token) : undefined;
+    const open = hash ? await emailVerificationFindOpen(this.pool, hash) : undefined;
+    if (!hash || !open) throw new AppError('not_found', 'This confirmation link is not valid any more. Ask for a new invite.');
+    const passwordHash = open.email_verified && input.password === undefined ? null : await hashPassword(checkPassword(input.password));
+    const name = typeof input.name === 'string' && input.name.trim() ? input.name.trim().slice(0, 100) : undefined;
+    const used = await withTx(this.pool, async (tx) => {
+      const v = await emailVerificationConsume(tx, hash);
+      if (!v) return undefined;
+      if (await userProveAddress(tx, v.user_id, passwordHash)) {
+        if (!passwordHash) throw new AppError('validation_error', 'Choose a password of at least 10 characters.');
+        if (name) await userSetName(tx, v.user_id, name);
+      }
+      return v;
+    });
     if (!used) throw new AppError('not_found', 'This confirmation link is not valid any more. Ask for a new invite.');
-    const joined = used.invite_id ? await this.joinInvite(used.invite_id, used.user_id) : undefined;
+    const joined = used.invite_id ? await this.joinInvite(used.invite_id, used.user_id).catch((err) => {
+      if (err instanceof AppError && err.code === 'not_found') return undefined; // the invite was revoked or used since: the address is still proven
+      throw err;
+    }) : undefined;
     const user = await userFindById(this.pool, used.user_id);
     if (!user) throw new AppError('not_found', 'This account no longer exists.');
     return this.start(req, user, joined?.team_id);

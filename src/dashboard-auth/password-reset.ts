@@ -7,7 +7,8 @@ import type { Logger } from '../lib/log.js';
 import { passwordResetConsume, passwordResetInsert, passwordResetValid } from '../store/credentials.js';
 import type { Pool } from '../store/db.js';
 import { sessionDeleteAllOfUser } from '../store/sessions.js';
-import { userFindByEmail, userSetPassword } from '../store/users.js';
+import { userFindByEmail, userProveAddress, userSetPassword } from '../store/users.js';
+import { withTx } from '../store/db.js';
 import type { Config } from '../config/schema.js';
 import { hashPassword, passwordProblem } from './password.js';
 import type { SystemMail } from './system-mail.js';
@@ -15,6 +16,7 @@ import type { LoginThrottle } from './throttle.js';
 
 export const RESET_TTL_MS = 30 * 60_000;
 const escapeHtml = (s: string) => s.replace(/[<>&"]/g, '');
+export const RESET_TTL_WORDS = `${RESET_TTL_MS / 60_000} minutes`;
 
 export class PasswordReset {
   constructor(private readonly pool: Pool, private readonly config: Config, private readonly mail: SystemMail,
@@ -37,8 +39,8 @@ export class PasswordReset {
     const link = `${this.config.publicUrl}/dashboard/reset/${token}`;
     const id = await this.mail.send({
       to: user.email, subject: 'Reset your Mailroom password', category: 'password_reset',
-      text: `Someone asked to reset the password of your Mailroom account (${user.email}).\n\nSet a new password within 30 minutes:\n${link}\n\nIf it was not you, ignore this email: your password stays as it is.\n`,
-      html: `<p>Someone asked to reset the password of your Mailroom account (${escapeHtml(user.email)}).</p><p><a href="${link}">Set a new password</a> within 30 minutes.</p><p>If it was not you, ignore this email: your password stays as it is.</p>`,
+      text: `Someone asked to reset the password of your Mailroom account (${user.email}).\n\nSet a new password within ${RESET_TTL_WORDS}:\n${link}\n\nIf it was not you, ignore this email: your password stays as it is.\n`,
+      html: `<p>Someone asked to reset the password of your Mailroom account (${escapeHtml(user.email)}).</p><p><a href="${link}">Set a new password</a> within ${RESET_TTL_WORDS}.</p><p>If it was not you, ignore this email: your password stays as it is.</p>`,
     }, ctx);
     this.log.info('password reset sent', { user_id: user.id, email_id: id });
   }
@@ -47,13 +49,23 @@ export class PasswordReset {
     return /^[A-Za-z0-9]{40}$/.test(token) && passwordResetValid(this.pool, sha256Hex(token));
   }
 
-  /** Sets the new password and signs the user out everywhere. The link also proves the address. */
+  /**
+   * Sets the new password and signs the user out everywhere. The link also proves the address: an
+   * account nobody had proven is now its owner's, and whatever was set on it before (a second
+   * factor, by someone who maybe did not own the address) is discarded (userProveAddress).
+   */
   async reset(token: unknown, password: unknown): Promise<void> {
     const problem = passwordProblem(password);
     if (problem) throw new AppError('validation_error', problem);
-    const userId = typeof token === 'string' && /^[A-Za-z0-9]{40}$/.test(token) ? await passwordResetConsume(this.pool, sha256Hex(token)) : undefined;
-    if (!userId) throw new AppError('validation_error', 'This reset link is not valid any more. Ask for a new one.');
-    await userSetPassword(this.pool, userId, await hashPassword(password as string));
-    await sessionDeleteAllOfUser(this.pool, userId);
+    const hash = await hashPassword(password as string);
+    const done = typeof token === 'string' && /^[A-Za-z0-9]{40}$/.test(token) && await withTx(this.pool, async (tx) => {
+      const userId = await passwordResetConsume(tx, sha256Hex(token));
+      if (!userId) return false;
+      await userProveAddress(tx, userId, hash);
+      await userSetPassword(tx, userId, hash);
+      await sessionDeleteAllOfUser(tx, userId);
+      return true;
+    });
+    if (!done) throw new AppError('validation_error', 'This reset link is not valid any more. Ask for a new one.');
   }
 }

@@ -67,11 +67,19 @@ export async function emailVerificationInsert(db: Queryable, v: { tokenHash: str
   await db.query('INSERT INTO email_verifications (token_hash, user_id, invite_id, expires_at) VALUES ($1, $2, $3, $4)', [v.tokenHash, v.userId, v.inviteId, v.expiresAt]);
 }
 
-/** Uses a verification link: marks the user's address verified; the user and the invite it came with. */
+/** A verification link still open: its user (and whether the address is proven yet) and the invite it came with. */
+export async function emailVerificationFindOpen(db: Queryable, tokenHash: string): Promise<{ user_id: string; email: string; email_verified: boolean; invite_id: string | null } | undefined> {
+  const { rows } = await db.query<{ user_id: string; email: string; email_verified: boolean; invite_id: string | null }>(
+    `SELECT v.user_id, u.email, u.email_verified_at IS NOT NULL AS email_verified, v.invite_id
+     FROM email_verifications v JOIN users u ON u.id = v.user_id
+     WHERE v.token_hash = $1 AND v.used_at IS NULL AND v.expires_at > now()`, [tokenHash]);
+  return rows[0];
+}
+
+/** Uses a verification link (once): its user and the invite it came with. The caller proves the address (userProveAddress). */
 export async function emailVerificationConsume(db: Queryable, tokenHash: string): Promise<{ user_id: string; invite_id: string | null } | undefined> {
   const { rows } = await db.query<{ user_id: string; invite_id: string | null }>(
-    `WITH v AS (UPDATE email_verifications SET used_at = now() WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING user_id, invite_id),
-     u AS (UPDATE users SET email_verified_at = coalesce(users.email_verified_at, now()) FROM v WHERE users.id = v.user_id RETURNING users.id)
-     SELECT v.user_id, v.invite_id FROM v JOIN u ON u.id = v.user_id`, [tokenHash]);
+    'UPDATE email_verifications SET used_at = now() WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING user_id, invite_id',
+    [tokenHash]);
   return rows[0];
 }

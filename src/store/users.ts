@@ -44,6 +44,24 @@ export async function userClaimUnverified(db: Queryable, id: string): Promise<vo
      UPDATE users SET password_hash = NULL, email_verified_at = now() WHERE id = $1 AND email_verified_at IS NULL`, [id]);
 }
 
+/**
+ * The owner of the address proved it (a confirmation or reset link opened) and chose this password.
+ * If nobody had proven the address before, anything set on the account before now was set by
+ * someone who maybe did not own it: its second factor, recovery codes and sessions go, and the
+ * password is the one just chosen. Answers whether the account was unproven until now.
+ */
+export async function userProveAddress(db: Queryable, id: string, passwordHash: string | null): Promise<boolean> {
+  const { rows } = await db.query<{ was_unproven: boolean }>(
+    `WITH before AS (SELECT email_verified_at IS NULL AS was_unproven FROM users WHERE id = $1 FOR UPDATE),
+     s AS (DELETE FROM sessions WHERE user_id = $1 AND (SELECT was_unproven FROM before)),
+     r AS (DELETE FROM recovery_codes WHERE user_id = $1 AND (SELECT was_unproven FROM before)),
+     u AS (UPDATE users SET password_hash = coalesce($2, password_hash), email_verified_at = now(),
+             totp_secret = NULL, totp_enabled = false, totp_last_step = 0
+           WHERE id = $1 AND email_verified_at IS NULL)
+     SELECT was_unproven FROM before`, [id, passwordHash]);
+  return rows[0]?.was_unproven ?? false;
+}
+
 export async function userFindByEmail(db: Queryable, email: string): Promise<UserRow | undefined> {
   const { rows } = await db.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE lower(email) = lower($1)`, [email]);
   return rows[0];
@@ -56,6 +74,10 @@ export async function userFindById(db: Queryable, id: string): Promise<UserRow |
 
 export async function userSetPassword(db: Queryable, id: string, passwordHash: string): Promise<void> {
   await db.query('UPDATE users SET password_hash = $2 WHERE id = $1', [id, passwordHash]);
+}
+
+export async function userSetName(db: Queryable, id: string, name: string): Promise<void> {
+  await db.query('UPDATE users SET name = $2 WHERE id = $1', [id, name]);
 }
 
 /** Sets the TOTP secret and state; a new secret (enrolment) forgets the last used step. */
@@ -127,6 +149,8 @@ export async function teamSetRequireMfa(db: Queryable, teamId: string, requireMf
 
 export interface InviteRow {
   id: string; team_id: string; team_name: string; role: Role; email: string | null; expires_at: string; accepted_at: string | null; created_at: string;
+  /** Who made the invite (null when that user was deleted): named in the confirmation mail. */
+  invited_by_name: string | null; invited_by_email: string | null;
 }
 
 export async function inviteInsert(db: Queryable, i: { teamId: string; tokenHash: string; role: Role; email: string | null; createdBy: string; expiresAt: Date }): Promise<string> {
@@ -139,7 +163,8 @@ export async function inviteInsert(db: Queryable, i: { teamId: string; tokenHash
 }
 
 const INVITE_COLUMNS = `i.id, i.team_id, t.name AS team_name, i.role, i.email, i.expires_at::text AS expires_at,
-  i.accepted_at::text AS accepted_at, i.created_at::text AS created_at`;
+  i.accepted_at::text AS accepted_at, i.created_at::text AS created_at,
+  (SELECT c.name FROM users c WHERE c.id = i.created_by) AS invited_by_name, (SELECT c.email FROM users c WHERE c.id = i.created_by) AS invited_by_email`;
 
 export async function invitesOfTeam(db: Queryable, teamId: string): Promise<InviteRow[]> {
   const { rows } = await db.query<InviteRow>(
@@ -157,6 +182,12 @@ export async function inviteFindOpen(db: Queryable, tokenHash: string): Promise<
      WHERE i.token_hash = $1 AND i.accepted_at IS NULL AND i.expires_at > now()`,
     [tokenHash],
   );
+  return rows[0];
+}
+
+/** An invite by id, whatever its state (what a confirmation link names). */
+export async function inviteFindById(db: Queryable, id: string): Promise<InviteRow | undefined> {
+  const { rows } = await db.query<InviteRow>(`SELECT ${INVITE_COLUMNS} FROM team_invites i JOIN teams t ON t.id = i.team_id WHERE i.id = $1`, [id]);
   return rows[0];
 }
 

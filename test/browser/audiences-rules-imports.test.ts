@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/harness.js';
 import { systemMailTo } from '../helpers/dashboard-client.js';
-import { browserSkip, browserTest, desktopPage, launchBrowser, screenshots, setUpOwner } from '../helpers/browser.js';
+import { browserSkip, browserTest, desktopPage, launchBrowser, screenshots, setUpOwner , joinThroughInvite } from '../helpers/browser.js';
 
 describe('Rule-based segments and contact imports in a browser', { timeout: 170_000 }, () => {
   let t: TestApp;
@@ -216,15 +216,7 @@ describe('Rule-based segments and contact imports in a browser', { timeout: 170_
     await page.getByRole('button', { name: 'Create invite link' }).click();
     const link = t.url + new URL(await page.locator('.token code').innerText()).pathname;
     const member = await desktopPage(browser, errors);
-    await member.goto(link);
-    await member.getByLabel('Your name').fill('Mo Member');
-    await member.getByLabel('Email').fill('member@example.com');
-    await member.getByLabel('Password').fill('member-password-1');
-    await member.getByRole('button', { name: 'Create account and join' }).click();
-    await member.getByRole('heading', { name: 'Check your email' }).waitFor();
-    const confirm = /(http\S+\/dashboard\/verify\/[A-Za-z0-9]{40})/.exec((await systemMailTo(t, 'member@example.com'))?.text ?? '')?.[1];
-    assert.ok(confirm, 'a confirmation link was emailed');
-    await member.goto(t.url + new URL(confirm).pathname);
+    await joinThroughInvite(member, link, { name: 'Mo Member', email: 'member@example.com', password: 'member-password-1' }, (to) => systemMailTo(t, to));
 
     await member.getByRole('link', { name: 'Segments' }).click();
     await member.getByRole('link', { name: 'Pro customers' }).click();

@@ -9,7 +9,7 @@ import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import type { Browser, Page } from 'playwright-core';
 import { startInboundWorld, type InboundWorld } from '../helpers/inbound-world.js';
 import { systemMailTo } from '../helpers/dashboard-client.js';
-import { browserSkip, browserTest, desktopPage, launchBrowser, screenshots, setUpOwner } from '../helpers/browser.js';
+import { browserSkip, browserTest, desktopPage, launchBrowser, screenshots, setUpOwner , joinThroughInvite } from '../helpers/browser.js';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 const PDF = Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(20_000), Buffer.from('\n%%EOF\n')]);
@@ -155,17 +155,7 @@ describe('Receiving and Contacts pages in a browser', { timeout: 120_000 }, () =
     await page.getByRole('button', { name: 'Create invite link' }).click(); // the form's default role: member
     const link = await page.locator('.token code').innerText();
     const member = await desktopPage(browser, errors);
-    await member.goto(link);
-    await member.getByLabel('Your name').fill('Mo Member');
-    await member.getByLabel('Email').fill('member@example.com');
-    await member.getByLabel('Password').fill('member-password-1');
-    await member.getByRole('button', { name: 'Create account and join' }).click();
-    await member.getByRole('heading', { name: 'Check your email' }).waitFor();
-    await shot('invite-check-email', member);
-    const mail = await systemMailTo(w.t, 'member@example.com');
-    const confirm = /(http\S+\/dashboard\/verify\/[A-Za-z0-9]{40})/.exec(mail?.text ?? '')?.[1];
-    assert.ok(confirm, 'a confirmation link was emailed');
-    await member.goto(confirm);
+    await joinThroughInvite(member, link, { name: 'Mo Member', email: 'member@example.com', password: 'member-password-1' }, (to) => systemMailTo(w.t, to), shot);
     await member.getByRole('link', { name: 'Contacts' }).click();
     await member.getByTestId('contacts').locator('tbody tr', { hasText: 'grace@example.com' }).waitFor();
     assert.equal(await member.getByRole('form', { name: 'Add a contact' }).count(), 0);

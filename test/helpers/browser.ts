@@ -74,3 +74,24 @@ export async function setUpOwner(page: Page): Promise<void> {
   await page.getByLabel('Repeat the password').fill(OWNER.password);
   await page.getByRole('button', { name: 'Create owner account' }).click();
 }
+
+/**
+ * A new member joins through an invite link in the browser as a person would: name and address on
+ * the invite page ("Check your email"), then the link emailed to them, where they choose a password.
+ * `link` is the invite's URL on the test server; `mailOf` reads the newest system mail to the address.
+ */
+export async function joinThroughInvite(member: Page, link: string, who: { name: string; email: string; password: string },
+  mailOf: (to: string) => Promise<{ text: string } | undefined>, shot?: (name: string, p: Page) => Promise<void>): Promise<void> {
+  await member.goto(link);
+  await member.getByLabel('Your name').fill(who.name);
+  await member.getByLabel('Email').fill(who.email);
+  await member.getByRole('button', { name: 'Create account and join' }).click();
+  await member.getByRole('heading', { name: 'Check your email' }).waitFor();
+  if (shot) await shot('invite-check-email', member);
+  const confirm = /(http\S+\/dashboard\/verify\/[A-Za-z0-9]{40})/.exec((await mailOf(who.email))?.text ?? '')?.[1];
+  if (!confirm) throw new Error(`no confirmation link was emailed to ${who.email}`);
+  await member.goto(new URL(new URL(confirm).pathname, link).toString()); // the app's public URL is not the test server's port
+  await member.getByLabel('Choose a password').fill(who.password);
+  await member.getByRole('button', { name: /^Confirm and join / }).click();
+  await member.waitForURL(/\/dashboard\/emails/);
+}

@@ -44,12 +44,16 @@ export async function systemMailTo(t: { db: { pool: { query: (q: string, p: unkn
   return rows[0];
 }
 
-/** Signs up from an invite link and opens the confirmation link emailed to the address; `c` ends signed in. */
+/** Signs up from an invite link (address only), opens the link emailed to it and chooses the password there; `c` ends signed in. */
 export async function inviteSignupConfirmed(t: Parameters<typeof systemMailTo>[0], c: DashboardClient, inviteToken: string, body: { email: string; password: string; name?: string }): Promise<Res> {
-  const signup = await c.post(`/dashboard-api/invites/${inviteToken}/signup`, body);
+  const signup = await c.post(`/dashboard-api/invites/${inviteToken}/signup`, { email: body.email, name: body.name });
   if (signup.status !== 200) return signup;
-  const mail = await systemMailTo(t, body.email);
-  const token = /\/dashboard\/verify\/([A-Za-z0-9]{40})/.exec(mail?.text ?? '')?.[1];
+  const token = confirmationToken(await systemMailTo(t, body.email));
   if (!token) throw new Error(`no confirmation link was sent to ${body.email}`);
-  return c.post('/dashboard-api/verify', { token });
+  return c.post('/dashboard-api/verify', { token, password: body.password });
+}
+
+/** The token of the confirmation link in a system mail. */
+export function confirmationToken(mail: { text: string } | undefined): string | undefined {
+  return /\/dashboard\/verify\/([A-Za-z0-9]{40})/.exec(mail?.text ?? '')?.[1];
 }

@@ -1,5 +1,5 @@
 // Invite links: what an invite is for (shown before joining), joining as the signed-in user, or
-// creating an account from the link (confirmed by a link emailed to the address).
+// creating an account from the link (a link emailed to the address, where the password is chosen).
 
 import { Type } from 'typebox';
 import type { ApiApp, ApiDeps } from '../types.js';
@@ -19,17 +19,21 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
     return d.accounts.inviteAccept(auth, req.params.token);
   });
 
-  app.post('/dashboard-api/invites/:token/signup', opts('Create an account from an invite link (a confirmation link is emailed)', {
+  app.post('/dashboard-api/invites/:token/signup', opts('Create an account from an invite link: a link is emailed to the address, where the password is chosen', {
     params: Type.Object({ token: Type.String() }),
-    body: body({ email: Type.Optional(Type.Unknown()), password: Type.Optional(Type.Unknown()), name: Type.Optional(Type.Unknown()) }),
+    body: body({ email: Type.Optional(Type.Unknown()), name: Type.Optional(Type.Unknown()) }),
   }), async (req) => {
-    return dash(deps).accounts.inviteSignup(req.params.token, req.body);
+    return dash(deps).accounts.inviteSignup(req.params.token, req.body, req.ip);
   });
 
-  app.post('/dashboard-api/verify', opts('Open an email confirmation link: joins the invite\'s team and signs in', {
-    body: body({ token: Type.Optional(Type.Unknown()) }),
+  app.get('/dashboard-api/verify/:token', opts('What an email confirmation link is for (changes nothing)', { params: Type.Object({ token: Type.String() }) }), async (req) => {
+    return dash(deps).accounts.verificationView(req.params.token);
+  });
+
+  app.post('/dashboard-api/verify', opts('Open an email confirmation link: choose the password, join the invite\'s team and sign in', {
+    body: body({ token: Type.Optional(Type.Unknown()), password: Type.Optional(Type.Unknown()), name: Type.Optional(Type.Unknown()) }),
   }), async (req, reply) => {
-    const s = await dash(deps).accounts.verifyEmail(req, req.body.token);
+    const s = await dash(deps).accounts.verifyEmail(req, req.body.token, req.body);
     setCookies(reply, s.cookies);
     return { mfa_required: s.mfa_required, csrf: s.csrf };
   });

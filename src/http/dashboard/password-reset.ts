@@ -3,6 +3,7 @@
 
 import { Type } from 'typebox';
 import type { ApiApp, ApiDeps } from '../types.js';
+import { RESET_TTL_WORDS } from '../../dashboard-auth/password-reset.js';
 import { body, dash, noStore, PUBLIC, TAGS, routeOpts } from './common.js';
 
 export default function register(app: ApiApp, deps: ApiDeps): void {
@@ -10,7 +11,7 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
 
   app.post('/dashboard-api/password/forgot', opts('Email a password-reset link', { body: body({ email: Type.Optional(Type.Unknown()) }) }), async (req) => {
     await dash(deps).reset.request(req.body.email, req.ip);
-    return { sent: true, message: 'If an account uses this address, a reset link is on its way. It works for one hour.' };
+    return { sent: true, message: `If an account uses this address, a reset link is on its way. It works for ${RESET_TTL_WORDS}.` };
   });
 
   app.get('/dashboard-api/password/reset/:token', opts('Is this reset link still valid?', { params: Type.Object({ token: Type.String() }) }), async (req) => {

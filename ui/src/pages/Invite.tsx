@@ -18,7 +18,7 @@ export function Invite({ token }: { token: string }) {
   if (inv.loading) return <AuthCard title="Invitation"><Loading /></AuthCard>;
   if (inv.error || !inv.data) return <AuthCard title="Invitation"><Alert>{inv.error}</Alert><p><Link href="/login">Sign in</Link></p></AuthCard>;
   const i = inv.data;
-  if (sentTo) return <AuthCard title="Check your email"><Alert kind="ok">We sent a link to <strong>{sentTo}</strong>. Open it to confirm the address and join {i.team_name}.</Alert></AuthCard>;
+  if (sentTo) return <AuthCard title="Check your email"><Alert kind="ok">We sent a link to <strong>{sentTo}</strong>. Open it to confirm the address, choose your password and join {i.team_name}.</Alert></AuthCard>;
   return (
     <AuthCard title={`Join ${i.team_name}`} sub={`You are invited as ${i.role === 'admin' ? 'an admin' : 'a member'}${i.email ? ` (for ${i.email})` : ''}.`}>
       {state.signed_in ? (
@@ -32,9 +32,9 @@ export function Invite({ token }: { token: string }) {
           <form onSubmit={(e) => { e.preventDefault(); signup.run(formData(e)); }}>
             <Field label="Your name" name="name" autocomplete="name" />
             <Field label="Email" name="email" type="email" required autocomplete="username" value={i.email ?? undefined} readOnly={Boolean(i.email)} />
-            <Field label="Password" name="password" type="password" required minLength={10} autocomplete="new-password" hint="At least 10 characters." />
             {signup.error && <Alert>{signup.error}</Alert>}
             <button class="btn primary wide" disabled={signup.busy}>Create account and join</button>
+            <p class="small">We email a link to this address: you choose your password when you open it.</p>
           </form>
           {state.oauth.map((p) => <a key={p} class="btn wide" href={`/dashboard-api/oauth/${p}/start?invite=${token}`}>Join with {p === 'github' ? 'GitHub' : 'Google'}</a>)}
           <p class="small">Have an account? <Link href={`/login`}>Sign in</Link>, then open this link again.</p>
@@ -44,9 +44,28 @@ export function Invite({ token }: { token: string }) {
   );
 }
 
-/** An email confirmation link: proves the address, joins the invite's team, signs in. */
+/**
+ * An email confirmation link: says which address, team and inviter it is for; whoever opens it
+ * chooses the password here (the sign-up took none), which proves the address, joins the team and
+ * signs in. Loading the page changes nothing; only the form does.
+ */
 export function Verify({ token }: { token: string }) {
   const { reload } = useSession();
-  const v = useLoad(async () => { await post(`/dashboard-api/verify`, { token }); await reload(); navigate('/emails', { replace: true }); return true; }, [token]);
-  return <AuthCard title="Confirming your email">{v.error ? <><Alert>{v.error}</Alert><p><Link href="/login">Sign in</Link></p></> : <Loading />}</AuthCard>;
+  const v = useLoad(() => get<{ email: string; password_required: boolean; team_name: string | null; invited_by: string | null }>(`/dashboard-api/verify/${encodeURIComponent(token)}`), [token]);
+  const confirm = useAction(async (d: Record<string, string>) => { await post(`/dashboard-api/verify`, { ...d, token }); await reload(); navigate('/emails', { replace: true }); });
+  if (v.loading) return <AuthCard title="Confirm your email"><Loading /></AuthCard>;
+  if (v.error || !v.data) return <AuthCard title="Confirm your email"><Alert>{v.error}</Alert><p><Link href="/login">Sign in</Link></p></AuthCard>;
+  const d = v.data;
+  const sub = d.team_name ? `${d.invited_by ?? 'A team owner'} invited ${d.email} to join ${d.team_name}.` : `Confirm ${d.email}.`;
+  return (
+    <AuthCard title="Confirm your email" sub={sub}>
+      <form onSubmit={(e) => { e.preventDefault(); confirm.run(formData(e)); }}>
+        <Field label="Email" name="email" type="email" autocomplete="username" value={d.email} readOnly />
+        {d.password_required && <Field label="Choose a password" name="password" type="password" required minLength={10} autocomplete="new-password" hint="At least 10 characters." autoFocus />}
+        {confirm.error && <Alert>{confirm.error}</Alert>}
+        <button class="btn primary wide" disabled={confirm.busy}>{d.team_name ? `Confirm and join ${d.team_name}` : 'Confirm'}</button>
+      </form>
+      <p class="small">Not you, or not expecting this? Close this page: nothing changes until you confirm.</p>
+    </AuthCard>
+  );
 }
