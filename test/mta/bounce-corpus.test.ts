@@ -54,7 +54,9 @@ test('the tuning corpus scores at least 98%', () => {
   assert.ok(ratio >= 0.98, JSON.stringify(misses, null, 1));
 });
 
-const HOLDOUT_FLOOR = 0;
+// Measured when the rules last changed: 107/140 (76.4%). Raise it when a rules change that was
+// written from the tuning corpus alone lifts the holdout; never by fitting the holdout.
+const HOLDOUT_FLOOR = 0.75;
 
 test('the holdout (never used to write the rules) scores at least its recorded floor', () => {
   const { ratio, misses } = score('holdout', HOLDOUT);
