@@ -1,7 +1,7 @@
 // The SMTP reply rules table: actions, bounce subTypes, categories and named waits.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { classifyResponse, parseEnhancedCode, parseReply, parseRetryAfter } from '../../src/mta/classify.js';
+import { classifyResponse, parseEnhancedCode, parseReply, parseRetryAfter, suppressesRecipient } from '../../src/mta/classify.js';
 
 const cases: [string, string, string, string][] = [
   // reply, action, subType, category
@@ -70,4 +70,64 @@ test('defers a reply without a code (a socket failure)', () => {
   const c = classifyResponse('Connection closed unexpectedly');
   assert.equal(c.action, 'defer');
   assert.equal(c.code, 0);
+});
+
+// Issue 24: the four kinds of reply that went wrong, and how a contradiction is settled.
+const suppressed = (reply: string) => {
+  const c = classifyResponse(reply);
+  return c.action === 'bounce' && suppressesRecipient(c.category);
+};
+
+test('a mailbox-full text under 5.1.1 is MailboxFull: the explicit text beats the contradicting code', () => {
+  const c = classifyResponse('552 5.1.1 Boite du destinataire pleine. Recipient overquota. OFR_417 [417]');
+  assert.deepEqual([c.action, c.subType, c.category], ['bounce', 'MailboxFull', 'mailbox_full']);
+  assert.equal(suppressed('550 5.1.1 <jane@example.org>: Recipient address rejected: Mailbox is full'), false);
+});
+
+test('a 552 whose text is about size bounces as MessageTooLarge instead of deferring as a rate limit', () => {
+  for (const reply of ['552 Message exceeded maximum size limit', '552 Mail size exceeded limit of 20971520 bytes']) {
+    const c = classifyResponse(reply);
+    assert.deepEqual([c.action, c.subType, c.category], ['bounce', 'MessageTooLarge', 'message_size'], reply);
+  }
+  assert.equal(classifyResponse('450 4.7.1 Rate limit exceeded, try again in 10 minutes').category, 'rate_limit');
+});
+
+test('an Italian not-found text is NoEmail and suppresses', () => {
+  for (const reply of ['550 Utente inesistente', '550 Destinatario sconosciuto', '550 La casella di posta non esiste']) {
+    assert.equal(classifyResponse(reply).subType, 'NoEmail', reply);
+    assert.equal(suppressed(reply), true, reply);
+  }
+});
+
+test('content scanners and banned content are ContentRejected or AttachmentRejected, never General', () => {
+  assert.equal(classifyResponse('554 5.7.0 Reject, id=18327-05 - BANNED: invoice.pdf.exe').subType, 'AttachmentRejected');
+  assert.equal(classifyResponse('550 5.7.0 Message content rejected, BANNED CONTENTS ALERT, id=1').subType, 'AttachmentRejected');
+  assert.equal(classifyResponse('554 5.7.1 Message rejected: banned content').subType, 'ContentRejected');
+  assert.equal(classifyResponse('554 5.7.1 Rejected by content scanner').subType, 'ContentRejected');
+  assert.equal(classifyResponse('554 5.7.1 Message rejected: content blocked by Sophos Email').subType, 'ContentRejected');
+});
+
+test('an ambiguous reply never suppresses: unreadable, contradicting, a routing loop or an expired message', () => {
+  assert.equal(suppressed('550 Rejected'), false, 'nothing recognisable');
+  assert.equal(suppressed('530 5.7.0 Must issue a STARTTLS command first'), false);
+  assert.equal(suppressed('552 5.2.2 <jane@example.org>: user unknown'), false, 'a not-found text against a full-mailbox code');
+  assert.equal(classifyResponse('552 5.2.2 <jane@example.org>: user unknown').subType, 'MailboxFull');
+  assert.equal(suppressed('550 5.4.6 Routing loop detected'), false);
+  assert.equal(suppressed('554 5.4.7 Delivery time expired'), false);
+  assert.equal(suppressed('550 5.1.1 <jane@example.org>: Recipient address rejected: User unknown'), true, 'unambiguous');
+  assert.equal(suppressed('554 5.4.4 SMTPSEND.DNS.NonExistentDomain; nonexistent domain'), true, 'the domain does not exist');
+});
+
+test('a "try later" text does not turn a specific permanent code into a retry; a vague text does not overrule it', () => {
+  assert.deepEqual(
+    [classifyResponse('550 5.1.1 user unknown, try again in 60 seconds').action, classifyResponse('554 Please try again later').action],
+    ['bounce', 'defer'],
+  );
+  assert.equal(classifyResponse('554 5.6.0 Mail message is malformed. Not accepted.').category, 'protocol');
+});
+
+test('no line of the rules table is longer than 120 characters (issue 25)', async () => {
+  const { readFile } = await import('node:fs/promises');
+  const source = await readFile(new URL('../../src/mta/classify.ts', import.meta.url), 'utf8');
+  assert.deepEqual(source.split('\n').map((l, i) => [i + 1, l.length]).filter(([, n]) => n > 120), []);
 });
