@@ -95,6 +95,13 @@ const cidrList: Parser<string[]> = (raw) =>
     if (!family || extra !== undefined || (bits !== undefined && !(/^\d{1,3}$/.test(bits) && Number(bits) <= max))) fail(`each entry must be an IP address or CIDR block, got "${s}"`);
     return s;
   });
+/** Which peers' X-Forwarded-For is believed: false (none), true (any), or proxy addresses/CIDR blocks. */
+const trustProxy: Parser<boolean | string[]> = (raw) => {
+  const v = raw.trim().toLowerCase();
+  if (['', '0', 'false', 'no', 'off'].includes(v)) return false;
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  return cidrList(raw);
+};
 /** Durations such as `0s,500ms,5m,2h`, comma separated, as milliseconds (at least one). */
 const durations: Parser<number[]> = (raw) => {
   const unit: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -151,6 +158,7 @@ export const schema = {
   databaseUrl: def({ env: 'MAILROOM_DATABASE_URL', description: 'PostgreSQL connection string; unset = embedded PostgreSQL under the data directory', default: undefined, parse: optUrl(['postgres:', 'postgresql:']), secret: true }),
   dataDir: def({ env: 'MAILROOM_DATA_DIR', description: 'embedded database, generated secrets, TLS certificate', default: './data', parse: str }),
   httpListen: def({ env: 'MAILROOM_HTTP_LISTEN', description: 'API and dashboard listen address', default: hostPort('127.0.0.1:3000'), parse: hostPort }),
+  trustProxy: def({ env: 'MAILROOM_TRUST_PROXY', description: 'reverse proxies in front of the API and dashboard whose X-Forwarded-For names the client: their addresses/CIDR blocks, comma separated, or true for any peer (only when nothing else can reach the port); false = the peer address is the client, so every user behind a proxy shares one sign-in and rate-limit address', default: false as boolean | string[], parse: trustProxy }),
   publicUrl: def({ env: 'MAILROOM_PUBLIC_URL', description: 'base of tracking, unsubscribe and dashboard links', default: 'http://localhost:3000', parse: url(['http:', 'https:']) }),
   smtpListen: def({ env: 'MAILROOM_SMTP_LISTEN', description: 'SMTP submission listeners, [host:]port:starttls|tls, comma separated', default: smtpListeners('127.0.0.1:2587:starttls,127.0.0.1:2465:tls'), parse: smtpListeners }),
   smtpMaxSize: def({ env: 'MAILROOM_SMTP_MAX_SIZE', description: 'largest message accepted over SMTP, bytes', default: 40 * 1024 * 1024, parse: int(1024, 200 * 1024 * 1024) }),

@@ -75,16 +75,18 @@ export class Accounts {
     return this.start(req, user);
   }
 
-  /** Password sign-in; throttled per account and client address. */
+  /** Password sign-in; throttled per account, per account and client address, per address (throttle.ts). */
   async login(req: FastifyRequest, input: { email?: unknown; password?: unknown }): Promise<Started> {
     const email = typeof input.email === 'string' ? input.email.trim() : '';
     const password = typeof input.password === 'string' ? input.password : '';
-    const keys = this.throttle.passwordKeys(email, req.ip);
-    await this.throttle.begin(keys);
     const user = email ? await userFindByEmail(this.pool, email) : undefined;
+    const attempt = await this.throttle.begin(this.throttle.passwordKeys(email, req.ip, user?.totp_enabled === true));
     const ok = await verifyPassword(password, user?.password_hash ?? null);
-    if (!user || !ok) throw new AppError('invalid_credentials');
-    await this.throttle.succeed(keys);
+    if (!user || !ok) {
+      this.throttle.failed(attempt);
+      throw new AppError('invalid_credentials');
+    }
+    await this.throttle.succeed(attempt.counted);
     if (!user.email_verified) throw new AppError('forbidden', `Confirm your email address first: open the link we sent to ${user.email}.`);
     return this.start(req, user);
   }

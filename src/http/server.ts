@@ -17,7 +17,9 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: false,
     bodyLimit: DEFAULT_BODY_LIMIT,
-    trustProxy: false,
+    // The client address of sign-in throttling, rate limits, sessions and logs: behind a proxy,
+    // X-Forwarded-For from the peers MAILROOM_TRUST_PROXY names, else the peer itself.
+    trustProxy: deps.config.trustProxy,
     return503OnClosing: true,
     routerOptions: { ignoreDuplicateSlashes: true, ignoreTrailingSlash: true, maxParamLength: 500 },
     ajv: { customOptions: { coerceTypes: false } },

@@ -2,7 +2,10 @@
 // is locked out (temporary 4xx) for LOCK_MS, so a password guesser gets a handful of tries an hour.
 // In memory, per process: each submission process counts its own clients. An attempt is counted
 // when it starts (`begin`), before the slow key check, so concurrent guesses cannot all slip past
-// the limit; a success starts the count again.
+// the limit; a success gives back only its own count, never earlier failures (else one valid key
+// between guesses would reset the count: 8 wrong + 1 right, repeated, made 48 guesses of 10).
+// A refused attempt is not counted, so a flood cannot stretch a lock-out; while locked out the
+// address is refused even with a right key (the lock-out is the address's, as in Postfix).
 export const MAX_FAILURES = 10;
 const WINDOW_MS = 10 * 60_000;
 const LOCK_MS = 15 * 60_000;
@@ -34,9 +37,12 @@ export class AuthLockout {
     return true;
   }
 
-  /** The attempt begun was good: the count starts again (a lockout already reached stays). */
+  /** The attempt begun was good: it gives back its own count; a lock-out that only it completed is lifted. */
   succeed(ip: string): void {
-    if (!this.lockedFor(ip)) this.byIp.delete(ip);
+    const e = this.byIp.get(ip);
+    if (!e || e.failures === 0) return;
+    e.failures--;
+    if (e.failures < MAX_FAILURES) e.lockedUntil = 0;
   }
 
   private prune(now: number): void {

@@ -1,7 +1,7 @@
 // Dashboard sessions (looked up by the hash of the cookie token) and the login-throttle counters.
 // A session resolves only while its user is still a member of the session's team.
 import { uuid } from '../lib/ids.js';
-import type { Queryable } from './db.js';
+import type { Queryable, Tx } from './db.js';
 import type { Role } from './users.js';
 
 export interface SessionRow {
@@ -80,39 +80,56 @@ export async function sessionsOfUser(db: Queryable, userId: string) {
 }
 
 /**
- * Counts an attempt for each key in one statement, before the attempt is checked, so concurrent
- * attempts cannot all pass: a key's window restarts after `windowS` seconds (unless it is locked);
- * the `max`-th attempt in a window locks the key for `lockS` seconds. Answers the seconds to wait
- * when any key was already past its limit (this attempt must be refused), else 0.
+ * Locks the counter rows of the keys (created at zero if absent) until the transaction ends, in
+ * key order so that two attempts cannot deadlock, and answers each key's seconds of lock left
+ * (0 = open). Concurrent attempts on a key wait here, so each sees the counts of those before it.
  */
-export async function throttleReserve(db: Queryable, keys: { key: string; max: number }[], windowS: number, lockS: number): Promise<number> {
-  const { rows } = await db.query<{ wait: number }>(
-    `WITH k AS (SELECT * FROM json_to_recordset($1::json) AS k (key text, max int)),
-     up AS (
-       INSERT INTO login_throttle AS t (key, failures, window_start, locked_until)
-       SELECT k.key, 1, now(), CASE WHEN k.max <= 1 THEN now() + make_interval(secs => $3) END FROM k
-       ON CONFLICT (key) DO UPDATE SET
-         failures = CASE WHEN coalesce(t.locked_until <= now(), true) AND t.window_start < now() - make_interval(secs => $2) THEN 1 ELSE t.failures + 1 END,
-         window_start = CASE WHEN coalesce(t.locked_until <= now(), true) AND t.window_start < now() - make_interval(secs => $2) THEN now() ELSE t.window_start END,
-         locked_until = CASE
-           WHEN t.locked_until > now() THEN t.locked_until
-           WHEN t.window_start >= now() - make_interval(secs => $2) AND t.failures + 1 >= (SELECT k2.max FROM k AS k2 WHERE k2.key = t.key)
-           THEN now() + make_interval(secs => $3) ELSE NULL END
-       RETURNING t.key, t.failures, t.locked_until)
-     SELECT coalesce(max(ceil(extract(epoch FROM up.locked_until - now()))::int) FILTER (WHERE up.failures > k.max), 0) AS wait
-     FROM up JOIN k ON k.key = up.key`,
-    [JSON.stringify(keys), windowS, lockS],
+export async function throttleLockKeys(tx: Tx, keys: string[]): Promise<Map<string, number>> {
+  const { rows } = await tx.query<{ key: string; wait: number }>(
+    `INSERT INTO login_throttle AS t (key, failures, window_start)
+     SELECT k, 0, now() FROM unnest($1::text[]) AS k ORDER BY k
+     ON CONFLICT (key) DO UPDATE SET key = t.key
+     RETURNING t.key, greatest(0, coalesce(ceil(extract(epoch FROM t.locked_until - now())), 0))::int AS wait`,
+    [[...new Set(keys)].sort()],
   );
-  return rows[0]?.wait ?? 0;
+  return new Map(rows.map((r) => [r.key, r.wait]));
 }
 
-/** A good attempt gives its count back to a shared key (the per-address one). */
-export async function throttleRelease(db: Queryable, key: string): Promise<void> {
-  await db.query('UPDATE login_throttle SET failures = failures - 1 WHERE key = $1 AND failures > 0', [key]);
+/**
+ * Counts one attempt on each key (rows locked by throttleLockKeys, none of them locked): a key
+ * whose window has passed or whose lock has ended starts a new window; the `max`-th attempt in
+ * a window locks the key for `lockS` seconds.
+ */
+export async function throttleCount(tx: Tx, keys: { key: string; max: number; windowS: number; lockS: number }[]): Promise<void> {
+  if (!keys.length) return;
+  await tx.query(
+    `WITH k AS (SELECT * FROM json_to_recordset($1::json) AS k (key text, max int, "windowS" int, "lockS" int)),
+     n AS (
+       SELECT t.key, k.max, k."lockS" AS lock_s,
+              CASE WHEN t.locked_until IS NOT NULL OR t.window_start < now() - make_interval(secs => k."windowS") THEN 1 ELSE t.failures + 1 END AS failures
+       FROM login_throttle t JOIN k ON k.key = t.key)
+     UPDATE login_throttle t SET
+       failures = n.failures,
+       window_start = CASE WHEN n.failures = 1 THEN now() ELSE t.window_start END,
+       locked_until = CASE WHEN n.failures >= n.max THEN now() + make_interval(secs => n.lock_s) END
+     FROM n WHERE t.key = n.key`,
+    [JSON.stringify(keys)],
+  );
 }
 
-export async function throttleClear(db: Queryable, key: string): Promise<void> {
-  await db.query('DELETE FROM login_throttle WHERE key = $1', [key]);
+/**
+ * A good attempt gives its own count back to each key it was counted on; a lock that the count
+ * left no longer reaches (the good attempt was the one that completed it) is lifted.
+ */
+export async function throttleRelease(db: Queryable, keys: { key: string; max: number }[]): Promise<void> {
+  if (!keys.length) return;
+  await db.query(
+    `UPDATE login_throttle t SET failures = t.failures - 1,
+       locked_until = CASE WHEN t.failures - 1 < k.max THEN NULL ELSE t.locked_until END
+     FROM json_to_recordset($1::json) AS k (key text, max int)
+     WHERE t.key = k.key AND t.failures > 0`,
+    [JSON.stringify(keys.map(({ key, max }) => ({ key, max })))],
+  );
 }
 
 export async function throttleDeleteStale(db: Queryable, windowS: number): Promise<void> {

@@ -138,6 +138,29 @@ describe('SMTP submission refusals, in the error table\'s words', () => {
     assert.ok(queuedId((await send({})).response));
   });
 
+  test('a right key between wrong ones forgives none of them: the eleventh wrong key in the window meets 451 4.7.1, and so does the right key', async () => {
+    const l = listener(w.t, 'tls');
+    const loginOnce = async (key: string) => {
+      const c = await RawSmtp.connect(l, { tls: true, localAddress: '127.0.0.7' });
+      try {
+        await c.reply();
+        await c.cmd('EHLO alternating.test');
+        return await c.login(key);
+      } finally { c.close(); }
+    };
+    const replies: string[] = [];
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 8; i++) replies.push(await loginOnce(`re_wrong_${round}_${i}`));
+      replies.push(await loginOnce(w.t.key));
+    }
+    const wrong = replies.filter((_, i) => i % 9 !== 8);
+    const right = replies.filter((_, i) => i % 9 === 8);
+    assert.ok(wrong.slice(0, 10).every((r) => r.startsWith('535 5.7.8 ')), wrong.join('\n'));
+    assert.ok(wrong.slice(10).every((r) => /^451 4\.7\.1 Too many failed authentication attempts from 127\.0\.0\.7/.test(r)), wrong.join('\n'));
+    assert.match(right[0], /^235 /, 'before the lock-out the right key signs in');
+    assert.ok(right.slice(1).every((r) => r.startsWith('451 4.7.1 ')), `a locked-out address is refused even with the right key:\n${right.join('\n')}`);
+  });
+
   test('thirty concurrent wrong logins from one address get at most ten key checks; the rest are refused 451 4.7.1', async () => {
     const l = listener(w.t, 'tls');
     const conns = await Promise.all(Array.from({ length: 30 }, async () => {
