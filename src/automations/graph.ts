@@ -3,6 +3,7 @@
 // or cyclic connection, complete branches). Pure; every 422 names the step or connection at fault.
 import { invalidField, missingField } from '../errors.js';
 import { OPS, type Rule } from '../lib/filter-rule.js';
+import { jsonBoundsExceeded, type JsonBounds } from '../lib/json-bounds.js';
 import { isReservedEventName, isSystemEvent, SYSTEM_EVENTS } from '../custom-events/system.js';
 
 export const STEP_TYPES = ['trigger', 'send_email', 'delay', 'wait_for_event', 'condition', 'contact_update', 'contact_delete', 'add_to_segment'] as const;
@@ -20,6 +21,8 @@ export interface Graph {
 }
 
 const MAX_STEPS = 150;
+/** steps and connections are stored as given (a step's config may hold extra keys): 150 steps of a few KB each fit. */
+const GRAPH_BOUNDS: JsonBounds = { depth: 32, bytes: 512 * 1024 };
 const MAX_DURATION_MS = 30 * 86_400_000;
 const UNITS: Record<string, number> = { second: 1000, minute: 60_000, hour: 3_600_000, day: 86_400_000, week: 7 * 86_400_000 };
 const isObj = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -100,6 +103,10 @@ function checkStep(s: Step, at: string): void {
 
 /** Parses and checks a whole graph; the 422s name the step (`steps[i] (key "x")`) or connection. */
 export function graphOf(rawSteps: unknown, rawConnections: unknown): Graph {
+  for (const [field, raw] of [['steps', rawSteps], ['connections', rawConnections]] as const) {
+    const excess = jsonBoundsExceeded(raw, GRAPH_BOUNDS);
+    if (excess) throw invalidField(field, excess);
+  }
   if (!Array.isArray(rawSteps) || rawSteps.length < 1 || rawSteps.length > MAX_STEPS) throw invalidField('steps', `must be an array of 1 to ${MAX_STEPS} steps.`);
   if (!Array.isArray(rawConnections)) throw invalidField('connections', 'must be an array of {from, to, type?}.');
   const steps: Step[] = [];

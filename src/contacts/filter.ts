@@ -1,9 +1,9 @@
 // The filter language of rule-based segments (and the automations' `condition` step): parsing and
 // validation of a rule tree into its normal form, with Resend-shaped 422s naming the path, and an
 // in-memory evaluator. Pure: no database; the SQL form of the same semantics is store/segment-filter.ts.
-import { invalidField } from '../errors.js';
-
-import { ENGAGEMENTS, OPS, type Engagement, type EngagementRule, type FieldRule, type Op, type Rule, type Scalar, type SegmentRule, type TopicRule } from '../lib/filter-rule.js';
+import { AppError, invalidField } from '../errors.js';
+import { ENGAGEMENTS, OPS, ruleUnevaluable, type Engagement, type EngagementRule, type FieldRule, type Op, type Rule, type Scalar, type SegmentRule, type TopicRule } from '../lib/filter-rule.js';
+import { isTimestampForm, timestampMs, timestampProblem, timestampText } from '../lib/timestamp-text.js';
 
 export * from '../lib/filter-rule.js';
 export type FieldType = 'string' | 'number' | 'boolean' | 'date';
@@ -20,17 +20,10 @@ const ALLOWED: Record<FieldType, readonly Op[]> = {
   date: ['eq', 'neq', 'gt', 'gte', 'lt', 'lte'],
 };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-// ISO 8601, or the Postgres text form the API itself returns ("2026-03-01 10:00:00.123456+00").
-const ISO = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}(:?\d{2})?)?)?$/;
-/** A date string of either form with its zone spelled out: UTC when none is given (SQL and JS then agree). */
-export function instantText(v: string): string {
-  const t = v.replace(' ', 'T');
-  if (!t.includes('T')) return `${t}T00:00:00Z`;
-  if (/(Z|[+-]\d{2}(:?\d{2})?)$/.test(t.slice(11))) return t.replace(/([+-]\d{2})$/, '$1:00');
-  return `${t}Z`;
-}
-/** Milliseconds of a date string of either form (NaN when invalid). */
-export const instantOf = (v: string): number => Date.parse(instantText(v));
+// Dates: ISO 8601, or the Postgres text form the API itself returns ("2026-03-01 10:00:00.123456+00"),
+// read by lib/timestamp-text.ts (only what PostgreSQL reads as the same instant).
+export const instantText = timestampText;
+export const instantOf = timestampMs;
 
 export interface FilterContext {
   /** The team's contact properties, key → type. */
@@ -66,7 +59,9 @@ function scalarOf(v: unknown, type: FieldType, path: string): Scalar {
   if (typeof v !== 'string') throw invalidField(path, type === 'date' ? 'must be an ISO 8601 date or timestamp string.' : 'must be a string.');
   if (v.length > LIMITS.stringLength) throw invalidField(path, `must be at most ${LIMITS.stringLength} characters.`);
   if (type === 'date') {
-    if (!ISO.test(v) || Number.isNaN(instantOf(v))) throw invalidField(path, 'must be an ISO 8601 date or timestamp string.');
+    if (!isTimestampForm(v)) throw invalidField(path, 'must be an ISO 8601 date or timestamp string.');
+    const why = timestampProblem(v);
+    if (why) throw invalidField(path, `must be a date PostgreSQL accepts: ${why}`);
     return instantText(v);
   }
   return v;
@@ -195,12 +190,21 @@ function leafMatches(r: FieldRule, c: FilterContact): boolean {
   return false;
 }
 
-/** Whether the contact matches a parsed rule; the same answers as the SQL form. */
-export function matches(rule: Rule, c: FilterContact, external?: ExternalLeaf): boolean {
-  if ('and' in rule) return rule.and.every((r) => matches(r, c, external));
-  if ('or' in rule) return rule.or.some((r) => matches(r, c, external));
-  if ('not' in rule) return !matches(rule.not, c, external);
+function holds(rule: Rule, c: FilterContact, external?: ExternalLeaf): boolean {
+  if ('and' in rule) return rule.and.every((r) => holds(r, c, external));
+  if ('or' in rule) return rule.or.some((r) => holds(r, c, external));
+  if ('not' in rule) return !holds(rule.not, c, external);
   if ('field' in rule) return leafMatches(rule, c);
   if (!external) throw new Error('this rule needs the database (topic, engagement or segment): pass an external evaluator');
   return external(rule);
+}
+
+/**
+ * Whether the contact matches a parsed rule; the same answers as the SQL form, which also refuses a
+ * stored rule it cannot evaluate (an impossible date an older version accepted) with the same 422.
+ */
+export function matches(rule: Rule, c: FilterContact, external?: ExternalLeaf): boolean {
+  const unevaluable = ruleUnevaluable(rule);
+  if (unevaluable) throw new AppError('validation_error', unevaluable);
+  return holds(rule, c, external);
 }

@@ -4,6 +4,7 @@
 // `filter` (segment-filters.ts), evaluated in SQL on every read; a filter segment takes no members.
 import { AppError, invalidField, missingField, notFound } from '../errors.js';
 import { shown } from '../emails/addresses.js';
+import { ruleUnevaluable } from '../lib/filter-rule.js';
 import { isUuid } from '../lib/ids.js';
 import type { Pool, Queryable } from '../store/db.js';
 import type { PageQuery } from '../store/paginate.js';
@@ -39,11 +40,18 @@ export async function segmentCreate(db: Queryable, teamId: string, body: Record<
   return { object, id: s.id, name: s.name };
 }
 
-/** With Mailroom's extensions: `filter` (null for a fixed list) and `contacts_count`, counted in SQL up to COUNT_CAP. */
+/**
+ * With Mailroom's extensions: `filter` (null for a fixed list) and `contacts_count`, counted in SQL up
+ * to COUNT_CAP. A stored filter that cannot be evaluated (an impossible date an older version
+ * accepted) is still shown, with `contacts_count: null` and `filter_error` saying what to change.
+ */
 export async function segmentGet(db: Queryable, teamId: string, id: string, object: 'segment' | 'audience' = 'segment') {
   const s = await segmentOf(db, teamId, id, object === 'audience' ? 'Audience' : 'Segment');
+  const base = { object, id: s.id, name: s.name, created_at: s.created_at, filter: s.filter };
+  const unevaluable = s.filter ? ruleUnevaluable(s.filter) : undefined;
+  if (unevaluable) return { ...base, contacts_count: null, contacts_count_capped: false, filter_error: unevaluable };
   const n = await segmentContactsCount(db, teamId, s, COUNT_CAP);
-  return { object, id: s.id, name: s.name, created_at: s.created_at, filter: s.filter, contacts_count: n.count, contacts_count_capped: n.capped };
+  return { ...base, contacts_count: n.count, contacts_count_capped: n.capped };
 }
 
 export async function segmentsList(db: Queryable, teamId: string, page: PageQuery) {
@@ -95,7 +103,8 @@ const noMembers = (s: SegmentRow) => invalidField('segment_id', `the segment ${s
 /** The segments the contact is a member of, and the filter segments it matches now; oldest first. */
 export async function contactSegmentsList(db: Queryable, teamId: string, contactId: string) {
   const fixed = await segmentsOfContact(db, teamId, contactId);
-  const filters = await segmentsWithFilter(db, teamId);
+  // A filter that cannot be evaluated (segmentGet shows why) matches nobody here, rather than failing the list.
+  const filters = (await segmentsWithFilter(db, teamId)).filter((s) => !s.filter || !ruleUnevaluable(s.filter));
   const matched = await filterSegmentsMatching(db, teamId, contactId, filters);
   const data = [...fixed, ...filters.filter((s) => matched.has(s.id))]
     .sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1));

@@ -71,14 +71,14 @@ function batchersOf(pool: Pool): Batchers {
 }
 
 /**
- * POST /events/send → 202 `{object: "event", event}` once the event is committed: the subject and
+ * POST /events/send → 202 `{object: "event", event}` once the event is committed: `input` is the
+ * body checked for shape (customEventInputOf, before the idempotency key hashes it); the subject and
  * payload are checked here (one read shared with concurrent requests), then the event is committed with other requests' events in
  * one statement (customEventsInsertBatch) that also queues it for the automations that listen for
  * it; the automations.event job starts and resumes their runs, in the order events were recorded.
  * `complete` (from withIdempotency) gives the key to mark answered in the same statement.
  */
-export async function customEventSend(pool: Pool, teamId: string, body: Record<string, unknown>, complete: Complete = () => undefined) {
-  const input = customEventInputOf(body);
+export async function customEventSend(pool: Pool, teamId: string, input: CustomEventInput, complete: Complete = () => undefined) {
   const response = { object: 'event' as const, event: input.name };
   const b = batchersOf(pool);
   const { schema, contact } = await b.context.add({ teamId, name: input.name, subject: input.subject });

@@ -3,6 +3,7 @@
 // against a schema. Pure functions: no database. Errors name the field (`payload.plan`).
 import { invalidField, missingField } from '../errors.js';
 import { isUuid } from '../lib/ids.js';
+import { JSON_FIELD_BOUNDS, jsonBoundsExceeded } from '../lib/json-bounds.js';
 import type { CustomEventFieldType, CustomEventSchema } from '../store/custom-events.js';
 
 export const RESERVED_PREFIX = 'resend:';
@@ -43,10 +44,12 @@ export function customEventSchemaOf(v: unknown): CustomEventSchema | null {
   return out;
 }
 
-/** The payload object of a send (absent or null = empty). */
+/** The payload object of a send (absent or null = empty), at most 32 levels deep and 64 KB (JSON_FIELD_BOUNDS). */
 export function customEventPayloadOf(v: unknown): Record<string, unknown> {
   if (v === undefined || v === null) return {};
   if (typeof v !== 'object' || Array.isArray(v)) throw invalidField('payload', 'must be an object.');
+  const excess = jsonBoundsExceeded(v, JSON_FIELD_BOUNDS);
+  if (excess) throw invalidField('payload', excess);
   return v as Record<string, unknown>;
 }
 

@@ -2,16 +2,18 @@
 // domain_id, api_key_id, broadcast_id, tag=name[:value], q=recipient address or subject words).
 import { AppError, invalidField } from '../errors.js';
 import { isUuid } from '../lib/ids.js';
+import { timestampMs, timestampProblem } from '../lib/timestamp-text.js';
 import type { EmailFilters } from '../store/email-filters.js';
 
 export const EMAIL_STATUSES = ['queued', 'scheduled', 'sent', 'delivered', 'delivery_delayed', 'bounced', 'complained', 'opened', 'clicked', 'failed', 'canceled', 'suppressed'];
 
 export const FILTER_KEYS = ['status', 'start_date', 'end_date', 'domain_id', 'api_key_id', 'broadcast_id', 'tag', 'q'] as const;
 
+/** Only dates PostgreSQL stores (lib/timestamp-text.ts): `new Date()` alone took year -271821 and 2026-02-31. */
 function date(v: string, field: string): Date {
-  const d = new Date(v);
-  if (!v || Number.isNaN(d.getTime())) throw invalidField(field, 'must be an ISO 8601 date or date-time.');
-  return d;
+  const why = timestampProblem(v);
+  if (why) throw invalidField(field, `must be an ISO 8601 date or date-time: ${why}`);
+  return new Date(timestampMs(v));
 }
 
 export function parseEmailFilters(q: Record<string, unknown>): EmailFilters {

@@ -1,7 +1,9 @@
 // The SQL form of a parsed filter (contacts/filter.ts): a condition on the row `contacts`, every
 // value a parameter. Identifiers in the SQL come from code constants only (fields, event types).
-// Same semantics as filter.matches(): missing values fail every op but neq, exists and is_empty.
-import type { EngagementRule, FieldRule, Rule } from '../lib/filter-rule.js';
+// Same semantics as filter.matches(): missing values fail every op but neq, exists and is_empty; a
+// stored rule neither can evaluate (lib/filter-rule.ts ruleUnevaluable) is the same 422 from both.
+import { AppError } from '../errors.js';
+import { ruleUnevaluable, type EngagementRule, type FieldRule, type Rule } from '../lib/filter-rule.js';
 import type { Queryable } from './db.js';
 
 const COLUMNS: Record<string, string> = {
@@ -62,6 +64,10 @@ function fieldSql(r: FieldRule, p: (v: unknown) => string): string {
  * the contact's team; the partial index email_events_engagement (migration 0016) answers it.
  */
 export function filterSql(rule: Rule, topics: TopicDefaults, params: unknown[]): string {
+  // A stored rule PostgreSQL cannot evaluate (an impossible date an older version accepted) is a
+  // 422 for this segment alone, the same as filter.matches() throws, never a failed cast.
+  const unevaluable = ruleUnevaluable(rule);
+  if (unevaluable) throw new AppError('validation_error', unevaluable);
   const p = (v: unknown): string => {
     params.push(v);
     return `$${params.length}`;

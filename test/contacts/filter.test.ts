@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AppError } from '../../src/errors.js';
 import { LIMITS, matches, parseFilter, type Rule } from '../../src/contacts/filter.js';
+import { filterSql } from '../../src/store/segment-filter.js';
 
 const ctx = { properties: new Map<string, 'string' | 'number'>([['plan', 'string'], ['seats', 'number']]) };
 const ada = { email: 'ada@example.org', first_name: 'Ada', last_name: null, unsubscribed: false, created_at: '2026-03-01 10:00:00+00', properties: { plan: 'Pro', seats: 3 } };
@@ -86,4 +87,26 @@ test('depth and size are bounded', () => {
   refused(wide, /at most 50 rules/);
   refused({ field: 'email', op: 'in', value: Array.from({ length: LIMITS.inValues + 1 }, (_, i) => `a${i}`) }, /1 to 100 values/);
   assert.doesNotThrow(() => parseFilter({ or: wide.or.slice(1) }, ctx));
+});
+
+test('impossible dates are refused naming the rule: no such day, year 0000, an offset PostgreSQL refuses', () => {
+  refused({ field: 'created_at', op: 'gt', value: '2026-02-31' }, /`filter\.value` field: must be a date PostgreSQL accepts: 2026-02 has no day 31/);
+  refused({ and: [{ field: 'email', op: 'exists' }, { field: 'created_at', op: 'lt', value: '0000-01-01' }] }, /`filter\.and\[1\]\.value`.*year must be from 0001/);
+  refused({ field: 'created_at', op: 'eq', value: '2026-01-01T00:00:00-23:59' }, /`filter\.value`.*UTC offset must be within ±15:59/);
+  assert.equal(is({ field: 'created_at', op: 'lt', value: '2026-03-01T10:00:00+15:59' }, ada), false, 'an offset PostgreSQL takes is read as it reads it');
+  assert.equal(is({ field: 'created_at', op: 'lt', value: '2026-03-01T10:00:00-15:59' }, ada), true);
+});
+
+test('a stored rule with an impossible date (accepted by older versions) is refused alike by the in-memory and the SQL evaluator', () => {
+  const stored = { or: [{ field: 'email', op: 'exists' }, { not: { field: 'created_at', op: 'gt', value: '2026-02-31T00:00:00Z' } }] } as Rule;
+  const inMemory = (() => { try { matches(stored, ada); } catch (e) { return e; } })() as AppError;
+  const inSql = (() => { try { filterSql(stored, new Map(), []); } catch (e) { return e; } })() as AppError;
+  for (const e of [inMemory, inSql]) {
+    assert.ok(e instanceof AppError && e.status === 422, String(e));
+    assert.match(e.message, /filter cannot be evaluated: `filter\.or\[1\]\.not\.value` is "2026-02-31T00:00:00Z": 2026-02 has no day 31\. Change the filter/);
+  }
+  assert.equal(inMemory.message, inSql.message);
+  const fine = parseFilter({ field: 'created_at', op: 'gt', value: '2026-02-28' }, ctx);
+  assert.doesNotThrow(() => filterSql(fine, new Map(), []));
+  assert.equal(matches(fine, ada), true);
 });
