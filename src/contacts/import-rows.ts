@@ -14,7 +14,7 @@ import { contactInput } from './input.js';
 export class ImportFileError extends Error {}
 
 export interface ImportedRow {
-  row: number; // the header is row 1, as a spreadsheet numbers them
+  row: number; // as a spreadsheet numbers it: the header is row 1, blank lines count; file errors say the same
   email: string;
   first_name: string | null;
   last_name: string | null;
@@ -66,21 +66,27 @@ function utf8Check(): Transform {
   });
 }
 
-function fileError(err: unknown, row: number): Error {
+/**
+ * The row a parse error is in, numbered as failed_rows are: the parser reads ahead of the rows
+ * already checked, so the count comes from the error itself (rows and blank lines before it), not
+ * from the loop.
+ */
+function fileError(err: unknown): Error {
   if (err instanceof ImportFileError || !(err instanceof CsvError)) return err as Error;
-  const e = err as CsvError & { lines?: number; record?: unknown[] };
+  const e = err as CsvError & { records?: number; empty_lines?: number; record?: unknown[] };
+  const row = (e.records ?? 0) + (e.empty_lines ?? 0) + 1;
   switch (e.code) {
     case 'CSV_QUOTE_NOT_CLOSED':
-      return new ImportFileError(`The file is not valid CSV: a quoted field opened in row ${row + 1} is never closed.`);
+      return new ImportFileError(`The file is not valid CSV: a quoted field opened in row ${row} is never closed.`);
     case 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH':
     case 'CSV_RECORD_INCONSISTENT_COLUMNS':
-      return new ImportFileError(`The file is not valid CSV: row ${row + 1} has ${e.record?.length ?? 'a different number of'} columns, the header has ${(e as { columns?: unknown[] }).columns?.length ?? e.message.match(/expect (\d+)/)?.[1] ?? 'another number'}.`);
+      return new ImportFileError(`The file is not valid CSV: row ${row} has ${e.record?.length ?? 'a different number of'} columns, the header has ${(e as { columns?: unknown[] }).columns?.length ?? e.message.match(/expect (\d+)/)?.[1] ?? 'another number'}.`);
     case 'CSV_INVALID_CLOSING_QUOTE':
-      return new ImportFileError(`The file is not valid CSV: row ${row + 1} has a quote inside a quoted field that is not doubled ("").`);
+      return new ImportFileError(`The file is not valid CSV: row ${row} has a quote inside a quoted field that is not doubled ("").`);
     case 'CSV_MAX_RECORD_SIZE':
-      return new ImportFileError(`The file is not valid CSV: row ${row + 1} is longer than ${MAX_ROW_CHARS} characters (an unclosed quote?).`);
+      return new ImportFileError(`The file is not valid CSV: row ${row} is longer than ${MAX_ROW_CHARS} characters (an unclosed quote?).`);
     default:
-      return new ImportFileError(`The file is not valid CSV: ${e.message} (row ${row + 1}).`);
+      return new ImportFileError(`The file is not valid CSV: ${e.message} (row ${row}).`);
   }
 }
 
@@ -119,29 +125,31 @@ const reasonOf = (err: unknown) => (err instanceof AppError ? err.message : Stri
  * a mapped property no longer there fails the rows that give it a value.
  */
 export async function* importRows(input: Readable, columns: ColumnMap, defs: Map<string, string>): AsyncGenerator<RowResult> {
-  const parser = parse({ bom: true, skip_empty_lines: true, max_record_size: MAX_ROW_CHARS, relax_column_count: false });
+  // `info` gives each record its place in the file: records and blank lines before it count, so a
+  // row is numbered as a spreadsheet shows it (header row 1, a quoted line break stays in its row).
+  const parser = parse({ bom: true, skip_empty_lines: true, max_record_size: MAX_ROW_CHARS, relax_column_count: false, info: true });
   const source = input.pipe(utf8Check());
   source.on('error', (err) => parser.destroy(err));
   input.on('error', (err) => parser.destroy(err));
   source.pipe(parser);
-  let row = 0;
+  let dataRows = 0;
   let map: ReturnType<typeof layout> | undefined;
   try {
-    for await (const record of parser as AsyncIterable<string[]>) {
-      row++;
+    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { records: number; empty_lines: number } }>) {
       if (!map) {
         map = layout(record, columns);
         const taken = new Set([...Object.values(map.fields), ...map.properties.map(([, i]) => i)]);
         if (!Object.keys(columns.properties).length) map.properties.push(...propertiesByHeader(record, defs, taken));
         continue;
       }
-      yield checkRow(record, row, map, defs);
+      dataRows++;
+      yield checkRow(record, info.records + info.empty_lines, map, defs);
     }
   } catch (err) {
-    throw fileError(err, row);
+    throw fileError(err);
   }
   if (!map) throw new ImportFileError('The file is empty: it needs a header row and at least one row of contacts.');
-  if (row === 1) throw new ImportFileError('The file has a header row but no contacts.');
+  if (dataRows === 0) throw new ImportFileError('The file has a header row but no contacts.');
 }
 
 function checkRow(record: string[], row: number, map: ReturnType<typeof layout>, defs: Map<string, string>): RowResult {

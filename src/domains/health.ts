@@ -2,6 +2,7 @@
 // mail from this domain, read live from DNS through the configured resolver. SPF (syntax, the
 // 10-lookup limit) at the return path and at the domain, DMARC, DKIM, MTA-STS, TLS-RPT, reverse
 // DNS of the outbound addresses against the HELO name, and DNS blocklists. Changes nothing.
+// In capture mode it reads nothing and says so (status not_checked, a notice).
 import type { Config } from '../config/schema.js';
 import type { DomainRow } from '../store/domains.js';
 import { HealthDns, dnsblQuery, reverseDns, type Listing } from './health-dns.js';
@@ -13,10 +14,18 @@ export interface HealthReport {
   object: 'domain_health';
   domain_id: string;
   name: string;
-  status: 'pass' | 'warn' | 'fail';
+  /** not_checked: capture mode, where no receiver ever sees the domain (see `notice`) */
+  status: 'pass' | 'warn' | 'fail' | 'not_checked';
   checked_at: string;
+  /** why nothing was checked, or null */
+  notice: string | null;
   checks: HealthCheck[];
 }
+
+// In capture mode nothing leaves the machine and domains verify without DNS (service.ts): judging
+// DNS here would contradict the domain page and advise SPF for an MX host no receiver will meet.
+const CAPTURE_NOTICE = 'Capture mode (MAILROOM_DELIVERY_MODE=capture): nothing leaves this machine, so no receiving server '
+  + 'ever sees this domain, and its DNS is not checked. Publish its records and check again after switching to mx or relay.';
 
 export interface HealthContext {
   config: Config;
@@ -66,7 +75,7 @@ function egressOf(config: Config, region: string): { addresses: string[]; helo: 
 
 async function reverseDnsCheck(ctx: HealthContext, region: string): Promise<HealthCheck> {
   const { addresses, helo, relayed } = egressOf(ctx.config, region);
-  if (relayed) return check('reverse_dns', 'pass', `Not applicable: mail for region ${region} leaves through a relay (or capture mode), whose addresses are the relay's concern.`);
+  if (relayed) return check('reverse_dns', 'pass', `Not applicable: mail for region ${region} leaves through a relay, whose addresses are the relay's concern.`);
   if (!addresses.length) return check('reverse_dns', 'warn', 'Not checked: the outbound addresses are unknown.', 'Set MAILROOM_OUTBOUND_ADDRESSES (or sourceAddress in MAILROOM_REGION_EGRESS) to the public addresses mail leaves from.');
   const results = await Promise.all(addresses.map((ip) => reverseDns(ctx.dns, ip, helo)));
   const bad = results.filter((r) => !r.matchesHelo || !r.forwardConfirmed);
@@ -92,6 +101,8 @@ const RANK = { pass: 0, warn: 1, fail: 2 } as const;
 
 export async function domainHealth(d: DomainRow, ctx: HealthContext): Promise<HealthReport> {
   const { config, dns } = ctx;
+  const head = { object: 'domain_health' as const, domain_id: d.id, name: d.name, checked_at: new Date().toISOString() };
+  if (config.deliveryMode === 'capture') return { ...head, status: 'not_checked', notice: CAPTURE_NOTICE, checks: [] };
   const jobs: Promise<HealthCheck[]>[] = [];
   if (d.sending) {
     const returnPath = `${d.custom_return_path}.${d.name}`;
@@ -117,5 +128,5 @@ export async function domainHealth(d: DomainRow, ctx: HealthContext): Promise<He
   );
   const checks = (await Promise.all(jobs)).flat();
   const status = checks.reduce<'pass' | 'warn' | 'fail'>((worst, c) => (RANK[c.status] > RANK[worst] ? c.status : worst), 'pass');
-  return { object: 'domain_health', domain_id: d.id, name: d.name, status, checked_at: new Date().toISOString(), checks };
+  return { ...head, status, notice: null, checks };
 }

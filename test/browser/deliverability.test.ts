@@ -64,6 +64,7 @@ describe('Deliverability page in a browser', { timeout: 170_000 }, () => {
     await page.getByRole('heading', { name: 'Deliverability · example.com' }).waitFor();
     assert.match(page.url(), new RegExp(`/dashboard/domains/${w.domainId}/deliverability$`));
     await row('dkim').waitFor();
+    assert.equal(await page.getByTestId('capture-banner').count(), 0, 'no capture-mode banner when mail is delivered');
     assert.match(await row('dkim').innerText(), /pass[\s\S]*2048 bits/i);
     assert.match(await row('dmarc_policy').innerText(), /warn[\s\S]*p=none: monitoring only[\s\S]*p=quarantine/i);
     assert.match(await row('reverse_dns').innerText(), /pass[\s\S]*forward-confirmed/i);

@@ -1,16 +1,32 @@
 // GET /contacts → legacy list (everything when no limit is given), items without properties.
-// A segment's contacts: `?segment_id=`, /segments/:id/contacts, the legacy /audiences/:id/contacts.
+// A segment's contacts: `?segment_id=` or `?audience_id=` (the legacy name of the same rows),
+// /segments/:id/contacts (what the SDK sends for segmentId and audienceId), /audiences/:id/contacts.
 import { Type } from 'typebox';
+import { AppError } from '../../errors.js';
 import { contactsList, segmentContacts } from '../../contacts/service.js';
 import { PageQuerySchema, parsePage } from '../pagination.js';
 import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 import { AudienceParams, tags } from './contacts.schema.js';
 
+const ListQuery = Type.Intersect([PageQuerySchema, Type.Object({
+  segment_id: Type.Optional(Type.String({ description: 'Only the contacts of this segment' })),
+  audience_id: Type.Optional(Type.String({ description: 'Only the contacts of this audience (the legacy name of a segment)' })),
+})]);
+
+/** The one segment the query names, and the word its 404 uses; two different ones are refused, not guessed. */
+function filterOf(q: { segment_id?: string; audience_id?: string }): { id: string; what: 'Segment' | 'Audience' } | undefined {
+  if (q.segment_id !== undefined && q.audience_id !== undefined && q.segment_id !== q.audience_id) {
+    throw new AppError('validation_error', 'Invalid `segment_id` parameter: it names a different segment than `audience_id`; give one of them.');
+  }
+  if (q.segment_id !== undefined) return { id: q.segment_id, what: 'Segment' };
+  if (q.audience_id !== undefined) return { id: q.audience_id, what: 'Audience' };
+  return undefined;
+}
+
 export default function register(app: ApiApp, deps: ApiDeps): void {
-  const querystring = Type.Intersect([PageQuerySchema, Type.Object({ segment_id: Type.Optional(Type.String()) })]);
-  app.get('/contacts', { schema: { tags, summary: 'List contacts', querystring } }, async (req) => {
-    const q = req.query;
-    if (q.segment_id !== undefined) return segmentContacts(deps.pool, authOf(req).team_id, q.segment_id, parsePage(req.query, true));
+  app.get('/contacts', { schema: { tags, summary: 'List contacts', querystring: ListQuery } }, async (req) => {
+    const only = filterOf(req.query);
+    if (only) return segmentContacts(deps.pool, authOf(req).team_id, only.id, parsePage(req.query, true), only.what);
     return contactsList(deps.pool, authOf(req).team_id, parsePage(req.query, true));
   });
   app.get('/segments/:segment_id/contacts', { schema: { tags, summary: 'List the contacts of a segment', params: Type.Object({ segment_id: Type.String() }), querystring: PageQuerySchema } }, async (req) => {

@@ -118,6 +118,19 @@ describe('contact imports', () => {
     assert.equal(await contactCount(t), before + 2);
   });
 
+  test('failed_rows and a file error number rows alike, as a spreadsheet shows them: the header is row 1 and blank lines count', async () => {
+    const blank = await importCsv(t, 'email,first_name,notes\n\nbad-address,X,\n\ntwo@example.org,T,"two\nlines"\n,NoEmail,\n');
+    assert.deepEqual(blank.failed_rows.map((r: any) => r.row), [3, 6], 'a quoted line break stays in one row; blank rows 2 and 4 count');
+    const raggedAfterBlank = await importCsv(t, 'email,first_name\n\nbad-address,X\n\nshort@example.org\n');
+    assert.match(raggedAfterBlank.error, /row 5 has 1 columns/);
+    // Far past the first chunk: the parser reads ahead of the rows already checked.
+    const many = Array.from({ length: 5000 }, (_, i) => `far${i}@example.org,F`).join('\n');
+    const raggedFar = await importCsv(t, `email,first_name\n${many}\nshort@example.org\n`);
+    assert.match(raggedFar.error, /row 5002 has 1 columns/);
+    const unclosedFar = await importCsv(t, `email,first_name\n${many}\n"open@example.org,Oops\nlast@example.org,L\n`);
+    assert.match(unclosedFar.error, /quoted field opened in row 5002 is never closed/);
+  });
+
   test('a malformed file fails the whole import with its reason and imports no row of it', async () => {
     const before = await contactCount(t);
     const good = Array.from({ length: 20 }, (_, i) => `m${i}@example.org,M`).join('\n');

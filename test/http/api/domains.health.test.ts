@@ -285,3 +285,42 @@ describe('domain health, checked live against the fake DNS server', () => {
     });
   });
 });
+
+describe('domain health in capture mode', () => {
+  test('reads no DNS and says why: nothing leaves the machine, so no check fails and no record is to be changed', async () => {
+    const dns = await startFakeDns();
+    // An unqualified MX host, as on a developer's machine: the advice would have been "v=spf1 a:vm ~all".
+    const t = await startTestApp({ deliveryMode: 'capture', dnsServers: [dns.address], mxHost: 'vm' });
+    try {
+      const { data } = await t.resend.domains.create({ name: 'capture.example' });
+      await t.resend.domains.verify(data!.id);
+      const dom = (await t.resend.domains.get(data!.id)).data!;
+      assert.equal(dom.status, 'verified', 'the domain can send, as the README walkthrough shows');
+      assert.ok(dom.records.every((r) => r.status === 'verified'), 'records keep a status Resend knows');
+      const h = await t.api('GET', `/domains/${data!.id}/health`);
+      assert.equal(h.status, 200);
+      assert.deepEqual([h.body.object, h.body.name, h.body.status, h.body.checks], ['domain_health', 'capture.example', 'not_checked', []]);
+      assert.match(h.body.notice, /capture mode.*nothing leaves this machine.*not checked/i);
+      assert.doesNotMatch(JSON.stringify(h.body), /v=spf1|"fail"/);
+      assert.deepEqual(dns.queries, [], 'no DNS query was made');
+    } finally {
+      await t.close();
+      await dns.close();
+    }
+  });
+
+  test('outside capture mode the report carries no notice', async () => {
+    const dns = await startFakeDns();
+    const t = await startTestApp({ dnsServers: [dns.address] });
+    try {
+      const { data } = await t.resend.domains.create({ name: 'real.example' });
+      const h = await t.api('GET', `/domains/${data!.id}/health`);
+      assert.equal(h.body.notice, null);
+      assert.notEqual(h.body.status, 'not_checked');
+      assert.ok(h.body.checks.length > 0);
+    } finally {
+      await t.close();
+      await dns.close();
+    }
+  });
+});

@@ -1,5 +1,5 @@
 // The signed-in shell: navigation (a sidebar at desktop width, a menu on a phone), team switcher,
-// theme toggle, account and sign-out. Skip link first for keyboard users.
+// theme toggle, account and sign-out, and the capture-mode banner. Skip link first for keyboard users.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { post } from '../api';
@@ -24,6 +24,16 @@ export function ThemeToggle() {
     setTheme(t);
   };
   return <button type="button" class="btn ghost sm" onClick={change} aria-label={`Theme: ${theme}. Change theme`} title="Change theme">{theme === 'dark' ? '☾ Dark' : theme === 'light' ? '☀ Light' : '◐ Auto'}</button>;
+}
+
+/** On every page in capture mode: otherwise only the Mailbox would say that nothing is delivered. */
+function CaptureBanner() {
+  return (
+    <div class="alert warn capture-banner" role="note" data-testid="capture-banner">
+      <strong>Capture mode</strong> (<code>MAILROOM_DELIVERY_MODE=capture</code>): nothing leaves this machine. Every email is kept
+      in the <Link href="/mailbox">Mailbox</Link> instead of being delivered, and domains are not checked in DNS.
+    </div>
+  );
 }
 
 export function Layout({ path, children }: { path: string; children: ComponentChildren }) {
@@ -90,7 +100,7 @@ export function Layout({ path, children }: { path: string; children: ComponentCh
           </div>
         </div>
       </aside>
-      <main id="main" tabIndex={-1}><ReputationBanner path={path} />{children}</main>
+      <main id="main" tabIndex={-1}>{state.delivery_mode === 'capture' && <CaptureBanner />}<ReputationBanner path={path} />{children}</main>
     </div>
   );
 }

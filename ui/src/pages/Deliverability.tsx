@@ -1,7 +1,8 @@
-// A domain's Deliverability page: its health checks (GET /domains/:id/health, read live from DNS)
-// with what to fix, and the DMARC aggregate reports received for it (GET /domains/:id/dmarc-reports):
-// per day how much mail passed SPF, DKIM and DMARC, and which addresses sent as the domain; and the
-// reputation guard's rates over time with its thresholds drawn (components/Reputation.tsx).
+// A domain's Deliverability page: its health checks (GET /domains/:id/health, read live from DNS;
+// in capture mode none, and the server's notice says why) with what to fix, and the DMARC
+// aggregate reports received for it (GET /domains/:id/dmarc-reports): per day how much mail
+// passed SPF, DKIM and DMARC, and which addresses sent as the domain; and the reputation guard's
+// rates over time with its thresholds drawn (components/Reputation.tsx).
 import { useMemo } from 'preact/hooks';
 import { get } from '../api';
 import { Chart, type Series } from '../components/Chart';
@@ -14,7 +15,8 @@ import { canEdit, useSession } from '../session';
 import './deliverability.css';
 
 interface HealthCheck { id: string; status: 'pass' | 'warn' | 'fail'; detail: string; fix: string | null }
-interface Health { name: string; status: 'pass' | 'warn' | 'fail'; checked_at: string; checks: HealthCheck[] }
+// not_checked: capture mode, where the server reads no DNS and `notice` says why.
+interface Health { name: string; status: 'pass' | 'warn' | 'fail' | 'not_checked'; checked_at: string; notice: string | null; checks: HealthCheck[] }
 interface Day { date: string; reports: number; messages: number; spf_pass: number; dkim_pass: number; dmarc_pass: number; quarantined: number; rejected: number }
 interface Source { source_ip: string; messages: number; spf_pass: number; dkim_pass: number; dmarc_pass: number; reporters: string[] }
 interface Report { id: string; org_name: string; report_id: string; date_begin: string; date_end: string; messages: number }
@@ -26,7 +28,7 @@ const TITLES: Record<string, string> = {
   reverse_dns: 'Reverse DNS', blocklist_ips: 'Blocklists (addresses)', blocklist_domain: 'Blocklists (domain)',
 };
 // Badge tones come from format.ts's status words; "warn" reads as a warning there under the name "pending".
-const badge = (s: HealthCheck['status']) => <Badge status={s === 'warn' ? 'pending' : s} text={s} />;
+const badge = (s: Health['status']) => s === 'not_checked' ? <Badge status="not_checked" text="not checked" /> : <Badge status={s === 'warn' ? 'pending' : s} text={s} />;
 const share = (part: number, whole: number) => (whole ? pct(part / whole) : '—');
 
 function HealthSection({ id }: { id: string }) {
@@ -37,8 +39,9 @@ function HealthSection({ id }: { id: string }) {
         <h2>Health {h.data && badge(h.data.status)}</h2>
         <button class="btn" onClick={h.reload} disabled={h.loading}>{h.loading ? 'Checking…' : 'Check again'}</button>
       </div>
-      <p class="muted small">Read now from DNS, as a receiving mail server sees it{h.data ? ` (checked ${fmtDate(h.data.checked_at)})` : ''}.</p>
-      {h.error && !h.data ? <ErrorRetry error={h.error} retry={h.reload} /> : !h.data ? <Loading /> : (
+      {h.data?.notice ? <Alert kind="info">{h.data.notice}</Alert>
+        : <p class="muted small">Read now from DNS, as a receiving mail server sees it{h.data ? ` (checked ${fmtDate(h.data.checked_at)})` : ''}.</p>}
+      {h.error && !h.data ? <ErrorRetry error={h.error} retry={h.reload} /> : !h.data ? <Loading /> : !h.data.checks.length ? null : (
         <div class="table-wrap">
           <table class="list stack health">
             <thead><tr><th scope="col">Check</th><th scope="col">Status</th><th scope="col">Finding</th><th scope="col">How to fix</th></tr></thead>

@@ -1,5 +1,7 @@
 // Domains: the list with status, adding one (then its DNS records to publish), and a domain's page
-// with every record as a copyable row with its own status, Verify, region, tracking and TLS.
+// with every record as a copyable row with its own status, Verify, region, tracking and TLS. In
+// capture mode the API calls records "verified" (Resend's words; the domain can send) though no
+// DNS was read: this page says "not checked" and why instead, as the Deliverability page does.
 import { useState } from 'preact/hooks';
 import { del, get, patch, post, type List } from '../api';
 import { Alert, Badge, Copy, Empty, ErrorRetry, KV, Loading, PageHead } from '../components/ui';
@@ -83,9 +85,10 @@ export function DomainDetail({ id }: { id: string }) {
   const edit = canEdit(state);
   const d = useLoad(() => get<Domain>(`/domains/${id}`), [id]);
   const [note, setNote] = useState<string>();
+  const capture = state.delivery_mode === 'capture';
   const verify = useAction(async () => {
     await post(`/domains/${id}/verify`);
-    setNote('Verification started: records are checked now and again over the next hours.');
+    setNote(capture ? 'Capture mode: the domain can send at once; its records are not checked in DNS.' : 'Verification started: records are checked now and again over the next hours.');
     setTimeout(d.reload, 1000);
     d.reload();
   });
@@ -112,6 +115,7 @@ export function DomainDetail({ id }: { id: string }) {
       <section class="card">
         <h2>DNS records</h2>
         <p class="muted small">Publish these at your DNS provider. Names are relative to {dom.name}; each row shows its own status.</p>
+        {capture && <Alert kind="info">Capture mode: these records are not checked in DNS, and the domain can send because nothing leaves this machine. Publish them before switching <code>MAILROOM_DELIVERY_MODE</code> to <code>mx</code> or <code>relay</code>; they are checked then.</Alert>}
         <div class="table-wrap">
           <table class="list records">
             <thead><tr><th scope="col">Record</th><th scope="col">Type</th><th scope="col">Name</th><th scope="col">Value</th><th scope="col">Priority</th><th scope="col">TTL</th><th scope="col">Status</th></tr></thead>
@@ -124,7 +128,7 @@ export function DomainDetail({ id }: { id: string }) {
                   <td class="value"><span class="mono clip" title={r.value}>{r.value}</span> <Copy text={r.value} label="Copy" small /></td>
                   <td>{r.priority ?? ''}</td>
                   <td>{r.ttl}</td>
-                  <td><Badge status={r.status} /></td>
+                  <td>{capture ? <span title="Capture mode: this record is not checked in DNS"><Badge status="not_checked" text="not checked" /></span> : <Badge status={r.status} />}</td>
                 </tr>
               ))}
             </tbody>
