@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { Resend } from 'resend';
 import { startApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/load.js';
-import { makeEvent } from '../../src/emails/events.js';
+import { makeEvent } from '../../src/events/email-events.js';
 import { apiKeyToken, uuid } from '../../src/lib/ids.js';
 import { createLogger } from '../../src/lib/log.js';
 import { sleep } from '../../src/lib/time.js';
