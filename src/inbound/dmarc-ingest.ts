@@ -4,16 +4,19 @@
 // the policy domain or a subdomain of it (news.example.com inheriting example.com's DMARC
 // record), else to the report's policy
 // domain; rows for domains the team does not own are dropped, so nobody can fill another team's
-// reports. Runs after the message is stored; never fails it.
+// reports. Runs after the message is stored; never fails it. An attachment that is not read (an
+// archive past the size limit, a zip of too many reports, a worker that timed out) is counted in
+// mailroom_dmarc_attachments_refused_total and returned, for the caller to log.
 import { domainFindByName, type DomainRow } from '../store/domains.js';
 import { dmarcReportInsert } from '../store/dmarc-reports.js';
 import type { Pool } from '../store/db.js';
-import { reportsIn, type DmarcRow } from './dmarc-report.js';
+import { counters } from '../lib/metrics.js';
+import { reportsIn, type DmarcRow, type Refusal } from './dmarc-report.js';
 
-export interface IngestResult { stored: number; duplicates: number; foreign: number }
+export interface IngestResult { stored: number; duplicates: number; foreign: number; refused: Refusal[] }
 
 export async function ingestDmarcReports(pool: Pool, teamId: string, receivedEmailId: string, attachments: Buffer[]): Promise<IngestResult> {
-  const out: IngestResult = { stored: 0, duplicates: 0, foreign: 0 };
+  const out: IngestResult = { stored: 0, duplicates: 0, foreign: 0, refused: [] };
   const owned = new Map<string, DomainRow | undefined>();
   const domainOf = async (name: string | null): Promise<DomainRow | undefined> => {
     if (!name) return undefined;
@@ -21,7 +24,12 @@ export async function ingestDmarcReports(pool: Pool, teamId: string, receivedEma
     return owned.get(name);
   };
   for (const bytes of attachments) {
-    for (const r of await reportsIn(bytes)) {
+    const read = await reportsIn(bytes);
+    if (read.refused) {
+      out.refused.push(read.refused);
+      counters.dmarcAttachmentsRefused.inc({ reason: read.refused.reason });
+    }
+    for (const r of read.reports) {
       const groups = new Map<string, { domain: DomainRow; rows: DmarcRow[] }>();
       const policyDomain = await domainOf(r.policy.domain);
       if (policyDomain && !r.rows.length) groups.set(policyDomain.id, { domain: policyDomain, rows: [] });

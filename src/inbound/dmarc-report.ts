@@ -1,11 +1,11 @@
 // DMARC aggregate reports (RFC 7489 appendix C) as reporters mail them: an XML document, alone or
-// in a gzip (.xml.gz) or zip (.zip) archive. Unpacks with limits (a report is small; an archive
-// that inflates past MAX_XML_BYTES is refused, so a zip bomb costs nothing) and parses the XML
-// into plain values. Pure: no storage, no DNS.
-import { promisify } from 'node:util';
-import { gunzip } from 'node:zlib';
+// in a gzip (.xml.gz) or zip (.zip) archive. Unpacks with limits (lib/inflate.ts: an archive that
+// inflates past MAX_XML_BYTES is refused as it streams, whatever its headers claim) and parses
+// the XML into plain values, in a worker thread (dmarc-report.worker.ts): a 49 MB report takes
+// 12.5 s to parse, which must not hold the event loop. No storage, no DNS.
+import { gunzipLimited, isGzip, isZip, unzipLimited, type Inflated } from '../lib/inflate.js';
+import { siblingModule, WorkerTask, WorkerTaskError } from '../lib/worker-task.js';
 import { XMLParser } from 'fast-xml-parser';
-import { unzipSync } from 'fflate';
 
 export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
 const MAX_XML_BYTES = 50 * 1024 * 1024;
@@ -36,27 +36,18 @@ export function mayBeReport(contentType: string, filename: string | null): boole
   return /(^|\/)(x-)?(zip|gzip|x-gzip|x-zip-compressed|xml|octet-stream)$/.test(contentType.toLowerCase()) || /\.(xml|gz|zip)$/.test(f);
 }
 
-const gunzipAsync = promisify(gunzip);
+export type Refusal = { reason: 'too_large' | 'too_many_files' | 'corrupt' | 'busy' | 'timeout' | 'failed'; detail: string };
+/** What one attachment held: its reports, or why it was not read. */
+export interface ReportsRead { reports: DmarcReport[]; refused?: Refusal }
 
-/**
- * The XML documents in an attachment: itself, or the inflated gzip (off the event loop), or each
- * .xml entry of a zip (inflated in place: only the .xml entries, and a report zip is small).
- */
-export async function unpackReport(bytes: Buffer): Promise<Buffer[]> {
-  if (bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b) return [await gunzipAsync(bytes, { maxOutputLength: MAX_XML_BYTES })];
-  if (bytes.length >= 4 && bytes.readUInt32LE(0) === 0x04034b50) {
-    let total = 0;
-    const files = unzipSync(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length), {
-      filter: (f) => {
-        if (!/\.xml$/i.test(f.name)) return false;
-        total += f.originalSize;
-        if (total > MAX_XML_BYTES) throw new Error('the zip inflates past the size limit');
-        return true;
-      },
-    });
-    return Object.values(files).map((u) => Buffer.from(u.buffer, u.byteOffset, u.byteLength));
-  }
-  return [bytes];
+const MAX_ZIP_FILES = 20; // a reporter sends one report per zip
+
+/** The XML documents in an attachment: itself, or the inflated gzip, or each .xml entry of a zip. */
+export async function unpackReport(bytes: Uint8Array): Promise<Inflated> {
+  const limits = { maxBytes: MAX_XML_BYTES, maxFiles: MAX_ZIP_FILES, accept: (name: string) => /\.xml$/i.test(name) };
+  if (isGzip(bytes)) return gunzipLimited(bytes, limits);
+  if (isZip(bytes)) return unzipLimited(bytes, limits);
+  return { ok: true, files: [{ name: '', data: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) }] };
 }
 
 const LISTS = new Set(['feedback.record', 'feedback.record.auth_results.dkim', 'feedback.record.auth_results.spf', 'feedback.record.row.policy_evaluated.reason']);
@@ -111,16 +102,30 @@ export function parseAggregateReport(xml: Buffer | string): DmarcReport | null {
   };
 }
 
-/** Every report in one attachment's bytes (an archive may hold several); unreadable parts are skipped. */
-export async function reportsIn(bytes: Buffer): Promise<DmarcReport[]> {
-  const out: DmarcReport[] = [];
-  let docs: Buffer[];
-  try { docs = await unpackReport(bytes); } catch { return out; }
-  for (const d of docs) {
+/** Every report in one attachment's bytes (an archive may hold several), on the calling thread; unreadable parts are skipped. */
+export async function readReports(bytes: Uint8Array): Promise<ReportsRead> {
+  const unpacked = await unpackReport(bytes);
+  if (!unpacked.ok) return { reports: [], refused: { reason: unpacked.reason, detail: unpacked.detail } };
+  const reports: DmarcReport[] = [];
+  for (const f of unpacked.files) {
     try {
-      const r = parseAggregateReport(d);
-      if (r) out.push(r);
+      const r = parseAggregateReport(f.data);
+      if (r) reports.push(r);
     } catch { /* not well-formed XML: not a report */ }
   }
-  return out;
+  return { reports };
+}
+
+// One worker for the process: reports are rare, and a queue of 16 attachments (10 MB each at most)
+// bounds what a flood of them can hold in memory. 60 s covers a 50 MB report on a busy core.
+const reader = new WorkerTask<Uint8Array, ReportsRead>(siblingModule(import.meta.url, 'dmarc-report.worker'), { timeoutMs: 60_000, maxPending: 16, maxHeapMb: 1024 });
+
+/** readReports in the worker thread, so neither inflating nor parsing holds the event loop. */
+export async function reportsIn(bytes: Uint8Array): Promise<ReportsRead> {
+  try {
+    return await reader.run(bytes);
+  } catch (err) {
+    if (err instanceof WorkerTaskError) return { reports: [], refused: { reason: err.reason, detail: err.message } };
+    throw err;
+  }
 }

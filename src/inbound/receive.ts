@@ -94,8 +94,9 @@ export class InboundReceiver {
       const item = { email, attachments, event };
       await writer.finish((db, chunks) => (db ? receivedEmailsInsert(db, [item], chunks) : this.batch.add({ items: [item], chunks })));
       if (reportCandidates.length) {
-        await ingestDmarcReports(this.deps.pool, to.teamId, id, reportCandidates)
-          .catch((err) => this.deps.log?.error('storing DMARC reports failed', { err, email: id }));
+        const ingested = await ingestDmarcReports(this.deps.pool, to.teamId, id, reportCandidates)
+          .catch((err) => { this.deps.log?.error('storing DMARC reports failed', { err, email: id }); return undefined; });
+        for (const r of ingested?.refused ?? []) this.deps.log?.warn('DMARC report attachment not read', { email: id, reason: r.reason, detail: r.detail });
       }
       return id;
     } catch (err) {

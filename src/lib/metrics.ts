@@ -73,5 +73,6 @@ export const counters = {
   mxMessages: registry.counter('mailroom_mx_messages_total', 'Messages at the inbound MX listener, by result (accepted|refused) and reply code.'),
   mxRecipients: registry.counter('mailroom_mx_recipients_total', 'Recipients offered to the inbound MX listener, by route (receive|return_path|refused).'),
   deliveries: registry.counter('mailroom_deliveries_total', 'Per-recipient delivery attempts, by result (delivered|deferred|bounced).'),
+  dmarcAttachmentsRefused: registry.counter('mailroom_dmarc_attachments_refused_total', 'Attachments not read as DMARC reports, by reason (too_large|too_many_files|corrupt|busy|timeout|failed).'),
   webhookAttempts: registry.counter('mailroom_webhook_attempts_total', 'Webhook requests, by result (success|failure).'),
 };

@@ -1,11 +1,16 @@
 // The DMARC aggregate report parser on the fixtures (plain XML, gzip, zip) and on hostile input:
-// archives that inflate past the limit, zip entries that are not XML, XML that is not a report.
+// archives that inflate past the limit (bombs whose headers lie), zip entries that are not XML,
+// XML that is not a report.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { zipSync, strToU8 } from 'fflate';
-import { mayBeReport, parseAggregateReport, reportsIn } from '../../src/inbound/dmarc-report.js';
+import { watchLoop } from '../helpers/loop-watch.js';
+import { deflatedZeros, gzipOf, zipWithLyingHeader } from '../helpers/zip-bomb.js';
+import { mayBeReport, parseAggregateReport, reportsIn as read } from '../../src/inbound/dmarc-report.js';
+
+const reportsIn = async (bytes: Buffer) => (await read(bytes)).reports;
 
 const fixture = (name: string) => fs.readFileSync(new URL(`../fixtures/dmarc/${name}`, import.meta.url));
 
@@ -35,6 +40,25 @@ test('archives that inflate past 50 MB are refused without inflating them whole'
   assert.equal((await reportsIn(Buffer.from(zipSync({ 'small.xml': small })))).length, 1);
   assert.deepEqual(await reportsIn(gzipSync(big)), []);
   assert.deepEqual(await reportsIn(Buffer.from(zipSync({ 'big.xml': big }))), []);
+});
+
+test('a zip whose header lies about its size and a gzip bomb are refused as too large, and a real report still reads after them', async () => {
+  const zeros = deflatedZeros(2 * 1024 ** 3);
+  const zip = await read(zipWithLyingHeader('google.com!example.com!1!2.xml', zeros));
+  assert.deepEqual(zip, { reports: [], refused: { reason: 'too_large', detail: `inflates past ${50 * 1024 * 1024} bytes` } });
+  assert.equal((await read(gzipOf(zeros))).refused?.reason, 'too_large');
+  assert.equal((await read(Buffer.from('PK\u0003\u0004 not really a zip'))).refused?.reason, 'corrupt');
+  assert.equal((await reportsIn(fixture('outlook.zip'))).length, 1);
+});
+
+test('a large report is parsed off the event loop: 8 MB of XML never stalls it', async () => {
+  // parsing this on the event loop held it for 1.6 s or more (49 MB: 12.5 s)
+  const zip = Buffer.from(zipSync({ 'big.xml': Buffer.concat([fixture('google.xml'), Buffer.alloc(8 * 1024 * 1024, 0x20)]) }));
+  const loop = watchLoop();
+  const reports = await reportsIn(zip).finally(() => loop.stop());
+  const { worstBusyMs } = loop.stop();
+  assert.equal(reports.length, 1);
+  assert.ok(worstBusyMs < 250, `the event loop was held for ${worstBusyMs.toFixed(0)} ms`);
 });
 
 test('XML that is not a report, broken XML and a report without its required fields give nothing', async () => {
