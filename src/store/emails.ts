@@ -210,9 +210,9 @@ type LoadedRow = EmailForDelivery & {
 export async function emailsLoadForDelivery(db: Queryable, loads: DeliveryLoad[]): Promise<(DeliveryState | undefined)[]> {
   const { rows } = await db.query<LoadedRow & { n: number }>(
     `WITH q AS (SELECT * FROM json_to_recordset($1::json) AS q (n int, email_id uuid, recipients json)),
-     h AS MATERIALIZED (SELECT e.id, e.last_event FROM emails e WHERE e.id IN (SELECT email_id FROM q) AND e.broadcast_id IS NOT NULL ORDER BY e.id FOR NO KEY UPDATE),
-     c AS (UPDATE emails e SET handed_over_at = now() FROM h WHERE e.id = h.id AND h.last_event <> 'canceled' AND e.handed_over_at IS NULL)
-     SELECT q.n, e.id, e.team_id, e.domain_id, e.message_id, e.from_header, e.subject, e.to_addrs, e.headers, e.tags, coalesce(h.last_event, e.last_event) AS last_event, e.delayed_once, e.raw, e.created_at,
+     claim AS MATERIALIZED (SELECT e.id, e.last_event FROM emails e WHERE e.id IN (SELECT email_id FROM q) AND e.broadcast_id IS NOT NULL ORDER BY e.id FOR NO KEY UPDATE),
+     claimed AS (UPDATE emails e SET handed_over_at = now() FROM claim WHERE e.id = claim.id AND claim.last_event <> 'canceled' AND e.handed_over_at IS NULL)
+     SELECT q.n, e.id, e.team_id, e.domain_id, e.message_id, e.from_header, e.subject, e.to_addrs, e.headers, e.tags, coalesce(claim.last_event, e.last_event) AS last_event, e.delayed_once, e.raw, e.created_at,
        e.cc_addrs, e.bcc_addrs, e.list_unsubscribe, e.list_id, e.broadcast_id, e.automation_id, e.personalization, e.insights IS NULL AS unanalyzed, e.source, e.reply_to,
        CASE WHEN e.insights IS NULL THEN e.html END AS html, CASE WHEN e.insights IS NULL THEN e.text_body END AS text_body,
        (SELECT json_agg(json_build_object('recipient', ev.recipient, 'type', ev.type)) FROM email_events ev
@@ -226,7 +226,7 @@ export async function emailsLoadForDelivery(db: Queryable, loads: DeliveryLoad[]
             LEFT JOIN contact_topics ct ON ct.contact_id = c.id AND ct.topic_id = t.id
           WHERE e.topic_id IS NOT NULL AND c.team_id = e.team_id AND c.email IN (SELECT lower(r) FROM json_array_elements_text(q.recipients) AS r)
             AND (c.unsubscribed OR coalesce(ct.subscription, t.default_subscription) = 'opt_out')) AS h) AS suppressed
-     FROM q JOIN emails e ON e.id = q.email_id LEFT JOIN h ON h.id = e.id`,
+     FROM q JOIN emails e ON e.id = q.email_id LEFT JOIN claim ON claim.id = e.id`,
     [JSON.stringify(loads.map((l, n) => ({ n, email_id: l.emailId, recipients: l.recipients })))],
   );
   const out: (DeliveryState | undefined)[] = loads.map(() => undefined);
