@@ -197,10 +197,10 @@ export function broadcastExpandJob(deps: ExpandDeps) {
       if (b.status !== 'queued' && b.status !== 'sending') return; // draft, sent, canceled: nothing to do
       const reason = b.recipients > 0 ? await autoPauseReason(deps.pool, deps.config, b.id) : undefined;
       if (reason) {
-        if (await broadcastPauseAuto(deps.pool, b.id, reason)) {
-          const held = await deliverJobsHoldForBroadcast(deps.pool, b.id);
-          deps.log.warn('broadcast paused automatically', { broadcast_id: b.id, reason, held });
-        }
+        // As a pause on request: the broadcast's row, then its jobs, in one transaction (issue 24).
+        const id = b.id;
+        const held = await withTx(deps.pool, async (tx) => ((await broadcastPauseAuto(tx, id, reason)) ? deliverJobsHoldForBroadcast(tx, id) : undefined));
+        if (held !== undefined) deps.log.warn('broadcast paused automatically', { broadcast_id: b.id, reason, held });
         continue;
       }
       // Fewer emails created than the window: fewer queued too (no count needed). `room`: how many

@@ -34,6 +34,11 @@ async function find(pool: Pool, teamId: string, id: string): Promise<BroadcastRo
   return b;
 }
 
+/** The status a refused move found (not the one read before it: twenty calls racing each read `sending`). */
+async function statusNow(tx: Queryable, teamId: string, id: string): Promise<string> {
+  return (await broadcastFind(tx, teamId, id))?.status ?? 'deleted';
+}
+
 const notDraft = (b: BroadcastRow, action: string) =>
   new AppError('validation_error', `Only draft broadcasts can be ${action}: this broadcast is ${b.status}.`);
 
@@ -121,8 +126,9 @@ export class Broadcasts {
     const b = await find(this.pool, teamId, id);
     await withTx(this.pool, async (tx) => {
       const moved = await broadcastMove(tx, teamId, b.id, CANCELABLE, 'canceled');
-      if (!moved) throw new AppError('validation_error', `Only queued or scheduled broadcasts can be canceled (Mailroom: also sending or paused ones): this broadcast is ${b.status}.`);
-      // Its emails not yet delivered are canceled too; held deliveries are let go to find that out.
+      if (!moved) throw new AppError('validation_error', `Only queued or scheduled broadcasts can be canceled (Mailroom: also sending or paused ones): this broadcast is ${await statusNow(tx, teamId, b.id)}.`);
+      // Locks in one order (issue 24): the broadcast's row (the move), its emails, its jobs. Its
+      // emails not yet handed over to a delivery are canceled; held deliveries are let go to find that out.
       await broadcastEmailsCancelQueued(tx, teamId, b.id);
       await deliverJobsReleaseForBroadcast(tx, b.id);
     });
@@ -133,7 +139,7 @@ export class Broadcasts {
     const b = await find(this.pool, teamId, id);
     await withTx(this.pool, async (tx) => {
       const moved = await broadcastMove(tx, teamId, b.id, ['scheduled', 'queued', 'sending'], 'paused', { pauseReason: 'paused on request' });
-      if (!moved) throw new AppError('validation_error', `Only scheduled, queued or sending broadcasts can be paused: this broadcast is ${b.status}.`);
+      if (!moved) throw new AppError('validation_error', `Only scheduled, queued or sending broadcasts can be paused: this broadcast is ${await statusNow(tx, teamId, b.id)}.`);
       await deliverJobsHoldForBroadcast(tx, b.id);
     });
     return { ...ok(b.id), status: 'paused' as const };
@@ -147,7 +153,7 @@ export class Broadcasts {
     const status = wait ? 'scheduled' as const : 'queued' as const;
     await withTx(this.pool, async (tx) => {
       const moved = await broadcastMove(tx, teamId, b.id, ['paused'], status);
-      if (!moved) throw new AppError('validation_error', `Only paused broadcasts can be resumed: this broadcast is ${b.status}.`);
+      if (!moved) throw new AppError('validation_error', `Only paused broadcasts can be resumed: this broadcast is ${await statusNow(tx, teamId, b.id)}.`);
       await deliverJobsReleaseForBroadcast(tx, b.id);
       await broadcastJobWake(tx, b.id, wait);
     });

@@ -79,6 +79,8 @@ export function deliveryJobs(deps: DeliverDeps) {
   const load = (p: DeliverPayload) => loader.add({ emailId: p.email_id, recipients: p.recipients });
   const one = async (p: DeliverPayload, loaded?: Loaded): Promise<void | JobOutcome> => {
     const state = await (loaded ?? load(p));
+    // A broadcast copy read `canceled` was not handed over to us (the load claims the others under
+    // their row lock, and its broadcast's cancel then leaves them to us): nothing is sent.
     if (!state || state.email.last_event === 'canceled') return;
     const { email } = state;
     let pending = p.recipients.filter((r) => !state.done.has(r));

@@ -100,17 +100,20 @@ export interface ExpansionStep {
 /**
  * The expansion's write, in the transaction that inserted the page's emails: advances the cursor
  * only if it is still where the page was read (else false: another run moved it, or the broadcast
- * was paused or canceled meanwhile, and the caller rolls back).
+ * was paused or canceled meanwhile, and the caller rolls back). It never waits for the broadcast's
+ * row: a pause, resume or cancel holding it (and perhaps waiting for a row this page inserted, such
+ * as the webhooks' wake-up job) makes it false, and the page is read again after the move.
  */
 export async function broadcastAdvance(db: Queryable, id: string, s: ExpansionStep): Promise<boolean> {
   const { rowCount } = await db.query(
-    `UPDATE broadcasts SET
+    `WITH l AS MATERIALIZED (SELECT id FROM broadcasts WHERE id = $1 FOR NO KEY UPDATE SKIP LOCKED)
+     UPDATE broadcasts SET
        cursor_created_at = coalesce($3::timestamptz, cursor_created_at), cursor_id = coalesce($4::uuid, cursor_id),
        status = CASE WHEN $5::boolean THEN 'sent' ELSE 'sending' END, sent_at = coalesce(sent_at, now()),
        completed_at = CASE WHEN $5::boolean THEN now() ELSE NULL END,
        recipients = recipients + $6, skipped_unsubscribed = skipped_unsubscribed + $7, skipped_topic = skipped_topic + $8,
        skipped_suppressed = skipped_suppressed + $9, updated_at = now()
-     WHERE id = $1 AND status IN ('queued', 'sending') AND cursor_created_at IS NOT DISTINCT FROM $2::timestamptz
+     WHERE id = (SELECT id FROM l) AND status IN ('queued', 'sending') AND cursor_created_at IS NOT DISTINCT FROM $2::timestamptz
        AND cursor_id IS NOT DISTINCT FROM $10::uuid`,
     [id, s.from?.created_at ?? null, s.to?.created_at ?? null, s.to?.id ?? null, s.done, s.created, s.skippedUnsubscribed, s.skippedTopic,
       s.skippedSuppressed, s.from?.id ?? null]);
@@ -137,11 +140,20 @@ export async function broadcastQueuedCount(db: Queryable, id: string, cap: numbe
   return rows[0].n;
 }
 
-/** Canceling a broadcast cancels its emails not yet delivered (their delivery jobs then end without sending). */
+/**
+ * Canceling a broadcast cancels its emails not yet handed over to a delivery (their delivery jobs
+ * then end without sending); a copy a delivery has claimed (handed_over_at, set under the row lock
+ * by emailsLoadForDelivery) is left to end as that delivery ends it, so that no email is both
+ * delivered and canceled. Run after the broadcast's row is locked by its move; the emails are
+ * locked in id order, as the hand-over and the delivery results lock them (issue 24: in any other
+ * order, a cancel and a result sharing copies deadlocked).
+ */
 export async function broadcastEmailsCancelQueued(db: Queryable, teamId: string, id: string): Promise<number> {
   const { rowCount } = await db.query(
-    `WITH c AS (UPDATE emails SET last_event = 'canceled' WHERE broadcast_id = $2 AND team_id = $1 AND last_event = 'sent'
-                RETURNING id, team_id, created_at, from_header, to_addrs, subject, message_id, tags)
+    `WITH l AS MATERIALIZED (
+       SELECT id FROM emails WHERE broadcast_id = $2 AND team_id = $1 AND last_event = 'sent' AND handed_over_at IS NULL ORDER BY id FOR NO KEY UPDATE),
+     c AS (UPDATE emails e SET last_event = 'canceled' FROM l WHERE e.id = l.id
+                RETURNING e.id, e.team_id, e.created_at, e.from_header, e.to_addrs, e.subject, e.message_id, e.tags)
      INSERT INTO email_events (id, email_id, team_id, type, recipient, data, created_at)
      SELECT gen_random_uuid(), c.id, c.team_id, 'email.canceled', NULL,
        jsonb_build_object('broadcast_id', $2::text, 'email_id', c.id, 'from', c.from_header, 'to', c.to_addrs, 'subject', c.subject,

@@ -201,10 +201,18 @@ type LoadedRow = EmailForDelivery & {
  * shares it across the deliveries it starts together): each email, its delivery progress (so a
  * re-run after a crash skips what was recorded), and its suppressed recipients. One entry per
  * load, in order; undefined for an email that no longer exists.
+ *
+ * A broadcast copy is also handed over here (handed_over_at, 0035): under its row lock, taken in
+ * id order as the cancel and the recorder take theirs, it is claimed unless it was canceled, and
+ * its last_event is read from the locked row, so `canceled` here means not claimed: do not send.
+ * From then on the broadcast's cancel leaves it to this delivery (store/broadcasts.ts).
  */
 export async function emailsLoadForDelivery(db: Queryable, loads: DeliveryLoad[]): Promise<(DeliveryState | undefined)[]> {
   const { rows } = await db.query<LoadedRow & { n: number }>(
-    `SELECT q.n, e.id, e.team_id, e.domain_id, e.message_id, e.from_header, e.subject, e.to_addrs, e.headers, e.tags, e.last_event, e.delayed_once, e.raw, e.created_at,
+    `WITH q AS (SELECT * FROM json_to_recordset($1::json) AS q (n int, email_id uuid, recipients json)),
+     claim AS MATERIALIZED (SELECT e.id, e.last_event FROM emails e WHERE e.id IN (SELECT email_id FROM q) AND e.broadcast_id IS NOT NULL ORDER BY e.id FOR NO KEY UPDATE),
+     claimed AS (UPDATE emails e SET handed_over_at = now() FROM claim WHERE e.id = claim.id AND claim.last_event <> 'canceled' AND e.handed_over_at IS NULL)
+     SELECT q.n, e.id, e.team_id, e.domain_id, e.message_id, e.from_header, e.subject, e.to_addrs, e.headers, e.tags, coalesce(claim.last_event, e.last_event) AS last_event, e.delayed_once, e.raw, e.created_at,
        e.cc_addrs, e.bcc_addrs, e.list_unsubscribe, e.list_id, e.broadcast_id, e.automation_id, e.personalization, e.insights IS NULL AS unanalyzed, e.source, e.reply_to,
        CASE WHEN e.insights IS NULL THEN e.html END AS html, CASE WHEN e.insights IS NULL THEN e.text_body END AS text_body,
        (SELECT json_agg(json_build_object('recipient', ev.recipient, 'type', ev.type)) FROM email_events ev
@@ -218,8 +226,7 @@ export async function emailsLoadForDelivery(db: Queryable, loads: DeliveryLoad[]
             LEFT JOIN contact_topics ct ON ct.contact_id = c.id AND ct.topic_id = t.id
           WHERE e.topic_id IS NOT NULL AND c.team_id = e.team_id AND c.email IN (SELECT lower(r) FROM json_array_elements_text(q.recipients) AS r)
             AND (c.unsubscribed OR coalesce(ct.subscription, t.default_subscription) = 'opt_out')) AS h) AS suppressed
-     FROM json_to_recordset($1::json) AS q (n int, email_id uuid, recipients json)
-     JOIN emails e ON e.id = q.email_id`,
+     FROM q JOIN emails e ON e.id = q.email_id LEFT JOIN claim ON claim.id = e.id`,
     [JSON.stringify(loads.map((l, n) => ({ n, email_id: l.emailId, recipients: l.recipients })))],
   );
   const out: (DeliveryState | undefined)[] = loads.map(() => undefined);
@@ -275,17 +282,20 @@ export async function emailEventsInsertMany(db: Queryable, groups: EventGroup[])
   // The compose findings fill insights only while they are null (once per email, whichever job or
   // read got there first); the insight is then appended unless the email already has one of its
   // kind (another destination's job may have explained its own first reply) or was not analyzed
-  // at all (insights null: MAILROOM_INSIGHTS=false).
+  // at all (insights null: MAILROOM_INSIGHTS=false). The rows are locked in id order first, as
+  // the hand-over and a broadcast's cancel lock theirs: in any other order a cancel running
+  // through the same copies deadlocked with it (issue 24).
   await db.query(
     `WITH ev AS (
        INSERT INTO email_events (id, email_id, team_id, type, recipient, data, detail, created_at)
-       SELECT id, email_id, team_id, type, recipient, data, detail, created_at FROM json_populate_recordset(NULL::email_events, $1::json))
+       SELECT id, email_id, team_id, type, recipient, data, detail, created_at FROM json_populate_recordset(NULL::email_events, $1::json)),
+     l AS MATERIALIZED (SELECT id FROM emails WHERE id IN (SELECT (x->>'email_id')::uuid FROM json_array_elements($2::json) x) ORDER BY id FOR NO KEY UPDATE)
      UPDATE emails e SET last_event = coalesce(u.last_event, e.last_event), delayed_once = e.delayed_once OR u.mark_delayed,
        insights = CASE WHEN u.insight IS NULL OR coalesce(e.insights, u.composed) IS NULL
            OR EXISTS (SELECT 1 FROM jsonb_array_elements(coalesce(e.insights, u.composed)) f WHERE f->>'id' IN (SELECT jsonb_array_elements_text(u.insight_once)))
          THEN coalesce(e.insights, u.composed) ELSE coalesce(e.insights, u.composed) || jsonb_build_array(u.insight) END
-     FROM json_to_recordset($2::json) AS u (email_id uuid, last_event text, mark_delayed boolean, insight jsonb, insight_once jsonb, composed jsonb)
-     WHERE e.id = u.email_id AND e.last_event <> 'canceled'`,
+     FROM json_to_recordset($2::json) AS u (email_id uuid, last_event text, mark_delayed boolean, insight jsonb, insight_once jsonb, composed jsonb), l
+     WHERE e.id = u.email_id AND l.id = e.id AND e.last_event <> 'canceled'`,
     [JSON.stringify(events), JSON.stringify(updates)],
   );
 }

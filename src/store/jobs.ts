@@ -327,9 +327,16 @@ const BROADCAST_DELIVERIES = (broadcastId: string, emailCond: string) => `
   AND (j.payload->>'broadcast_id' = ${broadcastId}::uuid::text
        OR j.payload->>'email_id' IN (SELECT id::text FROM emails WHERE broadcast_id = ${broadcastId}::uuid${emailCond}))`;
 
+// Hold and release run in the transaction that moved the broadcast (its row locked first), after
+// any change to its emails, and lock the jobs in id order: one order for every pause, resume and
+// cancel, the automatic ones included (issue 24). A job a worker holds is left to it (the claim
+// skips the rows locked here).
 export async function deliverJobsHoldForBroadcast(db: Queryable, broadcastId: string): Promise<number> {
   const { rowCount } = await db.query(
-    `UPDATE jobs j SET run_at = 'infinity' WHERE ${BROADCAST_DELIVERIES('$1', " AND last_event = 'sent'")} AND j.locked_by IS NULL AND j.run_at <> 'infinity'`,
+    `WITH l AS MATERIALIZED (
+       SELECT j.id FROM jobs j WHERE ${BROADCAST_DELIVERIES('$1', " AND last_event = 'sent'")} AND j.locked_by IS NULL AND j.run_at <> 'infinity'
+       ORDER BY j.id FOR NO KEY UPDATE)
+     UPDATE jobs j SET run_at = 'infinity' FROM l WHERE j.id = l.id`,
     [broadcastId],
   );
   return rowCount ?? 0;
@@ -338,8 +345,10 @@ export async function deliverJobsHoldForBroadcast(db: Queryable, broadcastId: st
 /** Resume (or cancel: the jobs then find their email canceled): held deliveries are due now. */
 export async function deliverJobsReleaseForBroadcast(db: Queryable, broadcastId: string): Promise<number> {
   const { rows } = await db.query<{ n: number }>(
-    `WITH r AS (
-       UPDATE jobs j SET run_at = now() WHERE ${BROADCAST_DELIVERIES('$1', '')} AND j.run_at = 'infinity'
+    `WITH l AS MATERIALIZED (
+       SELECT j.id FROM jobs j WHERE ${BROADCAST_DELIVERIES('$1', '')} AND j.run_at = 'infinity' ORDER BY j.id FOR NO KEY UPDATE),
+     r AS (
+       UPDATE jobs j SET run_at = now() FROM l WHERE j.id = l.id
        RETURNING j.kind),
      woken AS (SELECT pg_notify($2, k) FROM (SELECT DISTINCT kind AS k FROM r) x)
      SELECT (SELECT count(*) FROM r)::int AS n, (SELECT count(*) FROM woken) AS woken`,

@@ -112,11 +112,11 @@ export async function reputationCountsPurge(db: Queryable): Promise<number> {
   return rowCount ?? 0;
 }
 
-/** The team's broadcasts sending from this domain now (queued or sending): the guard pauses them. */
+/** The team's broadcasts sending from this domain now (queued or sending), in id order: the guard pauses them, locking each in turn. */
 export async function broadcastsSendingFromDomain(db: Queryable, teamId: string, domain: string): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(
     `SELECT id FROM broadcasts WHERE team_id = $1 AND status IN ('queued', 'sending')
-       AND lower(substring(from_header from '@([^@<>[:space:]]+)>?[[:space:]]*$')) = lower($2)`, [teamId, domain]);
+       AND lower(substring(from_header from '@([^@<>[:space:]]+)>?[[:space:]]*$')) = lower($2) ORDER BY id`, [teamId, domain]);
   return rows.map((r) => r.id);
 }
 
