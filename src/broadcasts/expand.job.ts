@@ -15,7 +15,7 @@ import type { Job, JobContext, JobOutcome } from '../queue/worker.js';
 import { withTx, type Pool } from '../store/db.js';
 import { broadcastEmailsInsert, type BroadcastEmailPage } from '../store/broadcast-emails.js';
 import { segmentFind } from '../store/segments.js';
-import { broadcastAdvance, broadcastFindById, broadcastPauseAuto, broadcastQueueDue, broadcastQueuedCount, type BroadcastRow } from '../store/broadcasts.js';
+import { broadcastAdvance, broadcastFindById, broadcastPageLock, broadcastPauseAuto, broadcastQueueDue, broadcastQueuedCount, type BroadcastRow } from '../store/broadcasts.js';
 import { broadcastRateCounts } from '../store/broadcast-stats.js';
 import { broadcastPageExclusions, type PageExclusions } from '../store/broadcast-recipients.js';
 import { segmentRecipientsAfter, type RecipientRow } from '../store/segment-contacts.js'; // static and filter segments alike
@@ -66,6 +66,9 @@ async function preparePage(deps: ExpandDeps, b: BroadcastRow, msg: BroadcastMess
   return { from, last: last ? { created_at: last.created_at, id: last.id } : null, done: page.next === null, emails, step };
 }
 
+/** A page's commit under way: `locked` once it holds its broadcast's page lock, `done` when it committed (false: the cursor moved). */
+interface Commit { locked: Promise<void>; done: Promise<boolean> }
+
 /**
  * Commits a page's emails with the cursor's advance from `from` to the page's end, in one
  * transaction. With `after` (the previous page's commit, still running), the emails are written at
@@ -73,17 +76,38 @@ async function preparePage(deps: ExpandDeps, b: BroadcastRow, msg: BroadcastMess
  * (PostgreSQL's insert work is most of an expansion, and the machine has more than one core), and
  * each page still commits with its own advance, in order. False when the cursor moved (a second
  * run of the job, a pause, or the previous page not committed).
+ *
+ * The second page waits for the first INSIDE PostgreSQL (the broadcast's page lock, an advisory
+ * transaction lock the first takes before writing), never only in this process: the two inserts
+ * can meet on a row both create (the webhook dispatcher's wake-up job, inserted by the trigger on
+ * email_events, 0005), and a wait PostgreSQL cannot see made that a hang that lasted forever (the
+ * first waiting for the second's row, the second for the first's commit in JavaScript). Seen as a
+ * lock cycle, it is a deadlock PostgreSQL breaks within deadlock_timeout: one page rolls back, and
+ * the walk reads again from the committed cursor.
  */
-function commitPage(deps: ExpandDeps, id: string, from: Cursor | null, p: PreparedPage, after?: Promise<boolean>): Promise<boolean> {
-  return withTx(deps.pool, async (tx) => {
+function commitPage(deps: ExpandDeps, id: string, from: Cursor | null, p: PreparedPage, after?: Commit): Commit {
+  let locked!: () => void;
+  const lockedP = new Promise<void>((resolve) => { locked = resolve; });
+  const done = withTx(deps.pool, async (tx) => {
+    if (!after) {
+      await broadcastPageLock(tx, id);
+      locked();
+    }
     await broadcastEmailsInsert(tx, p.emails);
-    if (after && !(await after)) throw new CursorMoved();
+    if (after) {
+      await after.locked; // the first page holds the lock before the second asks for it
+      await broadcastPageLock(tx, id);
+      locked();
+      if (!(await after.done)) throw new CursorMoved();
+    }
     if (!(await broadcastAdvance(tx, id, { from, to: p.last, done: p.done, ...p.step }))) throw new CursorMoved();
     return true;
   }).catch((err) => {
-    if (err instanceof CursorMoved) return false;
+    locked(); // nobody waits for a lock this page will never take
+    if (err instanceof CursorMoved || (err as { code?: string }).code === DEADLOCK) return false; // read again from the committed cursor
     throw err;
   });
+  return { locked: lockedP, done };
 }
 
 /**
@@ -99,15 +123,15 @@ async function expandPage(deps: ExpandDeps, b: BroadcastRow, msg: BroadcastMessa
   state.ahead = undefined;
   const p = await (ready ?? preparePage(deps, b, msg, from));
   const first = commitPage(deps, b.id, from, p);
-  first.catch(() => undefined); // awaited below
-  const commits = [first];
+  first.done.catch(() => undefined); // awaited below
+  const commits = [first.done];
   let last = p;
   if (!p.done && p.last && p.emails.ids.length < room) {
     // The second page, while the pacing window has room: if it cannot be prepared, the first
     // commits alone and the error shows next time.
     const q = await preparePage(deps, b, msg, p.last).catch(() => undefined);
     if (q) {
-      commits.push(commitPage(deps, b.id, p.last, q, first));
+      commits.push(commitPage(deps, b.id, p.last, q, first).done);
       last = q;
     }
   }
@@ -178,6 +202,7 @@ async function pageOfEmails(deps: ExpandDeps, b: BroadcastRow, msg: BroadcastMes
 }
 
 class CursorMoved extends Error {}
+const DEADLOCK = '40P01'; // PostgreSQL broke a lock cycle between the two page commits (commitPage)
 
 export function broadcastExpandJob(deps: ExpandDeps) {
   return async (job: Job<ExpandPayload>, jc: JobContext): Promise<void | JobOutcome> => {

@@ -162,3 +162,11 @@ export async function broadcastEmailsCancelQueued(db: Queryable, teamId: string,
     [teamId, id]);
   return rowCount ?? 0;
 }
+
+/**
+ * The broadcast's page lock (an advisory transaction lock): the expansion's page commits take it in
+ * page order, so the second waits for the first where PostgreSQL can see the wait (expand.job.ts).
+ */
+export async function broadcastPageLock(tx: Queryable, id: string): Promise<void> {
+  await tx.query(`SELECT pg_advisory_xact_lock(hashtext('broadcast-page:' || $1))`, [id]);
+}
