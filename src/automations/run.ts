@@ -1,18 +1,18 @@
 // Starting, advancing and resuming automation runs, always inside the caller's transaction so that
 // a step's result and the job for the next step commit together (a crash loses or repeats nothing).
-// Re-entry: a contact starts a new run of an automation only when its previous run of it has ended
-// (the unique index automation_runs_one_running); a trigger event meanwhile starts nothing.
+// One way in each, set-based: automationsOnEvents (events) and runsCompleteAndAdvance (steps); a
+// single event or step is a list of one. Re-entry: a contact starts a new run of an automation only
+// when its previous run of it has ended (the unique index automation_runs_one_running).
 import { matches } from '../contacts/filter.js';
-import { recordCreatedMany, recordEvent } from '../contacts/service.js';
+import { recordCreatedMany } from '../contacts/service.js';
 import { uuid } from '../lib/ids.js';
 import type { CustomEventRow } from '../store/custom-events.js';
-import { contactFind, contactIdsByEmail, contactInsert, contactsByIds, contactsInsertBare, type ContactRow } from '../store/contacts.js';
+import { contactIdsByEmail, contactsByIds, contactsInsertBare, type ContactRow } from '../store/contacts.js';
 import type { Tx } from '../store/db.js';
 import { AUTOMATION_STEP_JOB, AUTOMATION_WAKE_JOB, jobInsert } from '../store/jobs.js';
 import {
-  automationFind, automationRunEnd, automationRunInsert, automationRunsEndIfDone, automationRunsStart, automationsByIds, automationsEnabledByTrigger,
-  automationsEnabledByTriggers, runStepInsertPending, runStepRememberEvent, runStepsCompleteAndAdvance, runStepSet, runStepsUnfinished,
-  runStepsWaitingFor, runStepsWaitingForMany, type AutomationRow, type RunRow, type RunStart, type RunStepNew, type StepDone, type StepNext,
+  automationRunsEndIfDone, automationRunsStart, automationsByIds, automationsEnabledByTriggers, runStepRememberEvent, runStepsCompleteAndAdvance,
+  runStepsWaitingForMany, type AutomationRow, type RunRow, type RunStart, type RunStepNew, type StepDone, type StepNext,
 } from '../store/automations.js';
 import { conditionRule, durationMs } from './graph.js';
 
@@ -24,28 +24,6 @@ export interface StepJob { run_id: string; key: string; wake?: boolean }
 /** The job that runs one step, or, with `wake`, the wake-up (automations.wake) that resumes it at `at`. */
 export async function stepJobEnqueue(tx: Tx, runId: string, key: string, at?: Date, wake = false): Promise<void> {
   await jobInsert(tx, { kind: wake ? AUTOMATION_WAKE_JOB : AUTOMATION_STEP_JOB, payload: { run_id: runId, key, ...(wake ? { wake: true } : {}) } satisfies StepJob, runAt: at, key: `${runId}:${key}${wake ? ':wake' : ''}` });
-}
-
-/**
- * Follows the connections of type `type` out of step `from`: each target step becomes pending with
- * its job, except a delay, which waits at once with its wake-up (what its step job would do, one
- * job fewer per delay). When nothing follows and no step is left unfinished, the run is completed.
- */
-export async function runAdvance(tx: Tx, a: Pick<AutomationRow, 'steps' | 'connections'>, runId: string, from: string, type: string): Promise<void> {
-  const next = a.connections.filter((c) => c.from === from && c.type === type);
-  for (const c of next) {
-    const step = a.steps.find((s) => s.key === c.to)!;
-    const waitEvent = step.type === 'wait_for_event' ? String(step.config.event_name) : null;
-    if (!(await runStepInsertPending(tx, runId, step.key, step.type, waitEvent))) continue;
-    if (step.type === 'delay') {
-      const until = delayUntil(step);
-      await runStepSet(tx, runId, step.key, { status: 'waiting', output: { until } });
-      await stepJobEnqueue(tx, runId, step.key, until, true);
-    } else {
-      await stepJobEnqueue(tx, runId, step.key);
-    }
-  }
-  if (!next.length && (await runStepsUnfinished(tx, runId)) === 0) await automationRunEnd(tx, runId, 'completed');
 }
 
 /** Flattens what a condition may name: `event.<key>` and `contact.<key>` (properties too). */
@@ -61,59 +39,12 @@ export function conditionSubject(run: Pick<RunRow, 'event'>, contact: Record<str
 
 export const ruleHolds = (raw: unknown, subject: Record<string, unknown>) => matches(conditionRule(raw, 'rule'), subject as never);
 
-/**
- * THE automation side of POST /events/send, in the event's transaction: starts a run of every
- * enabled automation the event triggers (creating the contact from `email` when needed), then
- * resumes every run of this contact waiting for this event (whose filter, if any, the payload passes).
- */
-export async function automationsOnEvent(tx: Tx, teamId: string, e: CustomEventRow): Promise<void> {
-  const triggered = await automationsEnabledByTrigger(tx, teamId, e.name);
-  let contactId = e.contact_id;
-  if (triggered.length && !contactId) {
-    const created = await contactInsert(tx, teamId, { email: e.email, first_name: null, last_name: null, unsubscribed: false, properties: {} });
-    if (created) await recordEvent(tx, 'contact.created', created); // its webhook, as for any new contact
-    contactId = (created ?? (await contactFind(tx, teamId, { email: e.email })))!.id;
-  }
-  const started = new Set<string>();
-  for (const a of triggered) {
-    const run = await automationRunInsert(tx, { automationId: a.id, teamId, contactId: contactId!, email: e.email, event: e.payload, reentry: a.reentry, eventId: e.id });
-    if (!run) continue; // re-entry refused (a run of this contact has not ended, or `never` and one ran), or this event started it already
-    started.add(run.id);
-    const trigger = a.steps.find((s) => s.type === 'trigger')!;
-    await runStepInsertPending(tx, run.id, trigger.key, 'trigger');
-    await runStepSet(tx, run.id, trigger.key, { status: 'completed', output: { event: e.name, event_id: e.id } });
-    await runAdvance(tx, a, run.id, trigger.key, 'default');
-  }
-  const waiting = await runStepsWaitingFor(tx, teamId, e.email, e.name);
-  const cache = new Map<string, AutomationRow | undefined>();
-  for (const w of waiting) {
-    if (!cache.has(w.run.automation_id)) cache.set(w.run.automation_id, await automationFind(tx, teamId, w.run.automation_id));
-    const a = cache.get(w.run.automation_id);
-    const step = a?.steps.find((s) => s.key === w.key);
-    if (!a || !step || started.has(w.run_id)) continue; // a run this event started waits for the next one
-    if (step.config.filter_rule) {
-      const contact = w.run.contact_id ? await contactFind(tx, teamId, { id: w.run.contact_id }) : undefined;
-      if (!ruleHolds(step.config.filter_rule, conditionSubject(w.run, contact, e.payload))) continue;
-    }
-    const received = { event_received: e.name, event_id: e.id, payload: e.payload };
-    if (w.status !== 'waiting') { // on its way into the wait: the step job takes it when it gets there
-      await runStepRememberEvent(tx, w.run_id, w.key, received);
-      continue;
-    }
-    await runWaitReceived(tx, a, w.run_id, w.key, received);
-  }
-}
-
-/** A wait_for_event step completes with the event it received and follows event_received (or default). */
-export async function runWaitReceived(tx: Tx, a: Pick<AutomationRow, 'steps' | 'connections'>, runId: string, key: string, received: Record<string, unknown>): Promise<void> {
-  await runStepSet(tx, runId, key, { status: 'completed', output: received });
-  const type = a.connections.some((c) => c.from === key && c.type === 'event_received') ? 'event_received' : 'default';
-  await runAdvance(tx, a, runId, key, type);
-}
-
 type Graph = Pick<AutomationRow, 'steps' | 'connections'>;
 
-/** The steps that follow `from` through connections of `type`, as runAdvance makes them: pending, or a delay waiting until its time. */
+/**
+ * The steps that follow `from` through connections of `type`: pending (with their step jobs), or a
+ * delay waiting at once until its time (with its wake-up: what its step job would do, one job fewer).
+ */
 function following(a: Graph, runId: string, from: string, type: string): StepNext[] {
   return a.connections.filter((c) => c.from === from && c.type === type).map((c) => {
     const step = a.steps.find((s) => s.key === c.to)!;
@@ -122,13 +53,15 @@ function following(a: Graph, runId: string, from: string, type: string): StepNex
   });
 }
 
-/** What completes one open step of a locked run, and the connection type its run follows from it. */
-export interface Completion { a: Graph; runId: string; key: string; output: unknown; type: string }
+/** What finishes one open step of a locked run (completed unless `status` says skipped), and the connection type its run follows from it. */
+export interface Completion { a: Graph; runId: string; key: string; output: unknown; type: string; status?: 'completed' | 'skipped' }
 
 /**
- * runStepSet(completed) + runAdvance for many steps in one statement: each step completed with its
- * output, the steps that follow made pending with their jobs, and each run left with nothing to do
- * completed. The caller holds the runs' and steps' locks and checked every step is open.
+ * THE way a step finishes and its run moves on, for one step (a step job) or many (a batch of
+ * wake-ups, a wave of events), in one statement: each step completed (or skipped) with its output,
+ * the steps that follow made pending with their jobs (a step the run reached already is left
+ * alone), and each run left with nothing to do completed. The caller holds the runs' and steps'
+ * locks and checked every step is open.
  */
 export async function runsCompleteAndAdvance(tx: Tx, items: Completion[]): Promise<void> {
   if (!items.length) return;
@@ -136,7 +69,7 @@ export async function runsCompleteAndAdvance(tx: Tx, items: Completion[]): Promi
   const next: StepNext[] = [];
   const moving = new Set<string>();
   for (const it of items) {
-    done.push({ run_id: it.runId, key: it.key, output: it.output });
+    done.push({ run_id: it.runId, key: it.key, output: it.output, status: it.status ?? 'completed' });
     const n = following(it.a, it.runId, it.key, it.type);
     if (n.length) moving.add(it.runId);
     next.push(...n);
@@ -146,17 +79,20 @@ export async function runsCompleteAndAdvance(tx: Tx, items: Completion[]): Promi
 }
 
 /** A wait_for_event step's connection when its event came: event_received, or default. */
-const receivedType = (a: Graph, key: string) => (a.connections.some((c) => c.from === key && c.type === 'event_received') ? 'event_received' : 'default');
+export const receivedType = (a: Graph, key: string) => (a.connections.some((c) => c.from === key && c.type === 'event_received') ? 'event_received' : 'default');
 
 export type QueuedEvent = CustomEventRow & { team_id: string };
 
 /**
- * automationsOnEvent for many events in one transaction, with a few set-based statements per wave
- * instead of ~11 per event. A wave holds at most one event per (team, address), the first wave the
- * first event of each, the second the second, and so on: the events of one address (which is all
- * that starts, refuses or resumes its runs) take effect in the order they were recorded, as one at
- * a time, while the waves' other events are independent of them. Throws on anything unexpected
- * (the caller then takes the events one at a time).
+ * THE automation side of recorded events (POST /events/send, system events), one or many, in the
+ * caller's transaction: starts a run of every enabled automation an event triggers (creating the
+ * contact from its address when needed) and resumes the runs of its address waiting for it (whose
+ * filter, if any, its payload passes); a few statements per wave (one at a time took ~11 per event).
+ * A wave holds at most one event per (team, address), the first wave the first event of each, the
+ * second the second, and so on: the events of one address (which is all that starts, refuses or
+ * resumes its runs) take effect in the order they were recorded, as one at a time, while the waves'
+ * other events are independent of them. Throws on anything unexpected (the event job then retries
+ * the events one at a time, a list of one each).
  */
 export async function automationsOnEvents(tx: Tx, events: QueuedEvent[]): Promise<void> {
   if (!events.length) return;

@@ -17,7 +17,7 @@ import { withTx, type Pool, type Tx } from '../store/db.js';
 import { suppressionsFind } from '../store/suppressions.js';
 import { durationMs, type Step } from './graph.js';
 import { wakeUpMany } from './wake.job.js';
-import { conditionSubject, runAdvance, runWaitReceived, ruleHolds, stepJobEnqueue, type StepJob } from './run.js';
+import { conditionSubject, receivedType, ruleHolds, runsCompleteAndAdvance, stepJobEnqueue, type StepJob } from './run.js';
 
 export interface StepDeps { pool: Pool; sender: EmailSender; log: Logger }
 const FINAL = new Set(['completed', 'failed', 'skipped']);
@@ -46,8 +46,7 @@ function resolve(v: unknown, run: RunRow, contact: ContactRow | undefined): unkn
 
 async function sendEmail(deps: StepDeps, a: AutomationRow, run: RunRow, step: Step, contact: ContactRow | undefined): Promise<void> {
   const skip = (reason: string) => locked(deps.pool, run.id, step.key, async (tx) => {
-    await runStepSet(tx, run.id, step.key, { status: 'skipped', output: { reason } });
-    await runAdvance(tx, a, run.id, step.key, 'default');
+    await runsCompleteAndAdvance(tx, [{ a, runId: run.id, key: step.key, status: 'skipped', output: { reason }, type: 'default' }]);
   });
   if (!contact) return skip('contact_deleted');
   if (contact.unsubscribed) return skip('unsubscribed');
@@ -70,8 +69,7 @@ async function sendEmail(deps: StepDeps, a: AutomationRow, run: RunRow, step: St
   }, new Date(), undefined, { id, listId: `<${a.id.replace(/-/g, '')}.${fromAddr.domain}>`, automationId: a.id });
   await locked(deps.pool, run.id, step.key, async (tx) => {
     await deps.sender.commitIn(tx, [email]);
-    await runStepSet(tx, run.id, step.key, { status: 'completed', output: { email_id: id } });
-    await runAdvance(tx, a, run.id, step.key, 'default');
+    await runsCompleteAndAdvance(tx, [{ a, runId: run.id, key: step.key, output: { email_id: id }, type: 'default' }]);
   });
 }
 
@@ -115,7 +113,7 @@ async function runStep(deps: StepDeps, job: Job<StepJob>): Promise<void> {
       return locked(deps.pool, runId, key, async (tx, _status, s) => {
         // An event that came while the run was on its way here (remembered on the step) ends the wait at once.
         const early = step.type === 'wait_for_event' ? (s.output as { early_event?: Record<string, unknown> } | null)?.early_event : undefined;
-        if (early) return runWaitReceived(tx, a, runId, key, early);
+        if (early) return runsCompleteAndAdvance(tx, [{ a, runId, key, output: early, type: receivedType(a, key) }]);
         const until = ms ? new Date(Date.now() + ms) : null;
         await runStepSet(tx, runId, key, { status: 'waiting', output: { until }, waitEvent: step.type === 'wait_for_event' ? step.config.event_name : null });
         if (until) await stepJobEnqueue(tx, runId, key, until, true);
@@ -124,15 +122,13 @@ async function runStep(deps: StepDeps, job: Job<StepJob>): Promise<void> {
     case 'condition': {
       const met = ruleHolds(step.config, conditionSubject(run, contact as never));
       return locked(deps.pool, runId, key, async (tx) => {
-        await runStepSet(tx, runId, key, { status: 'completed', output: { result: met } });
-        await runAdvance(tx, a, runId, key, met ? 'condition_met' : 'condition_not_met');
+        await runsCompleteAndAdvance(tx, [{ a, runId, key, output: { result: met }, type: met ? 'condition_met' : 'condition_not_met' }]);
       });
     }
     default: {
       const output = await contactStep(deps, run, step, contact);
       return locked(deps.pool, runId, key, async (tx) => {
-        await runStepSet(tx, runId, key, { status: contact ? 'completed' : 'skipped', output });
-        await runAdvance(tx, a, runId, key, 'default');
+        await runsCompleteAndAdvance(tx, [{ a, runId, key, status: contact ? 'completed' : 'skipped', output, type: 'default' }]);
       });
     }
   }

@@ -40,7 +40,7 @@ export function customEventInputOf(body: Record<string, unknown>): CustomEventIn
 /**
  * Records one event in the caller's transaction: resolves the subject, checks and coerces the
  * payload against the team's definition of the event (if any), and inserts it. It is not queued for
- * automations: a caller that must act on it (automationsOnEvent) does so in the same transaction.
+ * automations: a caller that must act on it (automationsOnEvents) does so in the same transaction.
  * POST /events/send uses customEventSend (group commit, queued for the automations) instead.
  */
 export async function customEventRecord(tx: Tx, teamId: string, input: CustomEventInput): Promise<CustomEventRow> {

@@ -1,5 +1,7 @@
 // Automations, their runs and the runs' steps: every query keyed by team or run. A step's state
 // changes in the caller's transaction together with the job for what comes next (automations/run.ts).
+// automation_event_queue is also filled outside this file, in SQL: by customEventsInsertBatch
+// (custom-events.ts) and by the trigger email_events_automations on email_events (migration 0025).
 import { uuid } from '../lib/ids.js';
 import type { CustomEventRow } from './custom-events.js';
 import type { Queryable, Tx } from './db.js';
@@ -51,13 +53,7 @@ export async function automationDelete(db: Queryable, teamId: string, id: string
   return Boolean(rowCount);
 }
 
-/** The team's enabled automations triggered by this event name. */
-export async function automationsEnabledByTrigger(db: Queryable, teamId: string, event: string): Promise<AutomationRow[]> {
-  const { rows } = await db.query<AutomationRow>(`SELECT ${COLUMNS} FROM automations WHERE team_id = $1 AND trigger_event = $2 AND status = 'enabled'`, [teamId, event]);
-  return rows;
-}
-
-/** automationsEnabledByTrigger for many (team, event name) pairs in one query. */
+/** The enabled automations triggered by these (team, event name) pairs, in one query. */
 export async function automationsEnabledByTriggers(db: Queryable, keys: { team_id: string; name: string }[]): Promise<AutomationRow[]> {
   if (!keys.length) return [];
   const { rows } = await db.query<AutomationRow>(
@@ -79,29 +75,15 @@ export interface RunRow {
 }
 const RUN_COLUMNS = 'id, automation_id, team_id, contact_id, email, event, status, started_at::text AS started_at, completed_at::text AS completed_at, created_at::text AS created_at';
 
-/**
- * A new running run, unless the re-entry rule refuses it (then undefined): after_end and never runs
- * are exclusive (at most one running per contact, the unique index automation_runs_one_running);
- * never also refuses a contact that ever ran the automation. The same trigger event never starts two
- * runs of one automation (automation_runs_trigger_event).
- */
-export async function automationRunInsert(tx: Tx, r: { automationId: string; teamId: string; contactId: string; email: string; event: Record<string, unknown>; reentry: Reentry; eventId: string }): Promise<RunRow | undefined> {
-  const { rows } = await tx.query<RunRow>(
-    `INSERT INTO automation_runs (id, automation_id, team_id, contact_id, email, event, exclusive, trigger_event_id)
-     SELECT $1, $2, $3, $4, $5, $6, $7 <> 'always', $8
-     WHERE $7 <> 'never' OR NOT EXISTS (SELECT 1 FROM automation_runs WHERE automation_id = $2 AND email = $5)
-     ON CONFLICT DO NOTHING RETURNING ${RUN_COLUMNS}`,
-    [uuid(), r.automationId, r.teamId, r.contactId, r.email, JSON.stringify(r.event), r.reentry, r.eventId]);
-  return rows[0];
-}
-
 export interface RunStart { id: string; automationId: string; teamId: string; contactId: string; email: string; event: Record<string, unknown>; reentry: Reentry; eventId: string }
 /** A step a run reaches: pending (its step job runs it), waiting (a delay parked at once: output {until}, with its wake-up) or completed (a trigger). */
 export interface RunStepNew { run_id: string; key: string; type: string; status: 'pending' | 'waiting' | 'completed'; output: unknown; wait_event: string | null }
 
 /**
- * automationRunInsert for many candidate runs in one statement (the same re-entry rules: refused
- * by automation_runs_one_running / automation_runs_trigger_event, or by `never` when one ran), with
+ * New running runs, many candidates in one statement, each unless its re-entry rule refuses it:
+ * after_end and never runs are exclusive (at most one running per contact, the unique index
+ * automation_runs_one_running), never also refuses a contact that ever ran the automation, and the
+ * same trigger event never starts two runs of one automation (automation_runs_trigger_event); with
  * the first step rows of each run that was inserted (`steps`, in order: a completed step is
  * started and completed now, a pending one gets its step job, a waiting one its wake-up at
  * output.until; notified at commit). No two
@@ -137,21 +119,23 @@ export async function automationRunsStart(tx: Tx, runs: RunStart[], steps: RunSt
   return new Set(rows.map((r) => r.id));
 }
 
-export interface StepDone { run_id: string; key: string; output: unknown }
+export interface StepDone { run_id: string; key: string; output: unknown; status: 'completed' | 'skipped' }
 export interface StepNext { run_id: string; key: string; type: string; wait_event: string | null; status: 'pending' | 'waiting'; output: unknown }
 
 /**
- * Many steps completed at once (each with its output; the caller holds the run and step locks and
- * checked each is open), the steps that follow them made pending with their step jobs, or, for a
- * delay, waiting with its wake-up (a step the run reached already is left alone), and each run of `endIfDone` completed when no step of it is
- * left unfinished: what runStepSet + runAdvance do one at a time, in one statement.
+ * Steps finished, one or many at once (each completed or skipped with its output; the caller holds
+ * the run and step locks and checked each is open), the steps that follow them made pending with
+ * their step jobs, or, for a delay, waiting with its wake-up (a step the run reached already is left
+ * alone), and each run of `endIfDone` completed when no step of it is left unfinished, in one
+ * statement. A wait_for_event step names its event (wait_event) from the start, so that an event
+ * arriving before the step job parks it as waiting is remembered on the step (runStepRememberEvent).
  */
 export async function runStepsCompleteAndAdvance(tx: Tx, done: StepDone[], next: StepNext[], endIfDone: string[]): Promise<{ ended: string[] }> {
   if (!done.length && !next.length && !endIfDone.length) return { ended: [] };
   const { rows } = await tx.query<{ ended: string[] | null }>(
-    `WITH d AS (SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[]) AS d (run_id, key, output)),
+    `WITH d AS (SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $12::text[]) AS d (run_id, key, output, status)),
      done AS (
-       UPDATE automation_run_steps s SET status = 'completed', output = coalesce(d.output, s.output), error = NULL, wait_event = NULL,
+       UPDATE automation_run_steps s SET status = d.status, output = coalesce(d.output, s.output), error = NULL, wait_event = NULL,
               started_at = coalesce(s.started_at, now()), completed_at = now()
        FROM d WHERE s.run_id = ANY($1::uuid[]) AND s.run_id = d.run_id AND s.key = d.key
        RETURNING s.run_id),
@@ -172,7 +156,7 @@ export async function runStepsCompleteAndAdvance(tx: Tx, done: StepDone[], next:
      SELECT (SELECT array_agg(id) FROM ended) AS ended, (SELECT count(*) FROM done) AS done, (SELECT pg_notify($9, kind) FROM sj LIMIT 1) AS notified, (SELECT pg_notify($9, kind) FROM wj LIMIT 1) AS notified_wake`,
     [done.map((x) => x.run_id), done.map((x) => x.key), done.map((x) => (x.output === undefined ? null : JSON.stringify(x.output))),
       next.map((x) => x.run_id), next.map((x) => x.key), next.map((x) => x.type), next.map((x) => x.wait_event), endIfDone, JOBS_CHANNEL,
-      next.map((x) => x.status), next.map((x) => (x.output === null || x.output === undefined ? null : JSON.stringify(x.output)))]);
+      next.map((x) => x.status), next.map((x) => (x.output === null || x.output === undefined ? null : JSON.stringify(x.output))), done.map((x) => x.status)]);
   return { ended: rows[0].ended ?? [] };
 }
 
@@ -232,16 +216,6 @@ export interface RunStepRow {
 }
 const STEP_COLUMNS = 'run_id, key, type, status, wait_event, output, error, started_at::text AS started_at, completed_at::text AS completed_at, created_at::text AS created_at';
 
-/**
- * A step the run reaches: pending (unless the run reached it already). Returns whether it is new.
- * A wait_for_event step names its event (`waitEvent`) from the start, so that an event arriving
- * before the step job parks it as waiting is remembered on the step (runStepRememberEvent).
- */
-export async function runStepInsertPending(tx: Tx, runId: string, key: string, type: string, waitEvent: string | null = null): Promise<boolean> {
-  const { rowCount } = await tx.query(`INSERT INTO automation_run_steps (run_id, key, type, wait_event) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`, [runId, key, type, waitEvent]);
-  return Boolean(rowCount);
-}
-
 /** A pending wait's event, kept in its output until the step job enters the wait and takes it. */
 export async function runStepRememberEvent(tx: Tx, runId: string, key: string, received: Record<string, unknown>): Promise<void> {
   await tx.query(
@@ -269,38 +243,12 @@ export async function runStepSet(db: Queryable, runId: string, key: string, s: {
     [runId, key, s.status, s.output === undefined ? null : JSON.stringify(s.output), s.error === undefined ? null : JSON.stringify(s.error), s.waitEvent ?? null]);
 }
 
-/** Whether any step of the run is still to finish. */
-export async function runStepsUnfinished(db: Queryable, runId: string): Promise<number> {
-  const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM automation_run_steps WHERE run_id = $1 AND status IN ('pending', 'running', 'waiting')`, [runId]);
-  return rows[0].n;
-}
-
 /**
- * The steps of the team's running runs for this address that wait for this event (waiting, or
- * still pending/running on the way into the wait), locked run first then step: the order the step
- * job (and stop) takes, so an event and a wait's timeout firing at once queue behind each other
- * instead of deadlocking.
- */
-export async function runStepsWaitingFor(tx: Tx, teamId: string, email: string, event: string): Promise<(RunStepRow & { run: RunRow })[]> {
-  const { rows: runs } = await tx.query<{ id: string }>(
-    `SELECT r.id FROM automation_runs r
-     WHERE r.team_id = $1 AND r.email = $2 AND r.status = 'running'
-       AND EXISTS (SELECT 1 FROM automation_run_steps s WHERE s.run_id = r.id AND s.status IN ('pending', 'running', 'waiting') AND s.wait_event = $3)
-     ORDER BY r.id FOR UPDATE OF r`,
-    [teamId, email, event]);
-  if (!runs.length) return [];
-  const { rows } = await tx.query(
-    `SELECT s.run_id, s.key, s.type, s.status, r.automation_id, r.team_id, r.contact_id, r.email, r.event
-     FROM automation_run_steps s JOIN automation_runs r ON r.id = s.run_id
-     WHERE s.run_id = ANY($1::uuid[]) AND s.status IN ('pending', 'running', 'waiting') AND s.wait_event = $2 AND r.status = 'running'
-     ORDER BY s.run_id, s.key FOR UPDATE OF s`,
-    [runs.map((r) => r.id), event]);
-  return rows.map((x: any) => ({ ...x, run: { id: x.run_id, automation_id: x.automation_id, team_id: x.team_id, contact_id: x.contact_id, email: x.email, event: x.event } }));
-}
-
-/**
- * runStepsWaitingFor for many (team, address, event) triples at once, no two with the same team
- * and address: runs locked first (by id), then steps (by run, key). `at` is the triple's index.
+ * The steps of the running runs that wait for these (team, address, event) triples, no two with
+ * the same team and address (waiting, or still pending/running on the way into the wait): runs
+ * locked first (by id), then steps (by run, key), the order the step job (and stop) takes, so an
+ * event and a wait's timeout firing at once queue behind each other instead of deadlocking. `at`
+ * is the triple's index.
  */
 export async function runStepsWaitingForMany(tx: Tx, keys: { team_id: string; email: string; name: string }[]): Promise<(RunStepRow & { at: number; run: RunRow })[]> {
   if (!keys.length) return [];

@@ -1,14 +1,17 @@
 // The automations' batch paths through the real interfaces (HTTP, the worker processes' jobs):
-// 1. Events queued by an API-only process (no worker yet), then taken by a worker in batches of 200
-//    (set-based, in per-address waves): runs started with the re-entry rules, contacts created with
-//    their contact.created events (the same webhook data as POST /contacts), a run that ends at once
-//    followed by another for the same address in the same batch, an event waited for right after
-//    the event that starts the run, and a parked wait resumed by an event of a later batch.
+// 1. Events queued by an API-only process (no worker yet), more than one batch of them, then taken by
+//    a worker in batches of AUTOMATION_EVENT_BATCH (set-based, in per-address waves): runs started
+//    with the re-entry rules, contacts created with their contact.created events (the same webhook
+//    data as POST /contacts), a run that ends at once followed by another for the same address in
+//    the same batch, an event waited for right after the event that starts the run, the same across
+//    the batch boundary (the first queued event starts a run, the last resumes it: it holds only if
+//    the batches are taken in order), and a parked wait resumed by an event queued after a pause.
 // 2. Hundreds of wake-ups due at once (delays elapsed, wait timeouts with a timeout connection,
 //    waits already resumed by their event, and wake-ups queued the earlier way as automations.step):
 //    every run completes, every step once.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { AUTOMATION_EVENT_BATCH } from '../../src/automations/event.job.js';
 import { freshDatabase, type TestDatabase } from '../helpers/db.js';
 import { startTestApp, type TestApp } from '../helpers/harness.js';
 import { until } from '../helpers/until.js';
@@ -55,7 +58,7 @@ describe('automations: the event queue taken in batches', () => {
     'SELECT id, email, status, contact_id FROM automation_runs WHERE automation_id = $1 ORDER BY created_at, id', [automationId]);
   const queueEmpty = () => until('the event queue to be taken', async () => (await q('SELECT 1 FROM automation_event_queue')).length === 0, 60_000);
 
-  test('254 queued events: runs, re-entry refusals, contacts and their webhooks, same-batch order, waits', { timeout: 120_000 }, async () => {
+  test('more than a batch of queued events: runs, re-entry refusals, contacts and their webhooks, same-batch and cross-batch order, waits', { timeout: 180_000 }, async () => {
     const signup = await createAutomation(w.api, delayTo('signup'));
     const always = await createAutomation(w.api, delayTo('cart', 'always'));
     const never = await createAutomation(w.api, delayTo('cart', 'never'));
@@ -73,8 +76,11 @@ describe('automations: the event queue taken in batches', () => {
     const existing = await w.api.api('POST', '/contacts', { body: { email: 'existing@dest.test' } });
     assert.equal(existing.status, 201);
 
-    // All queued before any worker runs: the worker takes them in batches of 200, in order.
-    for (let i = 0; i < 240; i += 40) await Promise.all(Array.from({ length: 40 }, (_, j) => send(w.api, 'signup', `n${i + j}@dest.test`)));
+    // All queued before any worker runs: the worker takes them in batches, in order. N signups make
+    // the queue longer than a batch, with a run started by the first event and resumed by the last.
+    const N = AUTOMATION_EVENT_BATCH;
+    await send(w.api, 'trial', 'cross@dest.test');
+    for (let i = 0; i < N; i += 40) await Promise.all(Array.from({ length: Math.min(40, N - i) }, (_, j) => send(w.api, 'signup', `n${i + j}@dest.test`)));
     await send(w.api, 'signup', 'existing@dest.test');
     for (let i = 0; i < 3; i++) await send(w.api, 'signup', 'again@dest.test');
     for (let i = 0; i < 3; i++) await send(w.api, 'cart', 'shop@dest.test');
@@ -84,15 +90,18 @@ describe('automations: the event queue taken in batches', () => {
     await send(w.api, 'trial', 'filt@dest.test');
     await send(w.api, 'activated', 'filt@dest.test', { ok: false, name: 'Nope' }); // fails the filter: not remembered
     await send(w.api, 'activated', 'nobody@dest.test', { ok: true }); // no run waits for it
-    assert.equal((await q('SELECT 1 FROM automation_event_queue')).length, 254);
+    await send(w.api, 'activated', 'cross@dest.test', { ok: true, name: 'Cross' }); // a batch after the event that started its run
+    const queued = N + 16;
+    assert.ok(queued > AUTOMATION_EVENT_BATCH, 'more than one batch');
+    assert.equal((await q('SELECT 1 FROM automation_event_queue')).length, queued);
     assert.equal((await q('SELECT 1 FROM automation_runs')).length, 0);
 
     await w.startWorker();
     await queueEmpty();
 
     const s = await runs(signup);
-    assert.equal(s.length, 242, '240 new addresses, the existing contact, and one run for three events of one address');
-    assert.equal(new Set(s.map((r) => r.email)).size, 242);
+    assert.equal(s.length, N + 2, 'N new addresses, the existing contact, and one run for three events of one address');
+    assert.equal(new Set(s.map((r) => r.email)).size, N + 2);
     assert.equal(s.find((r) => r.email === 'existing@dest.test')!.contact_id, existing.body.id, 'the existing contact, not a new one');
     assert.deepEqual((await runs(always)).map((r) => r.status), ['running', 'running', 'running'], 'always: a run per event');
     assert.equal((await runs(never)).length, 1, 'never: one run, however many events');
@@ -102,9 +111,9 @@ describe('automations: the event queue taken in batches', () => {
     // Every address that started a run has its contact, created once, with one contact.created each.
     const created = await q<{ email: string; n: number }>(
       `SELECT c.email, count(e.*)::int AS n FROM contacts c LEFT JOIN email_events e ON e.email_id = c.id AND e.type = 'contact.created' GROUP BY c.email`);
-    assert.equal(created.length, 240 + 6, 'n0..n239, existing, again, shop, pinger, early, filt; not nobody');
+    assert.equal(created.length, N + 7, 'n0..n(N-1), existing, again, shop, pinger, early, filt, cross; not nobody');
     assert.deepEqual(created.filter((c) => c.n !== 1), [], 'one contact.created each');
-    assert.equal(new Set((await runs(signup)).map((r) => r.contact_id)).size, 242, 'each run on its address\'s contact');
+    assert.equal(new Set((await runs(signup)).map((r) => r.contact_id)).size, N + 2, 'each run on its address\'s contact');
     // The webhook data is what POST /contacts records for a new contact.
     const data = async (email: string) => (await q(`SELECT e.data FROM email_events e JOIN contacts c ON c.id = e.email_id WHERE c.email = $1 AND e.type = 'contact.created'`, [email]))[0].data;
     const made = await data('n7@dest.test');
@@ -116,10 +125,10 @@ describe('automations: the event queue taken in batches', () => {
     });
 
     // Each new run's trigger completed and its delay parked at once with its wake-up (no step job).
-    await until('every delay to wait', async () => (await q(`SELECT 1 FROM automation_run_steps WHERE key = 'd' AND status = 'waiting'`)).length === 242 + 3 + 1, 60_000);
+    await until('every delay to wait', async () => (await q(`SELECT 1 FROM automation_run_steps WHERE key = 'd' AND status = 'waiting'`)).length === N + 2 + 3 + 1, 60_000);
     assert.deepEqual(await q(`SELECT s.key, s.status, count(*)::int AS n FROM automation_run_steps s JOIN automation_runs r ON r.id = s.run_id WHERE r.automation_id = $1 GROUP BY 1, 2 ORDER BY 1`, [signup]),
-      [{ key: 'd', status: 'waiting', n: 242 }, { key: 't', status: 'completed', n: 242 }]);
-    assert.equal((await q(`SELECT 1 FROM jobs WHERE kind = 'automations.wake' AND key LIKE '%:d:wake'`)).length, 246, 'one wake-up per delay');
+      [{ key: 'd', status: 'waiting', n: N + 2 }, { key: 't', status: 'completed', n: N + 2 }]);
+    assert.equal((await q(`SELECT 1 FROM jobs WHERE kind = 'automations.wake' AND key LIKE '%:d:wake'`)).length, N + 6, 'one wake-up per delay');
     assert.equal((await q(`SELECT 1 FROM jobs WHERE kind = 'automations.step' AND key LIKE '%:d'`)).length, 0, 'and no step job for it');
 
     // The event that came right after its run's start completed the wait; the filtered one did not.
@@ -129,6 +138,11 @@ describe('automations: the event queue taken in batches', () => {
     assert.deepEqual(earlySteps.map((x) => [x.key, x.status]), [['t', 'completed'], ['w', 'completed'], ['hi', 'completed']]);
     assert.deepEqual(earlySteps[1].output.payload, { ok: true, name: 'Early' });
     assert.equal((await q(`SELECT first_name FROM contacts WHERE email = 'early@dest.test'`))[0].first_name, 'Activated');
+    // The last event, a batch later, completed the wait of the run the first event started.
+    const cross = (await runs(waiter)).find((r) => r.email === 'cross@dest.test')!;
+    await until('the cross-batch run to complete', async () => (await q('SELECT status FROM automation_runs WHERE id = $1', [cross.id]))[0].status === 'completed', 30_000);
+    assert.deepEqual((await q(`SELECT output FROM automation_run_steps WHERE run_id = $1 AND key = 'w'`, [cross.id]))[0].output.payload, { ok: true, name: 'Cross' });
+    assert.equal((await q(`SELECT first_name FROM contacts WHERE email = 'cross@dest.test'`))[0].first_name, 'Activated');
     const filt = (await runs(waiter)).find((r) => r.email === 'filt@dest.test')!;
     await until('the filtered run to wait', async () => (await q(`SELECT status FROM automation_run_steps WHERE run_id = $1 AND key = 'w'`, [filt.id]))[0].status === 'waiting', 30_000);
 
@@ -140,7 +154,7 @@ describe('automations: the event queue taken in batches', () => {
     await queueEmpty();
     await until('the filtered run to complete', async () => (await q('SELECT status FROM automation_runs WHERE id = $1', [filt.id]))[0].status === 'completed', 30_000);
     assert.equal((await q(`SELECT first_name FROM contacts WHERE email = 'filt@dest.test'`))[0].first_name, 'Activated');
-    assert.equal((await runs(signup)).length, 262);
+    assert.equal((await runs(signup)).length, N + 22);
     assert.equal((await q(`SELECT 1 FROM jobs WHERE kind = 'automations.wake' AND key = $1`, [`${filt.id}:w:wake`])).length, 1, 'its timeout stays queued, and finds the step completed when due');
   });
 });
