@@ -4,7 +4,9 @@
 // written from public provider replies (test/fixtures/bounce-corpus.ts); no SMTP I/O.
 // What is refused because of US (our IP or domain on a blocklist, reputation, authentication,
 // rate, relay, our sender address, policy or content) is never held against the recipient: only
-// a recipient that does not exist (or a domain that does not) is suppressed.
+// a recipient that does not exist (or a domain that does not) is suppressed. The vocabularies
+// (English and 20 other languages) are in classify-vocab.ts.
+import * as V from './classify-vocab.js';
 
 export type BounceSubType =
   | 'General'
@@ -87,159 +89,57 @@ interface Rule {
   category: string;
 }
 
-/** One case-insensitive pattern from readable alternatives, one or a few per line. */
-const anyOf = (...parts: RegExp[]): RegExp => new RegExp(parts.map((p) => p.source).join('|'), 'i');
-
 // First match wins within a pass, so the order is a priority: whatever names US as the cause
 // (rate, blocklist, authentication, content, size, relay) comes before the recipient, and a
-// reply that names both is never held against the recipient.
-// Sources: RFC 3463 / RFC 5248 code registry and the replies that Gmail, Microsoft 365/Outlook,
-// Yahoo/AOL, Apple iCloud, Orange, QQ, 163, GMX, Postfix, Exim, qmail, Amavis and filtering
-// gateways document or are widely seen to send (test/fixtures/bounce-corpus.ts).
+// reply that names both is never held against the recipient. The words are in classify-vocab.ts
+// (English and 20 other languages); the codes are RFC 3463/5248 read by class.subject.detail
+// (x.1.x addresses, x.2.x mailboxes, x.3.4 size, x.4.x routing, x.5/x.6 protocol, x.7.x security
+// and policy), with the codes Gmail, Microsoft and Yahoo give their own meaning.
 const RULES: Rule[] = [
   // 5xx replies that say "not now": greylisting, "try again later". Yahoo's "permanently
   // deferred ... Retrying will NOT succeed" is excluded by PERMANENT_GUARD.
   { classes: [4, 5], action: 'defer', subType: 'General', category: 'greylist', text: /gr[ae]y-?list/i },
-  {
-    classes: [5], action: 'defer', subType: 'General', category: 'temporary',
-    text: anyOf(
-      /try (?:again )?later|try again in|please retry|retry (?:later|in)|resources temporarily|system is busy/,
-      /temporar(?:y|ily) (?:failure|error|unavailable|rejected|deferred|blocked|local problem)/,
-    ),
-  },
-  // Rate limits and volume throttling (Gmail 4.7.28 / 4.7.0, Yahoo TSS04, Microsoft 4.7.500, QQ
-  // "frequency limited"). Only a rate is a rate: "exceeded ... limit" alone is often a size.
-  {
-    classes: [4, 5], action: 'defer', subType: 'General', category: 'rate_limit', enhanced: /^[45]\.7\.(?:28|500)$/,
-    text: anyOf(
-      /rate limit|ratelimit|throttl|unusual rate|unexpected volume|exceeded .{0,20}rate|frequency limited/,
-      /too many (?:messages|connections|recipients|concurrent|mails|sessions|smtp)/,
-      /\[TSS0[14]\]|4\.7\.500|sending (?:too|very) (?:fast|many)|receiving mail at a rate/,
-    ),
-  },
+  { classes: [5], action: 'defer', subType: 'General', category: 'temporary', text: V.TRY_LATER },
+  // Rate limits and volume throttling (Gmail 4.7.28 / 4.7.0, Yahoo TSS04/TSS11, Microsoft 4.7.500,
+  // QQ "frequency limited"). Gmail's 5.7.28 is a block for the same flood, not a rate: below.
+  { classes: [4, 5], action: 'defer', subType: 'General', category: 'rate_limit', enhanced: /^4\.7\.(?:28|500)$/,
+    text: V.RATE },
   // Our sending IP or domain is blocked: blocklists, reputation (Microsoft 5.7.606-649 banned
-  // IP / 5.7.708 / 5.7.750 / S3140 / S3150, Spamhaus, Yahoo TSS09/PH01, Comcast, Orange
-  // OFR_506, Proofpoint, Mimecast, Barracuda). Never the recipient's fault.
-  {
-    classes: [5], subType: 'General', category: 'blocklist', enhanced: /^5\.7\.(?:60[6-9]|6[1-4]\d|708|750|511)$/,
-    text: anyOf(
-      /block ?list|black ?list|spamhaus|barracuda|spamcop|sorbs|\bdnsbls?\b|uribl|\brbl\b|listed (?:at|on|in|by)/,
-      /(?:poor|bad|low) (?:ip |sender |domain )?reputation|reputation (?:of|is)/,
-      /\[TSS09\]|\[PH01\]|\(S3140\)|\(S3150\)|\(S775\)|ofr_?50[36]/,
-      /banned sending|access denied, banned|traffic not accepted from this ip|on our block list/,
-      /client host .{0,80}(?:blocked|rejected|refused)|blocked (?:using|because of|due to ip)|blocked - see|:blocked\)/,
-      /\b(?:ip|host|address) .{0,60}(?:is|has been|was) (?:blocked|blacklisted|banned|listed)/,
-      /(?:envelope|connection|sender ip|your ip) (?:blocked|rejected|refused)|refused by (?:dnsbl|blacklist)/,
-      /dynamic (?:ip|address)|residential ip|not accepted from (?:your|this) (?:ip|network)/,
-    ),
-  },
-  // Sender authentication (SPF, DKIM, DMARC, ARC, rDNS/HELO; Gmail 5.7.25-5.7.27, Microsoft
-  // 5.7.509/5.7.515, Mimecast anti-spoofing): our setup, not the recipient.
-  {
-    classes: [5], subType: 'General', category: 'auth', enhanced: /^5\.7\.(?:2[3-7]|509|515|30)$/,
-    text: anyOf(
-      /dmarc|unauthenticated|\bspf\b|sender policy framework|\bdkim\b|anti-?spoof|spoof(?:ing|ed)/,
-      /not authenticated|authentication (?:required|failed|check)/,
-      /\bptr\b|reverse dns|\brdns\b|reverse lookup|helo|ehlo|forward-confirmed|fcrdns/,
-    ),
-  },
-  // Viruses, blocked attachment types and Amavis "BANNED" (a banned file name or type); checked
-  // before generic content and spam.
-  {
-    classes: [5], subType: 'AttachmentRejected', category: 'virus',
-    text: anyOf(
-      /virus|malware|infected|\battachment|file type|file extension|potential security issue|executable/,
-      /blocked file|prohibited file|- banned:|banned contents? alert|banned (?:file|attachment)/,
-    ),
-  },
+  // IP / 5.7.708 / 5.7.750 / S3140 / S3150, RFC 5.7.28 mail flood, Spamhaus, Yahoo TSS09/PH01,
+  // Comcast, Orange OFR_506, T-Online (BL), Proofpoint, Mimecast, Barracuda). Never the recipient's fault.
+  { classes: [5], subType: 'General', category: 'blocklist', enhanced: /^5\.7\.(?:28|60[6-9]|6[1-4]\d|708|750|511)$/,
+    text: V.BLOCKLIST },
+  // Sender authentication (SPF, DKIM, DMARC, ARC, rDNS/HELO; RFC 7372 5.7.20-24, Gmail
+  // 5.7.25-5.7.27, Microsoft 5.7.509/5.7.515, Mimecast anti-spoofing): our setup, not the recipient.
+  { classes: [5], subType: 'General', category: 'auth', enhanced: /^5\.7\.(?:2[0-7]|29|509|515|30)$/, text: V.AUTH },
+  // Viruses, blocked attachment types and Amavis "BANNED"; checked before generic content and spam.
+  { classes: [5], subType: 'AttachmentRejected', category: 'virus', text: V.VIRUS },
   // Spam and content refusals, content scanners and filters.
-  {
-    classes: [5], subType: 'ContentRejected', category: 'spam',
-    text: anyOf(
-      /spam|unsolicited|bulk mail|phish|suspicious|likely (?:unsolicited|spam)|\[CS0\d\]/,
-      /junk mail|considered (?:as )?junk/,
-      /content (?:rejected|policy|filter|violation|scanner|blocked)|banned content|message filtered/,
-      /message (?:content )?(?:was )?(?:blocked|rejected|refused) (?:as|due to|because)/,
-      /message (?:content )?(?:was )?(?:blocked|rejected) by (?!(?:\w+ )?polic)/,
-      /url (?:is )?(?:blocked|listed)|scam|fraud/,
-    ),
-  },
+  { classes: [5], subType: 'ContentRejected', category: 'spam', text: V.SPAM },
   // Mailbox full: 4.2.2 stays a deferral, 5.2.2 bounces.
-  {
-    classes: [4, 5], subType: 'MailboxFull', category: 'mailbox_full', enhanced: /^[45]\.2\.2$/,
-    text: anyOf(
-      /mailbox (?:is )?full|over ?quota|overquota|quota (?:exceeded|exceed)|exceeded .{0,20}(?:quota|storage)/,
-      /insufficient (?:system )?storage|out of storage|mailbox size limit|mailbox (?:has )?exceeded|full mailbox/,
-      /storage (?:space|limit|quota)|disk quota/,
-      /casella piena|spazio esaurito|boite aux lettres pleine|buz[oó]n lleno/,
-    ),
-  },
-  // Message too large (5.3.4; 552 with a size text).
-  {
-    classes: [4, 5], subType: 'MessageTooLarge', category: 'message_size', enhanced: /^[45]\.3\.4$/,
-    text: /too (?:large|big)|size (?:limit|exceed)|exceeds? .{0,30}size|message size|message length exceeds/i,
-  },
-  // Bad sender address, or a sender domain without MX/A records (GMX).
-  {
-    classes: [5], subType: 'General', category: 'sender', enhanced: /^5\.1\.(?:7|8)$/,
-    text: anyOf(
-      /sender (?:address )?(?:rejected|invalid|unknown|domain)|domain of sender|sender verify failed/,
-      /unverifiable sender|return path|invalid dns mx/,
-    ),
-  },
+  { classes: [4, 5], subType: 'MailboxFull', category: 'mailbox_full', enhanced: /^[45]\.2\.2$/, text: V.FULL },
+  // Message too large: x.3.4, and x.2.3 "message length exceeds administrative limit".
+  { classes: [4, 5], subType: 'MessageTooLarge', category: 'message_size', enhanced: /^[45]\.(?:3\.4|2\.3)$/,
+    text: V.SIZE },
+  // Bad sender address (x.1.7 syntax, x.1.8 domain), or a sender domain without MX/A records (GMX).
+  { classes: [5], subType: 'General', category: 'sender', enhanced: /^5\.1\.(?:7|8)$/, text: V.SENDER },
   // Relaying refused: the host does not take mail for this domain.
-  {
-    classes: [5], subType: 'General', category: 'relay', enhanced: /^5\.7\.(?:54)$/,
-    text: anyOf(
-      /relay(?:ing)? (?:access )?(?:denied|not permitted|prohibited|not allowed)|not permitted to relay/,
-      /unable to relay|relay not permitted|we do not relay|no relaying|allowed rcpthosts/,
-    ),
-  },
-  // Unknown or disabled recipient (Gmail 5.1.1/5.2.1, Microsoft 5.1.10 and 5.4.1 "Access denied",
-  // Yahoo "doesn't have an account", AOL "mailbox is disabled (554.30)", QQ "deactivated mailbox";
-  // Italian, French, Spanish, German, Portuguese, Russian and Chinese texts). The only rule that
-  // suppresses the recipient: a text that names a nonexistent or closed mailbox.
-  {
-    classes: [5], subType: 'NoEmail', category: 'recipient', enhanced: /^5\.1\.(?:0|1|3|6|10)$|^5\.2\.1$|^5\.4\.1$/,
-    text: anyOf(
-      /user unknown|unknown user|no such (?:user|recipient|mailbox|account|address|person)/,
-      /unknown (?:recipient|mailbox|address|local ?part)|recipient unknown|addressee unknown|unknown email address/,
-      /(?:user|recipient|mailbox|address|account|email account)(?: name)? (?:does not|doesn't|did not) exist/,
-      /does not exist|recipient (?:address )?rejected|not (?:a )?valid (?:mailbox|recipient|user|address)/,
-      /invalid (?:recipient|mailbox|address|user)|recipient not found|address not found|unrouteable address/,
-      /mailbox (?:unavailable|not found|disabled|inactive|not available|does not exist)/,
-      /mailbox (?:is )?(?:disabled|inactive|unavailable)|deactivated|no mailbox (?:here|by that name)/,
-      /account (?:is |has been )?(?:disabled|inactive|suspended|deactivated|closed|blocked|locked|expired)/,
-      /doesn't have (?:a |an )?(?:[\w.-]+ )?account|not our customer|mailbox (?:name )?not allowed/,
-      /user (?:not found|is inactive|is disabled|is suspended|suspended|disabled|inactive)/,
-      /no longer (?:active|valid|in use|available)|bad destination mailbox|undeliverable address/,
-      /no such local user|destination address rejected|\(554\.30\)/,
-      /utente (?:inesistente|non trovato)|destinatario sconosciuto|casella di posta non esiste/,
-      /destinataire (?:inconnu|invalide)|usuario no existe|benutzer unbekannt|usu[aá]rio n[aã]o encontrado/,
-      /нет такого пользователя|收件人不存在/,
-    ),
-  },
+  { classes: [5], subType: 'General', category: 'relay', enhanced: /^5\.7\.(?:54)$/, text: V.RELAY },
+  // Destination routing and DNS: the domain does not exist or takes no mail (5.1.2, 5.4.4). Before
+  // the recipient, so that Postfix's "Recipient address rejected: Domain not found" names the
+  // domain. A routing loop (5.4.6) or an expired message (5.4.7) says nothing about the address.
+  { classes: [5], subType: 'General', category: 'dns', enhanced: /^5\.1\.2$|^5\.4\.4$/, text: V.DNS },
+  // Unknown or disabled recipient (x.1.1 bad mailbox, x.1.3 bad syntax, x.1.6 moved, x.2.1
+  // disabled; Microsoft 5.1.10 and 5.4.1 "Access denied"). The only rule that suppresses the
+  // recipient: a text that names a nonexistent or closed mailbox.
+  { classes: [5], subType: 'NoEmail', category: 'recipient', enhanced: /^5\.1\.(?:0|1|3|6|10)$|^5\.2\.1$|^5\.4\.1$/,
+    text: V.NO_MAILBOX },
   // Policy refusals; any other 5.7.x code is one too, when neither the text nor a specific code said more.
-  {
-    classes: [5], subType: 'ContentRejected', category: 'policy', weak: /^5\.7\.\d+$/, vague: true,
-    text: /polic(?:y|ies)|not accepted|prohibit/i,
-  },
-  // Destination routing and DNS: the domain does not exist or takes no mail (5.1.2, 5.4.4). A
-  // routing loop (5.4.6) or an expired message (5.4.7) says nothing about the address.
-  {
-    classes: [5], subType: 'General', category: 'dns', enhanced: /^5\.1\.2$|^5\.4\.4$/,
-    text: anyOf(
-      /host (?:not found|unknown)|domain (?:not found|does not exist|name not found)|no such domain/,
-      /no mx|null mx|unroutable|does not accept mail/,
-    ),
-  },
+  { classes: [5], subType: 'ContentRejected', category: 'policy', weak: /^5\.7\.\d+$/, vague: true, text: V.POLICY },
   // Protocol errors on our side (should not happen; bounce so the message does not loop).
   { classes: [5], subType: 'General', category: 'protocol', enhanced: /^5\.5\.\d+$|^5\.6\.\d+$/ },
   // Transient connection and server troubles.
-  {
-    classes: [4], subType: 'General', category: 'connection', enhanced: /^4\.4\.\d+$/,
-    text: /service not available|closing (?:transmission )?channel|too busy|connection (?:refused|timed out|lost)/i,
-  },
+  { classes: [4], subType: 'General', category: 'connection', enhanced: /^4\.4\.\d+$/, text: V.CONNECTION },
 ];
 
 // Generic codes that providers use for many things: for them only the text decides.
@@ -273,8 +173,8 @@ function pickRule(cls: 4 | 5, specific: string | undefined, text: string): Rule 
 export function classifyReply(reply: SmtpReply): Classification {
   const code = reply.code;
   const enhanced = reply.enhanced ?? parseEnhancedCode(reply.text);
-  const text = reply.text;
-  const retryAfterSeconds = parseRetryAfter(text);
+  const text = V.foldReply(reply.text);
+  const retryAfterSeconds = parseRetryAfter(reply.text);
   const withRetry = (c: Classification): Classification =>
     c.action === 'defer' && retryAfterSeconds !== undefined ? { ...c, retryAfterSeconds } : c;
 

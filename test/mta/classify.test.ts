@@ -131,3 +131,33 @@ test('no line of the rules table is longer than 120 characters (issue 25)', asyn
   const source = await readFile(new URL('../../src/mta/classify.ts', import.meta.url), 'utf8');
   assert.deepEqual(source.split('\n').map((l, i) => [i + 1, l.length]).filter(([, n]) => n > 120), []);
 });
+
+// Issue 24, second round: words in other languages, codes read by class.subject.detail.
+test('a not-found or full-mailbox text is read in other languages, with or without accents', () => {
+  for (const reply of ['550 Empfaenger unbekannt', '550 5.1.1 Empfänger unbekannt', '550 Uzytkownik nie istnieje',
+    '550 Utilisateur inconnu !', '550 Пользователь не найден', '550 用户不存在', '550 Onbekende gebruiker']) {
+    assert.deepEqual([classifyResponse(reply).subType, suppressed(reply)], ['NoEmail', true], reply);
+  }
+  for (const reply of ['552 Postfach voll', '552 Почтовый ящик переполнен', '552 邮箱已满', '552 Caixa postal cheia']) {
+    assert.equal(classifyResponse(reply).subType, 'MailboxFull', reply);
+  }
+  assert.equal(classifyResponse('552 Taille limite du message atteinte OFR_514 [514]').subType, 'MessageTooLarge');
+});
+
+test("Gmail's 5.7.28 flood block bounces as a blocklist while its 4.7.28 stays a rate-limit deferral", () => {
+  const block = classifyResponse('550-5.7.28 Our system has detected an unusual rate of unsolicited mail. Blocked.');
+  assert.deepEqual([block.action, block.category], ['bounce', 'blocklist']);
+  assert.deepEqual([classifyResponse('421 4.7.28 unusual rate of mail').action], ['defer']);
+});
+
+test('x.2.3 is a size, a sender domain that does not exist never suppresses the recipient', () => {
+  assert.equal(classifyResponse('552 5.2.3 Rejected').subType, 'MessageTooLarge');
+  assert.equal(suppressed('550 Sender domain example.com does not exist'), false);
+  assert.equal(classifyResponse('554 5.7.1 Barracuda content filter: message blocked by Intent Analysis').category, 'spam');
+});
+
+test('no line of the vocabularies is longer than 120 characters either', async () => {
+  const { readFile } = await import('node:fs/promises');
+  const source = await readFile(new URL('../../src/mta/classify-vocab.ts', import.meta.url), 'utf8');
+  assert.deepEqual(source.split('\n').map((l, i) => [i + 1, l.length]).filter(([, n]) => n > 120), []);
+});
