@@ -52,6 +52,10 @@ async function main() {
       await sleep(100);
     }
     const totalS = (performance.now() - t0) / 1000;
+    // A rate over an import that failed, stopped short or refused rows measures nothing.
+    if (imp.status !== 'completed' || imp.counts.failed > 0 || imp.counts.total !== rows) {
+      throw new Error(`the import did not take every row: status ${imp.status}, counts ${JSON.stringify(imp.counts)} of ${rows} rows, error ${JSON.stringify(imp.error)}`);
+    }
     const cpu = cpuSeconds(svc.proc.pid!) - cpu0;
     const pgCpu = postgresCpuSeconds() - pg0;
     const rss = svc.peakRssMb();

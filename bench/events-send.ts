@@ -8,16 +8,18 @@
 // queue is empty gives the rate runs start at, with the API idle. Usage: npm run build && node --import tsx bench/events-send.ts [seconds]
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { api, cpuSeconds, freshDb, KEY, loadAverage, machine, postgresCpuSeconds, startService } from './lib.js';
+import { allAnswered, api, cpuSeconds, freshDb, KEY, loadAverage, machine, postgresCpuSeconds, startService } from './lib.js';
 
 const seconds = Number(process.argv[2] ?? 15);
 
-function load(url: string, path: string, connections: number, body: () => string, secs = seconds) {
-  return autocannon({
+async function load(url: string, path: string, connections: number, body: () => string, secs = seconds) {
+  const r = await autocannon({
     url: url + path, method: 'POST', connections, duration: secs,
     headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-    requests: [{ setupRequest: (r: Record<string, unknown>) => ({ ...r, body: body() }) }] as never,
+    requests: [{ setupRequest: (req) => ({ ...req, body: body() }) }],
   });
+  allAnswered(`POST ${path} at ${connections} connections`, r);
+  return r;
 }
 
 async function measured<T>(pid: number, fn: () => Promise<T>) {
@@ -30,6 +32,7 @@ async function measured<T>(pid: number, fn: () => Promise<T>) {
 const db = await freshDb();
 const svc = await startService({
   MAILROOM_DATABASE_URL: db.url, MAILROOM_BOOTSTRAP_API_KEY: KEY, MAILROOM_ROLES: 'api', MAILROOM_DELIVERY_MODE: 'capture', MAILROOM_RATE_LIMIT: '1000000',
+  MAILROOM_RECIPIENT_RATE_LIMIT: '100000000', // the peer's emails, beside the events
   MAILROOM_SECRET_KEY: 'bench-secret', // the drain's worker shares the database, so the secret too
 });
 const client = new pg.Client({ connectionString: db.url });

@@ -12,7 +12,7 @@
 //     how many stored emails were analyzed on the request path (must be 0).
 // Usage: npm run build && node --import tsx bench/insights.ts [seconds per service run]
 import autocannon from 'autocannon';
-import { api, cpuSeconds, freshDb, KEY, loadAverage, machine, startService } from './lib.js';
+import { allAnswered, api, cpuSeconds, freshDb, KEY, loadAverage, machine, startService } from './lib.js';
 import { validateSendRequest } from '../src/emails/validate.js';
 import { composeMessage } from '../src/emails/compose.js';
 import { ComposeInsights } from '../src/emails/compose-insights.js';
@@ -77,6 +77,7 @@ async function inProcess() {
 async function service(insights: boolean, url: string, pid: number, body: string) {
   const c0 = cpuSeconds(pid);
   const r = await autocannon({ url: `${url}/emails`, method: 'POST', connections: 64, duration: seconds, body, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' } });
+  allAnswered(`POST /emails (insights ${insights})`, r);
   const cpu = cpuSeconds(pid) - c0;
   const ok = r.requests.total - r.non2xx - r.errors;
   return { insights, emails_per_s: Math.round(ok / seconds), p99_ms: r.latency.p99, non2xx: r.non2xx, api_cpu_us_per_email: Math.round((cpu / ok) * 1e6), load: loadAverage() };
@@ -84,19 +85,19 @@ async function service(insights: boolean, url: string, pid: number, body: string
 
 async function serviceRuns(name: string, email: object) {
   const body = JSON.stringify(email);
-  const runs = [];
+  const runs: Awaited<ReturnType<typeof service>>[] = [];
   let analyzedOnRequestPath = 0;
   let stored = 0;
   for (const insights of [true, false, true, false]) {
     const db = await freshDb();
     const svc = await startService({
       MAILROOM_DATABASE_URL: db.url, MAILROOM_BOOTSTRAP_API_KEY: KEY, MAILROOM_ROLES: 'api', MAILROOM_DELIVERY_MODE: 'capture', MAILROOM_RATE_LIMIT: '1000000',
-      MAILROOM_INSIGHTS: String(insights),
+      MAILROOM_RECIPIENT_RATE_LIMIT: '100000000', MAILROOM_INSIGHTS: String(insights),
     });
     try {
       const dom = await api(svc.url, KEY, 'POST', '/domains', { name: 'bench.example' });
       await api(svc.url, KEY, 'POST', `/domains/${dom.id}/verify`);
-      await autocannon({ url: `${svc.url}/emails`, method: 'POST', connections: 8, duration: 3, body, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' } });
+      allAnswered('warm-up', await autocannon({ url: `${svc.url}/emails`, method: 'POST', connections: 8, duration: 3, body, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' } }));
       runs.push(await service(insights, svc.url, svc.proc.pid!, body));
       // No worker runs in this service: any insights stored were computed on the request path.
       const c = new pg.Client({ connectionString: db.url });

@@ -8,8 +8,8 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { dkimSign } from 'mailauth/lib/dkim/sign.js';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
+import { senderDkimSignature } from '../../test/helpers/dkim-sign.js';
 import { startFakeDns } from '../../test/helpers/fake-dns.js';
 import { api, freshDb, KEY, serveUntilStdinEnds, startService } from '../lib.js';
 
@@ -29,9 +29,9 @@ async function messageFile(name: string, attachment?: Buffer): Promise<string> {
     text, html: `<html><body><p>${text}</p></body></html>`,
     attachments: attachment ? [{ filename: 'data.bin', content: attachment, contentType: 'application/octet-stream' }] : [],
   } as never).compile().build();
-  const signed = await dkimSign(raw, { canonicalization: 'relaxed/relaxed', signatureData: [{ signingDomain: 'sender.bench', selector: 's1', privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() }] });
+  const signature = await senderDkimSignature(raw, { signingDomain: 'sender.bench', selector: 's1', privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() });
   const file = path.join(os.tmpdir(), `mailroom-inbound-${name}.eml`);
-  fs.writeFileSync(file, Buffer.concat([Buffer.from(signed.signatures), raw]).toString('latin1').replace(/\r\n/g, '\n'), 'latin1');
+  fs.writeFileSync(file, Buffer.concat([Buffer.from(signature), raw]).toString('latin1').replace(/\r\n/g, '\n'), 'latin1');
   return file;
 }
 

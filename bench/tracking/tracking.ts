@@ -38,15 +38,15 @@ const pixels = ids.map((id) => `/t/o/${signer.openToken(id)}.gif`);
 const links = ids.map((id) => `/t/c/${signer.clickToken(id, `https://shop.example.com/item?id=${id}&utm_source=mail`)}`);
 
 // Asynchronous: the app under test serves from this process's event loop meanwhile.
-async function load(base: string, paths: string[]) {
+async function load(base: string, paths: string[], status: 200 | 302) {
   const file = path.join(dataDir, `paths-${Math.random()}.json`);
   fs.writeFileSync(file, JSON.stringify(paths));
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(here, 'load.ts'), base, file, a.seconds!, a.connections!], { encoding: 'utf8' });
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', path.join(here, 'load.ts'), base, file, a.seconds!, a.connections!, String(status)], { encoding: 'utf8' });
   return JSON.parse(stdout.trim().split('\n').pop()!);
 }
 
-const mailroomPixel = await load(app.httpUrl!, pixels);
-const mailroomClick = await load(app.httpUrl!, links);
+const mailroomPixel = await load(app.httpUrl!, pixels, 200);
+const mailroomClick = await load(app.httpUrl!, links, 302);
 await sleep(1_000); // the recorder flushes every 250 ms
 const { rows } = await db.pool.query("SELECT type, count(*)::int AS n FROM email_events WHERE type IN ('email.opened', 'email.clicked') GROUP BY type");
 await app.close();
@@ -55,8 +55,8 @@ await db.drop();
 const peer = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'peer-server.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
 const port = await new Promise<string>((resolve) => peer.stdout.once('data', (d: Buffer) => resolve(d.toString().trim())));
 const peerBase = `http://127.0.0.1:${port}`;
-const peerPixel = await load(peerBase, pixels);
-const peerClick = await load(peerBase, links);
+const peerPixel = await load(peerBase, pixels, 200);
+const peerClick = await load(peerBase, links, 302);
 peer.kill();
 fs.rmSync(dataDir, { recursive: true, force: true });
 

@@ -1,5 +1,5 @@
 // Recording custom events (POST /events/send, resend-compat 8.1) and a contact's history. The one way
-// in is customEventRecord(tx, ...), in the caller's transaction. With `email`, no contact is created
+// in is customEventSend (group commit, queued for the automations). With `email`, no contact is created
 // here: the address is recorded, and whoever needs the contact later (an automation run) creates it.
 import { invalidField, missingField } from '../errors.js';
 import { isUuid } from '../lib/ids.js';
@@ -7,10 +7,10 @@ import { contactEmail } from '../contacts/input.js';
 import { contactOf } from '../contacts/service.js';
 import { Batcher } from '../queue/batcher.js';
 import {
-  customEventContextFind, customEventContextFindMany, customEventInsert, customEventListByContact, customEventsInsertBatch,
+  customEventContextFindMany, customEventListByContact, customEventsInsertBatch,
   type CustomEventContextAsk, type CustomEventNew, type CustomEventRow,
 } from '../store/custom-events.js';
-import type { Pool, Queryable, Tx } from '../store/db.js';
+import type { Pool, Queryable } from '../store/db.js';
 import type { IdempotencyCompletion } from '../store/emails.js';
 import type { PageQuery } from '../store/paginate.js';
 import { customEventName, customEventPayloadCoerce, customEventPayloadOf } from './schema.js';
@@ -35,20 +35,6 @@ export function customEventInputOf(body: Record<string, unknown>): CustomEventIn
     subject = { email: contactEmail(body.email) };
   }
   return { name, subject, payload: customEventPayloadOf(body.payload) };
-}
-
-/**
- * Records one event in the caller's transaction: resolves the subject, checks and coerces the
- * payload against the team's definition of the event (if any), and inserts it. It is not queued for
- * automations: a caller that must act on it (automationsOnEvents) does so in the same transaction.
- * POST /events/send uses customEventSend (group commit, queued for the automations) instead.
- */
-export async function customEventRecord(tx: Tx, teamId: string, input: CustomEventInput): Promise<CustomEventRow> {
-  const { schema, contact } = await customEventContextFind(tx, teamId, input.name, input.subject);
-  if (!contact && 'contactId' in input.subject) throw invalidField('contact_id', `no contact has the id ${input.subject.contactId}.`);
-  const email = contact?.email ?? (input.subject as { email: string }).email;
-  const payload = customEventPayloadCoerce(schema, input.payload);
-  return customEventInsert(tx, teamId, { name: input.name, contact_id: contact?.id ?? null, email, payload });
 }
 
 type Complete = (status: number, body: unknown) => IdempotencyCompletion | undefined;

@@ -39,4 +39,3 @@ export const WEBHOOK_EVENT_TYPES = (Object.keys(EVENT_TYPES) as EventType[]).fil
 
 const SUBSCRIBABLE = new Set<string>(WEBHOOK_EVENT_TYPES);
 export const isWebhookEventType = (t: string): boolean => SUBSCRIBABLE.has(t);
-export const isEventType = (t: string): t is EventType => Object.hasOwn(EVENT_TYPES, t);

@@ -7,8 +7,6 @@ import type { EmailFilters } from '../store/email-filters.js';
 
 export const EMAIL_STATUSES = ['queued', 'scheduled', 'sent', 'delivered', 'delivery_delayed', 'bounced', 'complained', 'opened', 'clicked', 'failed', 'canceled', 'suppressed'];
 
-export const FILTER_KEYS = ['status', 'start_date', 'end_date', 'domain_id', 'api_key_id', 'broadcast_id', 'tag', 'q'] as const;
-
 /** Only dates PostgreSQL stores (lib/timestamp-text.ts): `new Date()` alone took year -271821 and 2026-02-31. */
 function date(v: string, field: string): Date {
   const why = timestampProblem(v);

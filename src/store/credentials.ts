@@ -21,10 +21,6 @@ export async function recoveryCodesRemaining(db: Queryable, userId: string): Pro
   return Number(rows[0].n);
 }
 
-export async function recoveryCodesDelete(db: Queryable, userId: string): Promise<void> {
-  await db.query('DELETE FROM recovery_codes WHERE user_id = $1', [userId]);
-}
-
 export async function oauthAccountFind(db: Queryable, provider: string, subject: string): Promise<{ user_id: string } | undefined> {
   const { rows } = await db.query<{ user_id: string }>('SELECT user_id FROM oauth_accounts WHERE provider = $1 AND subject = $2', [provider, subject]);
   return rows[0];

@@ -1,7 +1,7 @@
 // Custom events (POST /events/send) and their definitions (POST /events): every query keyed by the
 // team. Not an email's lifecycle events: those are email_events (store/emails.ts, src/events/).
 import { uuid } from '../lib/ids.js';
-import type { Queryable, Tx } from './db.js';
+import type { Queryable } from './db.js';
 import type { IdempotencyCompletion } from './emails.js';
 import { paginate, type Page, type PageQuery } from './paginate.js';
 
@@ -50,25 +50,13 @@ export async function customEventDefinitionDelete(db: Queryable, teamId: string,
   return rows[0];
 }
 
-/**
- * What recording an event needs, in one round trip: the schema the team declared for `name` (null
- * if none) and the contact it is about (by id, else by address; null if the team has none).
- */
-export async function customEventContextFind(db: Queryable, teamId: string, name: string, subject: { contactId: string } | { email: string }): Promise<{ schema: CustomEventSchema | null; contact: { id: string; email: string } | null }> {
-  const [id, email] = 'contactId' in subject ? [subject.contactId, null] : [null, subject.email];
-  const { rows } = await db.query<{ schema: CustomEventSchema | null; contact_id: string | null; contact_email: string | null }>(
-    `SELECT (SELECT schema FROM custom_event_definitions WHERE team_id = $1 AND name = $2) AS schema, c.id AS contact_id, c.email AS contact_email
-     FROM (SELECT 1) AS one
-     LEFT JOIN contacts c ON c.team_id = $1 AND (($3::uuid IS NOT NULL AND c.id = $3::uuid) OR ($3::uuid IS NULL AND c.email = $4::text))`,
-    [teamId, name, id, email]);
-  const r = rows[0];
-  return { schema: r.schema, contact: r.contact_id ? { id: r.contact_id, email: r.contact_email! } : null };
-}
-
-
 export interface CustomEventContextAsk { teamId: string; name: string; subject: { contactId: string } | { email: string } }
 
-/** customEventContextFind for many events in one round trip (the events of concurrent requests); in order. */
+/**
+ * What recording each event needs, in one round trip for the events of concurrent requests (in
+ * order): the schema the team declared for its name (null if none) and the contact it is about (by
+ * id, else by address; null if the team has none).
+ */
 export async function customEventContextFindMany(db: Queryable, asks: CustomEventContextAsk[]): Promise<{ schema: CustomEventSchema | null; contact: { id: string; email: string } | null }[]> {
   const rows = asks.map((a, n) => ({ n, team_id: a.teamId, name: a.name, contact_id: 'contactId' in a.subject ? a.subject.contactId : null, email: 'email' in a.subject ? a.subject.email : null }));
   const { rows: out } = await db.query<{ n: number; schema: CustomEventSchema | null; contact_id: string | null; contact_email: string | null }>(
@@ -86,13 +74,6 @@ export async function customEventContextFindMany(db: Queryable, asks: CustomEven
 }
 
 /** Records one custom event in the caller's transaction. */
-export async function customEventInsert(tx: Tx, teamId: string, e: { name: string; contact_id: string | null; email: string; payload: Record<string, unknown> }): Promise<CustomEventRow> {
-  const { rows } = await tx.query<CustomEventRow>(
-    `INSERT INTO custom_events (id, team_id, name, contact_id, email, payload) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${EVENT_COLUMNS}`,
-    [uuid(), teamId, e.name, e.contact_id, e.email, JSON.stringify(e.payload)]);
-  return rows[0];
-}
-
 export interface CustomEventNew { team_id: string; name: string; contact_id: string | null; email: string; payload: Record<string, unknown> }
 
 /**

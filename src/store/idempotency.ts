@@ -40,13 +40,6 @@ export async function idempotencyTakeOver(db: Queryable, k: { teamId: string; me
   return Boolean(rowCount);
 }
 
-export async function idempotencyComplete(db: Queryable, k: { teamId: string; method: string; path: string; key: string }, status: number, body: unknown): Promise<void> {
-  await db.query(
-    `UPDATE idempotency_keys SET state = 'done', response_status = $5, response_body = $6 WHERE team_id = $1 AND method = $2 AND path = $3 AND key = $4`,
-    [k.teamId, k.method, k.path, k.key, status, JSON.stringify(body)],
-  );
-}
-
 export async function idempotencyRelease(db: Queryable, k: { teamId: string; method: string; path: string; key: string }): Promise<void> {
   await db.query(`DELETE FROM idempotency_keys WHERE team_id = $1 AND method = $2 AND path = $3 AND key = $4 AND state = 'in_flight'`, [k.teamId, k.method, k.path, k.key]);
 }

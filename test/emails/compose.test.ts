@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { simpleParser, type AddressObject } from 'mailparser';
-// @ts-expect-error libmime ships no types
 import libmime from 'libmime';
 import { composeMessage } from '../../src/emails/compose.js';
 import { validateSendRequest, type SendRequest } from '../../src/emails/validate.js';

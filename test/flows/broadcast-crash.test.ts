@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { freshDatabase, type TestDatabase } from '../helpers/db.js';
 import { startTestApp, type TestApp } from '../helpers/harness.js';
+import { broadcastGet } from '../helpers/mailroom-wire.js';
 import { sleep } from '../../src/lib/time.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -105,7 +106,7 @@ describe('a broadcast survives kill -9 of its worker', () => {
     assert.equal(new Set(got).size, got.length, 'nobody twice');
     assert.deepEqual([...eligible].filter((a) => !got.includes(a)), [], 'nobody skipped');
     assert.deepEqual(rows.filter((r) => r.delivered !== 1).map((r) => [r.to, r.delivered]), [], 'each delivered exactly once');
-    const b2 = (await api.resend.broadcasts.get(id)).data!;
+    const b2 = await broadcastGet(api.resend, id);
     assert.deepEqual(b2.stats.skipped, { unsubscribed: 100, topic: 0, suppressed: suppressed.length });
     assert.equal(b2.stats.recipients, eligible.size);
   });

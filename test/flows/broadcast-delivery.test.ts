@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { simpleParser } from 'mailparser';
 import { nudgeDeliveries, receiverAuth, startMailWorld, type MailWorld } from '../helpers/mail-world.js';
 import type { RecordedMessage } from '../helpers/recording-smtp.js';
+import { broadcastGet } from '../helpers/mailroom-wire.js';
 import { sleep } from '../../src/lib/time.js';
 import { deliverJobsHoldForBroadcast, deliverJobsReleaseForBroadcast } from '../../src/store/jobs.js';
 
@@ -114,7 +115,7 @@ describe('broadcasts delivered over SMTP', () => {
     // Nothing more is expanded while it is paused.
     const before = got.stats.recipients;
     await sleep(700);
-    assert.equal((await w.t.resend.broadcasts.get(b.data!.id)).data!.stats.recipients, before);
+    assert.equal((await broadcastGet(w.t.resend, b.data!.id)).stats.recipients, before);
     // The user may cancel it; its undelivered emails are canceled with it.
     const c = await w.t.resend.broadcasts.cancel(b.data!.id);
     assert.equal(c.error, null, JSON.stringify(c.error));

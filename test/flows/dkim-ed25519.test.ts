@@ -6,8 +6,7 @@ import assert from 'node:assert/strict';
 import { receiverDkimSignatures, startMailWorld, waitForLastEvent, type MailWorld } from '../helpers/mail-world.js';
 import { publishRecords, type WireRecord } from '../helpers/publish-records.js';
 
-interface RecordOut extends WireRecord { status: string }
-const ed25519Record = (records: RecordOut[]) => records.find((r) => r.name === 'mailroom-ed25519._domainkey');
+const ed25519Record = (records: WireRecord[]) => records.find((r) => r.name === 'mailroom-ed25519._domainkey');
 
 describe('DKIM Ed25519 dual signature (Mailroom extension)', () => {
   let w: MailWorld;

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { startMailWorld, waitForLastEvent, type MailWorld } from '../helpers/mail-world.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { until } from '../helpers/until.js';
+import { broadcastGet } from '../helpers/mailroom-wire.js';
 import { sleep } from '../../src/lib/time.js';
 
 describe('the reputation guard pauses a domain past the hard-bounce threshold, and a person resumes it', () => {
@@ -59,7 +60,7 @@ describe('the reputation guard pauses a domain past the hard-bounce threshold, a
     }
     const b = await w.t.resend.broadcasts.create({ segmentId: seg, from: 'News <news@example.com>', subject: 'Weekly', html: '<p>News</p>', send: true });
     assert.equal(b.error, null, JSON.stringify(b.error));
-    await until('the broadcast sending', async () => (await w.t.resend.broadcasts.get(b.data!.id)).data!.status === 'sending', 30_000);
+    await until('the broadcast sending', async () => (await broadcastGet(w.t.resend, b.data!.id)).status === 'sending', 30_000);
     const bounced = await send('bad1@dest.test');
     await waitForLastEvent(w.t, bounced, ['bounced'], 30_000);
 
@@ -80,16 +81,16 @@ describe('the reputation guard pauses a domain past the hard-bounce threshold, a
     assert.deepEqual(alerts.data.map((a: any) => [a.name, a.state]), [['example.com', 'paused']]);
 
     // The sending broadcast paused with the guard's reason.
-    const bp = await until('the broadcast paused', async () => { const g = (await w.t.resend.broadcasts.get(b.data!.id)).data!; return g.status === 'paused' && g; }, 30_000);
-    assert.match((bp as any).pause_reason, /^reputation guard: example\.com is paused: hard-bounce rate 9\.09%/);
+    const bp = await until('the broadcast paused', async () => { const g = await broadcastGet(w.t.resend, b.data!.id); return g.status === 'paused' && g; }, 30_000);
+    assert.match(bp.pause_reason ?? '', /^reputation guard: example\.com is paused: hard-bounce rate 9\.09%/);
 
     // A broadcast started while the domain is paused pauses at its first page, naming the guard.
     const seg2 = (await w.t.resend.segments.create({ name: 'Late' })).data!.id;
     assert.equal((await w.t.resend.contacts.create({ email: 'late@dest.test', segments: [{ id: seg2 }] } as never)).error, null);
     const b2 = await w.t.resend.broadcasts.create({ segmentId: seg2, from: 'News <news@example.com>', subject: 'Later', html: '<p>Later</p>', send: true });
     assert.equal(b2.error, null, JSON.stringify(b2.error));
-    const b2p = await until('the late broadcast paused', async () => { const g = (await w.t.resend.broadcasts.get(b2.data!.id)).data!; return g.status === 'paused' && g; }, 30_000);
-    assert.match((b2p as any).pause_reason, /^sending refused: The domain `example\.com` is paused by the reputation guard: hard-bounce rate 9\.09%/);
+    const b2p = await until('the late broadcast paused', async () => { const g = await broadcastGet(w.t.resend, b2.data!.id); return g.status === 'paused' && g; }, 30_000);
+    assert.match(b2p.pause_reason ?? '', /^sending refused: The domain `example\.com` is paused by the reputation guard: hard-bounce rate 9\.09%/);
 
     // Transactional mail keeps flowing.
     await waitForLastEvent(w.t, await send('still@dest.test', 'Receipt'), ['delivered'], 30_000);

@@ -4,7 +4,7 @@
 // messages the tests sign and hand to the MX listener over real SMTP.
 import { generateKeyPairSync } from 'node:crypto';
 import net from 'node:net';
-import { dkimSign } from 'mailauth/lib/dkim/sign.js';
+import { senderDkimSignature } from './dkim-sign.js';
 import nodemailer from 'nodemailer';
 import type { Config } from '../../src/config/schema.js';
 import { startMailWorld, type MailWorld } from './mail-world.js';
@@ -50,8 +50,8 @@ export async function startInboundWorld(overrides: Partial<Config> = {}): Promis
   const mxPort = w.t.app.mxListeners![0].port;
 
   const sign = async (raw: Buffer) => {
-    const r = await dkimSign(raw, { canonicalization: 'relaxed/relaxed', signatureData: [{ signingDomain: 'sender.test', selector: 's1', privateKey: keyPem }] });
-    return Buffer.concat([Buffer.from(r.signatures), raw]);
+    const signature = await senderDkimSignature(raw, { signingDomain: 'sender.test', selector: 's1', privateKey: keyPem });
+    return Buffer.concat([Buffer.from(signature), raw]);
   };
   const transport = nodemailer.createTransport({ host: '127.0.0.1', port: mxPort, secure: false, tls: { rejectUnauthorized: false }, name: 'client.sender.test' });
   return {

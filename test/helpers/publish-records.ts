@@ -1,8 +1,9 @@
 // Publishes a domain's records (as returned by POST /domains or GET /domains/:id) into the fake
 // DNS server, as a domain owner would at their DNS host; `except` leaves some out.
 import type { FakeDns } from './fake-dns.js';
+import type { RecordState } from '../../src/store/domains.js';
 
-export interface WireRecord { record: string; name: string; type: string; value: string; priority?: number }
+export interface WireRecord { record: string; name: string; type: string; value: string; priority?: number; ttl: string; status: RecordState }
 
 export const recordFqdn = (domain: string, r: WireRecord) => (r.name === domain || r.name === '@' ? domain : `${r.name}.${domain}`);
 

@@ -14,7 +14,7 @@ import type { DeliveryFacts, Finding } from '../../src/insights/types.js';
 import { classifyResponse } from '../../src/mta/classify.js';
 
 const now = new Date('2026-11-25T10:00:00Z');
-const DOMAIN = { name: 'example.com', tracking_subdomain: 'links', record_status: { dkim: { status: 'verified', checked_at: now.toISOString() } } };
+const DOMAIN: Parameters<typeof messageFacts>[1] = { name: 'example.com', tracking_subdomain: 'links', record_status: { dkim: { status: 'verified', checked_at: now.toISOString() } } };
 
 /** A clean transactional email: every rule stays quiet on it. */
 const GOOD_HTML = `<!doctype html><html><head><style>p{color:#333}</style></head><body>

@@ -35,7 +35,7 @@ after(async () => { await db?.drop(); });
 const FILTERS: [string, Rule][] = [
   ['common: plan = free', { field: 'properties.plan', op: 'eq', value: 'free' }],
   ['rare: plan = enterprise (4 of 400)', { field: 'properties.plan', op: 'eq', value: 'enterprise' }],
-  ['rare and a topic: enterprise or (pro and in Promos)', { or: [{ field: 'properties.plan', op: 'eq', value: 'enterprise' }, { and: [{ field: 'properties.plan', op: 'eq', value: 'pro' }, { topic }] }] }],
+  ['rare and a topic: enterprise or (pro and in Promos)', { or: [{ field: 'properties.plan', op: 'eq', value: 'enterprise' }, { and: [{ field: 'properties.plan', op: 'eq', value: 'pro' }, { topic, subscribed: true }] }] }],
   ['none match', { field: 'first_name', op: 'eq', value: 'nobody' }],
   ['all match', { field: 'first_name', op: 'exists' }],
 ];

@@ -45,7 +45,8 @@ describe('webhook delivery (capture mode, a receiver on 127.0.0.1)', () => {
       for (const h of ['id', 'timestamp', 'signature']) assert.equal(r.headers[`svix-${h}`], r.headers[`webhook-${h}`]);
       assert.match(r.headers['svix-id'] as string, /^msg_/);
       assert.equal(r.headers['content-type'], 'application/json');
-      const payload = sdkVerify(t, r, w.signing_secret) as { type: string; created_at: string; data: Record<string, unknown> };
+      const payload = sdkVerify(t, r, w.signing_secret);
+      assert.ok(payload.type === 'email.sent' || payload.type === 'email.delivered', payload.type);
       assert.deepEqual(swVerify(r, w.signing_secret), payload);
       assert.match(payload.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
       assert.equal(payload.data.email_id, emailId);

@@ -11,6 +11,7 @@ import { startCaptureApp, type CaptureApp } from '../../helpers/capture-app.js';
 import { startTestApp } from '../../helpers/harness.js';
 import { freshDatabase } from '../../helpers/db.js';
 import { until } from '../../helpers/until.js';
+import { automationGet } from '../../helpers/mailroom-wire.js';
 import { startReceiver, type Receiver } from '../../helpers/webhook-receiver.js';
 
 const publicUrl = 'https://track.mailroom.test';
@@ -152,7 +153,7 @@ describe('automations: system events, automation_id, re-entry', () => {
     const c = await longRunning('plan.changed');
     assert.equal(c.status, 201, JSON.stringify(c.body));
     const id = c.body.id;
-    assert.equal((await t.resend.automations.get(id)).data!.reentry as unknown, 'after_end');
+    assert.equal((await automationGet(t.resend, id)).reentry, 'after_end');
     await sendEvent({ event: 'plan.changed', email: 'again@dest.test' });
     await sendEvent({ event: 'plan.changed', email: 'again@dest.test' });
     const runs = await runsOf(id);

@@ -5,6 +5,7 @@ import type { Resend } from 'resend';
 import { otherTeamClient } from '../../helpers/harness.js';
 import { startCaptureApp, type CaptureApp } from '../../helpers/capture-app.js';
 import { startReceiver, type Receiver } from '../../helpers/webhook-receiver.js';
+import { broadcastGet } from '../../helpers/mailroom-wire.js';
 import { sleep } from '../../../src/lib/time.js';
 
 async function until<T>(what: string, fn: () => Promise<T | undefined | false>, ms = 20_000): Promise<T> {
@@ -65,7 +66,7 @@ describe('broadcasts through the resend SDK, in capture mode', () => {
     return r.body.data as { id: string; to: string[]; last_event: string; subject: string }[];
   };
   const waitSent = (id: string) => until(`broadcast ${id} sent`, async () => {
-    const b = (await t.resend.broadcasts.get(id)).data!;
+    const b = await broadcastGet(t.resend, id);
     return b.status === 'sent' && b;
   });
 
@@ -217,13 +218,13 @@ describe('broadcasts through the resend SDK, in capture mode', () => {
     const d = (await t.resend.broadcasts.create({ segmentId: segment, from, subject: 'Later', text: 'later' })).data!;
     const s = await t.resend.broadcasts.send(d.id, { scheduledAt: 'in 1 hour' });
     assert.equal(s.error, null, JSON.stringify(s.error));
-    const got = (await t.resend.broadcasts.get(d.id)).data!;
-    assert.equal(got.status as string, 'scheduled');
+    const got = await broadcastGet(t.resend, d.id);
+    assert.equal(got.status, 'scheduled');
     const at = new Date(got.scheduled_at!.replace(' ', 'T').replace(/\+00$/, 'Z')).getTime();
     assert.ok(Math.abs(at - (Date.now() + 3600_000)) < 60_000, got.scheduled_at!);
     const c = await t.resend.broadcasts.cancel(d.id);
     assert.deepEqual(c.data, { object: 'broadcast', id: d.id });
-    assert.equal((await t.resend.broadcasts.get(d.id)).data!.status as string, 'canceled');
+    assert.equal((await broadcastGet(t.resend, d.id)).status, 'canceled');
     assert.equal((await emailsOf(d.id)).length, 0);
 
     // Scheduled a moment ahead (ISO 8601): sent once the time comes, not before.
@@ -250,12 +251,12 @@ describe('broadcasts through the resend SDK, in capture mode', () => {
     assert.equal(s.error, null);
     const p = await t.api('POST', `/broadcasts/${d.id}/pause`);
     assert.equal(p.status, 200, JSON.stringify(p.body));
-    const paused = (await t.resend.broadcasts.get(d.id)).data! as unknown as { status: string; pause_reason: string };
+    const paused = await broadcastGet(t.resend, d.id);
     assert.deepEqual([paused.status, paused.pause_reason], ['paused', 'paused on request']);
     assert.equal((await t.api('POST', `/broadcasts/${d.id}/pause`)).status, 422);
     await sleep(1500);
     assert.equal((await emailsOf(d.id)).length, 0);
-    assert.equal((await t.resend.broadcasts.get(d.id)).data!.status as string, 'paused');
+    assert.equal((await broadcastGet(t.resend, d.id)).status, 'paused');
     const r = await t.api('POST', `/broadcasts/${d.id}/resume`);
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(r.body.status, 'queued');
@@ -280,7 +281,7 @@ describe('broadcasts through the resend SDK, in capture mode', () => {
   test('recipients by type and clicked links are cursor lists', async () => {
     const b = await t.resend.broadcasts.create({ segmentId: segment, from, subject: 'R', text: 'r', send: true });
     await waitSent(b.data!.id);
-    await until('deliveries', async () => (await t.resend.broadcasts.get(b.data!.id)).data!.stats.delivered === 4);
+    await until('deliveries', async () => (await broadcastGet(t.resend, b.data!.id)).stats.delivered === 4);
     const sent = await t.resend.broadcasts.recipients(b.data!.id, { type: 'sent', limit: 3 });
     assert.equal(sent.error, null, JSON.stringify(sent.error));
     assert.equal(sent.data!.data.length, 3);
@@ -348,7 +349,7 @@ describe('broadcasts through the resend SDK, in capture mode', () => {
     const res = await fetch(t.url + link.pathname, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
     assert.equal(res.status, 200);
     assert.equal((await t.resend.contacts.get({ email: 'leaver@dest.test' } as never)).data!.unsubscribed, true);
-    const got = (await t.resend.broadcasts.get(b.data!.id)).data!;
+    const got = await broadcastGet(t.resend, b.data!.id);
     assert.equal(got.stats.unsubscribed, 1);
     const listed = await t.resend.broadcasts.recipients(b.data!.id, { type: 'unsubscribed' });
     assert.deepEqual(listed.data!.data.map((r) => r.email), ['leaver@dest.test']);

@@ -30,7 +30,7 @@ describe('domains through the official resend SDK, verified against a fake DNS s
       ['send', 'MX', 'mx.mailroom.test'], ['send', 'TXT', 'v=spf1 a:mx.mailroom.test ~all']]);
     assert.equal(recs.find((r) => r.type === 'MX')!.priority, 10);
     assert.deepEqual(recs.find((r) => r.record === 'DMARC'), { record: 'DMARC', name: '_dmarc', value: 'v=DMARC1; p=none;', type: 'TXT', ttl: 'Auto', status: 'not_started' });
-    for (const r of recs) assert.equal(r.status as unknown, 'not_started');
+    for (const r of recs) assert.equal(r.status, 'not_started');
   });
 
   test('the DKIM private key is stored encrypted, not in PEM', async () => {
@@ -100,8 +100,8 @@ describe('domains through the official resend SDK, verified against a fake DNS s
       publishRecords(dns, name, recs, matches);
       await t.resend.domains.verify(data!.id);
       const got = (await t.resend.domains.get(data!.id)).data!;
-      for (const r of got.records as unknown as WireRecord[] & { status: string }[]) {
-        assert.equal((r as unknown as { status: string }).status, matches(r as unknown as WireRecord) ? 'pending' : 'verified', `${r.record} ${r.type}`);
+      for (const r of got.records as unknown as WireRecord[]) {
+        assert.equal(r.status, matches(r) ? 'pending' : 'verified', `${r.record} ${r.type}`);
       }
       assert.equal(got.status, missing === 'DMARC' ? 'verified' : 'pending');
       assert.equal(Boolean(await t.app.domains.sendingDomain(t.app.defaultTeamId, name)), missing === 'DMARC');

@@ -27,7 +27,8 @@ describe('custom events of one team cannot fail another team\'s', () => {
 
   test('a payload nested 6,000 deep is a 422 validation_error naming `payload`, with or without an idempotency key', async () => {
     const raw = `{"event":"deep.one","email":"deep@example.com","payload":${nested(6000)}}`;
-    for (const headers of [{}, { 'idempotency-key': 'deep-1' }]) {
+    const withAndWithoutKey: Record<string, string>[] = [{}, { 'idempotency-key': 'deep-1' }];
+    for (const headers of withAndWithoutKey) {
       const r = await send(raw, headers);
       assert.equal(r.status, 422, JSON.stringify(r.body));
       assert.deepEqual(Object.keys(r.body).sort(), ['message', 'name', 'statusCode']);

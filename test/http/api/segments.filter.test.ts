@@ -6,6 +6,7 @@ import { matches, parseFilter } from '../../../src/contacts/filter.js';
 import { segmentContactsCount, segmentRecipientsAfter } from '../../../src/store/segment-contacts.js';
 import { sleep } from '../../../src/lib/time.js';
 import { until } from '../../helpers/until.js';
+import { segmentGet } from '../../helpers/mailroom-wire.js';
 
 describe('filter segments: rules over contact fields, properties, topics and engagement, evaluated in SQL', () => {
   let t: CaptureApp;
@@ -129,10 +130,10 @@ describe('filter segments: rules over contact fields, properties, topics and eng
     const made = await t.resend.segments.create({ name: 'Pro readers', filter } as never);
     assert.equal(made.error, null, JSON.stringify(made.error));
     const id = made.data!.id;
-    const got = await t.resend.segments.get(id);
-    assert.deepEqual(got.data, { object: 'segment', id, name: 'Pro readers', created_at: got.data!.created_at, filter: { and: [filter.and[0], { topic: news, subscribed: true }] }, contacts_count: 2, contacts_count_capped: false } as never);
+    const got = await segmentGet(t.resend, id);
+    assert.deepEqual(got, { object: 'segment', id, name: 'Pro readers', created_at: got.created_at, filter: { and: [filter.and[0], { topic: news, subscribed: true }] }, contacts_count: 2, contacts_count_capped: false });
     const listed = (await t.resend.segments.list()).data!.data as unknown as { id: string; filter: unknown }[];
-    assert.deepEqual(listed.find((s) => s.id === id)!.filter, got.data!.filter as never);
+    assert.deepEqual(listed.find((s) => s.id === id)!.filter, got.filter);
     assert.equal(listed.find((s) => s.id === vip)!.filter, null);
     assert.equal((await t.api('GET', `/segments/${vip}`)).body.contacts_count, 1);
     const pro = ['ann@dest.test', 'dee@dest.test'];
