@@ -1,9 +1,9 @@
 // Putting work on the queue. Takes the caller's transaction (or the pool) so that a fact and its job
 // commit together; workers are notified at that commit and not before.
 import type { Queryable } from '../store/db.js';
-import { jobInsert, jobsInsertMany, jobUpsertRecurring, type JobKind } from '../store/jobs.js';
+import { jobInsert, jobsInsertMany, jobUpsertRecurring, type KnownJobKind } from '../store/jobs.js';
 
-export { JOB_KINDS, type JobKind } from '../store/jobs.js';
+export { JOB_KINDS, registerJobKinds, type JobKind, type KnownJobKind } from '../store/jobs.js';
 
 /** Attempts a job gets unless it says otherwise; with the default backoff about 10 hours of retries. */
 export const DEFAULT_MAX_ATTEMPTS = 25;
@@ -12,7 +12,7 @@ export const DEFAULT_MAX_ATTEMPTS = 25;
 export const RECURRING_MAX_ATTEMPTS = 5;
 
 export interface NewJob<P = unknown> {
-  kind: JobKind; // registered in store/jobs.ts JOB_KINDS
+  kind: KnownJobKind; // registered in store/jobs.ts JOB_KINDS (or, in a test, declared by registerJobKinds)
   payload: P;
   runAt?: Date; // default: now
   key?: string; // while a job of this kind and key is pending or running, enqueueing another is a no-op
@@ -40,7 +40,7 @@ export function enqueueMany(db: Queryable, jobs: NewJob[]): Promise<string[]> {
  * RECURRING_MAX_ATTEMPTS times, then logged and left for its next slot. The handler is registered
  * with a worker like any other.
  */
-export function scheduleRecurring(db: Queryable, kind: JobKind, everyMs: number, opts: { payload?: unknown; region?: string; firstRunAt?: Date } = {}): Promise<string> {
+export function scheduleRecurring(db: Queryable, kind: KnownJobKind, everyMs: number, opts: { payload?: unknown; region?: string; firstRunAt?: Date } = {}): Promise<string> {
   if (!Number.isInteger(everyMs) || everyMs <= 0) throw new RangeError(`everyMs must be a positive integer, got ${everyMs}`);
   return jobUpsertRecurring(db, { kind, everyMs, maxAttempts: RECURRING_MAX_ATTEMPTS, payload: opts.payload ?? {}, region: opts.region, firstRunAt: opts.firstRunAt });
 }

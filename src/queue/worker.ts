@@ -1,6 +1,7 @@
 // Runs jobs: claims due jobs in batches, runs their handlers with at most `concurrency` in flight,
 // keeps their leases alive, and records each outcome. Knows no job kinds: the composition root
-// passes the handlers. A kind with a batch handler is handed the claimed jobs of that kind together,
+// passes the handlers, each for a kind registered in store/jobs.ts (any other is refused at
+// construction), and claims only those kinds. A kind with a batch handler is handed the claimed jobs of that kind together,
 // as one unit (one slot); a worker whose kinds all have batch handlers claims up to `batchSize`
 // jobs per unit. SQL is in store/jobs.ts.
 import os from 'node:os';
@@ -8,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { Pool } from '../store/db.js';
 import type { Logger } from '../lib/log.js';
 import {
-  JOBS_CHANNEL, jobsDeleteMany, jobMarkFailed, jobReschedule, jobRescheduleRecurring, jobRetryLater,
+  isJobKind, JOBS_CHANNEL, jobsDeleteMany, jobMarkFailed, jobReschedule, jobRescheduleRecurring, jobRetryLater,
   jobsClaimDue, jobsNextRunIn, jobsReleaseLeases, jobsRenewLeases, type JobFilter, type JobRow,
 } from '../store/jobs.js';
 import { backoffMs, type BackoffOptions } from './backoff.js';
@@ -115,6 +116,8 @@ export class Worker {
     const kinds = opts.kinds ?? [...Object.keys(opts.handlers), ...Object.keys(this.batchHandlers)];
     const missing = kinds.filter((k) => typeof opts.handlers[k] !== 'function' && typeof this.batchHandlers[k] !== 'function');
     if (missing.length) throw new Error(`no handler for job kinds: ${missing.join(', ')}`);
+    const unregistered = [...new Set([...kinds, ...Object.keys(opts.handlers), ...Object.keys(this.batchHandlers)])].filter((k) => !isJobKind(k));
+    if (unregistered.length) throw new Error(`job kinds not registered (store/jobs.ts JOB_KINDS): ${unregistered.join(', ')}`);
     this.onlyBatches = kinds.length > 0 && kinds.every((k) => typeof this.batchHandlers[k] === 'function');
     this.filter = { kinds, regions: opts.regions };
     this.concurrency = opts.concurrency ?? 10;
@@ -208,15 +211,29 @@ export class Worker {
         return;
       }
       const units = new Map<string, JobRow[]>();
+      const foreign: JobRow[] = [];
       for (const row of rows) {
         if (this.batchHandlers[row.kind]) units.set(row.kind, [...(units.get(row.kind) ?? []), row]);
-        else this.run(row);
+        else if (this.handlers[row.kind]) this.run(row);
+        else foreign.push(row);
       }
+      if (foreign.length) this.giveBack(foreign);
       for (const unit of units.values()) this.runBatch(unit);
       this.backlog = rows.length === limit;
       if (this.backlog) this.wanted = true; // a full batch: there may be more
     }
     if (!this.wanted) void this.sleepUntilNextDue();
+  }
+
+  /**
+   * Jobs of a kind this worker has no handler for (one a newer version writes, say) are left to a
+   * process that knows them: the claim takes only this worker's kinds, so this is a defence, not a
+   * path. Given back unrun, due at once; this worker's claims never match them again.
+   */
+  private giveBack(rows: JobRow[]): void {
+    this.log.error('claimed jobs of a kind this worker does not run; giving them back unrun', { jobIds: rows.map((r) => r.id), kinds: [...new Set(rows.map((r) => r.kind))] });
+    void jobsReleaseLeases(this.pool, this.id, rows.map((r) => r.id))
+      .catch((err) => this.log.warn('could not release leases; they will expire', { err }));
   }
 
   /** Nothing due now: wake when the next scheduled job is, or after maxIdleMs (expired leases). */

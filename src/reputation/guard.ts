@@ -1,5 +1,6 @@
 // The reputation guard: per team and sending domain, judges the hard-bounce and complaint rates
-// (judge.ts) over the counters the trigger of migration 0024 keeps, and acts: `warning` comes and
+// (judge.ts) over the counters the trigger of migration 0024 keeps (email_events_count_rates since
+// 0034, which also queues the `reputation.check` job in SQL), and acts: `warning` comes and
 // goes by itself; `paused` stops the domain's list mail (its sending broadcasts pause with the
 // reason, new broadcast pages and automation sends are refused at the send path, automation steps
 // are held) and stays until a person resumes it. Every change of state is a `domain.updated`
@@ -17,9 +18,9 @@ import type { Job } from '../queue/worker.js';
 import { broadcastPauseAuto } from '../store/broadcasts.js';
 import { withTx, type Pool, type Queryable } from '../store/db.js';
 import { domainFindById, type DomainRow } from '../store/domains.js';
-import { deliverJobsHoldForBroadcast } from '../store/jobs.js';
+import { automationStepJobsWakeForTeam, deliverJobsHoldForBroadcast } from '../store/jobs.js';
 import {
-  automationStepsWake, broadcastsPausedByGuard, broadcastsSendingFromDomain, bucketOf, reputationAlerts, reputationBucket, reputationFind, reputationHourly,
+  broadcastsPausedByGuard, broadcastsSendingFromDomain, bucketOf, reputationAlerts, reputationBucket, reputationFind, reputationHourly,
   reputationLock, reputationOverview, reputationResume, reputationSet, reputationSums, reputationWarnings, ZERO_COUNTS, type Counts, type GuardState, type ReputationRow,
 } from '../store/reputation.js';
 import { judge, ratesOf, type Window } from './judge.js';
@@ -142,7 +143,7 @@ export class ReputationGuard {
     for (const b of await broadcastsPausedByGuard(pool, teamId, d.name, GUARD_MARK)) {
       await svc.resume(teamId, b).then(() => broadcasts++, (err) => log.warn('reputation guard: a paused broadcast did not resume', { broadcast_id: b, err: (err as Error).message }));
     }
-    await automationStepsWake(pool, teamId);
+    await automationStepJobsWakeForTeam(pool, teamId);
     log.info('reputation guard resumed a domain', { domain: d.name, domain_id: d.id, by, broadcasts_resumed: broadcasts });
     return this.view(teamId, d.id);
   }

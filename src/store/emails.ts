@@ -2,7 +2,7 @@
 // modifying CTE inserting the emails, their first events and their delivery jobs, and waking the
 // workers): DESIGN.md section 8 measured ~1,500/s for three separate inserts per transaction.
 import type { Queryable } from './db.js';
-import { DELIVER_JOB, deliverJobsInsertSql, JOBS_CHANNEL } from './jobs.js';
+import { DELIVER_JOB, deliverJobsDeleteScheduledSql, deliverJobsInsertSql, deliverJobsRescheduleScheduledSql, JOBS_CHANNEL } from './jobs.js';
 import { paginate, type Page, type PageQuery } from './paginate.js';
 import { emailFilterSql, type EmailFilters } from './email-filters.js';
 
@@ -304,7 +304,7 @@ export async function emailEventsInsertMany(db: Queryable, groups: EventGroup[])
 export async function emailReschedule(db: Queryable, teamId: string, id: string, at: Date): Promise<boolean> {
   const { rowCount } = await db.query(
     `WITH e AS (UPDATE emails SET scheduled_at = $3 WHERE team_id = $1 AND id = $2 AND last_event = 'scheduled' RETURNING id),
-     j AS (UPDATE jobs SET run_at = $3 WHERE kind = '${DELIVER_JOB}' AND payload ? 'scheduled' AND payload->>'email_id' = $2::text AND state = 'pending' AND locked_by IS NULL AND EXISTS (SELECT 1 FROM e) RETURNING id)
+     j AS (${deliverJobsRescheduleScheduledSql('$2', '$3', 'e')})
      SELECT 1 FROM e`,
     [teamId, id, at],
   );
@@ -315,7 +315,7 @@ export async function emailReschedule(db: Queryable, teamId: string, id: string,
 export async function emailCancel(db: Queryable, teamId: string, id: string, event: EventInsert): Promise<boolean> {
   const { rowCount } = await db.query(
     `WITH e AS (UPDATE emails SET last_event = 'canceled' WHERE team_id = $1 AND id = $2 AND last_event = 'scheduled' RETURNING id),
-     j AS (DELETE FROM jobs WHERE kind = '${DELIVER_JOB}' AND payload ? 'scheduled' AND payload->>'email_id' = $2::text AND EXISTS (SELECT 1 FROM e) RETURNING id),
+     j AS (${deliverJobsDeleteScheduledSql('$2', 'e')}),
      ev AS (INSERT INTO email_events (id, email_id, team_id, type, recipient, data, created_at)
             SELECT $3, $2, $1, 'email.canceled', NULL, $4::jsonb, now() FROM e)
      SELECT 1 FROM e`,

@@ -1,8 +1,13 @@
-// The jobs table's one owner: every job kind registered here, and all SQL that writes job rows
-// (the queue's enqueue, claim and finish, and the fragments other statements embed so that a
-// fact and its job commit in one round trip: the send statement, the webhook wake-ups). Every
+// The jobs table's one owner: every job kind registered here, and every statement that touches job
+// rows (the queue's enqueue, claim and finish; the holds, wake-ups and key releases other modules
+// call; and the fragments other statements embed so that a fact and its job commit in one round
+// trip: the send statement, a scheduled email's reschedule and cancel, the webhook wake-ups). Every
 // write that ends a run is guarded by `locked_by = worker` so that a worker whose lease was taken
 // over cannot undo the new owner's work.
+// Job rows are also written in SQL, outside this file (each names its kind as a literal):
+// webhooks_wake_dispatcher (0005: webhooks.dispatch, trigger email_events_wake_webhooks),
+// email_events_count_rates (0034, was reputation_count_events of 0024: reputation.check),
+// automations_wake (0025: automations.event) and mailroom_jobs_claim (0033: the claim's UPDATE).
 import type { Queryable } from './db.js';
 
 export const JOBS_CHANNEL = 'mailroom_jobs';
@@ -23,7 +28,30 @@ export const JOB_KINDS = {
   'contacts.import': 'parses one uploaded contact CSV and merges it into contacts (payload: import_id); a re-run starts over from the stored file',
 } as const;
 export type JobKind = keyof typeof JOB_KINDS;
-export const isJobKind = (k: string): k is JobKind => Object.hasOwn(JOB_KINDS, k);
+
+declare const declaredKind: unique symbol;
+/** A kind registered at run time by registerJobKinds (a test's, a benchmark's): never one of production's. */
+export type DeclaredJobKind<K extends string = string> = K & { readonly [declaredKind]: true };
+/** What may be enqueued and run: a registered kind, production's or declared. */
+export type KnownJobKind = JobKind | DeclaredJobKind;
+
+const declared = new Map<string, string>();
+
+/**
+ * Registers kinds that are not production's (tests, benchmarks declare theirs, each with what it
+ * is for); returns them typed, for enqueue. src/ never calls it (test/house): a kind production
+ * runs is in JOB_KINDS.
+ */
+export function registerJobKinds<const K extends string>(kinds: Record<K, string>): { readonly [P in K]: DeclaredJobKind<P> } {
+  for (const [k, what] of Object.entries<string>(kinds)) {
+    if (Object.hasOwn(JOB_KINDS, k)) throw new Error(`job kind ${k} is production's (JOB_KINDS): it cannot be declared again`);
+    declared.set(k, what);
+  }
+  return Object.fromEntries(Object.keys(kinds).map((k) => [k, k])) as { readonly [P in K]: DeclaredJobKind<P> };
+}
+
+/** Whether `k` is registered (JOB_KINDS, or declared by registerJobKinds): a worker refuses any other. */
+export const isJobKind = (k: string): k is KnownJobKind => Object.hasOwn(JOB_KINDS, k) || declared.has(k);
 
 export const DELIVER_JOB = 'email.deliver' satisfies JobKind;
 export const DELIVER_BATCH_JOB = 'email.deliver_batch' satisfies JobKind;
@@ -91,17 +119,73 @@ export async function deliverJobsInsert(db: Queryable, jobs: { payload: unknown;
 }
 
 /**
+ * For a scheduled email's reschedule and cancel statements (store/emails.ts), whose CTE moves the
+ * email first: its pending delivery jobs (payload `scheduled`), moved to `runAt` or deleted only
+ * when relation `moved` (that CTE) has a row. One statement, so that the email and its jobs never
+ * disagree: a job a worker already holds is not moved (it finds the email rescheduled or canceled).
+ */
+export const deliverJobsRescheduleScheduledSql = (emailId: string, runAt: string, moved: string) =>
+  `UPDATE jobs SET run_at = ${runAt} WHERE kind = '${DELIVER_JOB}' AND payload ? 'scheduled' AND payload->>'email_id' = ${emailId}::text AND state = 'pending' AND locked_by IS NULL AND EXISTS (SELECT 1 FROM ${moved}) RETURNING id`;
+
+export const deliverJobsDeleteScheduledSql = (emailId: string, moved: string) =>
+  `DELETE FROM jobs WHERE kind = '${DELIVER_JOB}' AND payload ? 'scheduled' AND payload->>'email_id' = ${emailId}::text AND EXISTS (SELECT 1 FROM ${moved}) RETURNING id`;
+
+/**
  * Wakes the delivery jobs of these webhook endpoints at `at` (default now): creates the pending
  * one, or pulls one that waits for a later retry forward (new messages must not wait behind an
  * old one's backoff). A running job is left alone, but ON CONFLICT DO UPDATE row-locks it until
  * this transaction commits, and a finishing job gives its key up with an UPDATE of that row
- * before its last look for due messages (webhookJobReleaseKey): so that look sees these messages.
+ * before its last look for due messages (jobReleaseKey): so that look sees these messages.
  */
 export const webhookJobsWakeSql = (ids: string, at = 'now()') => `
   INSERT INTO jobs (kind, key, payload, run_at)
   SELECT '${WEBHOOK_DELIVER_JOB}', w::text, jsonb_build_object('webhook_id', w), ${at} FROM unnest(${ids}::uuid[]) AS w
   ON CONFLICT (kind, key) WHERE key IS NOT NULL AND state = 'pending'
   DO UPDATE SET run_at = EXCLUDED.run_at WHERE jobs.run_at > EXCLUDED.run_at AND jobs.locked_by IS NULL`;
+
+/**
+ * A finishing webhook run (dispatch or endpoint delivery) gives its dedupe key up, so that the next
+ * wake-up creates a new job instead of being absorbed by this one. Waits for transactions that
+ * row-locked the job (webhookJobsWakeSql).
+ */
+export async function jobReleaseKey(db: Queryable, jobId: string, workerId: string): Promise<void> {
+  await db.query('UPDATE jobs SET key = NULL WHERE id = $1 AND locked_by = $2', [jobId, workerId]);
+}
+
+/**
+ * After the dispatcher released its key: every transaction whose trigger (webhooks_wake_dispatcher)
+ * found that key, and so did not enqueue a job, got its xid before now, so it is below this
+ * snapshot's xmax. Saved in the job's payload; the dispatcher finishes only once all of those
+ * transactions have ended (store/webhook-outbox.ts webhookDispatchFinishState).
+ */
+export async function webhookDispatchJobHorizonSave(db: Queryable, jobId: string, workerId: string): Promise<void> {
+  await db.query(
+    `UPDATE jobs SET payload = jsonb_build_object('horizon', pg_snapshot_xmax(pg_current_snapshot())::text) WHERE id = $1 AND locked_by = $2`,
+    [jobId, workerId],
+  );
+}
+
+/** For webhookDispatchFinishState's one statement: whether a newer dispatcher holds the key (a boolean expression). */
+export const webhookDispatchJobPendingSql = `EXISTS (SELECT 1 FROM jobs WHERE kind = '${WEBHOOK_DISPATCH_JOB}' AND key = 'wake' AND state = 'pending')`;
+
+/**
+ * The team's automation send steps held by the reputation guard (a pending step job due later,
+ * not a wake-up: they retry on their own) are due at once: the domain was resumed (reputation/guard.ts).
+ * Returns how many.
+ */
+export async function automationStepJobsWakeForTeam(db: Queryable, teamId: string): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `WITH w AS (
+       UPDATE jobs j SET run_at = now() FROM automation_runs r
+       WHERE j.kind = '${AUTOMATION_STEP_JOB}' AND j.state = 'pending' AND j.locked_by IS NULL AND j.run_at > now() AND NOT (j.payload ? 'wake')
+         AND r.id = (j.payload->>'run_id')::uuid AND r.team_id = $1
+       RETURNING j.id),
+     woken AS (SELECT pg_notify($2, '${AUTOMATION_STEP_JOB}') FROM (SELECT 1 FROM w LIMIT 1) x)
+     SELECT (SELECT count(*) FROM w)::int AS n, (SELECT count(*) FROM woken) AS woken`,
+    [teamId, JOBS_CHANNEL],
+  );
+  return rows[0].n;
+}
 
 export interface JobRow {
   id: string; // bigint, as text
@@ -117,7 +201,7 @@ export interface JobRow {
 }
 
 export interface JobInsert {
-  kind: JobKind;
+  kind: KnownJobKind;
   payload: unknown;
   runAt?: Date;
   key?: string;
@@ -175,7 +259,7 @@ export async function jobsInsertMany(db: Queryable, jobs: JobInsert[]): Promise<
  * Creates the one row of a recurring job (key 'recurring'), or updates its interval and payload.
  * Its schedule is kept across restarts unless the interval changes.
  */
-export async function jobUpsertRecurring(db: Queryable, j: { kind: JobKind; everyMs: number; maxAttempts: number; payload: unknown; region?: string; firstRunAt?: Date }): Promise<string> {
+export async function jobUpsertRecurring(db: Queryable, j: { kind: KnownJobKind; everyMs: number; maxAttempts: number; payload: unknown; region?: string; firstRunAt?: Date }): Promise<string> {
   const { rows } = await db.query<{ id: string }>(
     `WITH up AS (
        INSERT INTO jobs (kind, payload, run_at, key, region, every_ms, max_attempts)

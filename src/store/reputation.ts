@@ -127,15 +127,3 @@ export async function broadcastsPausedByGuard(db: Queryable, teamId: string, dom
        AND lower(substring(from_header from '@([^@<>[:space:]]+)>?[[:space:]]*$')) = lower($2)`, [teamId, domain, mark]);
   return rows.map((r) => r.id);
 }
-
-/** Automation send steps held by the guard retry on their own; on resume they are due at once. */
-export async function automationStepsWake(db: Queryable, teamId: string): Promise<number> {
-  const { rowCount } = await db.query(
-    `WITH w AS (
-       UPDATE jobs j SET run_at = now() FROM automation_runs r
-       WHERE j.kind = 'automations.step' AND j.state = 'pending' AND j.locked_by IS NULL AND j.run_at > now() AND NOT (j.payload ? 'wake')
-         AND r.id = (j.payload->>'run_id')::uuid AND r.team_id = $1
-       RETURNING j.id)
-     SELECT pg_notify('mailroom_jobs', 'automations.step') FROM (SELECT 1 FROM w LIMIT 1) x`, [teamId]);
-  return rowCount ?? 0;
-}

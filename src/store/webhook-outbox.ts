@@ -1,8 +1,11 @@
 // The webhook outbox: reading email_events past the dispatcher's cursor, turning them into one
 // message per subscribed endpoint, and waking the per-endpoint delivery jobs. Also the sweep that
-// repairs a delivery job lost to a wake-up race. Job kinds and the SQL writing jobs are store/jobs.ts's.
+// repairs a delivery job lost to a wake-up race. Job kinds and all SQL on jobs are store/jobs.ts's
+// (its key release and horizon too); the dispatcher is also queued by trigger webhooks_wake_dispatcher (0005).
 import type { Queryable, Tx } from './db.js';
-import { JOBS_CHANNEL, WEBHOOK_DELIVER_JOB, WEBHOOK_DISPATCH_JOB, WEBHOOK_RETENTION_JOB, WEBHOOK_SWEEP_JOB, webhookJobsWakeSql } from './jobs.js';
+import {
+  JOBS_CHANNEL, WEBHOOK_DELIVER_JOB, WEBHOOK_DISPATCH_JOB, WEBHOOK_RETENTION_JOB, WEBHOOK_SWEEP_JOB, webhookDispatchJobPendingSql, webhookJobsWakeSql,
+} from './jobs.js';
 
 export { WEBHOOK_DELIVER_JOB, WEBHOOK_DISPATCH_JOB, WEBHOOK_RETENTION_JOB, WEBHOOK_SWEEP_JOB };
 
@@ -95,30 +98,10 @@ export async function webhookEndpointsWake(db: Queryable, webhookIds: string[], 
   await db.query(`WITH j AS (${WAKE_ENDPOINTS('$1', 'coalesce($3::timestamptz, now())')}) SELECT pg_notify($2, '${WEBHOOK_DELIVER_JOB}')`, [webhookIds, JOBS_CHANNEL, at ?? null]);
 }
 
-/**
- * A finishing run gives its dedupe key up, so that the next wake-up creates a new job instead of
- * being absorbed by this one. Waits for transactions that row-locked the job (WAKE_ENDPOINTS).
- */
-export async function webhookJobReleaseKey(db: Queryable, jobId: string, workerId: string): Promise<void> {
-  await db.query('UPDATE jobs SET key = NULL WHERE id = $1 AND locked_by = $2', [jobId, workerId]);
-}
-
-/**
- * After the dispatcher released its key: every transaction whose trigger found that key (and so
- * did not enqueue a job) got its xid before now, so it is below this snapshot's xmax. Saved in the
- * job's payload; the dispatcher finishes only once all of those transactions have ended.
- */
-export async function webhookDispatchHorizonSave(db: Queryable, jobId: string, workerId: string): Promise<void> {
-  await db.query(
-    `UPDATE jobs SET payload = jsonb_build_object('horizon', pg_snapshot_xmax(pg_current_snapshot())::text) WHERE id = $1 AND locked_by = $2`,
-    [jobId, workerId],
-  );
-}
-
 /** Whether a newer dispatcher holds the key, and whether every transaction (here) below `horizon` ended. */
 export async function webhookDispatchFinishState(db: Queryable, horizon: string): Promise<{ newer: boolean; passed: boolean }> {
   const { rows } = await db.query(
-    `SELECT EXISTS (SELECT 1 FROM jobs WHERE kind = '${WEBHOOK_DISPATCH_JOB}' AND key = 'wake' AND state = 'pending') AS newer,
+    `SELECT ${webhookDispatchJobPendingSql} AS newer,
             NOT EXISTS (SELECT 1 FROM (${RUNNING_HERE}) r WHERE r.x < $1::text::bigint) AS passed`,
     [horizon],
   );

@@ -9,8 +9,9 @@ import type { Sealer } from '../lib/crypto.js';
 import type { Logger } from '../lib/log.js';
 import type { Job, JobContext, JobOutcome } from '../queue/worker.js';
 import type { Pool } from '../store/db.js';
+import { jobReleaseKey } from '../store/jobs.js';
 import { webhookAttemptsRecord, webhookMessagesClaimDue, webhookMessagesFailOutstanding, webhookMessagesNextDue, type AttemptRecord, type ClaimedMessage } from '../store/webhook-messages.js';
-import { webhookEndpointsWake, webhookJobReleaseKey } from '../store/webhook-outbox.js';
+import { webhookEndpointsWake } from '../store/webhook-outbox.js';
 import { webhookFindForDelivery, type WebhookRow } from '../store/webhooks.js';
 import type { WebhookHttp } from './http-post.js';
 import { envelopeBody } from './payload.js';
@@ -81,7 +82,7 @@ export function webhookDeliverJob(deps: DeliverDeps) {
     // Ending: give the key up first. It waits for a fan-out transaction that woke this running job
     // (WAKE_ENDPOINTS row-locks it), so its messages are seen below; later ones make a new job.
     const finish = async (disabled: boolean): Promise<void> => {
-      if (job.key !== null) await webhookJobReleaseKey(deps.pool, job.id, ctx.workerId);
+      if (job.key !== null) await jobReleaseKey(deps.pool, job.id, ctx.workerId);
       if (disabled) return void (await webhookMessagesFailOutstanding(deps.pool, w.id)); // replay brings them back
       const next = await webhookMessagesNextDue(deps.pool, w.id);
       if (next) await webhookEndpointsWake(deps.pool, [w.id], next); // due now, or the next retry

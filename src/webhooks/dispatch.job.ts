@@ -1,14 +1,15 @@
 // Fan-out: new email events become one webhook message per subscribed, enabled endpoint, and
 // those endpoints' delivery jobs are woken, in the transaction that moves the outbox cursor. The
-// job is started by the trigger on email_events; while events flow it keeps itself scheduled
-// (so the trigger's insert stays a no-op). After an empty pass it gives its key up and ends only
-// once every transaction that may have seen the key (and so enqueued nothing) has ended.
+// job is started by the trigger on email_events (webhooks_wake_dispatcher, migration 0005); while
+// events flow it keeps itself scheduled (so the trigger's insert stays a no-op). After an empty
+// pass it gives its key up and ends only once every transaction that may have seen the key (and
+// so enqueued nothing) has ended.
 import { randomUUID } from 'node:crypto';
 import type { Job, JobContext, JobOutcome } from '../queue/worker.js';
 import { withTx, type Pool } from '../store/db.js';
+import { jobReleaseKey, webhookDispatchJobHorizonSave } from '../store/jobs.js';
 import {
-  webhookDispatchFinishState, webhookDispatchHorizonSave, webhookJobReleaseKey, webhookMessagesInsertDispatched, webhookOutboxHasWaiting,
-  webhookOutboxReadEmailEvents, type NewMessage,
+  webhookDispatchFinishState, webhookMessagesInsertDispatched, webhookOutboxHasWaiting, webhookOutboxReadEmailEvents, type NewMessage,
 } from '../store/webhook-outbox.js';
 import { webhooksEnabledForTeams, type EndpointSubscription } from '../store/webhooks.js';
 
@@ -62,8 +63,8 @@ export function webhookDispatchJob(deps: { pool: Pool }) {
     const { pool } = deps;
     if ((await dispatchAll(pool)) > 0) return soon(10);
     if (job.key !== null) {
-      await webhookJobReleaseKey(pool, job.id, ctx.workerId);
-      await webhookDispatchHorizonSave(pool, job.id, ctx.workerId);
+      await jobReleaseKey(pool, job.id, ctx.workerId);
+      await webhookDispatchJobHorizonSave(pool, job.id, ctx.workerId);
       return soon(10);
     }
     if (!job.payload.horizon) return; // a keyless job this code did not leave: nothing to finish

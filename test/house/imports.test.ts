@@ -63,12 +63,4 @@ test('HTTP routes call modules, not store/ (no route beyond the known list reach
   assert.deepEqual(stale, [], 'these no longer import store/: remove them from the list');
 });
 
-test('the queue owns the jobs table: job rows are written only by SQL in store/jobs.ts, and every kind SQL names is registered', async () => {
-  const { JOB_KINDS } = await import('../../src/store/jobs.js');
-  const writers = files(SRC).filter((f) => /INSERT INTO jobs\b/.test(fs.readFileSync(f, 'utf8'))).map((f) => path.relative(SRC, f));
-  assert.deepEqual(writers, ['store/jobs.ts']);
-  const migrations = path.join(SRC, 'store', 'migrations');
-  const named = fs.readdirSync(migrations).flatMap((m) => [...fs.readFileSync(path.join(migrations, m), 'utf8').matchAll(/(?:INSERT INTO jobs \(kind[^)]*\) VALUES \(|kind = )'([a-z_.]+)'/g)].map((x) => x[1]));
-  assert.ok(named.includes('webhooks.dispatch'), 'the outbox trigger queues the dispatcher');
-  for (const k of named) assert.ok(Object.hasOwn(JOB_KINDS, k), `${k} (named in a migration) is registered`);
-});
+// The jobs table's own rules (only store/jobs.ts has SQL on it, kinds as constants): jobs.test.ts.

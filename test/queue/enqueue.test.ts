@@ -3,10 +3,18 @@ import assert from 'node:assert/strict';
 import { freshDatabase, type TestDatabase } from '../helpers/db.js';
 import { createLogger } from '../../src/lib/log.js';
 import { withTx } from '../../src/store/db.js';
-import { enqueue, enqueueMany, DEFAULT_MAX_ATTEMPTS } from '../../src/queue/enqueue.js';
+import { enqueue, enqueueMany, DEFAULT_MAX_ATTEMPTS, registerJobKinds } from '../../src/queue/enqueue.js';
 import { Worker, type Handler } from '../../src/queue/worker.js';
 
 const log = createLogger('silent');
+// This file's job kinds, not production's: declared, since a worker refuses a kind not registered.
+const K = registerJobKinds({
+  'rb.job': 'enqueued in a transaction that rolls back',
+  'lat.job': 'measures the wake-up latency after a commit',
+  'rc.job': 'runs after the listener reconnects',
+  'dd.job': 'deduplicated by key',
+  'other.job': 'another kind with the same key',
+});
 let db: TestDatabase;
 before(async () => { db = await freshDatabase(); });
 after(async () => { await db.drop(); });
@@ -31,13 +39,13 @@ test('a job enqueued in a transaction that rolls back never runs', { timeout: 10
   await worker.start();
   try {
     await assert.rejects(withTx(db.pool, async (tx) => {
-      await enqueue(tx, { kind: 'rb.job', payload: { n: 1 } });
+      await enqueue(tx, { kind: K['rb.job'], payload: { n: 1 } });
       throw new Error('the fact failed');
     }), /the fact failed/);
     await new Promise((r) => setTimeout(r, 300));
     assert.deepEqual(ran, []);
     assert.equal(await jobCount('rb.job'), 0);
-    await withTx(db.pool, (tx) => enqueue(tx, { kind: 'rb.job', payload: { n: 2 } }));
+    await withTx(db.pool, (tx) => enqueue(tx, { kind: K['rb.job'], payload: { n: 2 } }));
     await waitFor('the committed job', () => ran.length === 1);
     assert.deepEqual(ran, [{ n: 2 }]);
   } finally {
@@ -58,7 +66,7 @@ test('a committed job runs within milliseconds of the commit, woken by NOTIFY no
       const before = runs;
       let committedAt = 0;
       await withTx(db.pool, async (tx) => {
-        await enqueue(tx, { kind: 'lat.job', payload: { i } });
+        await enqueue(tx, { kind: K['lat.job'], payload: { i } });
         // Held open a moment: the job must not run before the commit.
         await new Promise((r) => setTimeout(r, 20));
         assert.equal(runs, before);
@@ -89,7 +97,7 @@ test('the worker keeps being woken after its LISTEN connection is killed', { tim
     await db.pool.query('SELECT pg_terminate_backend($1)', [old]);
     await waitFor('a new listener connection', async () => { const p = await listenerPids(); return p.length === 1 && p[0] !== old; });
     const t0 = performance.now();
-    await enqueue(db.pool, { kind: 'rc.job', payload: {} });
+    await enqueue(db.pool, { kind: K['rc.job'], payload: {} });
     await waitFor('the job', () => runs === 1, 2_000);
     assert.ok(performance.now() - t0 < 500);
   } finally {
@@ -99,13 +107,13 @@ test('the worker keeps being woken after its LISTEN connection is killed', { tim
 
 test('enqueueMany inserts in one statement and a key dedupes pending jobs of the same kind', async () => {
   const ids = await enqueueMany(db.pool, [
-    { kind: 'dd.job', payload: { a: 1 }, key: 'domain-1' },
-    { kind: 'dd.job', payload: { a: 2 }, key: 'domain-1' },
-    { kind: 'dd.job', payload: [1, 'two'], key: 'domain-2', runAt: new Date(Date.now() + 60_000) },
-    { kind: 'other.job', payload: {}, key: 'domain-1', region: 'eu', maxAttempts: null },
+    { kind: K['dd.job'], payload: { a: 1 }, key: 'domain-1' },
+    { kind: K['dd.job'], payload: { a: 2 }, key: 'domain-1' },
+    { kind: K['dd.job'], payload: [1, 'two'], key: 'domain-2', runAt: new Date(Date.now() + 60_000) },
+    { kind: K['other.job'], payload: {}, key: 'domain-1', region: 'eu', maxAttempts: null },
   ]);
   assert.equal(ids.length, 3);
-  assert.equal(await enqueue(db.pool, { kind: 'dd.job', payload: {}, key: 'domain-1' }), undefined);
+  assert.equal(await enqueue(db.pool, { kind: K['dd.job'], payload: {}, key: 'domain-1' }), undefined);
   const { rows } = await db.pool.query('SELECT kind, key, payload, region, max_attempts FROM jobs WHERE id = ANY($1::bigint[]) ORDER BY id', [ids]);
   assert.deepEqual(rows, [
     { kind: 'dd.job', key: 'domain-1', payload: { a: 1 }, region: null, max_attempts: DEFAULT_MAX_ATTEMPTS },
@@ -114,5 +122,5 @@ test('enqueueMany inserts in one statement and a key dedupes pending jobs of the
   ]);
   // Once the keyed job is no longer pending (failed here), the key is free again.
   await db.pool.query(`UPDATE jobs SET state = 'failed' WHERE id = $1`, [ids[0]]);
-  assert.ok(await enqueue(db.pool, { kind: 'dd.job', payload: {}, key: 'domain-1' }));
+  assert.ok(await enqueue(db.pool, { kind: K['dd.job'], payload: {}, key: 'domain-1' }));
 });

@@ -33,8 +33,9 @@ test('due jobs are claimed by priority (transactional, automation, broadcast), t
   await db.pool.query(deliverJobsInsertSql('$1'), [JSON.stringify([job('automation', DELIVERY_PRIORITY.automation)])]);
   await db.pool.query(deliverJobsInsertSql('$1'), [JSON.stringify([job('receipt', undefined)])]); // no priority given: transactional
   const claim = async () => (await jobsClaimDue(db.pool, 'w1', { kinds: [DELIVER_JOB, DELIVER_BATCH_JOB] }, 1, 60_000))[0];
-  assert.deepEqual((await claim()).payload.recipients, ['receipt@dest.test']);
-  assert.deepEqual((await claim()).payload.recipients, ['automation@dest.test']);
+  const recipients = async () => ((await claim()).payload as { recipients: string[] }).recipients;
+  assert.deepEqual(await recipients(), ['receipt@dest.test']);
+  assert.deepEqual(await recipients(), ['automation@dest.test']);
   const first = await claim();
   assert.equal(first.kind, DELIVER_BATCH_JOB);
   assert.equal((first.payload as { emails: unknown[] }).emails.length, DELIVERY_BATCH, 'a broadcast batch comes third');

@@ -5,10 +5,12 @@ import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import { freshDatabase, type TestDatabase } from '../helpers/db.js';
 import { createLogger } from '../../src/lib/log.js';
-import { enqueueMany } from '../../src/queue/enqueue.js';
+import { enqueueMany, registerJobKinds } from '../../src/queue/enqueue.js';
 import { Worker, type Job } from '../../src/queue/worker.js';
 
 const log = createLogger('silent');
+// This file's job kind, not production's: declared here and in the doomed worker's process.
+const K = registerJobKinds({ 'crash.job': 'held by a worker that is killed' });
 let db: TestDatabase;
 before(async () => { db = await freshDatabase(); });
 after(async () => { await db.drop(); });
@@ -29,6 +31,8 @@ const DOOMED_WORKER = `
   const { createPool } = await import(${JSON.stringify(src('store/db.ts'))});
   const { createLogger } = await import(${JSON.stringify(src('lib/log.ts'))});
   const { Worker } = await import(${JSON.stringify(src('queue/worker.ts'))});
+  const { registerJobKinds } = await import(${JSON.stringify(src('store/jobs.ts'))});
+  registerJobKinds({ 'crash.job': 'held by a worker that is killed' });
   const worker = new Worker({
     pool: createPool(process.argv[1]), log: createLogger('silent'), id: 'doomed', leaseMs: 500,
     handlers: { 'crash.job': () => new Promise(() => undefined) },
@@ -37,7 +41,7 @@ const DOOMED_WORKER = `
 `;
 
 test('the jobs of a worker killed with SIGKILL are run by another worker once their leases expire', { timeout: 30_000 }, async () => {
-  const ids = await enqueueMany(db.pool, Array.from({ length: 5 }, (_, n) => ({ kind: 'crash.job', payload: { n } })));
+  const ids = await enqueueMany(db.pool, Array.from({ length: 5 }, (_, n) => ({ kind: K['crash.job'], payload: { n } })));
   const rescued: { job: Job; at: number }[] = [];
   const rescuer = new Worker({ pool: db.pool, log, id: 'rescuer', leaseMs: 500, handlers: { 'crash.job': async (job) => { rescued.push({ job, at: Date.now() }); } } });
   let child: ChildProcess | undefined;

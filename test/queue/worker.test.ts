@@ -3,10 +3,26 @@ import assert from 'node:assert/strict';
 import { freshDatabase, type TestDatabase } from '../helpers/db.js';
 import { createLogger } from '../../src/lib/log.js';
 import { createPool } from '../../src/store/db.js';
-import { enqueue, enqueueMany, scheduleRecurring } from '../../src/queue/enqueue.js';
+import { enqueue, enqueueMany, registerJobKinds, scheduleRecurring } from '../../src/queue/enqueue.js';
 import { Worker, type Job, type WorkerOptions } from '../../src/queue/worker.js';
 
 const log = createLogger('silent');
+// This file's job kinds, not production's: declared, since a worker refuses a kind not registered.
+const K = registerJobKinds({
+  'bulk.noop': 'no-op jobs shared by two workers',
+  'later.job': 'due in the future',
+  'flaky.job': 'always throws',
+  'defer.job': 'asks to run again later',
+  'geo.job': 'region-bound',
+  'other.job': 'a kind the region-bound worker has a handler for but does not take',
+  'long.job': 'outlives its first lease',
+  'quick.job': 'finishes before a stop',
+  'stuck.job': 'never finishes before a stop',
+  'tick.job': 'recurring',
+  'idle.none': 'never enqueued until the end',
+  'bulk.batch': 'handed to a batch handler',
+  'known.job': 'runs beside a job of a kind no worker here knows',
+});
 let db: TestDatabase;
 before(async () => { db = await freshDatabase(); });
 after(async () => { await db.drop(); });
@@ -45,7 +61,7 @@ test('two workers on separate pools run 2,000 jobs exactly once each', { timeout
     const started = performance.now();
     const ids: string[] = [];
     for (let i = 0; i < 2_000; i += 500) {
-      ids.push(...await enqueueMany(db.pool, Array.from({ length: 500 }, (_, j) => ({ kind: 'bulk.noop', payload: { n: i + j } }))));
+      ids.push(...await enqueueMany(db.pool, Array.from({ length: 500 }, (_, j) => ({ kind: K['bulk.noop'], payload: { n: i + j } }))));
     }
     await waitFor('2,000 jobs', () => runs.size === 2_000, 30_000);
     const ms = performance.now() - started;
@@ -67,7 +83,7 @@ test('a job whose run_at is in the future waits for it, then runs without a poll
   await withWorkers([{ handlers: { 'later.job': async () => { ranAt = Date.now(); } }, maxIdleMs: 60_000 }], async () => {
     // 1 s ahead: a loaded machine (CI beside other work) can take a few hundred ms to enqueue.
     const runAt = new Date(Date.now() + 1_000);
-    await enqueue(db.pool, { kind: 'later.job', payload: {}, runAt });
+    await enqueue(db.pool, { kind: K['later.job'], payload: {}, runAt });
     await waitFor('the scheduled job', () => ranAt > 0, 4_000);
     assert.ok(ranAt >= runAt.getTime() - 5, `ran ${runAt.getTime() - ranAt} ms early`);
     assert.ok(ranAt - runAt.getTime() < 300, `ran ${ranAt - runAt.getTime()} ms late`);
@@ -78,7 +94,7 @@ test('a thrown error is retried with backoff, then the job is kept as failed wit
   const attempts: { attempt: number; at: number }[] = [];
   const handlers = { 'flaky.job': async (job: Job) => { attempts.push({ attempt: job.attempt, at: Date.now() }); throw new Error(`boom ${job.attempt}`); } };
   await withWorkers([{ handlers, backoff: { baseMs: 100 } }], async () => {
-    const id = (await enqueue(db.pool, { kind: 'flaky.job', payload: {}, maxAttempts: 3 }))!;
+    const id = (await enqueue(db.pool, { kind: K['flaky.job'], payload: {}, maxAttempts: 3 }))!;
     await waitFor('the failed state', async () => (await jobRow(id))?.state === 'failed');
     assert.deepEqual(attempts.map((a) => a.attempt), [1, 2, 3]);
     // Equal jitter: the retry after attempt n waits between half and all of 100·2^(n-1) ms.
@@ -106,7 +122,7 @@ test('{ retryAt } reschedules without counting a failure; { done } and void dele
     },
   };
   await withWorkers([{ handlers, maxIdleMs: 60_000 }], async () => {
-    const id = (await enqueue(db.pool, { kind: 'defer.job', payload: {}, maxAttempts: 1 }))!;
+    const id = (await enqueue(db.pool, { kind: K['defer.job'], payload: {}, maxAttempts: 1 }))!;
     await waitFor('three runs', () => seen.length === 3);
     assert.deepEqual(seen.map((s) => s.attempt), [1, 1, 1]);
     assert.ok(seen[2].at >= retryAt - 5, 'ran before its retryAt');
@@ -122,11 +138,11 @@ test('workers take only their kinds, and only their regions plus region-less job
     { id: 'us', handlers: { 'geo.job': record('us') }, regions: ['us'] },
   ], async () => {
     await enqueueMany(db.pool, [
-      { kind: 'geo.job', payload: { name: 'eu-1' }, region: 'eu' },
-      { kind: 'geo.job', payload: { name: 'us-1' }, region: 'us' },
-      { kind: 'geo.job', payload: { name: 'ap-1' }, region: 'ap' },
-      { kind: 'other.job', payload: { name: 'other-1' } },
-      { kind: 'geo.job', payload: { name: 'any-1' } },
+      { kind: K['geo.job'], payload: { name: 'eu-1' }, region: 'eu' },
+      { kind: K['geo.job'], payload: { name: 'us-1' }, region: 'us' },
+      { kind: K['geo.job'], payload: { name: 'ap-1' }, region: 'ap' },
+      { kind: K['other.job'], payload: { name: 'other-1' } },
+      { kind: K['geo.job'], payload: { name: 'any-1' } },
     ]);
     await waitFor('three jobs', () => ran.length === 3);
     await new Promise((r) => setTimeout(r, 200));
@@ -138,11 +154,33 @@ test('workers take only their kinds, and only their regions plus region-less job
   assert.throws(() => new Worker({ pool: db.pool, log, handlers: {}, kinds: ['nope'] }), /no handler for job kinds: nope/);
 });
 
+test('a worker refuses a handler for a job kind that is not registered, and production\'s kinds cannot be declared again', () => {
+  const noop = async () => {};
+  assert.throws(() => new Worker({ pool: db.pool, log, handlers: { 'never.registered': noop } }), /not registered .*: never\.registered$/);
+  assert.throws(() => new Worker({ pool: db.pool, log, handlers: {}, batchHandlers: { 'never.batched': noop } }), /not registered .*: never\.batched$/);
+  assert.throws(() => new Worker({ pool: db.pool, log, handlers: { [K['geo.job']]: noop, 'never.registered': noop }, kinds: [K['geo.job']] }), /: never\.registered$/,
+    'a handler the worker would not even claim for is refused too');
+  assert.throws(() => registerJobKinds({ 'email.deliver': 'a test that would shadow delivery' }), /production's/);
+});
+
+test('a job of a kind this process does not know (written by a newer version) is not claimed: it stays pending for a process that knows it', { timeout: 10_000 }, async () => {
+  const ran: string[] = [];
+  await db.pool.query(`INSERT INTO jobs (kind, payload, run_at) VALUES ('from.newer_version', '{}', now() - interval '1 minute')`);
+  await withWorkers([{ handlers: { [K['known.job']]: async (job: Job) => { ran.push(job.kind); } }, maxIdleMs: 50 }], async () => {
+    await enqueue(db.pool, { kind: K['known.job'], payload: {} });
+    await waitFor('the known job', () => ran.length === 1);
+    await new Promise((r) => setTimeout(r, 200)); // a few idle claims more
+  });
+  assert.deepEqual(ran, ['known.job']);
+  const { rows } = await db.pool.query(`SELECT state, attempts, locked_by, last_error FROM jobs WHERE kind = 'from.newer_version'`);
+  assert.deepEqual(rows, [{ state: 'pending', attempts: 0, locked_by: null, last_error: null }]);
+});
+
 test('a long handler keeps its lease renewed, so no other worker takes the job', { timeout: 10_000 }, async () => {
   let runs = 0;
   const handlers = { 'long.job': async () => { runs++; await new Promise((r) => setTimeout(r, 1_200)); } };
   await withWorkers([{ handlers, leaseMs: 300, maxIdleMs: 50 }, { handlers, leaseMs: 300, maxIdleMs: 50 }], async () => {
-    const id = (await enqueue(db.pool, { kind: 'long.job', payload: {} }))!;
+    const id = (await enqueue(db.pool, { kind: K['long.job'], payload: {} }))!;
     await waitFor('the job to finish', async () => (await jobRow(id)) === undefined);
     assert.equal(runs, 1);
   });
@@ -160,8 +198,8 @@ test('stop() waits for running handlers, and past its timeout gives their jobs b
     },
   });
   await worker.start();
-  const quick = (await enqueue(db.pool, { kind: 'quick.job', payload: {} }))!;
-  const stuck = (await enqueue(db.pool, { kind: 'stuck.job', payload: {} }))!;
+  const quick = (await enqueue(db.pool, { kind: K['quick.job'], payload: {} }))!;
+  const stuck = (await enqueue(db.pool, { kind: K['stuck.job'], payload: {} }))!;
   // Running, not only leased: a claim committed but not yet handed to its handler is given back
   // unrun by stop(), which made this test flaky on a loaded machine.
   await waitFor('both handlers to run', () => started === 2);
@@ -184,8 +222,8 @@ test('a recurring job has one row, runs every interval on one worker, and surviv
     },
   };
   await withWorkers([{ handlers, backoff: { baseMs: 20 } }, { handlers, backoff: { baseMs: 20 } }], async () => {
-    const id = await scheduleRecurring(db.pool, 'tick.job', 200);
-    assert.equal(await scheduleRecurring(db.pool, 'tick.job', 200), id, 'one row per kind');
+    const id = await scheduleRecurring(db.pool, K['tick.job'], 200);
+    assert.equal(await scheduleRecurring(db.pool, K['tick.job'], 200), id, 'one row per kind');
     await waitFor('five runs', () => runs.length >= 5, 3_000);
     const row = await jobRow(id);
     assert.equal(row.state, 'pending');
@@ -213,7 +251,7 @@ test('an idle worker with nothing scheduled waits for a notification instead of 
     // One claim and one look for the next due job at start; an idle loop made hundreds here.
     assert.ok(queries <= 4, `${queries} statements in 500 ms while idle`);
     const ran = new Promise<void>((resolve) => { (worker as unknown as { handlers: Record<string, () => Promise<void>> }).handlers['idle.none'] = async () => resolve(); });
-    await enqueue(db.pool, { kind: 'idle.none', payload: {} });
+    await enqueue(db.pool, { kind: K['idle.none'], payload: {} });
     await ran; // and a notification still wakes it at once
   } finally {
     await worker.stop(2_000);
@@ -238,7 +276,7 @@ test('a batch handler gets the claimed jobs of its kind together, and each job\'
   };
   // Due a moment from now, so that the worker finds them all due at once.
   const at = new Date(Date.now() + 300);
-  await enqueueMany(db.pool, Array.from({ length: 1_200 }, (_, n) => ({ kind: 'bulk.batch', payload: { n }, runAt: at })));
+  await enqueueMany(db.pool, Array.from({ length: 1_200 }, (_, n) => ({ kind: K['bulk.batch'], payload: { n }, runAt: at })));
   await withWorkers([{ handlers: {}, batchHandlers: { 'bulk.batch': batch }, concurrency: 2, batchSize: 500, backoff: { baseMs: 20, maxMs: 20 } }], async () => {
     await waitFor('every job to leave the table', async () => (await db.pool.query(`SELECT 1 FROM jobs WHERE kind = 'bulk.batch'`)).rowCount === 0, 30_000);
   });
