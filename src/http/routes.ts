@@ -1,4 +1,6 @@
-// Every API route, one file per endpoint under api/; this list is the whole HTTP surface.
+// Every API route; this list is the whole HTTP surface. A file under api/ owns one resource's routes,
+// whole (`<resource>.ts`) or one action of it (`<resource>.<action>.ts`, with that action's aliases),
+// or its shared schemas (`<resource>.schema.ts`); test/house/routes.test.ts holds the rule.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ApiDeps } from './types.js';
