@@ -7,6 +7,7 @@ import path from 'node:path';
 import { freshDatabase, type TestDatabase } from '../helpers/db.js';
 import { sha256Hex } from '../../src/lib/ids.js';
 import { sleep } from '../../src/lib/time.js';
+import { closeAll } from '../helpers/close-all.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const run = (args: string[], env: Record<string, string>) =>
@@ -22,8 +23,7 @@ describe('the mailroom command', () => {
     env = { MAILROOM_DATABASE_URL: db.url, MAILROOM_DATA_DIR: dataDir };
   });
   after(async () => {
-    await db.drop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await closeAll(() => db.drop(), () => fs.rmSync(dataDir, { recursive: true, force: true }));
   });
 
   test('config prints every setting by its env name with secrets masked', () => {

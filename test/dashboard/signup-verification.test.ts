@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../helpers/harness.js';
 import { DashboardClient, inviteSignupConfirmed, systemMailTo } from '../helpers/dashboard-client.js';
 import { startFakeOAuth, type FakeOAuth } from '../helpers/fake-oauth.js';
+import { closeAll } from '../helpers/close-all.js';
 
 const SECRET = 'fake-client-secret';
 const OWNER = { email: 'owner@company.test', password: 'owner-password-1' };
@@ -21,7 +22,7 @@ describe('an account with a password is usable only once its address is proven',
     owner = new DashboardClient(t.url);
     await owner.post('/dashboard-api/setup', OWNER);
   });
-  after(async () => { await t.close(); await gh.close(); });
+  after(() => closeAll(() => t.close(), () => gh.close()));
 
   const invite = async (body: object) => (await owner.post('/dashboard-api/team/invites', body)).body.url.split('/').pop() as string;
 

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { freshDatabase, type TestDatabase } from '../helpers/db.js';
 import { startTestApp, type TestApp } from '../helpers/harness.js';
 import { sleep } from '../../src/lib/time.js';
+import { closeAll } from '../helpers/close-all.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const CONTACTS = 3000;
@@ -22,9 +23,7 @@ describe('a broadcast survives kill -9 of its worker', () => {
     api = await startTestApp({ roles: ['api'], deliveryMode: 'capture' }, { db });
   });
   after(async () => {
-    await api?.close();
-    await db?.drop();
-    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+    await closeAll(() => api?.close(), () => db?.drop(), () => { for (const d of dirs) fs.rmSync(d, { recursive: true, force: true }); });
   });
 
   test('3,000 contacts, the worker killed mid-expansion, a new worker finishes: exactly one email per eligible contact', async () => {
