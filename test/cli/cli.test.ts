@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { freshDatabase, type TestDatabase } from '../helpers/db.js';
@@ -80,12 +81,27 @@ describe('the mailroom command', () => {
   });
 });
 
-test('start runs on the embedded PostgreSQL with no database URL, serves, and stops cleanly on SIGTERM', async () => {
+/** Holds 127.0.0.1:port for the test, as a Mailroom running on the machine would (already held: fine too). */
+async function occupy(port: number): Promise<net.Server | undefined> {
+  const srv = net.createServer();
+  return new Promise((resolve) => {
+    srv.once('error', () => resolve(undefined));
+    srv.listen(port, '127.0.0.1', () => resolve(srv));
+  });
+}
+
+test('start runs on the embedded PostgreSQL with no database URL, serves, and stops cleanly on SIGTERM, with the default ports taken', async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-embedded-'));
   fs.chmodSync(dataDir, 0o755);
+  // A Mailroom already running here holds the default ports (3000, 2587, 2465, 2525): the test's
+  // server must listen on ports of its own.
+  const held = await Promise.all([3000, 2587, 2465, 2525].map(occupy));
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'start'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH!, HOME: process.env.HOME!, MAILROOM_DATA_DIR: dataDir, MAILROOM_HTTP_LISTEN: '127.0.0.1:0', MAILROOM_BOOTSTRAP_API_KEY: 're_cli_test_key' },
+    env: {
+      PATH: process.env.PATH!, HOME: process.env.HOME!, MAILROOM_DATA_DIR: dataDir, MAILROOM_BOOTSTRAP_API_KEY: 're_cli_test_key',
+      MAILROOM_HTTP_LISTEN: '127.0.0.1:0', MAILROOM_SMTP_LISTEN: '127.0.0.1:0:starttls,127.0.0.1:0:tls', MAILROOM_MX_LISTEN: '127.0.0.1:0',
+    },
   });
   let out = '';
   child.stdout.on('data', (d) => { out += d; });
@@ -108,6 +124,7 @@ test('start runs on the embedded PostgreSQL with no database URL, serves, and st
     assert.match(out, /"mailroom stopped"/);
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
+    for (const srv of held) srv?.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 });
