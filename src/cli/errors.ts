@@ -1,7 +1,10 @@
 // Turns whatever a command threw into one sentence for the terminal (never a stack trace), with a
 // hint where the cause is known: PostgreSQL unreachable, a refused login, a missing database.
+// A UsageError (the command line is wrong: exit 2, with the usage) is told apart from a
+// CommandFailure (well formed, but it names nothing, or the work failed: exit 1, one sentence).
 
 export class UsageError extends Error {}
+export class CommandFailure extends Error {}
 
 function where(databaseUrl: string | undefined): string {
   if (!databaseUrl) return 'the embedded PostgreSQL';

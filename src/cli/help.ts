@@ -1,8 +1,9 @@
 // The CLI's help texts: one per command, printed by `mailroom <command> --help` (which touches
-// nothing: no configuration, no database), and the overview for `mailroom --help`.
+// nothing: no configuration, no database), and the overview for `mailroom --help`. Commands are
+// written `npx mailroom ...`: `npm ci` in the checkout puts no `mailroom` on the PATH.
 
 export const COMMAND_HELP: Record<string, string> = {
-  start: `Usage: mailroom start [--roles api,smtp,mx,worker] [--regions us-east-1,...]
+  start: `Usage: npx mailroom start [--roles api,smtp,mx,worker] [--regions us-east-1,...]
 
 Runs the service until SIGTERM or SIGINT, then stops gracefully (stops accepting, finishes
 in-flight work, flushes the request log, closes the database).
@@ -11,46 +12,51 @@ in-flight work, flushes the request log, closes the database).
   --regions LIST   the regions whose deliveries this process's worker takes (MAILROOM_REGIONS)
 
 Without MAILROOM_DATABASE_URL it starts an embedded PostgreSQL under MAILROOM_DATA_DIR (./data).
-Every setting is an environment variable: see \`mailroom config\`.
+Every setting is an environment variable: see \`npx mailroom config\`.
 `,
-  migrate: `Usage: mailroom migrate
+  migrate: `Usage: npx mailroom migrate
 
-Applies the pending database migrations and exits. While \`mailroom start\` runs on the embedded
-PostgreSQL of the same MAILROOM_DATA_DIR, it uses that server.
+Applies the pending database migrations and exits. While \`npx mailroom start\` runs on the
+embedded PostgreSQL of the same MAILROOM_DATA_DIR, it uses that server.
 `,
-  config: `Usage: mailroom config
+  config: `Usage: npx mailroom config
 
-Prints the effective configuration (every MAILROOM_* setting, defaults included, secrets masked).
-An invalid setting is named and the command exits 2.
+Prints the configuration that this shell's environment gives (every MAILROOM_* setting, defaults
+included, secrets masked): what a \`npx mailroom start\` from here would use. A server already
+running may have been started with other settings. An invalid setting is named; exit 2.
 `,
-  'api-keys': `Usage: mailroom api-keys create [--name NAME] [--permission full_access|sending_access] [--domain-id ID] [--team ID]
-       mailroom api-keys list [--team ID]
-       mailroom api-keys delete ID [--team ID]
+  'api-keys': `Usage: npx mailroom api-keys create [--name NAME] [--permission full_access|sending_access] [--domain-id ID] [--team ID]
+       npx mailroom api-keys list [--team ID]
+       npx mailroom api-keys delete ID [--team ID]
 
-Creates (the token is printed once), lists or deletes the API keys of the default team, or of
---team ID (see \`mailroom teams list\`). While \`mailroom start\` runs on the embedded PostgreSQL
-of the same MAILROOM_DATA_DIR, it uses that server.
+Creates (the token is printed once), lists (id, name, permission, domain, token prefix, created,
+last used) or deletes the API keys of the default team, or of --team ID (see
+\`npx mailroom teams list\`). --domain-id limits a sending_access key to one domain of the team.
+While \`npx mailroom start\` runs on the embedded PostgreSQL of the same MAILROOM_DATA_DIR, it
+uses that server.
 `,
-  teams: `Usage: mailroom teams create NAME
-       mailroom teams list
+  teams: `Usage: npx mailroom teams create NAME
+       npx mailroom teams list
 
 \`create\` adds a team and prints a full-access API key for it (shown once); \`list\` shows every
-team's id. While \`mailroom start\` runs on the embedded PostgreSQL of the same MAILROOM_DATA_DIR,
-it uses that server.
+team's id. While \`npx mailroom start\` runs on the embedded PostgreSQL of the same
+MAILROOM_DATA_DIR, it uses that server.
 `,
-  doctor: `Usage: mailroom doctor
+  doctor: `Usage: npx mailroom doctor
 
-Checks what the service needs: the configuration, the database (and pending migrations), the
-listen ports, the DNS resolver, the TLS certificate and a public MAILROOM_MX_HOST. Exits 1 when a
-check fails (a "warn" does not fail).
+Checks what a \`npx mailroom start\` with this shell's environment needs: the configuration, the
+database (and pending migrations), the listen ports, the DNS resolver, the TLS certificate and a
+public MAILROOM_MX_HOST; and asks /ready of a Mailroom at the configured HTTP address. A server
+already running may have been started with other settings. Exits 1 when a check fails (a "warn"
+does not fail).
 `,
 };
 
-export const USAGE = `Usage: mailroom <command> [--help]
+export const USAGE = `Usage: npx mailroom <command> [--help]
 
   start [--roles api,smtp,mx,worker] [--regions us-east-1,...]   run the service (all roles by default)
   migrate                                    apply database migrations and exit
-  config                                     print the effective configuration (secrets masked)
+  config                                     print the configuration this shell's environment gives (secrets masked)
   api-keys create [--name NAME] [--permission full_access|sending_access] [--domain-id ID] [--team ID]
   api-keys list [--team ID]
   api-keys delete ID [--team ID]
@@ -58,5 +64,6 @@ export const USAGE = `Usage: mailroom <command> [--help]
   teams list
   doctor                                     check ports, database, DNS resolver and TLS
 
-\`mailroom <command> --help\` explains one command.
+\`npx mailroom <command> --help\` explains one command. (\`npm ci\` puts no \`mailroom\` on the PATH;
+\`npx\` finds it in the checkout.) Exit status: 0 done, 1 failed, 2 usage error or invalid setting.
 `;

@@ -1,14 +1,16 @@
 // `mailroom teams create NAME | list`: a new team comes with a full-access key, printed once.
+import { parseArgs } from 'node:util';
 import { ApiKeys } from '../auth/api-keys.js';
 import { teamCreate, teamList } from '../store/teams.js';
 import { withDatabase } from './db.js';
 import { UsageError } from './errors.js';
 
 export async function cmdTeams(argv: string[]): Promise<number> {
-  const [sub, ...rest] = argv;
+  // No options: parseArgs names an unknown one (`teams create --bogus` is not a team called "--bogus").
+  const [sub, ...rest] = parseArgs({ args: argv, allowPositionals: true, options: {} }).positionals;
   const name = rest.join(' ').trim();
   if (sub === 'create' && !name) throw new UsageError('the new team needs a NAME.');
-  if (sub === 'list' && rest.length) throw new UsageError('list takes no arguments.');
+  if (sub === 'list' && rest.length) throw new UsageError(`unexpected argument "${rest[0]}".`);
   if (sub !== 'create' && sub !== 'list') throw new UsageError(sub ? `unknown subcommand "${sub}".` : 'say create NAME or list.');
   return withDatabase(async (db) => {
     if (sub === 'create') {

@@ -9,6 +9,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/harness.js';
 import { systemMailTo } from '../helpers/dashboard-client.js';
 import { browserSkip, browserTest, desktopPage, launchBrowser, screenshots, setUpOwner , joinThroughInvite } from '../helpers/browser.js';
+import { closeAll } from '../helpers/close-all.js';
 
 describe('Rule-based segments and contact imports in a browser', { timeout: 170_000 }, () => {
   let t: TestApp;
@@ -50,8 +51,7 @@ describe('Rule-based segments and contact imports in a browser', { timeout: 170_
     ids.topic = (await t.api('POST', '/topics', { body: { name: 'Newsletter', default_subscription: 'opt_out' } })).body.id;
   });
   after(async () => {
-    await browser?.close();
-    await t?.close();
+    await closeAll(() => browser?.close(), () => t?.close());
     console.log(`# rules and imports screenshots: ${shots.dir}`);
   });
 

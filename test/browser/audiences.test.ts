@@ -8,6 +8,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/harness.js';
 import { systemMailTo } from '../helpers/dashboard-client.js';
 import { browserSkip, browserTest, desktopPage, launchBrowser, screenshots, setUpOwner , joinThroughInvite } from '../helpers/browser.js';
+import { closeAll } from '../helpers/close-all.js';
 
 describe('Segments, Topics and a contact\'s page in a browser', { timeout: 150_000 }, () => {
   let t: TestApp;
@@ -35,8 +36,7 @@ describe('Segments, Topics and a contact\'s page in a browser', { timeout: 150_0
     }
   });
   after(async () => {
-    await browser?.close();
-    await t?.close();
+    await closeAll(() => browser?.close(), () => t?.close());
     console.log(`# audiences screenshots: ${shots.dir}`);
   });
 

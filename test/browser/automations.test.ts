@@ -10,6 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startCaptureApp, type CaptureApp } from '../helpers/capture-app.js';
 import { browserSkip, browserTest, desktopPage, launchBrowser, PHONE, screenshots, setUpOwner } from '../helpers/browser.js';
 import { until } from '../helpers/until.js';
+import { closeAll } from '../helpers/close-all.js';
 
 
 describe('Automations and Events pages in a browser', { timeout: 300_000 }, () => {
@@ -42,8 +43,7 @@ describe('Automations and Events pages in a browser', { timeout: 300_000 }, () =
     page = await desktopPage(browser, errors, { width: 1440, height: 900 });
   });
   after(async () => {
-    await browser?.close();
-    await t?.close();
+    await closeAll(() => browser?.close(), () => t?.close());
     console.log(`# automations screenshots: ${shots.dir}`);
   });
 

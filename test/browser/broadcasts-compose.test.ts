@@ -10,6 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/harness.js';
 import { browserSkip, browserTest, desktopPage, launchBrowser, screenshots, setUpOwner } from '../helpers/browser.js';
 import { until } from '../helpers/until.js';
+import { closeAll } from '../helpers/close-all.js';
 
 const PHONE = { width: 390, height: 844 };
 
@@ -43,8 +44,7 @@ describe('Composing, previewing and sending a broadcast in a browser', { timeout
     page = await desktopPage(browser, errors);
   });
   after(async () => {
-    await browser?.close();
-    await t?.close();
+    await closeAll(() => browser?.close(), () => t?.close());
     console.log(`# broadcasts-compose screenshots: ${shots.dir}`);
   });
 

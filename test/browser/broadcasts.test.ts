@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/harness.js';
 import { browserSkip, browserTest, desktopPage, launchBrowser, screenshots, setUpOwner } from '../helpers/browser.js';
+import { closeAll } from '../helpers/close-all.js';
 
 describe('Broadcasts pages in a browser', { timeout: 120_000 }, () => {
   let t: TestApp;
@@ -23,8 +24,7 @@ describe('Broadcasts pages in a browser', { timeout: 120_000 }, () => {
     page = await desktopPage(browser, errors);
   });
   after(async () => {
-    await browser?.close();
-    await t?.close();
+    await closeAll(() => browser?.close(), () => t?.close());
     console.log(`# broadcasts screenshots: ${shots.dir}`);
   });
 

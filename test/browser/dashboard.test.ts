@@ -9,6 +9,7 @@ import { startTestApp, type TestApp } from '../helpers/harness.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { browserSkip, browserTest, desktopPage, launchBrowser, OWNER, screenshots, setUpOwner } from '../helpers/browser.js';
 import { totp } from '../../src/dashboard-auth/totp.js';
+import { closeAll } from '../helpers/close-all.js';
 
 describe('dashboard in a browser', { timeout: 150_000 }, () => {
   let t: TestApp;
@@ -30,9 +31,7 @@ describe('dashboard in a browser', { timeout: 150_000 }, () => {
     page = await desktopPage(browser, errors);
   });
   after(async () => {
-    await browser?.close();
-    await t?.close();
-    await hook?.close();
+    await closeAll(() => browser?.close(), () => t?.close(), () => hook?.close());
     if (!browserSkip) console.log(`# dashboard screenshots: ${shots.dir}`);
   });
 

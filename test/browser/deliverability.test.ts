@@ -10,6 +10,7 @@ import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import { startInboundWorld, type InboundWorld } from '../helpers/inbound-world.js';
 import { browserSkip, browserTest, launchBrowser, ownerPage, screenshots } from '../helpers/browser.js';
 import { publishRecords, type WireRecord } from '../helpers/publish-records.js';
+import { closeAll } from '../helpers/close-all.js';
 
 const DAY = 86_400;
 const utcDay = (daysAgo: number) => Math.floor(Date.now() / 1000 / DAY - daysAgo) * DAY;
@@ -53,8 +54,7 @@ describe('Deliverability page in a browser', { timeout: 170_000 }, () => {
     page = await ownerPage(browser, w.t.url, errors);
   });
   after(async () => {
-    await browser?.close();
-    await w?.close();
+    await closeAll(() => browser?.close(), () => w?.close());
     console.log(`# deliverability screenshots: ${shots.dir}`);
   });
 

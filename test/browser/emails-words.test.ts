@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { startCaptureApp, type CaptureApp } from '../helpers/capture-app.js';
 import { browserSkip, browserTest, desktopPage, launchBrowser, screenshots, setUpOwner } from '../helpers/browser.js';
+import { closeAll } from '../helpers/close-all.js';
 
 describe('Emails and Logs say what a user expects', { timeout: 150_000 }, () => {
   let t: CaptureApp;
@@ -46,8 +47,7 @@ describe('Emails and Logs say what a user expects', { timeout: 150_000 }, () => 
     }
   });
   after(async () => {
-    await browser?.close();
-    await t?.close();
+    await closeAll(() => browser?.close(), () => t?.close());
     console.log(`# emails/words screenshots: ${shots.dir}`);
   });
 

@@ -8,6 +8,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startMailWorld, waitForLastEvent, type MailWorld } from '../helpers/mail-world.js';
 import { browserSkip, browserTest, launchBrowser, ownerPage, screenshots } from '../helpers/browser.js';
 import { until } from '../helpers/until.js';
+import { closeAll } from '../helpers/close-all.js';
 
 describe('Insights in the dashboard', { timeout: 150_000 }, () => {
   let w: MailWorld;
@@ -43,8 +44,7 @@ describe('Insights in the dashboard', { timeout: 150_000 }, () => {
     await until('all four emails analyzed', async () => (await w.t.api('GET', '/insights?days=7')).body.analyzed === 4, 30_000);
   });
   after(async () => {
-    await browser?.close();
-    await w?.close();
+    await closeAll(() => browser?.close(), () => w?.close());
     console.log(`# insights screenshots: ${shots.dir}`);
   });
 

@@ -8,6 +8,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startCaptureApp, type CaptureApp } from '../helpers/capture-app.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { browserSkip, browserTest, desktopPage, launchBrowser, screenshots, setUpOwner } from '../helpers/browser.js';
+import { closeAll } from '../helpers/close-all.js';
 
 const EMAILS = 55;
 const MANUAL = 60;
@@ -61,9 +62,7 @@ describe('long lists page by cursor in a browser', { timeout: 170_000 }, () => {
     });
   });
   after(async () => {
-    await browser?.close();
-    await t?.close();
-    await hook?.close();
+    await closeAll(() => browser?.close(), () => t?.close(), () => hook?.close());
     console.log(`# lists screenshots: ${shots.dir}`);
   });
 

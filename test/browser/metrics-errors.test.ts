@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import type { Browser, Page, Route } from 'playwright-core';
 import { startCaptureApp, type CaptureApp } from '../helpers/capture-app.js';
 import { browserSkip, browserTest, desktopPage, launchBrowser, screenshots, setUpOwner } from '../helpers/browser.js';
+import { closeAll } from '../helpers/close-all.js';
 
 const failing = (route: Route) => route.fulfill({ status: 500, contentType: 'application/json', body: JSON.stringify({ statusCode: 500, message: 'The database is not answering', name: 'internal_server_error' }) });
 
@@ -40,8 +41,7 @@ describe('Metrics numbers and error states in a browser', { timeout: 150_000 }, 
     }
   });
   after(async () => {
-    await browser?.close();
-    await t?.close();
+    await closeAll(() => browser?.close(), () => t?.close());
     console.log(`# metrics/errors screenshots: ${shots.dir}`);
   });
 

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { startCaptureApp, type CaptureApp } from '../helpers/capture-app.js';
 import { browserSkip, browserTest, launchBrowser, PHONE, phonePage, screenshots, setUpOwner } from '../helpers/browser.js';
+import { closeAll } from '../helpers/close-all.js';
 
 
 describe('the dashboard on a 390 px phone', { timeout: 170_000 }, () => {
@@ -23,8 +24,7 @@ describe('the dashboard on a 390 px phone', { timeout: 170_000 }, () => {
     page = await phonePage(browser, errors);
   });
   after(async () => {
-    await browser?.close();
-    await t?.close();
+    await closeAll(() => browser?.close(), () => t?.close());
     console.log(`# phone screenshots: ${shots.dir}`);
   });
 

@@ -10,6 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startInboundWorld, type InboundWorld } from '../helpers/inbound-world.js';
 import { systemMailTo } from '../helpers/dashboard-client.js';
 import { browserSkip, browserTest, desktopPage, launchBrowser, screenshots, setUpOwner , joinThroughInvite } from '../helpers/browser.js';
+import { closeAll } from '../helpers/close-all.js';
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 const PDF = Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(20_000), Buffer.from('\n%%EOF\n')]);
@@ -32,8 +33,7 @@ describe('Receiving and Contacts pages in a browser', { timeout: 120_000 }, () =
     page = await desktopPage(browser, errors);
   });
   after(async () => {
-    await browser?.close();
-    await w?.close();
+    await closeAll(() => browser?.close(), () => w?.close());
     if (!browserSkip) console.log(`# receiving/contacts screenshots: ${shots.dir}`);
   });
 

@@ -7,6 +7,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startMailWorld, waitForLastEvent, type MailWorld } from '../helpers/mail-world.js';
 import { browserSkip, browserTest, desktopPage, launchBrowser, screenshots, setUpOwner } from '../helpers/browser.js';
 import { until } from '../helpers/until.js';
+import { closeAll } from '../helpers/close-all.js';
 
 describe('the reputation guard in a browser', { timeout: 180_000 }, () => {
   let w: MailWorld;
@@ -27,8 +28,7 @@ describe('the reputation guard in a browser', { timeout: 180_000 }, () => {
     page = await desktopPage(browser, errors);
   });
   after(async () => {
-    await browser?.close();
-    await w?.close();
+    await closeAll(() => browser?.close(), () => w?.close());
     console.log(`# reputation screenshots: ${shots.dir}`);
   });
 

@@ -8,6 +8,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startCaptureApp, type CaptureApp } from '../helpers/capture-app.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { browserSkip, browserTest, desktopPage, launchBrowser, screenshots, setUpOwner } from '../helpers/browser.js';
+import { closeAll } from '../helpers/close-all.js';
 
 describe('webhook, API key and domain settings in a browser', { timeout: 150_000 }, () => {
   let t: CaptureApp;
@@ -36,9 +37,7 @@ describe('webhook, API key and domain settings in a browser', { timeout: 150_000
     await hook.waitFor(1);
   });
   after(async () => {
-    await browser?.close();
-    await t?.close();
-    await hook?.close();
+    await closeAll(() => browser?.close(), () => t?.close(), () => hook?.close());
     console.log(`# settings screenshots: ${shots.dir}`);
   });
 

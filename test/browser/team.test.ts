@@ -7,6 +7,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startCaptureApp, type CaptureApp } from '../helpers/capture-app.js';
 import { DashboardClient, inviteSignupConfirmed } from '../helpers/dashboard-client.js';
 import { browserSkip, browserTest, desktopPage, launchBrowser, screenshots, setUpOwner } from '../helpers/browser.js';
+import { closeAll } from '../helpers/close-all.js';
 
 const MIA = { email: 'mia@example.com', password: 'mia-password-12', name: 'Mia Member' };
 
@@ -32,8 +33,7 @@ describe('Team roles and invites in a browser', { timeout: 120_000 }, () => {
     await page.getByRole('heading', { name: 'Domains' }).waitFor();
   });
   after(async () => {
-    await browser?.close();
-    await t?.close();
+    await closeAll(() => browser?.close(), () => t?.close());
     console.log(`# team screenshots: ${shots.dir}`);
   });
 

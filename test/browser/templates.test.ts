@@ -7,6 +7,7 @@ import { simpleParser } from 'mailparser';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/harness.js';
 import { browserSkip, browserTest, desktopPage, launchBrowser, screenshots, setUpOwner } from '../helpers/browser.js';
+import { closeAll } from '../helpers/close-all.js';
 
 describe('Templates pages in a browser', { timeout: 120_000 }, () => {
   let t: TestApp;
@@ -24,8 +25,7 @@ describe('Templates pages in a browser', { timeout: 120_000 }, () => {
     page = await desktopPage(browser, errors);
   });
   after(async () => {
-    await browser?.close();
-    await t?.close();
+    await closeAll(() => browser?.close(), () => t?.close());
     console.log(`# templates screenshots: ${shots.dir}`);
   });
 

@@ -15,10 +15,10 @@ describe('help and error paths, with no database to reach', () => {
 
   test('every command answers --help at once, with its own usage, without the configuration or the database', () => {
     const cases: [string[], RegExp][] = [
-      [['start', '--help'], /^Usage: mailroom start /], [['migrate', '--help'], /^Usage: mailroom migrate/], [['config', '--help'], /^Usage: mailroom config/],
-      [['doctor', '--help'], /^Usage: mailroom doctor/], [['teams', '--help'], /^Usage: mailroom teams create NAME/], [['teams', 'create', '-h'], /^Usage: mailroom teams/],
-      [['api-keys', '--help'], /^Usage: mailroom api-keys create/], [['api-keys', 'create', '--help'], /^Usage: mailroom api-keys create/], [['api-keys', 'delete', 'x', '--help'], /^Usage: mailroom api-keys/],
-      [['help', 'doctor'], /^Usage: mailroom doctor/], [['--help'], /^Usage: mailroom <command>/],
+      [['start', '--help'], /^Usage: npx mailroom start /], [['migrate', '--help'], /^Usage: npx mailroom migrate/], [['config', '--help'], /^Usage: npx mailroom config/],
+      [['doctor', '--help'], /^Usage: npx mailroom doctor/], [['teams', '--help'], /^Usage: npx mailroom teams create NAME/], [['teams', 'create', '-h'], /^Usage: npx mailroom teams/],
+      [['api-keys', '--help'], /^Usage: npx mailroom api-keys create/], [['api-keys', 'create', '--help'], /^Usage: npx mailroom api-keys create/], [['api-keys', 'delete', 'x', '--help'], /^Usage: npx mailroom api-keys/],
+      [['help', 'doctor'], /^Usage: npx mailroom doctor/], [['--help'], /^Usage: npx mailroom <command>/],
     ];
     for (const [args, usage] of cases) {
       const started = Date.now();
@@ -47,18 +47,48 @@ describe('help and error paths, with no database to reach', () => {
 
   test('a wrong command, subcommand or option is named, with the usage, and exits non-zero before anything is opened', () => {
     const cases: [string[], number, RegExp][] = [
-      [['frob'], 1, /^Unknown command "frob"/], [['teams'], 2, /^mailroom teams: say create NAME or list\./], [['teams', 'create'], 2, /^mailroom teams: the new team needs a NAME\./],
+      [['frob'], 2, /^mailroom: unknown command "frob"\.$/m], [['teams'], 2, /^mailroom teams: say create NAME or list\./], [['teams', 'create'], 2, /^mailroom teams: the new team needs a NAME\./],
       [['api-keys', 'frob'], 2, /^mailroom api-keys: unknown subcommand "frob"\./], [['api-keys', 'delete'], 2, /^mailroom api-keys: delete needs the ID/],
       [['api-keys', 'create', '--permission', 'root'], 2, /^mailroom api-keys: --permission must be full_access or sending_access\./],
-      [['api-keys', 'list', '--bogus'], 2, /^mailroom api-keys: Unknown option '--bogus'/], [['doctor', 'extra'], 2, /^mailroom doctor: Unexpected argument 'extra'/],
-      [['start', '--rolez', 'api'], 2, /^mailroom start: Unknown option '--rolez'/],
+      [['api-keys', 'list', '--bogus'], 2, /^mailroom api-keys: Unknown option '--bogus'\.$/m], [['doctor', 'extra'], 2, /^mailroom doctor: Unexpected argument 'extra'/],
+      [['start', '--rolez', 'api'], 2, /^mailroom start: Unknown option '--rolez'\.$/m],
     ];
     for (const [args, status, message] of cases) {
       const r = run(args, nowhere);
       assert.equal(r.status, status, `${args.join(' ')}: ${r.stderr}`);
       assert.match(r.stderr, message, args.join(' '));
-      assert.match(r.stderr, /Usage: mailroom/, args.join(' '));
+      assert.match(r.stderr, /Usage: npx mailroom/, args.join(' '));
       noStack(r.stderr.split('Usage:')[0]);
+    }
+    assert.ok(!fs.existsSync(nowhere.MAILROOM_DATA_DIR));
+  });
+
+  test('a malformed ID, a missing value, a stray argument or option: one line naming it, the usage, exit 2, before the database', () => {
+    const uuid = '6f1c2a4e-0d3b-4a57-9c1e-2b7d8e9f0a11';
+    const cases: [string[], RegExp][] = [
+      [['api-keys', 'list', '--team', 'acme'], /^mailroom api-keys: --team must be a team's id \(a UUID, see `npx mailroom teams list`\), got "acme"\.$/],
+      [['api-keys', 'delete', 'nope'], /^mailroom api-keys: the ID of a key is a UUID \(see `npx mailroom api-keys list`\), got "nope"\.$/],
+      [['api-keys', 'create', '--permission', 'sending_access', '--domain-id', 'example.com'], /^mailroom api-keys: --domain-id must be a domain's id \(a UUID\), got "example\.com"\.$/],
+      [['api-keys', 'create', '--domain-id', uuid], /^mailroom api-keys: --domain-id restricts a sending key: add --permission sending_access\.$/],
+      [['api-keys', 'create', '--name'], /^mailroom api-keys: Option '--name <value>' argument missing\.?$/],
+      [['api-keys', 'create', '--name', ''], /^mailroom api-keys: --name must not be empty\.$/],
+      [['api-keys', 'list', 'extra'], /^mailroom api-keys: unexpected argument "extra"\.$/],
+      [['api-keys', 'delete', uuid, 'extra'], /^mailroom api-keys: unexpected argument "extra"\.$/],
+      [['teams', 'create', '--bogus'], /^mailroom teams: Unknown option '--bogus'\.$/],
+      [['teams', 'list', '--team', uuid], /^mailroom teams: Unknown option '--team'\.$/],
+      [['migrate', 'extra'], /^mailroom migrate: Unexpected argument 'extra'\.$/],
+      [['help', 'frob'], /^mailroom: unknown command "frob"\.$/],
+      [[], /^mailroom: say which command\.$/],
+    ];
+    for (const [args, message] of cases) {
+      const r = run(args, nowhere);
+      assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.equal(r.stdout, '', args.join(' '));
+      const [first, blank, usage] = r.stderr.split('\n');
+      assert.match(first, message, args.join(' '));
+      assert.equal(blank, '', args.join(' '));
+      assert.match(usage, /^Usage: /, args.join(' '));
+      noStack(first);
     }
     assert.ok(!fs.existsSync(nowhere.MAILROOM_DATA_DIR));
   });

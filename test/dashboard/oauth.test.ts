@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../helpers/harness.js';
 import { DashboardClient } from '../helpers/dashboard-client.js';
 import { startFakeOAuth, type FakeOAuth } from '../helpers/fake-oauth.js';
+import { closeAll } from '../helpers/close-all.js';
 
 const SECRET = 'fake-client-secret';
 const OWNER = { email: 'owner@example.com', password: 'owner-password-1' };
@@ -18,7 +19,7 @@ describe('OAuth sign-in against a fake provider on loopback', () => {
     });
     await new DashboardClient(t.url).post('/dashboard-api/setup', OWNER);
   });
-  after(async () => { await t.close(); await gh.close(); });
+  after(() => closeAll(() => t.close(), () => gh.close()));
 
   /** start → provider consent → callback, in one browser; returns the final redirect. */
   async function signIn(c: DashboardClient, provider: string, opts: { tamperState?: boolean; query?: string } = {}) {

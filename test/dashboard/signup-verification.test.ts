@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { confirmationToken, DashboardClient, inviteSignupConfirmed, systemMailTo } from '../helpers/dashboard-client.js';
 import { startFakeOAuth, type FakeOAuth } from '../helpers/fake-oauth.js';
+import { closeAll } from '../helpers/close-all.js';
 
 const SECRET = 'fake-client-secret';
 const OWNER = { email: 'owner@company.test', password: 'owner-password-1' };
@@ -23,7 +24,7 @@ describe('a password is chosen only by whoever proves the address', () => {
     owner = new DashboardClient(t.url);
     await owner.post('/dashboard-api/setup', OWNER);
   });
-  after(async () => { await t.close(); await gh.close(); });
+  after(() => closeAll(() => t.close(), () => gh.close()));
 
   const invite = async (body: object) => (await owner.post('/dashboard-api/team/invites', body)).body.url.split('/').pop() as string;
 

@@ -15,6 +15,7 @@ import { AUTOMATION_EVENT_BATCH } from '../../src/automations/event.job.js';
 import { freshDatabase, type TestDatabase } from '../helpers/db.js';
 import { startTestApp, type TestApp } from '../helpers/harness.js';
 import { until } from '../helpers/until.js';
+import { closeAll } from '../helpers/close-all.js';
 
 const createAutomation = async (t: TestApp, body: Record<string, unknown>) => {
   const r = await t.api('POST', '/automations', { body: { status: 'enabled', ...body } });
@@ -44,9 +45,7 @@ function apiFirst() {
     w.api = await startTestApp({ deliveryMode: 'capture', roles: ['api'] }, { db: w.db });
   });
   after(async () => {
-    await w.stopWorker();
-    await w.api?.close();
-    await w.db?.drop();
+    await closeAll(() => w.stopWorker(), () => w.api?.close(), () => w.db?.drop());
   });
   return w;
 }
@@ -167,8 +166,7 @@ describe('automations: many wake-ups due at once', () => {
     app = await startTestApp({ deliveryMode: 'capture' }, { db });
   });
   after(async () => {
-    await app?.close();
-    await db?.drop();
+    await closeAll(() => app?.close(), () => db?.drop());
   });
   const q = async <T = any>(sql: string, params: unknown[] = []) => (await db.pool.query(sql, params)).rows as T[];
 

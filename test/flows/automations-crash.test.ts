@@ -9,6 +9,7 @@ import path from 'node:path';
 import { freshDatabase, type TestDatabase } from '../helpers/db.js';
 import { startTestApp, type TestApp } from '../helpers/harness.js';
 import { sleep } from '../../src/lib/time.js';
+import { closeAll } from '../helpers/close-all.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const RUNS = 1000;
@@ -22,9 +23,7 @@ describe('automation runs survive kill -9 of their worker', () => {
     api = await startTestApp({ roles: ['api'], deliveryMode: 'capture' }, { db });
   });
   after(async () => {
-    await api?.close();
-    await db?.drop();
-    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+    await closeAll(() => api?.close(), () => db?.drop(), () => { for (const d of dirs) fs.rmSync(d, { recursive: true, force: true }); });
   });
 
   test('1,000 runs of trigger → send_email → send_email, the worker killed midway, a new worker finishes: two emails per run, none twice', async (t) => {

@@ -7,6 +7,7 @@ import { arfComplaint } from '../fixtures/reports.js';
 import { startInboundWorld, type InboundWorld } from '../helpers/inbound-world.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { sleep } from '../../src/lib/time.js';
+import { closeAll } from '../helpers/close-all.js';
 
 describe('a complaint on a broadcast email', () => {
   let w: InboundWorld;
@@ -16,7 +17,7 @@ describe('a complaint on a broadcast email', () => {
     rcv = await startReceiver();
     assert.equal((await w.t.resend.webhooks.create({ endpoint: rcv.url, events: ['email.complained'] })).error, null);
   });
-  after(async () => { await rcv?.close(); await w?.close(); });
+  after(() => closeAll(() => rcv?.close(), () => w?.close()));
 
   test('one complaint in the first deliveries pauses the broadcast at 0.3%; the webhook carries broadcast_id', async () => {
     const seg = (await w.t.resend.segments.create({ name: 'Many' })).data!.id;

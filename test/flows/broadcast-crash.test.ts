@@ -10,6 +10,7 @@ import { freshDatabase, type TestDatabase } from '../helpers/db.js';
 import { startTestApp, type TestApp } from '../helpers/harness.js';
 import { broadcastGet } from '../helpers/mailroom-wire.js';
 import { sleep } from '../../src/lib/time.js';
+import { closeAll } from '../helpers/close-all.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const CONTACTS = 3000;
@@ -23,9 +24,7 @@ describe('a broadcast survives kill -9 of its worker', () => {
     api = await startTestApp({ roles: ['api'], deliveryMode: 'capture' }, { db });
   });
   after(async () => {
-    await api?.close();
-    await db?.drop();
-    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+    await closeAll(() => api?.close(), () => db?.drop(), () => { for (const d of dirs) fs.rmSync(d, { recursive: true, force: true }); });
   });
 
   test('3,000 contacts, the worker killed mid-expansion, a new worker finishes: exactly one email per eligible contact', async () => {

@@ -11,6 +11,7 @@ import { startFakeDns, type FakeDns } from '../helpers/fake-dns.js';
 import { startRecordingSmtp, type RecordingSmtp } from '../helpers/recording-smtp.js';
 import { publishRecords, type WireRecord } from '../helpers/publish-records.js';
 import { sleep } from '../../src/lib/time.js';
+import { closeAll } from '../helpers/close-all.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const KEY = 're_crash000_crashcrashcrashcrashcrash00';
@@ -104,10 +105,7 @@ describe('crash safety (kill -9)', () => {
     await stop(p);
   });
   after(async () => {
-    await mx.close();
-    await dns.close();
-    await db.drop();
-    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+    await closeAll(() => mx.close(), () => dns.close(), () => db.drop(), () => { for (const d of dirs) fs.rmSync(d, { recursive: true, force: true }); });
   });
 
   test('API and worker in one process killed mid-load: every acknowledged email is delivered after restart', async () => {
@@ -145,8 +143,7 @@ describe('crash safety (kill -9)', () => {
     try {
       await allDelivered(l.acked);
     } finally {
-      await stop(w2);
-      await stop(api);
+      await closeAll(() => stop(w2), () => stop(api));
     }
   });
 

@@ -10,6 +10,7 @@ import { startInboundWorld, type InboundWorld } from '../helpers/inbound-world.j
 import { waitForLastEvent } from '../helpers/mail-world.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { until } from '../helpers/until.js';
+import { closeAll } from '../helpers/close-all.js';
 
 describe('the reputation guard judges bounces and complaints', () => {
   let w: InboundWorld;
@@ -23,7 +24,7 @@ describe('the reputation guard judges bounces and complaints', () => {
     rcv = await startReceiver();
     assert.equal((await w.t.resend.webhooks.create({ endpoint: rcv.url, events: ['domain.updated'] })).error, null);
   });
-  after(async () => { await rcv?.close(); await w?.close(); });
+  after(() => closeAll(() => rcv?.close(), () => w?.close()));
 
   const send = async (to: string) => {
     const r = await w.t.resend.emails.send({ from: 'Acme <hello@example.com>', to, subject: 'Hello', html: '<p>Hi</p>' });

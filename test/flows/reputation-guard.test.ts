@@ -11,6 +11,7 @@ import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { until } from '../helpers/until.js';
 import { broadcastGet } from '../helpers/mailroom-wire.js';
 import { sleep } from '../../src/lib/time.js';
+import { closeAll } from '../helpers/close-all.js';
 
 describe('the reputation guard pauses a domain past the hard-bounce threshold, and a person resumes it', () => {
   let w: MailWorld;
@@ -24,7 +25,7 @@ describe('the reputation guard pauses a domain past the hard-bounce threshold, a
     rcv = await startReceiver();
     assert.equal((await w.t.resend.webhooks.create({ endpoint: rcv.url, events: ['domain.updated'] })).error, null);
   });
-  after(async () => { await rcv?.close(); await w?.close(); });
+  after(() => closeAll(() => rcv?.close(), () => w?.close()));
 
   const domainHooks = () => rcv.received.map((r) => JSON.parse(r.body)).filter((h) => h.type === 'domain.updated' && h.data.reputation);
   const send = async (to: string, subject = 'Hello') => {

@@ -10,6 +10,7 @@ import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { receiverAuth, waitForLastEvent } from '../helpers/mail-world.js';
 import type { RecordedMessage } from '../helpers/recording-smtp.js';
 import { sleep } from '../../src/lib/time.js';
+import { closeAll } from '../helpers/close-all.js';
 
 interface ListHeaders { url: string; mailto: string; post: string | undefined; dkimH: string }
 
@@ -45,7 +46,7 @@ describe('unsubscribe from list mail, end to end (SDK, recording MX, DKIM, the M
     // Click tracking on (before any send: the send path caches domains for a few seconds): it must leave the unsubscribe link alone.
     assert.equal((await w.t.resend.domains.update({ id: w.domainId, clickTracking: true })).error, null);
   });
-  after(async () => { await rcv.close(); await w.close(); });
+  after(() => closeAll(() => rcv.close(), () => w.close()));
 
   const copiesFor = (subject: string) => w.mx.messages.filter((m) => m.raw.toString().includes(`Subject: ${subject}`));
   const sendTopic = async (to: string[], subject: string, extra: Record<string, unknown> = {}) => {

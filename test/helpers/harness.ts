@@ -10,6 +10,7 @@ import { startApp, type RunningApp } from '../../src/app.js';
 import { createLogger } from '../../src/lib/log.js';
 import { apiKeyToken } from '../../src/lib/ids.js';
 import { freshDatabase, type TestDatabase } from './db.js';
+import { closeAll } from './close-all.js';
 import { teamCreate } from '../../src/store/teams.js';
 
 export interface TestApp {
@@ -54,11 +55,11 @@ export async function startTestApp(overrides: Partial<Config> = {}, opts: { db?:
   return {
     app, url, key, db, dataDir, api,
     resend: new Resend(key, { baseUrl: url }),
-    async close() {
-      await app.close();
-      if (!opts.db) await db.drop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    },
+    close: () => closeAll(
+      () => app.close(),
+      () => (opts.db ? undefined : db.drop()),
+      () => fs.rmSync(dataDir, { recursive: true, force: true }),
+    ),
   };
 }
 

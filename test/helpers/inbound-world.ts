@@ -9,6 +9,7 @@ import nodemailer from 'nodemailer';
 import type { Config } from '../../src/config/schema.js';
 import { startMailWorld, type MailWorld } from './mail-world.js';
 import { publishRecords, type WireRecord } from './publish-records.js';
+import { closeAll } from './close-all.js';
 
 export interface InboundWorld extends MailWorld {
   mxPort: number;
@@ -62,10 +63,7 @@ export async function startInboundWorld(overrides: Partial<Config> = {}): Promis
       const info = await transport.sendMail({ envelope: { from: env.from, to: env.to }, raw: signed });
       return { response: info.response };
     },
-    async close() {
-      transport.close();
-      await w.close();
-    },
+    close: () => closeAll(() => transport.close(), () => w.close()),
   };
 }
 

@@ -9,6 +9,7 @@ import { startRecordingSmtp, type RecordingSmtp, type RecordedMessage } from './
 import { startTestApp, type TestApp } from './harness.js';
 import { publishRecords, type WireRecord } from './publish-records.js';
 import { sleep } from '../../src/lib/time.js';
+import { closeAll } from './close-all.js';
 
 export interface MailWorld {
   dns: FakeDns;
@@ -31,11 +32,8 @@ export async function startMailWorld(overrides: Partial<Config> = {}): Promise<M
   await t.resend.domains.verify(data!.id);
   const world: MailWorld = {
     dns, mx, t, domainId: data!.id,
-    async close() {
-      await t.close();
-      await world.mx.close(); // a test may have replaced the recording MX
-      await dns.close();
-    },
+    // world.mx: a test may have replaced the recording MX.
+    close: () => closeAll(() => t.close(), () => world.mx.close(), () => dns.close()),
   };
   return world;
 }

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { startTestApp, type TestApp } from '../helpers/harness.js';
 import { freshDatabase } from '../helpers/db.js';
+import { closeAll } from '../helpers/close-all.js';
 
 const resendShape = (body: any, status: number, name?: string) => {
   assert.equal(typeof body, 'object', `not JSON: ${String(body).slice(0, 200)}`);
@@ -135,10 +136,7 @@ describe('a database outage', () => {
       assert.equal(back.status, 200);
     } finally {
       up = true;
-      await t.close();
-      for (const s of sockets) s.destroy();
-      proxy.close();
-      await db.drop();
+      await closeAll(() => t.close(), () => { for (const s of sockets) s.destroy(); }, () => { proxy.close(); }, () => db.drop());
     }
   });
 });

@@ -4,6 +4,7 @@ import net from 'node:net';
 import { startTestApp, type TestApp } from '../helpers/harness.js';
 import { freshDatabase } from '../helpers/db.js';
 import { sleep } from '../../src/lib/time.js';
+import { closeAll } from '../helpers/close-all.js';
 
 const REDIS_URL = process.env.MAILROOM_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/0';
 
@@ -97,9 +98,7 @@ describe('rate limits in Redis, shared by two API processes', () => {
       for (let i = 0; i < 3; i++) statuses.push((await b.api('GET', '/domains', { key: a.key })).status);
       assert.deepEqual(statuses, [200, 200, 200, 200, 429, 429]);
     } finally {
-      await a.close();
-      await b.close();
-      await db.drop();
+      await closeAll(() => a.close(), () => b.close(), () => db.drop());
     }
   });
 });

@@ -10,6 +10,7 @@ import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { waitForLastEvent } from '../helpers/mail-world.js';
 import { sleep } from '../../src/lib/time.js';
 import { registry } from '../../src/lib/metrics.js';
+import { closeAll } from '../helpers/close-all.js';
 
 // A 1x1 PNG and a small PDF-like attachment with every byte value in it.
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
@@ -33,7 +34,7 @@ describe('inbound mail: the MX listener receives, stores and reports mail for re
     assert.equal(error, null);
     secret = data!.signing_secret;
   });
-  after(async () => { await rcv.close(); await w.close(); });
+  after(() => closeAll(() => rcv.close(), () => w.close()));
 
   test('a message with text, HTML, an inline image and a PDF is stored, signed webhook sent, and served back byte for byte', async () => {
     const raw = await compose({

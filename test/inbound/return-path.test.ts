@@ -5,6 +5,7 @@ import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { waitForLastEvent } from '../helpers/mail-world.js';
 import { arfComplaint, delayDsn, eximBounce, exchangeNdr, outOfOffice, postfixDsn, qmailBounce, type Original } from '../fixtures/reports.js';
 import { sleep } from '../../src/lib/time.js';
+import { closeAll } from '../helpers/close-all.js';
 
 interface Ev { type: string; recipient: string | null; data: Record<string, any>; detail: Record<string, any> | null }
 
@@ -17,7 +18,7 @@ describe('return paths: asynchronous bounces, delay notices, complaints and auto
     const { error } = await w.t.resend.webhooks.create({ endpoint: rcv.url, events: ['email.bounced', 'email.complained', 'email.delivery_delayed'] });
     assert.equal(error, null);
   });
-  after(async () => { await rcv.close(); await w.close(); });
+  after(() => closeAll(() => rcv.close(), () => w.close()));
 
   /** Sends an email to `to` through the API, waits for its delivery, and returns what a report needs. */
   async function sent(to: string[], subject = 'Your receipt'): Promise<Original & { id: string }> {

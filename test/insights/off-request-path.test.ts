@@ -10,6 +10,7 @@ import { listener, queuedId, RawSmtp, SMTP_TEST_LISTENERS } from '../helpers/smt
 import { until } from '../helpers/until.js';
 import { waitForLastEvent } from '../helpers/mail-world.js';
 import { suppressionAdd } from '../../src/store/suppressions.js';
+import { closeAll } from '../helpers/close-all.js';
 
 const BAD_HTML = '<p>Read <a href="https://bit.ly/3xYz12">the offers</a>.</p>';
 
@@ -72,8 +73,7 @@ test('the request path stores emails unanalyzed; the worker analyzes them at the
     assert.deepEqual((await stored()).map((f: { id: string }) => f.id).sort(), ['link-domain-mismatch', 'link-shortener']);
     assert.deepEqual((await t.api('GET', `/emails/${later.data!.id}/insights`)).body, first.body);
   } finally {
-    await worker?.close();
-    await t.close();
+    await closeAll(() => worker?.close(), () => t.close());
   }
 });
 

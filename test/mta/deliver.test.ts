@@ -5,6 +5,7 @@ import { startFakeDns, type FakeDns } from '../helpers/fake-dns.js';
 import { startRecordingSmtp, type RecordingSmtp } from '../helpers/recording-smtp.js';
 import { deliver, type OutboundMessage } from '../../src/mta/deliver.js';
 import { Pool } from '../../src/mta/pool.js';
+import { closeAll } from '../helpers/close-all.js';
 
 let dns: FakeDns;
 let mx: RecordingSmtp; // offers STARTTLS
@@ -38,8 +39,7 @@ before(async () => {
   pool = new Pool({ timeoutMs: 5000 });
 });
 after(async () => {
-  await pool.closeAll();
-  await Promise.all([mx.close(), plain.close(), dns.close()]);
+  await closeAll(() => pool.closeAll(), () => Promise.all([mx.close(), plain.close(), dns.close()]));
 });
 
 test('delivers to the MX over STARTTLS with every recipient in one transaction', async () => {

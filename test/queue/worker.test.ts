@@ -5,6 +5,7 @@ import { createLogger } from '../../src/lib/log.js';
 import { createPool } from '../../src/store/db.js';
 import { enqueue, enqueueMany, registerJobKinds, scheduleRecurring } from '../../src/queue/enqueue.js';
 import { Worker, type Job, type WorkerOptions } from '../../src/queue/worker.js';
+import { closeAll } from '../helpers/close-all.js';
 
 const log = createLogger('silent');
 // This file's job kinds, not production's: declared, since a worker refuses a kind not registered.
@@ -72,8 +73,7 @@ test('two workers on separate pools run 2,000 jobs exactly once each', { timeout
     assert.ok([...runs.values()].every((n) => n === 1), 'a job ran more than once');
     assert.ok(byWorker.a > 0 && byWorker.b > 0, 'both workers took jobs');
   } finally {
-    await Promise.all([a.stop(2_000), b.stop(2_000)]);
-    await Promise.all([poolA.end(), poolB.end()]);
+    await closeAll(() => Promise.all([a.stop(2_000), b.stop(2_000)]), () => Promise.all([poolA.end(), poolB.end()]));
   }
 });
 
@@ -254,8 +254,7 @@ test('an idle worker with nothing scheduled waits for a notification instead of 
     await enqueue(db.pool, { kind: K['idle.none'], payload: {} });
     await ran; // and a notification still wakes it at once
   } finally {
-    await worker.stop(2_000);
-    await pool.end();
+    await closeAll(() => worker.stop(2_000), () => pool.end());
   }
 });
 

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { freshDatabase } from '../helpers/db.js';
 import { createPool } from '../../src/store/db.js';
+import { closeAll } from '../helpers/close-all.js';
 
 test('the pool turns JIT off, even for a query estimated as expensive as can be', async () => {
   const db = await freshDatabase({ migrate: false });
@@ -20,7 +21,6 @@ test('the pool turns JIT off, even for a query estimated as expensive as can be'
     }
     assert.equal((await pool.query('SHOW TimeZone')).rows[0].TimeZone, 'UTC');
   } finally {
-    await pool.end();
-    await db.drop();
+    await closeAll(() => pool.end(), () => db.drop());
   }
 });

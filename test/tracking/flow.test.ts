@@ -5,6 +5,7 @@ import { startCaptureApp, type CaptureApp } from '../helpers/capture-app.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { sleep } from '../../src/lib/time.js';
 import { until } from '../helpers/until.js';
+import { closeAll } from '../helpers/close-all.js';
 
 describe('open and click tracking end to end (capture mode)', () => {
   let t: CaptureApp;
@@ -28,7 +29,7 @@ describe('open and click tracking end to end (capture mode)', () => {
     const w = await t.resend.webhooks.create({ endpoint: rcv.url, events: ['email.sent', 'email.delivered', 'email.opened', 'email.clicked'] });
     secret = w.data!.signing_secret;
   });
-  after(async () => { await rcv.close(); await t.close(); });
+  after(() => closeAll(() => rcv.close(), () => t.close()));
 
   test('send → delivered → opened (pixel) → clicked (redirect): four events in order, each signed, each in the webhook log', async () => {
     const id = await t.send({

@@ -5,6 +5,7 @@ import { startTestApp, type TestApp } from '../helpers/harness.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { emailMetricsRollup } from '../../src/store/email-metrics.js';
 import { sleep } from '../../src/lib/time.js';
+import { closeAll } from '../helpers/close-all.js';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -18,7 +19,7 @@ describe('contact.* webhooks', () => {
     rcv = await startReceiver();
     rcv2 = await startReceiver();
   });
-  after(async () => { await rcv.close(); await rcv2.close(); await t.close(); });
+  after(() => closeAll(() => rcv.close(), () => rcv2.close(), () => t.close()));
 
   test('create, unsubscribe and delete reach the endpoint as three signed events, in order, with the contact data', async () => {
     const w = (await t.resend.webhooks.create({ endpoint: rcv.url, events: ['contact.created', 'contact.updated', 'contact.deleted'] })).data!;

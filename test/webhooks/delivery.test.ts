@@ -5,6 +5,7 @@ import { startCaptureApp, type CaptureApp } from '../helpers/capture-app.js';
 import { startReceiver, type Receiver, type Received } from '../helpers/webhook-receiver.js';
 import { sleep } from '../../src/lib/time.js';
 import { until } from '../helpers/until.js';
+import { closeAll } from '../helpers/close-all.js';
 
 const SCHEDULE = [0, 150, 300, 450]; // four attempts, 150 ms apart (MAILROOM_WEBHOOK_RETRY_SCHEDULE=0s,150ms,300ms,450ms)
 
@@ -34,7 +35,7 @@ describe('webhook delivery (capture mode, a receiver on 127.0.0.1)', () => {
   const attempts = async (id: string, msg: string) => (await t.api('GET', `/webhooks/${id}/events/${msg}/attempts`)).body.data;
 
   before(async () => { t = await startCaptureApp({ webhookRetrySchedule: SCHEDULE, webhookTimeoutMs: 400 }); });
-  after(async () => { await rcv?.close(); await t.close(); });
+  after(() => closeAll(() => rcv?.close(), () => t.close()));
 
   test('every delivery verifies with the resend SDK (svix-*) and standardwebhooks (webhook-*); tampering and old timestamps do not', async () => {
     const w = await endpoint(['email.sent', 'email.delivered']);
@@ -253,8 +254,7 @@ describe('webhook delivery re-checks the address (MAILROOM_ALLOW_PRIVATE_NETWORK
       assert.match(list[0].error.message, /loopback/);
       assert.equal(rcv.received.length, 0);
     } finally {
-      await rcv.close();
-      await t.close();
+      await closeAll(() => rcv.close(), () => t.close());
     }
   });
 });
@@ -279,8 +279,7 @@ describe('no enabled endpoint, no fan-out work', () => {
       assert.equal(rcv.received.length, 2);
       void data;
     } finally {
-      await rcv.close();
-      await t.close();
+      await closeAll(() => rcv.close(), () => t.close());
     }
   });
 });

@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../helpers/harness.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
+import { closeAll } from '../helpers/close-all.js';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d(:?\d\d)?)$/;
 
@@ -12,7 +13,7 @@ describe('domain.* and suppression.* webhooks', () => {
     t = await startTestApp({ allowPrivateNetworks: true, webhookConcurrency: 1, deliveryMode: 'capture' });
     rcv = await startReceiver();
   });
-  after(async () => { await rcv.close(); await t.close(); });
+  after(() => closeAll(() => rcv.close(), () => t.close()));
 
   const payloads = (got: { body: string }[]) => got.map((r) => JSON.parse(r.body) as { type: string; data: Record<string, any> });
 

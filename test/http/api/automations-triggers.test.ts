@@ -13,6 +13,7 @@ import { freshDatabase } from '../../helpers/db.js';
 import { until } from '../../helpers/until.js';
 import { automationGet } from '../../helpers/mailroom-wire.js';
 import { startReceiver, type Receiver } from '../../helpers/webhook-receiver.js';
+import { closeAll } from '../../helpers/close-all.js';
 
 const publicUrl = 'https://track.mailroom.test';
 
@@ -49,7 +50,7 @@ describe('automations: system events, automation_id, re-entry', () => {
     thanks = await template('Thanks', 'Thanks for reading', '<p>Thanks</p>');
     nudge = await template('Nudge', 'Did you see our mail?', '<p>Nudge</p>');
   });
-  after(async () => { await rcv.close(); await t.close(); });
+  after(() => closeAll(() => rcv.close(), () => t.close()));
 
   test('a resend: name must be one of the system events (422 naming the step); custom events may not use the prefix', async () => {
     const bad = await t.resend.automations.create({
@@ -230,9 +231,7 @@ describe('an event that arrives while a run moves into its wait is not lost', ()
       assert.deepEqual((r.steps[1].output as { event_received: string; payload: unknown }).payload, { n: 1 });
       assert.equal((await db.pool.query(`SELECT 1 FROM jobs WHERE kind = 'automations.wake' AND key = $1`, [`${run.id}:w:wake`])).rowCount, 0, 'the wait was never parked: no timeout was scheduled');
     } finally {
-      await worker?.close();
-      await api.close();
-      await db.drop();
+      await closeAll(() => worker?.close(), () => api.close(), () => db.drop());
     }
   });
 });

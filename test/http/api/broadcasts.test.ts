@@ -7,6 +7,7 @@ import { startCaptureApp, type CaptureApp } from '../../helpers/capture-app.js';
 import { startReceiver, type Receiver } from '../../helpers/webhook-receiver.js';
 import { broadcastGet } from '../../helpers/mailroom-wire.js';
 import { sleep } from '../../../src/lib/time.js';
+import { closeAll } from '../../helpers/close-all.js';
 
 async function until<T>(what: string, fn: () => Promise<T | undefined | false>, ms = 20_000): Promise<T> {
   for (const end = Date.now() + ms; Date.now() < end; await sleep(50)) {
@@ -52,7 +53,7 @@ describe('broadcasts through the resend SDK, in capture mode', () => {
     // Someone outside the segment never receives it.
     await t.resend.contacts.create({ email: 'outsider@dest.test' });
   });
-  after(async () => { await rcv?.close(); await t?.close(); });
+  after(() => closeAll(() => rcv?.close(), () => t?.close()));
 
   // A broadcast email keeps no body: its MIME is rendered on read, as delivery renders it.
   const mimeOf = async (id: string) => {

@@ -11,6 +11,7 @@ import type { Resend } from 'resend';
 import { startTestApp, type TestApp } from '../../helpers/harness.js';
 import { freshDatabase } from '../../helpers/db.js';
 import { sleep } from '../../../src/lib/time.js';
+import { closeAll } from '../../helpers/close-all.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const csv = (text: string | Buffer) => new Blob([typeof text === 'string' ? text : new Uint8Array(text)], { type: 'text/csv' });
@@ -247,8 +248,7 @@ describe('contact imports and their worker', () => {
         await worker.close();
       }
     } finally {
-      await api.close();
-      await db.drop();
+      await closeAll(() => api.close(), () => db.drop());
     }
   });
 
@@ -302,9 +302,7 @@ describe('contact imports and their worker', () => {
       assert.equal((await db.pool.query('SELECT count(*)::int AS n FROM contact_import_rows')).rows[0].n, 0);
       assert.equal((await db.pool.query('SELECT count(*)::int AS n FROM blob_chunks')).rows[0].n, 0, 'the file is dropped once imported');
     } finally {
-      await api.close();
-      await db.drop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      await closeAll(() => api.close(), () => db.drop(), () => fs.rmSync(dataDir, { recursive: true, force: true }));
     }
   });
 });

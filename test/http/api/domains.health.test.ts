@@ -14,6 +14,7 @@ import { dkimCheck, dmarcChecks, fetchMtaStsPolicy, mtaStsCheck } from '../../..
 import { selfSignedCertificate } from '../../../src/lib/tls-cert.js';
 import { analyzeSpf } from '../../../src/domains/spf.js';
 import { teamCreate } from '../../../src/store/teams.js';
+import { closeAll } from '../../helpers/close-all.js';
 
 type Check = { id: string; status: string; detail: string; fix: string | null };
 
@@ -41,7 +42,7 @@ describe('domain health, checked live against the fake DNS server', () => {
     const recv = await t.api('POST', '/domains', { body: { name: 'reports.good.example', capabilities: { sending: 'disabled', receiving: 'enabled' } } });
     assert.equal(recv.status, 201);
   });
-  after(async () => { await t.close(); await dns.close(); });
+  after(() => closeAll(() => t.close(), () => dns.close()));
 
   /** Everything a careful domain owner publishes. */
   function publishHealthy() {

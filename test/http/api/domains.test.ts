@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../../helpers/harness.js';
 import { startFakeDns, type FakeDns } from '../../helpers/fake-dns.js';
 import { publishRecords, type WireRecord } from '../../helpers/publish-records.js';
+import { closeAll } from '../../helpers/close-all.js';
 
 describe('domains through the official resend SDK, verified against a fake DNS server', () => {
   let t: TestApp;
@@ -11,7 +12,7 @@ describe('domains through the official resend SDK, verified against a fake DNS s
     dns = await startFakeDns();
     t = await startTestApp({ dnsServers: [dns.address], publicUrl: 'https://mail.mailroom.test' });
   });
-  after(async () => { await t.close(); await dns.close(); });
+  after(() => closeAll(() => t.close(), () => dns.close()));
 
   test('creating a domain returns the records to publish: DKIM, SPF MX and TXT on the return path, DMARC', async () => {
     const { data, error } = await t.resend.domains.create({ name: 'Example.COM' });

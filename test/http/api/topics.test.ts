@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { otherTeamClient, startTestApp, type TestApp } from '../../helpers/harness.js';
 import { startReceiver, type Receiver } from '../../helpers/webhook-receiver.js';
+import { closeAll } from '../../helpers/close-all.js';
 
 async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
   for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) {
@@ -22,7 +23,7 @@ describe('topics and contact subscriptions through the resend SDK', () => {
     await t.resend.webhooks.create({ endpoint: rcv.url, events: ['topic.created', 'topic.updated', 'topic.deleted'] });
     await t.resend.domains.verify((await t.resend.domains.create({ name: 'example.com' })).data!.id);
   });
-  after(async () => { await rcv.close(); await t.close(); });
+  after(() => closeAll(() => rcv.close(), () => t.close()));
 
   test('create, get, list, update and delete; default_subscription is fixed; each change reaches webhooks', async () => {
     const created = await t.resend.topics.create({ name: 'Newsletter', description: 'Monthly news', defaultSubscription: 'opt_in' });
