@@ -67,9 +67,9 @@ type Pending = { email: AcceptedEmail; completion?: IdempotencyCompletion };
 
 const DOMAIN_CACHE_MS = 5_000;
 
-/** The email's first event: `email.scheduled` when it waits for its time, else `email.sent`. */
+/** The email's first event, at its acceptance (`now`, its created_at): `email.scheduled` when it waits for its time, else `email.sent`. */
 export function acceptedEvent(e: EmailForEvent, scheduled: boolean, now: Date): EventInsert {
-  return makeEvent({ ...e, created_at: now }, scheduled ? 'email.scheduled' : 'email.sent', { at: now });
+  return makeEvent(e, scheduled ? 'email.scheduled' : 'email.sent', { at: now });
 }
 
 const isListSource = (ctx: SendContext) => ctx.source === 'broadcast' || ctx.source === 'automation';

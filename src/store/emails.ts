@@ -110,7 +110,7 @@ export interface EmailPage {
   /** ISO: the emails' created_at, when their delivery jobs are due (jobs.priority puts them behind transactional mail) */
   created_at: string; region: string;
   ids: string[]; message_ids: string[]; addresses: string[]; recipient_domains: string[]; subjects: string[]; personalizations: unknown[];
-  /** each email's first event (same order as ids) */
+  /** each email's first event (same order as ids; its data travels as one JSON array) */
   events: EventInsert[];
 }
 
@@ -118,8 +118,8 @@ export interface EmailPage {
 export async function emailsInsertPage(db: Queryable, p: EmailPage): Promise<void> {
   if (!p.ids.length) return;
   await db.query(
-    `WITH r AS (SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $17::uuid[], $18::jsonb[])
-                 AS r (id, message_id, address, rcpt_domain, subject, p, event_id, event_data)),
+    `WITH r AS (SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $17::uuid[]) WITH ORDINALITY
+                 AS r (id, message_id, address, rcpt_domain, subject, p, event_id, n)),
      e AS (
        INSERT INTO emails (id, team_id, domain_id, api_key_id, source, message_id, from_header, to_addrs, reply_to, subject, headers, last_event, created_at,
                            topic_id, list_unsubscribe, list_id, broadcast_id, personalization)
@@ -127,12 +127,12 @@ export async function emailsInsertPage(db: Queryable, p: EmailPage): Promise<voi
               $14::uuid, true, $15, $16::uuid, r.p FROM r),
      ev AS (
        INSERT INTO email_events (id, email_id, team_id, type, recipient, data, created_at)
-       SELECT r.event_id, r.id, $7, 'email.sent', NULL, r.event_data, $13::timestamptz FROM r),
+       SELECT r.event_id, r.id, $7, 'email.sent', NULL, d.data, $13::timestamptz FROM r JOIN jsonb_array_elements($18::jsonb) WITH ORDINALITY AS d (data, n) ON d.n = r.n),
      j AS (${deliverBatchJobsSql('r', '$7', '$16', '$13', '$19')})
      SELECT pg_notify($20, '${DELIVER_BATCH_JOB}')`,
     [p.ids, p.message_ids, p.addresses, p.recipient_domains, p.subjects, p.personalizations.map((x) => JSON.stringify(x)),
       p.team_id, p.domain_id, p.api_key_id, p.from_header, p.reply_to, p.headers === null ? null : JSON.stringify(p.headers), p.created_at,
-      p.topic_id, p.list_id, p.broadcast_id, p.events.map((e) => e.id), p.events.map((e) => JSON.stringify(e.data)), p.region, JOBS_CHANNEL],
+      p.topic_id, p.list_id, p.broadcast_id, p.events.map((e) => e.id), JSON.stringify(p.events.map((e) => e.data)), p.region, JOBS_CHANNEL],
   );
 }
 
