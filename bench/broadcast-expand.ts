@@ -19,7 +19,7 @@ const PAGE = Number(process.argv[3] ?? 500);
 const ALONE = process.argv[4] === 'alone';
 const t = await startTestApp({ deliveryMode: 'capture', broadcastQueueWindow: 1_000_000, broadcastPageSize: PAGE, ...(ALONE ? { roles: ['api'] } : {}) });
 const worker = ALONE ? new Worker({ pool: t.db.pool, log: t.app.log, handlers: {
-  [BROADCAST_EXPAND_JOB]: broadcastExpandJob({ pool: t.db.pool, sender: t.app.sender, config: t.app.config, log: t.app.log }) } }) : undefined;
+  [BROADCAST_EXPAND_JOB]: broadcastExpandJob({ pool: t.db.pool, accept: t.app.accept, config: t.app.config, log: t.app.log }) } }) : undefined;
 await worker?.start();
 // BENCH_QUERY_TIMES=1: the time spent in each statement (by its first 80 characters), printed at the end.
 const qtimes = new Map<string, { n: number; ms: number }>();

@@ -10,6 +10,10 @@ import { Domains } from './domains/service.js';
 import { deliveryJobs } from './emails/deliver.job.js';
 import { contactImportJob } from './contacts/import.job.js';
 import { EmailSender } from './emails/send.js';
+import { EmailAcceptor, type RecipientBudget } from './emails/accept.js';
+import { ComposeInsights } from './emails/compose-insights.js';
+import { Broadcasts } from './broadcasts/service.js';
+import { PauseCheck } from './reputation/pause-check.js';
 import { buildServer } from './http/server.js';
 import { Sealer } from './lib/crypto.js';
 import { createLogger, type Logger } from './lib/log.js';
@@ -58,6 +62,8 @@ export interface RunningApp {
   apiKeys: ApiKeys;
   domains: Domains;
   sender: EmailSender;
+  /** THE way in for every email (emails/accept.ts) */
+  accept: EmailAcceptor;
   defaultTeamId: string;
   http?: FastifyInstance;
   httpUrl?: string;
@@ -97,14 +103,30 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
     const tracking = new TrackingSigner(secretKey);
     const unsubscribeSigner = new UnsubscribeSigner(secretKey, config.publicUrl);
     const unsubscribes = new Unsubscribes(db.pool, unsubscribeSigner);
-    const sender = new EmailSender(db.pool, domains, config, tracking, unsubscribeSigner);
+    // The recipient rate (api and smtp roles) counts each send's recipients on the way in.
+    const serving = config.roles.includes('api') || config.roles.includes('smtp');
+    let recipientBudget: RecipientBudget | undefined;
+    if (serving) {
+      const recipients = await createLimiter({ limit: config.recipientRateLimit, redisUrl: config.redisUrl, log });
+      closers.push(async () => { await recipients.close(); });
+      recipientBudget = async (teamId, n) => {
+        const d = await recipients.consume(`rcpt:team:${teamId}`, n);
+        if (!d.allowed) throw new AppError('rate_limit_exceeded', `Too many recipients: a team may send to ${d.limit} recipients per second (MAILROOM_RECIPIENT_RATE_LIMIT); retry in ${d.reset} s.`);
+      };
+    }
+    // The pieces first, then what uses them: THE way in (the acceptor, with the guard's pause
+    // check), the composing sender over it, then what sits above the send path.
+    const pauses = new PauseCheck(db.pool, config); // a paused domain refuses list mail (and transactional, when so configured)
+    const accept = new EmailAcceptor(db.pool, domains, { guard: pauses.check, recipientBudget });
     const templates = new TemplateRenderer(db.pool);
-    sender.templates = (teamId, ref, variables) => templates.render(teamId, ref, variables);
-    sender.bodies = new BroadcastBodies(db.pool, sender);
+    const renderTemplate = (teamId: string, ref: string, variables: unknown) => templates.render(teamId, ref, variables);
+    const sender = new EmailSender(accept, config, { tracking, unsubscribe: unsubscribeSigner, templates: renderTemplate });
+    const bodies = new BroadcastBodies(db.pool, sender);
+    const insights = new ComposeInsights(config, tracking, unsubscribeSigner);
+    const broadcasts = new Broadcasts(db.pool, sender, config);
     const webhooks = new Webhooks(db.pool, config, sealer);
-    const guard = new ReputationGuard({ pool: db.pool, config, log, domains, sender });
-    sender.guard = guard.check; // a paused domain refuses list mail (and transactional, when so configured)
-    const app: RunningApp = { config, log, db, apiKeys, domains, sender, defaultTeamId: team.id, close };
+    const guard = new ReputationGuard({ pool: db.pool, config, log, domains, pauses, broadcasts });
+    const app: RunningApp = { config, log, db, apiKeys, domains, sender, accept, defaultTeamId: team.id, close };
     const periodic: Periodic[] = [];
     closers.push(async () => { await Promise.all(periodic.map((p) => p.stop())); });
 
@@ -120,11 +142,11 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
       periodic.push(every('dashboard session expiry', 3600_000, () => Promise.all([sessionsDeleteExpired(db.pool), throttleDeleteStale(db.pool, 3600)]), log, 150_000));
       // Postfix allows 20 concurrent connections per destination by default; so do we.
       const smtp = new SmtpPool({ maxPerHost: 20 });
-      const delivery = deliveryJobs({ pool: db.pool, domains, config, smtp, log, unsubscribe: unsubscribeSigner, bodies: sender.bodies, insights: sender.insights });
+      const delivery = deliveryJobs({ pool: db.pool, domains, config, smtp, log, unsubscribe: unsubscribeSigner, bodies, insights });
       const worker = new Worker({
         pool: db.pool, log, concurrency: 50, regions: config.regions,
         handlers: { [DELIVER_JOB]: delivery.single, [CONTACT_IMPORT_JOB]: contactImportJob({ pool: db.pool, log }),
-          [BROADCAST_EXPAND_JOB]: broadcastExpandJob({ pool: db.pool, sender, config, log }), [AUTOMATION_STEP_JOB]: automationStepJob({ pool: db.pool, sender, log }),
+          [BROADCAST_EXPAND_JOB]: broadcastExpandJob({ pool: db.pool, accept, config, log }), [AUTOMATION_STEP_JOB]: automationStepJob({ pool: db.pool, sender, templates: renderTemplate, log }),
           [AUTOMATION_EVENT_JOB]: automationEventJob({ pool: db.pool, log }), [REPUTATION_CHECK_JOB]: guard.job() },
       });
       await worker.start();
@@ -147,17 +169,8 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
       closers.push(() => webhookWorker.stop());
     }
     // One limiter and one request-log recorder for the API and SMTP submission: the same per-team limit.
-    const serving = config.roles.includes('api') || config.roles.includes('smtp');
     const limiter = serving ? await createLimiter({ limit: config.rateLimit, redisUrl: config.redisUrl, log }) : undefined;
     const recorder = serving ? new RequestLogRecorder(db.pool, log) : undefined;
-    if (serving) {
-      const recipients = await createLimiter({ limit: config.recipientRateLimit, redisUrl: config.redisUrl, log });
-      closers.push(async () => { await recipients.close(); });
-      sender.recipientBudget = async (teamId, n) => {
-        const d = await recipients.consume(`rcpt:team:${teamId}`, n);
-        if (!d.allowed) throw new AppError('rate_limit_exceeded', `Too many recipients: a team may send to ${d.limit} recipients per second (MAILROOM_RECIPIENT_RATE_LIMIT); retry in ${d.reset} s.`);
-      };
-    }
     app.requestLogs = recorder;
     if (limiter && recorder) {
       periodic.push(every('api-key last-used', 10_000, () => apiKeys.flushTouches(), log));
@@ -182,7 +195,7 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
       // Per client address, its own budget: a person on the preference page is not an API client.
       const unsubscribeLimiter = await createLimiter({ limit: config.unsubscribeRateLimit, redisUrl: config.redisUrl, log });
       closers.push(async () => { await unsubscribeLimiter.close(); });
-      const server = await buildServer({ config, log, pool: db.pool, apiKeys, limiter, recorder, domains, sender, webhooks,
+      const server = await buildServer({ config, log, pool: db.pool, apiKeys, limiter, recorder, domains, sender, bodies, insights, broadcasts, reputationGuard: guard, webhooks,
         webhookLog: new WebhookLog(db.pool, webhooks), tracking: { signer: tracking, recorder: hits }, unsubscribe: { service: unsubscribes, limiter: unsubscribeLimiter }, downloads: new DownloadLinks(secretKey, config.publicUrl),
         dashboard: createDashboardAuth({ pool: db.pool, config, sealer, secretKey, sender, defaultTeamId: team.id, log }), isReady: async () => !closed && (await db.pool.query('SELECT 1'), true) });
       await server.listen({ host: config.httpListen.host, port: config.httpListen.port });

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../errors.js';
 import { parseAddress, parseAddressList } from '../emails/addresses.js';
-import type { EmailSender, SendContext } from '../emails/send.js';
+import type { EmailSender, SendContext, TemplateRender } from '../emails/send.js';
 import type { Logger } from '../lib/log.js';
 import type { Job, JobOutcome } from '../queue/worker.js';
 import { guardHoldUntil } from '../emails/send-guard.js';
@@ -19,7 +19,7 @@ import { durationMs, type Step } from './graph.js';
 import { wakeUpMany } from './wake.job.js';
 import { conditionSubject, receivedType, ruleHolds, runsCompleteAndAdvance, stepJobEnqueue, type StepJob } from './run.js';
 
-export interface StepDeps { pool: Pool; sender: EmailSender; log: Logger }
+export interface StepDeps { pool: Pool; sender: EmailSender; templates: TemplateRender; log: Logger }
 const FINAL = new Set(['completed', 'failed', 'skipped']);
 
 /** The email id of a run's send_email step: the same on every attempt (a UUID shape from a hash). */
@@ -54,8 +54,7 @@ async function sendEmail(deps: StepDeps, a: AutomationRow, run: RunRow, step: St
   const c = step.config;
   const variables: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(c.template.variables ?? {})) variables[k] = resolve(v, run, contact) ?? '';
-  if (!deps.sender.templates) throw new Error('templates are not available in this process');
-  const t = await deps.sender.templates(run.team_id, c.template.id, variables);
+  const t = await deps.templates(run.team_id, c.template.id, variables);
   const from = c.from ?? t.from;
   if (!from) throw new AppError('validation_error', 'Invalid `from` field: neither the step nor the template gives a sender.');
   const replyTo = c.reply_to ?? t.replyTo;

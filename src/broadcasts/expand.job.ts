@@ -2,18 +2,18 @@
 // page at a time, as named steps: check the status (scheduled → queued; paused: look again later;
 // canceled or sent: done), check the automatic-pause rates, wait while the broadcast has a full
 // window of undelivered emails (pacing), read the next page after the cursor, drop the ineligible,
-// prepare each email through THE send path, then commit the page's emails and the cursor's
-// advance in one transaction. A crash anywhere repeats at most an uncommitted page (nobody twice,
+// turn the others into emails through the page form of THE way in (emails/accept.ts: the same check
+// step and event builder as every other email; bodies rendered at delivery), then commit the page's
+// emails and the cursor's advance in one transaction. A crash anywhere repeats at most an uncommitted page (nobody twice,
 // nobody skipped); the advance is refused if the cursor moved under us (a second run of the job).
 import { AppError } from '../errors.js';
 import type { Config } from '../config/schema.js';
-import { sendTopic, type EmailSender, type SendContext } from '../emails/send.js';
-import { formatAddress, parseAddress } from '../emails/addresses.js';
-import { uuid } from '../lib/ids.js';
+import type { EmailAcceptor, PageCopy, SendContext } from '../emails/accept.js';
+import { parseAddress } from '../emails/addresses.js';
 import type { Logger } from '../lib/log.js';
 import type { Job, JobContext, JobOutcome } from '../queue/worker.js';
 import { withTx, type Pool } from '../store/db.js';
-import { broadcastEmailsInsert, type BroadcastEmailPage } from '../store/broadcast-emails.js';
+import type { EmailPage } from '../store/emails.js';
 import { segmentFind } from '../store/segments.js';
 import { broadcastAdvance, broadcastFindById, broadcastPageLock, broadcastPauseAuto, broadcastQueueDue, broadcastQueuedCount, type BroadcastRow } from '../store/broadcasts.js';
 import { broadcastRateCounts } from '../store/broadcast-stats.js';
@@ -24,7 +24,7 @@ import { BroadcastMessage } from './message.js';
 import { propertyFallbacks } from './bodies.js';
 
 export interface ExpandPayload { broadcast_id: string }
-export interface ExpandDeps { pool: Pool; sender: EmailSender; config: Config; log: Logger }
+export interface ExpandDeps { pool: Pool; accept: EmailAcceptor; config: Config; log: Logger }
 
 const PAUSED_LOOK_MS = 5_000;   // a paused broadcast's job looks again this often (resume also wakes it)
 const PACE_WAIT_MS = 250;       // the window is full: look again after this
@@ -46,7 +46,7 @@ export async function autoPauseReason(pool: Pool, config: Config, id: string): P
 }
 
 type Cursor = { created_at: string; id: string };
-interface PreparedPage { from: Cursor | null; last: Cursor | null; done: boolean; emails: BroadcastEmailPage; step: ExpansionCounts }
+interface PreparedPage { from: Cursor | null; last: Cursor | null; done: boolean; emails: EmailPage; step: ExpansionCounts }
 type ExpansionCounts = { created: number; skippedUnsubscribed: number; skippedTopic: number; skippedSuppressed: number };
 /** The next page, read and prepared while the previous one commits (one job run's state). */
 interface Ahead { from: string; page: Promise<PreparedPage> }
@@ -93,7 +93,7 @@ function commitPage(deps: ExpandDeps, id: string, from: Cursor | null, p: Prepar
       await broadcastPageLock(tx, id);
       locked();
     }
-    await broadcastEmailsInsert(tx, p.emails);
+    await deps.accept.commitPage(tx, p.emails);
     if (after) {
       await after.locked; // the first page holds the lock before the second asks for it
       await broadcastPageLock(tx, id);
@@ -152,53 +152,37 @@ async function expandPage(deps: ExpandDeps, b: BroadcastRow, msg: BroadcastMessa
 }
 
 /**
- * The page's eligible contacts as emails: the send path's checks once per page (the sending domain,
- * the topic), then per recipient only an id, a Message-ID, the subject, the values the message
- * uses, the `email.sent` event and a delivery job. The body is rendered at delivery and on read
- * (bodies.ts), not here: storing each recipient's html, text and MIME cost ~1.5 ms per email.
+ * The page's eligible contacts as emails, through the acceptor's page form (its check step once per
+ * page: the sending domain, the guard's pause, the topic). A contact whose address cannot be parsed
+ * is skipped with a warning.
  */
 async function pageOfEmails(deps: ExpandDeps, b: BroadcastRow, msg: BroadcastMessage, rows: RecipientRow[], ex: PageExclusions,
-  step: ExpansionCounts): Promise<BroadcastEmailPage> {
+  step: ExpansionCounts): Promise<EmailPage> {
   const ctx: SendContext = { teamId: b.team_id, apiKeyId: b.api_key_id, keyDomainId: null, source: 'broadcast' };
-  const domain = await deps.sender.sendingDomain(ctx, msg.from.domain);
-  await deps.sender.guard?.(b.team_id, domain, true); // a domain paused by the reputation guard: the expansion pauses with its reason
-  const topicId = await sendTopic(deps.pool, b.team_id, b.topic_id ?? undefined);
-  const now = new Date();
-  const headers = msg.headers();
-  const p: BroadcastEmailPage = {
-    team_id: b.team_id, domain_id: domain.id, api_key_id: b.api_key_id, from_header: formatAddress(msg.from), reply_to: msg.replyToAddresses,
-    headers, topic_id: topicId, list_id: msg.listId, broadcast_id: b.id, created_at: now.toISOString(),
-    region: domain.region,
-    ids: [], message_ids: [], addresses: [], recipient_domains: [], subjects: [], personalizations: [],
-  };
-  const seen = new Set<string>();
-  for (const c of rows) {
-    const address = c.email.toLowerCase();
-    if (c.unsubscribed) step.skippedUnsubscribed++;
-    else if (ex.topicOut.has(c.id)) step.skippedTopic++;
-    else if (ex.suppressed.has(address)) step.skippedSuppressed++;
-    else if (!seen.has(address)) {
-      seen.add(address);
-      let to;
-      try {
-        to = parseAddress(c.email);
-      } catch (err) {
-        if (!(err instanceof AppError)) throw err;
-        deps.log.warn('broadcast: contact address refused, skipped', { broadcast_id: b.id, contact_id: c.id, err: err.message });
-        continue;
+  const head = { from: msg.from, replyTo: msg.replyToAddresses, headers: msg.headers(), topicId: b.topic_id, listId: msg.listId, broadcastId: b.id };
+  return deps.accept.page(ctx, head, (domain) => {
+    const copies: PageCopy[] = [];
+    const seen = new Set<string>();
+    for (const c of rows) {
+      const address = c.email.toLowerCase();
+      if (c.unsubscribed) step.skippedUnsubscribed++;
+      else if (ex.topicOut.has(c.id)) step.skippedTopic++;
+      else if (ex.suppressed.has(address)) step.skippedSuppressed++;
+      else if (!seen.has(address)) {
+        seen.add(address);
+        let to;
+        try {
+          to = parseAddress(c.email);
+        } catch (err) {
+          if (!(err instanceof AppError)) throw err;
+          deps.log.warn('broadcast: contact address refused, skipped', { broadcast_id: b.id, contact_id: c.id, err: err.message });
+          continue;
+        }
+        copies.push({ to, subject: msg.subjectFor(c), personalization: msg.personalizationOf(c, domain) });
       }
-      const id = uuid();
-      const messageId = `<${uuid()}@${domain.name}>`;
-      const subject = msg.subjectFor(c);
-      p.ids.push(id);
-      p.message_ids.push(messageId);
-      p.addresses.push(to.address);
-      p.recipient_domains.push(to.domain);
-      p.subjects.push(subject);
-      p.personalizations.push(msg.personalizationOf(c, domain));
     }
-  }
-  return p;
+    return copies;
+  });
 }
 
 class CursorMoved extends Error {}
@@ -242,7 +226,7 @@ export function broadcastExpandJob(deps: ExpandDeps) {
           if (b?.status === 'sent') return;
         }
       } catch (err) {
-        // A refusal of the send path (domain no longer verified, a bad From): no retry can fix it;
+        // A refusal of the way in (domain no longer verified, paused, a bad From): no retry can fix it;
         // the broadcast pauses with the reason shown, and resumes when the user has fixed it.
         if (!(err instanceof AppError)) throw err;
         if (await broadcastPauseAuto(deps.pool, job.payload.broadcast_id, `sending refused: ${err.message}`)) {

@@ -1,41 +1,24 @@
-// THE send path. Every entry point (API single and batch, SMTP submission, later broadcasts and
-// automations) ends here: check the sending domain, fetch `path` attachments, compose the MIME
-// message, then commit the email, its first event, its delivery jobs (and its idempotency key)
-// in one statement. Single sends share that statement with the other sends of the same
-// event-loop turn (group commit: one WAL flush for many emails).
+// Composing an email for THE way in (accept.ts): a request body (or a template it names) is
+// validated, checked by the acceptor's one check step, its `path` attachments fetched, its
+// unsubscribe link and tracking added and its MIME composed; the acceptor then makes its row,
+// first event and delivery jobs and commits them. API single and batch, SMTP submission,
+// automations, system mail and broadcast test sends come this way; a broadcast's expansion uses
+// the acceptor's page form, its bodies composed later by composeStored (broadcasts/bodies.ts).
 import type { Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
-import { isUuid, uuid } from '../lib/ids.js';
-import type { Domains } from '../domains/service.js';
+import { uuid } from '../lib/ids.js';
 import type { DomainRow } from '../store/domains.js';
-import type { Pool, Queryable } from '../store/db.js';
-import { emailsInsertAccepted, type AcceptedEmail, type IdempotencyCompletion } from '../store/emails.js';
-import { DELIVERY_PRIORITY } from '../store/jobs.js';
-import { Batcher } from '../queue/batcher.js';
-import type { DeferredBodies } from './deferred.js';
+import type { Queryable } from '../store/db.js';
+import type { AcceptedEmail, IdempotencyCompletion } from '../store/emails.js';
 import { resolveAttachments } from './attachments.js';
 import { composeMessage, plainTextFor } from './compose.js';
-import { makeEvent } from '../events/email-events.js';
-import { topicFind } from '../store/topics.js';
-import { formatAddress, shown } from './addresses.js';
 import { pathAttachmentBudget, templateRefOf, validateSendRequest, type SendRequest } from './validate.js';
 import type { TrackingSigner } from '../tracking/tokens.js';
 import { distinctRecipients, type UnsubscribeSigner } from '../tracking/unsubscribe-tokens.js';
-import { ComposeInsights, trackedHtml } from './compose-insights.js';
-import type { SendGuard } from './send-guard.js';
+import { trackedHtml } from './compose-insights.js';
+import type { EmailAcceptor, SendContext } from './accept.js';
 
-export interface SendContext {
-  teamId: string;
-  apiKeyId: string | null;
-  keyDomainId: string | null; // a sending_access key bound to one domain
-  /**
-   * 'broadcast': a broadcast's expansion (paced by its own job, so not counted against the team's
-   * recipient rate); 'automation': an automation's send_email step (likewise not counted).
-   */
-  source: 'api' | 'smtp' | 'broadcast' | 'automation';
-  /** The team whose data holds the email when it is not `teamId` (system mail: the hidden system team). */
-  dataTeamId?: string;
-}
+export type { SendContext, RecipientBudget } from './accept.js';
 
 /** A message whose MIME the client already built (SMTP): kept as is, minus what we own. */
 export interface PrebuiltMessage {
@@ -62,20 +45,8 @@ export interface ListMail {
 const UNSUBSCRIBE_TAG = /\{\{\{\s*RESEND_UNSUBSCRIBE_URL\s*\}\}\}/g;
 const HTML_ESC: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
-type Pending = { email: AcceptedEmail; completion?: IdempotencyCompletion };
-
-const DOMAIN_CACHE_MS = 5_000;
-
 /** What composing needs of the sending domain: its name (Message-ID) and its tracking settings. */
 export type TrackingDomain = Pick<DomainRow, 'name' | 'open_tracking' | 'click_tracking'>;
-
-/** The team's topic named by `topic_id` on a send, or a 422 naming the field. */
-export async function sendTopic(db: Pool, teamId: string, topicId: string | undefined): Promise<string | null> {
-  if (topicId === undefined) return null;
-  const t = isUuid(topicId) ? await topicFind(db, teamId, topicId.toLowerCase()) : undefined;
-  if (!t) throw new AppError('validation_error', `Invalid \`topic_id\` field: no topic has the id ${shown(topicId.slice(0, 100))}.`);
-  return t.id;
-}
 
 /** A template rendered for a send (templates/ sits above emails/: the composition root supplies it). */
 export interface RenderedTemplateFields { from: string | null; subject: string | null; replyTo: string[] | null; html: string; text: string | null }
@@ -83,48 +54,27 @@ export type TemplateRender = (teamId: string, ref: string, variables: unknown) =
 
 const absent = (v: unknown) => v === undefined || v === null || v === '';
 
-/** Counts an email's recipients against the team's recipient rate; throws 429 beyond it. */
-export type RecipientBudget = (teamId: string, recipients: number) => Promise<void>;
+export interface SenderOptions {
+  tracking?: TrackingSigner;
+  unsubscribe?: UnsubscribeSigner;
+  /** renders `template: {id, variables}` on a send (templates/ sits above emails/); none: refused */
+  templates?: TemplateRender;
+}
 
 export class EmailSender {
-  private readonly batcher: Batcher<Pending, void>;
-  /** Set by the composition root where requests are served (api, smtp roles). */
-  recipientBudget?: RecipientBudget;
-  /** Set by the composition root: the reputation guard's check of the sending domain (send-guard.ts). */
-  guard?: SendGuard;
-  /** Set by the composition root: renders `template: {id, variables}` on a send. */
-  templates?: TemplateRender;
-  /** Set by the composition root: renders the bodies of emails that keep none (a broadcast's; emails/deferred.ts). */
-  bodies?: DeferredBodies;
-  private readonly domainCache = new Map<string, { row: DomainRow; until: number }>();
-  /** The compose findings of stored emails: run by the delivery job and GET /emails/:id/insights, never here. */
-  readonly insights: ComposeInsights;
+  private readonly tracking?: TrackingSigner;
+  private readonly unsubscribe?: UnsubscribeSigner;
+  private readonly templates?: TemplateRender;
 
-  constructor(private readonly pool: Pool, private readonly domains: Domains, private readonly config: Config, private readonly tracking?: TrackingSigner,
-    private readonly unsubscribe?: UnsubscribeSigner) {
-    this.insights = new ComposeInsights(config, tracking, unsubscribe);
-    this.batcher = new Batcher<Pending, void>(async (items) => {
-      await emailsInsertAccepted(this.pool, items.map((i) => i.email), items.flatMap((i) => (i.completion ? [i.completion] : [])));
-      return items.map(() => undefined);
-    });
+  constructor(private readonly accept: EmailAcceptor, private readonly config: Config, opts: SenderOptions = {}) {
+    this.tracking = opts.tracking;
+    this.unsubscribe = opts.unsubscribe;
+    this.templates = opts.templates;
   }
 
-  /** The verified sending domain for this From domain, checked against the key's binding. */
-  async sendingDomain(ctx: SendContext, name: string): Promise<DomainRow> {
-    const cacheKey = `${ctx.teamId}:${name}`;
-    const now = Date.now();
-    const hit = this.domainCache.get(cacheKey);
-    let row = hit && hit.until > now ? hit.row : undefined;
-    if (!row) {
-      row = (await this.domains.sendingDomain(ctx.teamId, name))?.row;
-      if (!row) throw new AppError('domain_not_verified', `The \`${name}\` domain is not verified. Please, add and verify your domain.`);
-      if (this.domainCache.size > 10_000) this.domainCache.clear();
-      this.domainCache.set(cacheKey, { row, until: now + DOMAIN_CACHE_MS });
-    }
-    if (ctx.keyDomainId && ctx.keyDomainId !== row.id) {
-      throw new AppError('forbidden', `This API key is restricted to another domain and cannot send from \`${name}\`.`);
-    }
-    return row;
+  /** The verified sending domain for this From domain, checked against the key's binding (the acceptor's). */
+  sendingDomain(ctx: SendContext, name: string): Promise<DomainRow> {
+    return this.accept.sendingDomain(ctx, name);
   }
 
   /** Validates a request body and turns it into an email ready to commit. */
@@ -163,12 +113,10 @@ export class EmailSender {
     return this.unsubscribe.url(emailId, recipient);
   }
 
+  /** A validated request through the check step, composed (unless prebuilt), as the acceptor's one-email form. */
   async prepareValidated(ctx: SendContext, req: SendRequest, now: Date, prebuilt?: PrebuiltMessage, list?: ListMail): Promise<AcceptedEmail> {
-    const domain = await this.sendingDomain(ctx, req.from.domain);
-    await this.guard?.(ctx.teamId, domain, ctx.source === 'broadcast' || ctx.source === 'automation'); // list mail: held while the domain is paused
-    const topicId = await sendTopic(this.pool, ctx.teamId, req.topicId); // 422 for a topic the team does not have
-    // Recipients, not requests, are what a send costs receivers: counted before any work.
-    if (ctx.source === 'api' || ctx.source === 'smtp') await this.recipientBudget?.(ctx.teamId, req.to.length + req.cc.length + req.bcc.length);
+    const checked = await this.accept.check(ctx, { fromDomain: req.from.domain, topicId: req.topicId, recipients: req.to.length + req.cc.length + req.bcc.length });
+    const { domain, topicId } = checked;
     const id = list?.id ?? uuid(); // before composing: tracking links carry it
     const listMail = Boolean(topicId) || list !== undefined;
     if (list?.listId !== undefined && !/^[\x20-\x7e]{1,500}$/.test(list.listId)) throw new Error('prepareValidated: List-Id must be printable ASCII');
@@ -182,32 +130,12 @@ export class EmailSender {
       const tracked = this.tracked(id, req, domain, ownUnsubscribeUrl);
       composed = await composeMessage({ ...req, ...tracked, attachments }, { messageIdDomain: domain.name, date: now });
     }
-    const scheduled = Boolean(req.scheduledAt);
-    const headers = Object.entries(req.headers).map(([name, value]) => ({ name, value }));
-    const owner = ctx.dataTeamId ?? ctx.teamId;
-    const row: AcceptedEmail['row'] = {
-      id, team_id: owner, domain_id: domain.id, api_key_id: ctx.apiKeyId, source: ctx.source, message_id: composed.messageId,
-      from_header: formatAddress(req.from), to_addrs: req.to.map((a) => a.address), cc_addrs: req.cc.map((a) => a.address),
-      bcc_addrs: req.bcc.map((a) => a.address), reply_to: req.replyTo.map((a) => a.address), subject: req.subject,
-      html: req.html ?? null, text_body: req.text ?? null, headers: headers.length ? headers : null, tags: req.tags,
-      scheduled_at: req.scheduledAt?.toISOString() ?? null, last_event: scheduled ? 'scheduled' : 'sent', created_at: now.toISOString(), topic_id: topicId,
-      list_unsubscribe: listMail, list_id: list?.listId ?? null, broadcast_id: list?.broadcastId ?? null, automation_id: list?.automationId ?? null,
-      // Not analyzed yet: the insight rules run off the request path (emails/compose-insights.ts).
-      insights: null,
-    };
-    const runAt = (req.scheduledAt ?? now).toISOString();
-    const byDomain = new Map<string, Set<string>>();
-    for (const a of [...req.to, ...req.cc, ...req.bcc]) {
-      const set = byDomain.get(a.domain) ?? new Set<string>();
-      set.add(a.address.toLowerCase());
-      byDomain.set(a.domain, set);
-    }
-    const jobs = [...byDomain].map(([d, rcpts]) => ({
-      payload: { email_id: id, team_id: owner, domain: d, recipients: [...rcpts], ...(scheduled ? { scheduled: true as const } : {}) }, run_at: runAt, region: domain.region,
-      priority: ctx.source === 'broadcast' ? DELIVERY_PRIORITY.broadcast : ctx.source === 'automation' ? DELIVERY_PRIORITY.automation : DELIVERY_PRIORITY.transactional,
-    }));
-    const event = makeEvent({ ...row, created_at: now }, scheduled ? 'email.scheduled' : 'email.sent', { at: now });
-    return { row, raw: composed.raw, event, jobs };
+    return this.accept.email(ctx, checked, {
+      id, from: req.from, to: req.to, cc: req.cc, bcc: req.bcc, replyTo: req.replyTo, subject: req.subject,
+      html: req.html ?? null, text: req.text ?? null, headers: Object.entries(req.headers).map(([name, value]) => ({ name, value })), tags: req.tags,
+      scheduledAt: req.scheduledAt ?? null, messageId: composed.messageId, raw: composed.raw,
+      listMail, listId: list?.listId ?? null, broadcastId: list?.broadcastId ?? null, automationId: list?.automationId ?? null,
+    }, now);
   }
 
   /**
@@ -253,21 +181,18 @@ export class EmailSender {
     };
   }
 
-  /** Commits one email (sharing the statement with concurrent sends). */
-  async commit(email: AcceptedEmail, completion?: IdempotencyCompletion): Promise<void> {
-    await this.batcher.add({ email, completion });
+  /** Commits one email (sharing the statement with concurrent sends): the acceptor's. */
+  commit(email: AcceptedEmail, completion?: IdempotencyCompletion): Promise<void> {
+    return this.accept.commit(email, completion);
   }
 
-  /**
-   * Commits emails in the caller's transaction (one statement): a broadcast commits a page of its
-   * recipients' emails together with the advance of its cursor.
-   */
-  async commitIn(tx: Queryable, emails: AcceptedEmail[]): Promise<void> {
-    await emailsInsertAccepted(tx, emails);
+  /** Commits emails in the caller's transaction (an automation step's, with the step): the acceptor's. */
+  commitIn(tx: Queryable, emails: AcceptedEmail[]): Promise<void> {
+    return this.accept.commitIn(tx, emails);
   }
 
-  /** Commits a batch in its own statement: all or nothing. */
-  async commitMany(emails: AcceptedEmail[], completion?: IdempotencyCompletion): Promise<void> {
-    await emailsInsertAccepted(this.pool, emails, completion ? [completion] : []);
+  /** Commits a batch in its own statement, all or nothing: the acceptor's. */
+  commitMany(emails: AcceptedEmail[], completion?: IdempotencyCompletion): Promise<void> {
+    return this.accept.commitMany(emails, completion);
   }
 }

@@ -10,6 +10,10 @@ import type { RateDecision, RateLimiter } from '../ratelimit/limiter.js';
 import type { RequestLogRecorder } from '../request-logs/recorder.js';
 import type { Domains } from '../domains/service.js';
 import type { EmailSender } from '../emails/send.js';
+import type { DeferredBodies } from '../emails/deferred.js';
+import type { ComposeInsights } from '../emails/compose-insights.js';
+import type { Broadcasts } from '../broadcasts/service.js';
+import type { ReputationGuard } from '../reputation/guard.js';
 import type { Webhooks } from '../webhooks/service.js';
 import type { WebhookLog } from '../webhooks/message-log.js';
 import type { TrackingSigner } from '../tracking/tokens.js';
@@ -31,6 +35,12 @@ export interface ApiDeps {
   recorder: RequestLogRecorder;
   domains: Domains;
   sender: EmailSender;
+  /** renders the bodies of emails that keep none (a broadcast's: emails/deferred.ts) */
+  bodies: DeferredBodies;
+  /** the compose findings of stored emails (GET /emails/:id/insights) */
+  insights: ComposeInsights;
+  broadcasts: Broadcasts;
+  reputationGuard: ReputationGuard;
   webhooks: Webhooks;
   webhookLog: WebhookLog;
   tracking: { signer: TrackingSigner; recorder: TrackingRecorder };

@@ -2,16 +2,14 @@
 // (judge.ts) over the counters the trigger of migration 0024 keeps (email_events_count_rates since
 // 0034, which also queues the `reputation.check` job in SQL), and acts: `warning` comes and
 // goes by itself; `paused` stops the domain's list mail (its sending broadcasts pause with the
-// reason, new broadcast pages and automation sends are refused at the send path, automation steps
+// reason, new broadcast pages and automation sends are refused on the way in (pause-check.ts), automation steps
 // are held) and stays until a person resumes it. Every change of state is a `domain.updated`
 // webhook with `reputation: {state, reason, since, previous_state}`. After a resume the guard
 // judges only mail counted since then (the resume bucket's earlier counts are its baseline).
 import type { Config } from '../config/schema.js';
 import { AppError, notFound } from '../errors.js';
-import { Broadcasts } from '../broadcasts/service.js';
+import type { Broadcasts } from '../broadcasts/service.js';
 import type { Domains } from '../domains/service.js';
-import type { EmailSender } from '../emails/send.js';
-import type { SendGuard } from '../emails/send-guard.js';
 import { isUuid } from '../lib/ids.js';
 import type { Logger } from '../lib/log.js';
 import type { Job } from '../queue/worker.js';
@@ -24,15 +22,16 @@ import {
   reputationLock, reputationOverview, reputationResume, reputationSet, reputationSums, reputationWarnings, ZERO_COUNTS, type Counts, type GuardState, type ReputationRow,
 } from '../store/reputation.js';
 import { judge, ratesOf, type Window } from './judge.js';
+import { GUARD_MARK, type PauseCheck } from './pause-check.js';
 
-export interface GuardDeps { pool: Pool; config: Config; log: Logger; domains: Domains; sender: EmailSender }
+export { GUARD_MARK };
+
+/** `pauses`: the acceptor's check (pause-check.ts), told when a state changes; `broadcasts`: to resume the ones it paused. */
+export interface GuardDeps { pool: Pool; config: Config; log: Logger; domains: Domains; pauses: PauseCheck; broadcasts: Broadcasts }
 export interface CheckPayload { domain_id: string; team_id: string }
 
 const HOUR = 3600_000;
 const WEEK = 7 * 24 * HOUR;
-const CACHE_MS = 2_000; // the send path reads an unpaused domain's state at most this often per process
-/** Marks the broadcasts the guard paused (their pause_reason), so a resume of the domain resumes them. */
-export const GUARD_MARK = 'reputation guard';
 
 const minus = (a: Counts, b: Counts): Counts => ({
   delivered: Math.max(0, a.delivered - b.delivered), bounced: Math.max(0, a.bounced - b.bounced),
@@ -40,27 +39,7 @@ const minus = (a: Counts, b: Counts): Counts => ({
 });
 
 export class ReputationGuard {
-  private readonly cache = new Map<string, { state: GuardState; reason: string | null; until: number }>();
   constructor(private readonly deps: GuardDeps) {}
-
-  /** The send path's check (EmailSender.guard). */
-  readonly check: SendGuard = async (teamId, domain, bulk) => {
-    const { config } = this.deps;
-    if (!config.reputationGuard || (!bulk && !config.reputationPauseTransactional)) return;
-    const now = Date.now();
-    let hit = this.cache.get(domain.id);
-    // Only `ok` is trusted from the cache: a pause is read again before refusing, so a resume
-    // (made by another process) takes effect at once; pauses are rare and refuse once per page.
-    if (!hit || hit.until <= now || hit.state === 'paused') {
-      const r = await reputationFind(this.deps.pool, domain.id);
-      hit = { state: r?.state ?? 'ok', reason: r?.reason ?? null, until: now + CACHE_MS };
-      if (this.cache.size > 10_000) this.cache.clear();
-      this.cache.set(domain.id, hit);
-    }
-    if (hit.state === 'paused') {
-      throw new AppError('domain_paused', `The domain \`${domain.name}\` is paused by the ${GUARD_MARK}: ${hit.reason ?? 'paused'}. A person must resume it (POST /domains/${domain.id}/reputation/resume, or the dashboard).`);
-    }
-  };
 
   /** The windows the guard judges: the last hour and the last 7 days, from the last resume on. */
   private async judgedWindows(db: Queryable, domainId: string, r: ReputationRow, now: Date): Promise<Window[]> {
@@ -92,7 +71,7 @@ export class ReputationGuard {
       }
       await reputationSet(tx, domainId, { state: v.state, reason: v.reason, since: true });
       await domains.announceReputation(tx, d, { state: v.state, reason: v.reason, since: new Date().toISOString(), previous_state: r.state });
-      this.cache.delete(domainId);
+      this.deps.pauses.forget(domainId);
       if (v.state === 'paused') {
         const paused = await this.pauseBroadcasts(tx, d, v.reason!);
         log.warn('reputation guard paused a domain', { domain: d.name, domain_id: d.id, reason: v.reason, broadcasts_paused: paused });
@@ -126,7 +105,7 @@ export class ReputationGuard {
    * counted from now on; the broadcasts it paused resume and held automation steps are due at once.
    */
   async resume(teamId: string, id: string, by: string) {
-    const { pool, domains, log, sender, config } = this.deps;
+    const { pool, domains, log, broadcasts: svc } = this.deps;
     const d = await this.domain(teamId, id);
     const resumed = await withTx(pool, async (tx) => {
       const r = await reputationLock(tx, teamId, d.id);
@@ -137,8 +116,7 @@ export class ReputationGuard {
       return true;
     });
     if (!resumed) throw new AppError('validation_error', `The domain \`${d.name}\` is not paused by the reputation guard: there is nothing to resume.`);
-    this.cache.delete(d.id);
-    const svc = new Broadcasts(pool, sender, config);
+    this.deps.pauses.forget(d.id);
     let broadcasts = 0;
     for (const b of await broadcastsPausedByGuard(pool, teamId, d.name, GUARD_MARK)) {
       await svc.resume(teamId, b).then(() => broadcasts++, (err) => log.warn('reputation guard: a paused broadcast did not resume', { broadcast_id: b, err: (err as Error).message }));

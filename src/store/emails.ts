@@ -1,8 +1,15 @@
-// Emails and their events. The accept path is one statement per group of emails (a data-
-// modifying CTE inserting the emails, their first events and their delivery jobs, and waking the
-// workers): DESIGN.md section 8 measured ~1,500/s for three separate inserts per transaction.
+// Emails and their events. THE only file that inserts into `emails` (test/house/emails-insert.test.ts):
+// the accept path (emails/accept.ts) is one statement per group of emails (a data-modifying CTE
+// inserting the emails, their first events and their delivery jobs, and waking the workers), in
+// two forms: whole emails (emailsInsertAccepted) and a broadcast's page (emailsInsertPage).
+// DESIGN.md section 8 measured ~1,500/s for three separate inserts per transaction.
+// Inserting into email_events fires three statement-level triggers other modules depend on:
+// email_events_wake_webhooks (0005, wakes the webhook dispatcher: webhooks/dispatch.job.ts),
+// email_events_count_rates (0034, which replaced 0024's: the counters of reputation/guard.ts and
+// the broadcast auto-pause), email_events_automations (0025: queues email events for
+// automations/event.job.ts).
 import type { Queryable } from './db.js';
-import { DELIVER_JOB, deliverJobsDeleteScheduledSql, deliverJobsInsertSql, deliverJobsRescheduleScheduledSql, JOBS_CHANNEL } from './jobs.js';
+import { DELIVER_BATCH_JOB, DELIVER_JOB, deliverBatchJobsSql, deliverJobsDeleteScheduledSql, deliverJobsInsertSql, deliverJobsRescheduleScheduledSql, JOBS_CHANNEL } from './jobs.js';
 import { paginate, type Page, type PageQuery } from './paginate.js';
 import { emailFilterSql, type EmailFilters } from './email-filters.js';
 
@@ -91,6 +98,46 @@ ${deliverJobsInsertSql('$4')}),
      SELECT (SELECT count(*) FROM e) AS n, pg_notify($5, '${DELIVER_JOB}')`,
     [JSON.stringify(emails.map((e) => e.row)), emails.map((e) => e.raw), JSON.stringify(emails.map((e) => e.event)),
       JSON.stringify(emails.flatMap((e) => e.jobs)), JOBS_CHANNEL, JSON.stringify(completions)],
+  );
+}
+
+/**
+ * A page of a broadcast's emails (emails/accept.ts EmailAcceptor.page): they share everything but
+ * id, Message-ID, address, subject, personalization values and their `email.sent` event (built in
+ * TypeScript by the one event builder, events/email-events.ts), so the page travels as a few
+ * parallel arrays instead of one JSON row per email, and keeps no body (the broadcast holds the
+ * message: emails/deferred.ts). Its copies are delivered in runs of DELIVERY_BATCH per destination
+ * domain, one job each (store/jobs.ts deliverBatchJobsSql).
+ */
+export interface EmailPage {
+  team_id: string; domain_id: string; api_key_id: string | null; from_header: string; reply_to: string[];
+  headers: { name: string; value: string }[] | null; topic_id: string | null; list_id: string; broadcast_id: string;
+  /** ISO: the emails' created_at, when their delivery jobs are due (jobs.priority puts them behind transactional mail) */
+  created_at: string; region: string;
+  ids: string[]; message_ids: string[]; addresses: string[]; recipient_domains: string[]; subjects: string[]; personalizations: unknown[];
+  /** each email's first event (same order as ids; its data travels as one JSON array) */
+  events: EventInsert[];
+}
+
+/** Inserts a page of a broadcast's emails with their first events and delivery jobs, in one statement. */
+export async function emailsInsertPage(db: Queryable, p: EmailPage): Promise<void> {
+  if (!p.ids.length) return;
+  await db.query(
+    `WITH r AS (SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $17::uuid[]) WITH ORDINALITY
+                 AS r (id, message_id, address, rcpt_domain, subject, p, event_id, n)),
+     e AS (
+       INSERT INTO emails (id, team_id, domain_id, api_key_id, source, message_id, from_header, to_addrs, reply_to, subject, headers, last_event, created_at,
+                           topic_id, list_unsubscribe, list_id, broadcast_id, personalization)
+       SELECT r.id, $7, $8, $9, 'broadcast', r.message_id, $10, ARRAY[r.address], $11::text[], r.subject, $12::jsonb, 'sent', $13::timestamptz,
+              $14::uuid, true, $15, $16::uuid, r.p FROM r),
+     ev AS (
+       INSERT INTO email_events (id, email_id, team_id, type, recipient, data, created_at)
+       SELECT r.event_id, r.id, $7, 'email.sent', NULL, d.data, $13::timestamptz FROM r JOIN jsonb_array_elements($18::jsonb) WITH ORDINALITY AS d (data, n) ON d.n = r.n),
+     j AS (${deliverBatchJobsSql('r', '$7', '$16', '$13', '$19')})
+     SELECT pg_notify($20, '${DELIVER_BATCH_JOB}')`,
+    [p.ids, p.message_ids, p.addresses, p.recipient_domains, p.subjects, p.personalizations.map((x) => JSON.stringify(x)),
+      p.team_id, p.domain_id, p.api_key_id, p.from_header, p.reply_to, p.headers === null ? null : JSON.stringify(p.headers), p.created_at,
+      p.topic_id, p.list_id, p.broadcast_id, p.events.map((e) => e.id), JSON.stringify(p.events.map((e) => e.data)), p.region, JOBS_CHANNEL],
   );
 }
 

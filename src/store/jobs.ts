@@ -102,7 +102,7 @@ export const DELIVERY_BATCH = 10;
 /**
  * The delivery jobs of a broadcast page, from a relation `rows` with columns id (a one-recipient
  * email), address and rcpt_domain: one job per DELIVERY_BATCH copies to one destination domain
- * (store/broadcast-emails.ts). A job per copy cost a job row, a share of a claim (~60-75 us of
+ * (store/emails.ts emailsInsertPage). A job per copy cost a job row, a share of a claim (~60-75 us of
  * PostgreSQL with 50 in flight) and a delete for each copy.
  */
 export const deliverBatchJobsSql = (rows: string, teamId: string, broadcastId: string, runAt: string, region: string) => `

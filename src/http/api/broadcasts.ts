@@ -2,7 +2,7 @@
 // Resend's: create (send: true sends at once), get, list, update and delete (drafts only), send,
 // cancel, duplicate, recipients, clicked-links. Mailroom's own: pause, resume, test.
 import { Type } from 'typebox';
-import { Broadcasts, type Caller } from '../../broadcasts/service.js';
+import type { Caller } from '../../broadcasts/service.js';
 import { listBody, PageQuerySchema, parsePage } from '../pagination.js';
 import { authOf, type ApiApp, type ApiDeps, type RequestAuth } from '../types.js';
 
@@ -36,7 +36,7 @@ const RecipientsQuery = Type.Object({
 const callerOf = (a: RequestAuth): Caller => ({ teamId: a.team_id, apiKeyId: a.id, keyDomainId: a.domain_id });
 
 export default function register(app: ApiApp, deps: ApiDeps): void {
-  const svc = new Broadcasts(deps.pool, deps.sender, deps.config);
+  const svc = deps.broadcasts;
   app.post('/broadcasts', { schema: { tags, summary: 'Create a broadcast (a draft, or sent at once with send: true)', body: Body } }, async (req, reply) => {
     return reply.status(201).send(await svc.create(callerOf(authOf(req)), req.body ?? {}));
   });

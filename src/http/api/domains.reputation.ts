@@ -2,7 +2,6 @@
 // GET /domains/:id/reputation: state, thresholds, rates of the last hour and 7 days, hourly points;
 // POST /domains/:id/reputation/resume: a person lifts a pause; GET /reputation/alerts: the team's
 // domains in warning or paused (the dashboard's banner).
-import { ReputationGuard } from '../../reputation/guard.js';
 import { authOf, type ApiApp, type ApiDeps, type RequestAuth } from '../types.js';
 import { IdParams } from './domains.schema.js';
 
@@ -10,7 +9,7 @@ const tags = ['Domains'];
 const actor = (a: RequestAuth) => ('session' in a ? `user:${a.session.email}` : `api_key:${a.id}`);
 
 export default function register(app: ApiApp, deps: ApiDeps): void {
-  const guard = new ReputationGuard({ pool: deps.pool, config: deps.config, log: deps.log, domains: deps.domains, sender: deps.sender });
+  const guard = deps.reputationGuard;
   app.get('/domains/:id/reputation', {
     schema: { tags, summary: 'Mailroom: the domain\'s reputation guard: state (ok | warning | paused), reason, thresholds, hard-bounce and complaint rates (last hour, last 7 days) and hourly points over 7 days', params: IdParams },
   }, async (req) => guard.view(authOf(req).team_id, req.params.id));

@@ -28,8 +28,8 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
     const analyze = deps.config.insights ? async (row: EmailInsightsRow) => {
       const domain = row.domain_id ? await deps.domains.sendingDomainById(row.team_id, row.domain_id) : undefined;
       // A broadcast's email keeps no body: rendered as delivery renders it.
-      const body = isDeferred(row) ? await deps.sender.bodies?.render(row) : undefined;
-      return deps.sender.insights.of(body ? { ...row, html: body.html, text_body: body.text } : row, domain?.row);
+      const body = isDeferred(row) ? await deps.bodies.render(row) : undefined;
+      return deps.insights.of(body ? { ...row, html: body.html, text_body: body.text } : row, domain?.row);
     } : undefined;
     const found = await emailInsights(deps.pool, teamId, id, analyze);
     return { object: 'list' as const, email_id: id.toLowerCase(), analyzed: found.analyzed, has_more: false, data: found.data };

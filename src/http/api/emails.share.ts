@@ -42,7 +42,7 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
     const { id } = req.params;
     const { expires, signature } = req.query;
     if (!isUuid(id) || !deps.downloads.valid('share', id, expires, signature)) throw new AppError('not_found', 'This link is not valid or has expired.');
-    const body = await sharedEmailPage(deps.pool, id, deps.sender.bodies);
+    const body = await sharedEmailPage(deps.pool, id, deps.bodies);
     if (body === undefined) throw new AppError('not_found', 'This link is not valid or has expired.');
     return reply.type('text/html; charset=utf-8')
       .header('cache-control', 'private, no-store').header('x-content-type-options', 'nosniff').header('referrer-policy', 'no-referrer')

@@ -160,7 +160,7 @@ describe('broadcasts through the resend SDK, in capture mode', () => {
     assert.deepEqual(hooks.filter((h) => h.type === 'email.sent').map((h) => h.data.to[0]).sort(), emails.map((e) => e.to[0]).sort());
     assert.equal(hooks.filter((h) => h.type === 'email.delivered').length, 4);
     assert.deepEqual(Object.keys(hooks[0].data).slice(0, 2), ['broadcast_id', 'created_at']);
-    // email.sent as for any email (the expansion builds it in SQL): Resend's fields, the email's values.
+    // email.sent as for any email (the one event builder, emails/accept.ts): Resend's fields, the email's values.
     const annSent = hooks.find((h) => h.type === 'email.sent' && h.data.to[0] === 'ann@dest.test')!;
     assert.deepEqual(Object.keys(annSent.data).sort(), ['broadcast_id', 'created_at', 'email_id', 'from', 'headers', 'message_id', 'subject', 'tags', 'to']);
     assert.deepEqual([annSent.data.email_id, annSent.data.subject, annSent.data.from, annSent.data.tags], [ann.id, 'Hi Ann', from, {}]);
