@@ -1,7 +1,7 @@
 // Personalization speed: recipients rendered per second on one core for a 10 KB HTML body with
 // 47 tags (one in most paragraphs), against a naive renderer (one regex replace over the whole body per recipient) in the
 // same run. Run: node --import tsx bench/personalize/run.ts [recipients]
-import { compile, render } from '../../src/contacts/personalize.js';
+import { compile, render } from '../../src/render/personalize.js';
 
 const N = Number(process.argv[2] ?? 200_000);
 const para = '<p style="margin:0 0 12px;font:15px/1.5 Helvetica,Arial,sans-serif;color:#333">Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua.</p>\n';

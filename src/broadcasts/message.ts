@@ -1,8 +1,8 @@
-// One broadcast's message, compiled once (contacts/personalize.ts) and turned into each
+// One broadcast's message, compiled once (render/personalize.ts) and turned into each
 // recipient's send request: personalized subject, html (with the preview text as a hidden
 // preheader) and text, the Feedback-ID header for mailbox providers' complaint loops, and the
 // List-Id. {{{RESEND_UNSUBSCRIBE_URL}}} is left for the send path, which knows the email's id.
-import { compile, render, type Compiled, type Recipient } from '../contacts/personalize.js';
+import { compile, render, type Compiled, type Recipient } from '../render/personalize.js';
 import { parseAddress, parseAddressList, type Address } from '../emails/addresses.js';
 import type { SendRequest } from '../emails/validate.js';
 import { htmlToText } from '../emails/html-to-text.js';

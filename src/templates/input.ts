@@ -2,7 +2,7 @@
 // send gives it (1.1). Each failure is a 422 naming the field; nothing here touches the database.
 import { invalidField, missingField } from '../errors.js';
 import { formatAddress, parseAddress, parseAddressList, shown, UNSAFE_HEADER_CHARS } from '../emails/addresses.js';
-import { VARIABLE_KEY } from '../contacts/personalize.js';
+import { VARIABLE_KEY } from '../render/personalize.js';
 import { isUuid, uuid } from '../lib/ids.js';
 import type { TemplateVariableRow } from '../store/templates.js';
 

@@ -4,7 +4,7 @@
 // change, so each is compiled once and kept by version id.
 import { invalidField } from '../errors.js';
 import { shown } from '../emails/addresses.js';
-import { compile, render, variableSlots, type Compiled } from '../contacts/personalize.js';
+import { compile, render, variableSlots, type Compiled } from '../render/personalize.js';
 import { isUuid } from '../lib/ids.js';
 import type { Queryable } from '../store/db.js';
 import { templateFindPublished, type TemplateVersionRow } from '../store/templates.js';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compile, render, variableSlots } from '../../src/contacts/personalize.js';
+import { compile, render, variableSlots } from '../../src/render/personalize.js';
 
 const ada = { email: 'ada@example.org', first_name: 'Ada', last_name: null, properties: { plan: 'pro', seats: 3, company: '' } };
 
