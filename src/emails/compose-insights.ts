@@ -3,12 +3,12 @@
 // or by GET /emails/:id/insights when asked before that (a scheduled or canceled email). The send
 // path only stores the email with `insights` null ("not analyzed yet"): measured, the rules cost
 // ~100-550 us of CPU for a 16-88 KB newsletter, over the issue's 100 us budget for the request
-// path (BENCHMARKS.md, insights). Also the tracked HTML both the send path and this module need.
+// path (BENCHMARKS.md, insights).
 import type { Config } from '../config/schema.js';
 import type { DomainRow } from '../store/domains.js';
 import { inspectMessage } from '../insights/inspect.js';
 import type { Finding } from '../insights/types.js';
-import { applyTracking, listUnsubscribeUrls } from '../tracking/apply.js';
+import { trackedHtml } from '../tracking/tracked-html.js';
 import type { TrackingSigner } from '../tracking/tokens.js';
 import type { UnsubscribeSigner } from '../tracking/unsubscribe-tokens.js';
 import { parseAddress } from './addresses.js';
@@ -25,24 +25,6 @@ export interface StoredEmailFacts {
   text_body: string | null;
   headers: { name: string; value: string }[] | null;
   list_unsubscribe: boolean;
-}
-
-type TrackingDomain = Pick<DomainRow, 'open_tracking' | 'click_tracking'>;
-
-/**
- * The HTML recipients get when the domain tracks opens or clicks (links and pixel on
- * MAILROOM_PUBLIC_URL), or undefined when it is sent as given.
- */
-export function trackedHtml(o: {
-  id: string; html: string | undefined; headers: Record<string, string>; domain: TrackingDomain; publicUrl: string;
-  sign: TrackingSigner | undefined; ownUnsubscribeUrl: string | undefined;
-}): string | undefined {
-  if (!o.sign || o.html === undefined || !(o.domain.open_tracking || o.domain.click_tracking)) return undefined;
-  const unsubscribe = Object.entries(o.headers).find(([k]) => k.toLowerCase() === 'list-unsubscribe')?.[1];
-  return applyTracking(o.html, {
-    emailId: o.id, openTracking: o.domain.open_tracking, clickTracking: o.domain.click_tracking, baseUrl: o.publicUrl,
-    sign: o.sign, unsubscribeUrls: [...listUnsubscribeUrls(unsubscribe), ...(o.ownUnsubscribeUrl ? [o.ownUnsubscribeUrl] : [])],
-  });
 }
 
 export class ComposeInsights {

@@ -15,7 +15,7 @@ import { composeMessage, plainTextFor } from './compose.js';
 import { pathAttachmentBudget, templateRefOf, validateSendRequest, type SendRequest } from './validate.js';
 import type { TrackingSigner } from '../tracking/tokens.js';
 import { distinctRecipients, type UnsubscribeSigner } from '../tracking/unsubscribe-tokens.js';
-import { trackedHtml } from './compose-insights.js';
+import { trackedHtml } from '../tracking/tracked-html.js';
 import type { EmailAcceptor, SendContext } from './accept.js';
 
 export type { SendContext, RecipientBudget } from './accept.js';
