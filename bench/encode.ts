@@ -1,15 +1,15 @@
 // Body encoding CPU per call, old against new in the same run, outputs checked equal first:
 // mime-fast's textPart (LF to CRLF, 7bit check, quoted-printable; formerly a regex, nodemailer's
-// hasLongerLines, qp.encode and qp.wrap, now src/emails/qp.ts) and DKIM relaxed body
+// hasLongerLines, qp.encode and qp.wrap, now src/mime/qp.ts) and DKIM relaxed body
 // canonicalization (formerly regex replaces, now one pass in src/mta/dkim.ts). Bodies as in
 // bench/broadcast-delivery.ts: ~3.5 KB html on one line and its ~3 KB text; also that text with
 // non-ASCII words (quoted-printable, short lines).
 // Run: node --import tsx bench/encode.ts [calls per round]
 import * as mimeFuncs from 'nodemailer/lib/mime-funcs/index.js';
 import * as qp from 'nodemailer/lib/qp/index.js';
-import { htmlToText } from '../src/emails/html-to-text.js';
+import { htmlToText } from '../src/mime/html-to-text.js';
 import { relaxedBody } from '../src/mta/dkim.js';
-import { textPart, writeSimpleMessage } from '../src/emails/mime-fast.js';
+import { textPart, writeSimpleMessage } from '../src/mime/mime-fast.js';
 
 const N = Number(process.argv[2] ?? 20_000);
 const HTML = '<p>Hello {{{contact.first_name|there}}}</p>' + '<p>Lorem ipsum dolor sit amet.</p>'.repeat(100) + '<a href="{{{RESEND_UNSUBSCRIBE_URL}}}">unsubscribe</a>';
@@ -24,7 +24,7 @@ const bodies = raw.map((r) => r.subarray(r.indexOf('\r\n\r\n') + 4));
 // html indented as templates often are: runs of spaces, so relaxedBody copies from the first one
 const indented = bodies.map((b) => Buffer.from(b.toString('latin1').replace(/<p>/g, '\r\n    <p>'), 'latin1'));
 
-// The former code, as it was in src/emails/mime-fast.ts and src/mta/dkim.ts.
+// The former code, as it was in src/mime/mime-fast.ts and src/mta/dkim.ts.
 function oldTextPart(contentType: string, body: string): string {
   const crlf = body.replace(/\r?\n/g, '\r\n');
   const plain = /^[\x20-\x7e\r\n\t]*$/.test(crlf) && !mimeFuncs.hasLongerLines(crlf, 76);

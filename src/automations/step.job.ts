@@ -5,7 +5,7 @@
 // transaction that first re-reads the step under a row lock; a re-run finds it completed.
 import { createHash } from 'node:crypto';
 import { AppError } from '../errors.js';
-import { parseAddress, parseAddressList } from '../emails/addresses.js';
+import { parseAddress, parseAddressList } from '../mime/addresses.js';
 import type { EmailSender, SendContext, TemplateRender } from '../emails/send.js';
 import type { Logger } from '../lib/log.js';
 import type { Job, JobOutcome } from '../queue/worker.js';

@@ -9,7 +9,7 @@
 import { AppError } from '../errors.js';
 import type { Config } from '../config/schema.js';
 import type { EmailAcceptor, PageCopy, SendContext } from '../emails/accept.js';
-import { parseAddress } from '../emails/addresses.js';
+import { parseAddress } from '../mime/addresses.js';
 import type { Logger } from '../lib/log.js';
 import type { Job, JobContext, JobOutcome } from '../queue/worker.js';
 import { withTx, type Pool } from '../store/db.js';

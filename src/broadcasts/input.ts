@@ -1,7 +1,7 @@
 // The body of POST and PATCH /broadcasts checked field by field (resend-compat 7.5), each error
 // a 422 naming its field. PATCH merges onto the draft and the result is checked as a whole.
 import { invalidField, missingField } from '../errors.js';
-import { parseAddress, parseAddressList, shown } from '../emails/addresses.js';
+import { parseAddress, parseAddressList, shown } from '../mime/addresses.js';
 import { MAX_SUBJECT } from '../emails/validate.js';
 import { isUuid } from '../lib/ids.js';
 import type { Queryable } from '../store/db.js';

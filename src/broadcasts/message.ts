@@ -3,9 +3,9 @@
 // preheader) and text, the Feedback-ID header for mailbox providers' complaint loops, and the
 // List-Id. {{{RESEND_UNSUBSCRIBE_URL}}} is left for the send path, which knows the email's id.
 import { compile, render, type Compiled, type Recipient } from '../render/personalize.js';
-import { parseAddress, parseAddressList, type Address } from '../emails/addresses.js';
+import { parseAddress, parseAddressList, type Address } from '../mime/addresses.js';
 import type { SendRequest } from '../emails/validate.js';
-import { htmlToText } from '../emails/html-to-text.js';
+import { htmlToText } from '../mime/html-to-text.js';
 import type { BroadcastRow } from '../store/broadcasts.js';
 
 const ESC: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };

@@ -6,7 +6,7 @@
 // laid over the saved broadcast, checked as PATCH checks them. Nothing is stored or sent;
 // {{{RESEND_UNSUBSCRIBE_URL}}} stays as written (the send path fills it per email).
 import { invalidField, missingField, notFound } from '../errors.js';
-import { shown } from '../emails/addresses.js';
+import { shown } from '../mime/addresses.js';
 import { isUuid } from '../lib/ids.js';
 import type { Pool } from '../store/db.js';
 import { broadcastFind } from '../store/broadcasts.js';

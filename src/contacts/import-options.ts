@@ -2,7 +2,7 @@
 // `segments`, `topics` (each a JSON string, as the SDKs send them), checked against the team's
 // properties, segments and topics when the file is uploaded. Reading the CSV is import-rows.ts's job.
 import { invalidField } from '../errors.js';
-import { shown } from '../emails/addresses.js';
+import { shown } from '../mime/addresses.js';
 import type { Queryable } from '../store/db.js';
 import { contactPropertiesFind } from '../store/contact-properties.js';
 import { segmentRefs } from './segments.js';

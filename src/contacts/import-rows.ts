@@ -6,7 +6,7 @@ import { isUtf8 } from 'node:buffer';
 import { Transform, type Readable } from 'node:stream';
 import { parse, CsvError } from 'csv-parse';
 import { AppError } from '../errors.js';
-import { shown } from '../emails/addresses.js';
+import { shown } from '../mime/addresses.js';
 import type { FailedRow } from '../store/contact-imports.js';
 import { CONTACT_FIELDS, type ColumnMap, type ContactField } from './import-options.js';
 import { contactInput } from './input.js';

@@ -2,7 +2,7 @@
 // the shape of the property map. Whether property keys exist and their types match is
 // properties.ts's job; segment/topic/audience references are refs.ts's.
 import { invalidField, missingField } from '../errors.js';
-import { parseAddress, shown, UNSAFE_HEADER_CHARS } from '../emails/addresses.js';
+import { parseAddress, shown, UNSAFE_HEADER_CHARS } from '../mime/addresses.js';
 
 export const MAX_NAME = 256;
 export const MAX_PROPERTY_STRING = 2_000;

@@ -1,7 +1,7 @@
 // Contact properties (resend-compat 7.4): the team's custom keys with a type and an optional
 // fallback value, and the checks of a contact's values against them. Returns Resend's wire shapes.
 import { invalidField, missingField, notFound } from '../errors.js';
-import { shown } from '../emails/addresses.js';
+import { shown } from '../mime/addresses.js';
 import { isUuid } from '../lib/ids.js';
 import { withTx, type Pool, type Queryable } from '../store/db.js';
 import type { PageQuery } from '../store/paginate.js';

@@ -3,7 +3,7 @@
 // and the legacy audience-scoped contact routes. A segment is either such a fixed list or carries a
 // `filter` (segment-filters.ts), evaluated in SQL on every read; a filter segment takes no members.
 import { AppError, invalidField, missingField, notFound } from '../errors.js';
-import { shown } from '../emails/addresses.js';
+import { shown } from '../mime/addresses.js';
 import { ruleUnevaluable } from '../lib/filter-rule.js';
 import { isUuid } from '../lib/ids.js';
 import type { Pool, Queryable } from '../store/db.js';

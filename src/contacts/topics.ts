@@ -4,7 +4,7 @@
 // mail: its own choice, else the topic's default (opt_in: yes until it opts out; opt_out: no
 // until it opts in); a globally unsubscribed contact receives none (store/emails.ts, delivery).
 import { invalidField, missingField, notFound } from '../errors.js';
-import { shown } from '../emails/addresses.js';
+import { shown } from '../mime/addresses.js';
 import { isUuid } from '../lib/ids.js';
 import { isoOf as iso } from '../lib/time.js';
 import { withTx, type Pool, type Queryable } from '../store/db.js';

@@ -5,7 +5,7 @@
 // (the operator's own machine) instead of a team's Mailbox.
 import type { Config } from '../config/schema.js';
 import { AppError } from '../errors.js';
-import { parseAddress } from '../emails/addresses.js';
+import { parseAddress } from '../mime/addresses.js';
 import type { EmailSender, SendContext } from '../emails/send.js';
 import type { Logger } from '../lib/log.js';
 import type { Pool } from '../store/db.js';

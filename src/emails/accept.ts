@@ -17,7 +17,7 @@ import { DELIVERY_PRIORITY } from '../store/jobs.js';
 import { topicFind } from '../store/topics.js';
 import { Batcher } from '../queue/batcher.js';
 import { makeEvent, type EmailForEvent } from '../events/email-events.js';
-import { formatAddress, shown, type Address } from './addresses.js';
+import { formatAddress, shown, type Address } from '../mime/addresses.js';
 import type { SendGuard } from './send-guard.js';
 
 export interface SendContext {

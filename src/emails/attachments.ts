@@ -3,7 +3,7 @@
 // `path` attachments into bytes through the SSRF-safe fetcher. Pure except resolveAttachments.
 import { detectMimeType } from 'nodemailer/lib/mime-funcs/index.js';
 import { AppError, invalidField } from '../errors.js';
-import { UNSAFE_HEADER_CHARS } from './addresses.js';
+import { UNSAFE_HEADER_CHARS } from '../mime/addresses.js';
 import { fetchAttachment, type FetchOptions } from './attachment-fetch.js';
 
 export { fetchAttachment, type FetchOptions, type Fetched } from './attachment-fetch.js';

@@ -11,7 +11,7 @@ import type { Finding } from '../insights/types.js';
 import { trackedHtml } from '../tracking/tracked-html.js';
 import type { TrackingSigner } from '../tracking/tokens.js';
 import type { UnsubscribeSigner } from '../tracking/unsubscribe-tokens.js';
-import { parseAddress } from './addresses.js';
+import { parseAddress } from '../mime/addresses.js';
 import { messageFacts } from './insight-facts.js';
 
 /** What an email's row holds that the compose rules read. */

@@ -3,10 +3,10 @@
 // Never emits Bcc (the envelope carries those recipients); owns Message-ID generation.
 import { randomUUID } from 'node:crypto';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
-import { UNSAFE_HEADER_CHARS, type Address } from './addresses.js';
+import { UNSAFE_HEADER_CHARS, type Address } from '../mime/addresses.js';
 import type { ResolvedAttachment } from './attachments.js';
-import { htmlToText } from './html-to-text.js';
-import { writeSimpleMessage } from './mime-fast.js';
+import { htmlToText } from '../mime/html-to-text.js';
+import { writeSimpleMessage } from '../mime/mime-fast.js';
 import type { SendRequest } from './validate.js';
 
 export interface ComposeOptions {

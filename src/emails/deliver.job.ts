@@ -23,7 +23,7 @@ import { bounceExtra, failedExtra, makeEvent, suppressedExtra } from '../events/
 import { GIVE_UP_AFTER_MS, nextRetryDelayMs } from './retry.js';
 import { counters } from '../lib/metrics.js';
 import { distinctRecipients, type UnsubscribeSigner } from '../tracking/unsubscribe-tokens.js';
-import { withListHeaders } from './list-headers.js';
+import { withListHeaders } from '../mime/list-headers.js';
 import { isDeferred, type DeferredBodies } from './deferred.js';
 import { inspectDelivery } from '../insights/inspect.js';
 import { DELIVERY_RULE_IDS } from '../insights/rules.js';

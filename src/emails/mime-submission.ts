@@ -6,7 +6,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { MailParser, type AddressObject, type AttachmentStream, type MessageText } from 'mailparser';
 import addressparser from 'nodemailer/lib/addressparser';
 import { AppError, invalidField } from '../errors.js';
-import { parseAddress, type Address } from './addresses.js';
+import { parseAddress, type Address } from '../mime/addresses.js';
 import { SINGLE_HEADERS, validateHeaders, validateTags, type SendRequest, type Tag } from './validate.js';
 
 export interface Envelope {

@@ -3,7 +3,7 @@
 // Nothing here touches the database: domain ownership, quotas and templates are checked by the caller
 // (a `template` is rendered into from/subject/reply_to/html/text first: templateRefOf, send.ts).
 import { AppError, invalidField, missingField } from '../errors.js';
-import { parseAddress, parseAddressList, UNSAFE_HEADER_CHARS, type Address } from './addresses.js';
+import { parseAddress, parseAddressList, UNSAFE_HEADER_CHARS, type Address } from '../mime/addresses.js';
 import { base64Size, normalizeAttachments, type Attachment } from './attachments.js';
 import { parseScheduledAt } from './schedule.js';
 

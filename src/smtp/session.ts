@@ -7,7 +7,7 @@ import { BlockList, isIPv6 } from 'node:net';
 import type { SMTPServerDataStream, SMTPServerOptions, SMTPServerSession } from 'smtp-server';
 import type { ApiKeys } from '../auth/api-keys.js';
 import type { Config } from '../config/schema.js';
-import { parseAddress } from '../emails/addresses.js';
+import { parseAddress } from '../mime/addresses.js';
 import { withIdempotency } from '../emails/idempotency.js';
 import { finishMessage, parseSubmission, type SubmittedMessage } from '../emails/mime-submission.js';
 import type { EmailSender, SendContext } from '../emails/send.js';

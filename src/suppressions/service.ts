@@ -2,7 +2,7 @@
 // by id or address, listed by origin. Bounces and complaints add theirs from delivery and the
 // return paths; every add and removal records suppression.added/removed (store/suppressions.ts).
 import { AppError, notFound } from '../errors.js';
-import { parseAddress } from '../emails/addresses.js';
+import { parseAddress } from '../mime/addresses.js';
 import { isUuid } from '../lib/ids.js';
 import type { Queryable } from '../store/db.js';
 import type { PageQuery } from '../store/paginate.js';

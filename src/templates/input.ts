@@ -1,7 +1,7 @@
 // Checks of a template's fields on create and update (resend-compat 7.6) and of the variables a
 // send gives it (1.1). Each failure is a 422 naming the field; nothing here touches the database.
 import { invalidField, missingField } from '../errors.js';
-import { formatAddress, parseAddress, parseAddressList, shown, UNSAFE_HEADER_CHARS } from '../emails/addresses.js';
+import { formatAddress, parseAddress, parseAddressList, shown, UNSAFE_HEADER_CHARS } from '../mime/addresses.js';
 import { VARIABLE_KEY } from '../render/personalize.js';
 import { isUuid, uuid } from '../lib/ids.js';
 import type { TemplateVariableRow } from '../store/templates.js';

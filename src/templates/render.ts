@@ -3,7 +3,7 @@
 // shared personalization renderer (HTML-escaped values in html). Published versions never
 // change, so each is compiled once and kept by version id.
 import { invalidField } from '../errors.js';
-import { shown } from '../emails/addresses.js';
+import { shown } from '../mime/addresses.js';
 import { compile, render, variableSlots, type Compiled } from '../render/personalize.js';
 import { isUuid } from '../lib/ids.js';
 import type { Queryable } from '../store/db.js';

@@ -2,7 +2,7 @@
 // and the version history (a Mailroom addition). Every route takes the id or the alias. GET shows
 // the working copy (the newest version); sends use the published one (render.ts).
 import { invalidField, notFound } from '../errors.js';
-import { shown } from '../emails/addresses.js';
+import { shown } from '../mime/addresses.js';
 import { isUuid } from '../lib/ids.js';
 import { withTx, type Pool, type Queryable } from '../store/db.js';
 import type { PageQuery } from '../store/paginate.js';
@@ -12,7 +12,7 @@ import {
 } from '../store/templates.js';
 import { aliasOf, bodyOf, fromOf, nameOf, replyToOf, subjectOf, variablesOf } from './input.js';
 import { compileVersion, renderVersion } from './render.js';
-import { htmlToText } from '../emails/html-to-text.js';
+import { htmlToText } from '../mime/html-to-text.js';
 
 type Body = Record<string, unknown>;
 const ok = (id: string) => ({ object: 'template' as const, id });

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { finishMessage, parseSubmission, parseTagsHeader } from '../../src/emails/mime-submission.js';
-import { parseAddress } from '../../src/emails/addresses.js';
+import { parseAddress } from '../../src/mime/addresses.js';
 import { AppError } from '../../src/errors.js';
 
 const env = (from: string, ...rcpt: string[]) => ({ mailFrom: parseAddress(from, 'from'), rcptTo: rcpt.map((r) => parseAddress(r)) });

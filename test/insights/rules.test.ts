@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { validateSendRequest } from '../../src/emails/validate.js';
 import { parseSubmission } from '../../src/emails/mime-submission.js';
-import { parseAddress } from '../../src/emails/addresses.js';
+import { parseAddress } from '../../src/mime/addresses.js';
 import { messageFacts, type FactsContext } from '../../src/emails/insight-facts.js';
 import { inspectDelivery, inspectMessage } from '../../src/insights/inspect.js';
 import { RULES } from '../../src/insights/rules.js';

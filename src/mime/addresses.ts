@@ -1,4 +1,5 @@
-// Email address parsing for the send path: `addr`, `Name <addr>`, `"Quoted, Name" <addr>`.
+// Email address parsing and formatting (RFC 5322 mailboxes) for the send path and every field
+// that takes an address (contacts, templates, suppressions): `addr`, `Name <addr>`, `"Quoted, Name" <addr>`.
 // Owns the syntax rules (RFC 5321 local part, IDN domains converted to ASCII); it knows nothing
 // about which field an address came from beyond naming it in the error.
 import { domainToASCII } from 'node:url';

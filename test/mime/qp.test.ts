@@ -1,15 +1,15 @@
-// src/emails/qp.ts against what it replaces: nodemailer's qp.wrap(qp.encode(bytes), 76) and the
+// src/mime/qp.ts against what it replaces: nodemailer's qp.wrap(qp.encode(bytes), 76) and the
 // former 7bit check of mime-fast's textPart (kept below as the oracle), on a seeded fuzz corpus.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as mimeFuncs from 'nodemailer/lib/mime-funcs/index.js';
 import * as qp from 'nodemailer/lib/qp/index.js';
-import { encodeQuotedPrintable, fitsSevenBit } from '../../src/emails/qp.js';
-import { writeSimpleMessage } from '../../src/emails/mime-fast.js';
+import { encodeQuotedPrintable, fitsSevenBit } from '../../src/mime/qp.js';
+import { writeSimpleMessage } from '../../src/mime/mime-fast.js';
 import { prng } from '../helpers/prng.js';
 
 const oracle = (bytes: Uint8Array) => qp.wrap(qp.encode(Buffer.from(bytes)), 76);
-// mime-fast's textPart before src/emails/qp.ts: [Content-Transfer-Encoding, content].
+// mime-fast's textPart before src/mime/qp.ts: [Content-Transfer-Encoding, content].
 const oldSevenBit = (crlf: string) => /^[\x20-\x7e\r\n\t]*$/.test(crlf) && !mimeFuncs.hasLongerLines(crlf, 76);
 function oldTextPart(body: string): [string, string] {
   const crlf = body.replace(/\r?\n/g, '\r\n');

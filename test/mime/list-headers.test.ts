@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withListHeaders } from '../../src/emails/list-headers.js';
+import { withListHeaders } from '../../src/mime/list-headers.js';
 
 const raw = Buffer.from([
   'From: a@example.com', 'To: b@dest.test', 'List-Unsubscribe: <https://caller.example/u>,', ' <mailto:u@caller.example>',

@@ -5,7 +5,7 @@
 // bench/encode.ts (2 cores, Node 20), textPart as a whole: 3.4 KB html on one line 40 -> 7 µs,
 // 2.9 KB ASCII text (7bit) 29 -> 14 µs, 3.9 KB non-ASCII text 55 -> 37 µs.
 // wrap() takes nodemailer's branches one for one; plain runs are found 4 bytes at a time.
-// Fuzzed against nodemailer in test/emails/qp.test.ts.
+// Fuzzed against nodemailer in test/mime/qp.test.ts.
 
 const LINE = 76; // the wrap length MailComposer uses
 const MARGIN = 25; // nodemailer's lineMargin, Math.floor(LINE / 3)

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AppError } from '../../src/errors.js';
-import { formatAddress, parseAddress, parseAddressList } from '../../src/emails/addresses.js';
+import { formatAddress, parseAddress, parseAddressList } from '../../src/mime/addresses.js';
 
 function rejects(s: string, field = 'to'): AppError {
   try {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeEntities, htmlToText } from '../../src/emails/html-to-text.js';
+import { decodeEntities, htmlToText } from '../../src/mime/html-to-text.js';
 
 test('turns paragraphs, headings and divs into lines', () => {
   assert.equal(htmlToText('<h1>Title</h1><p>One</p><p>Two</p><div>A</div><div>B</div>'), 'Title\n\nOne\n\nTwo\n\nA\nB');
