@@ -1,7 +1,6 @@
-// Email address parsing and formatting (RFC 5322 mailboxes) for the send path and every field
-// that takes an address (contacts, templates, suppressions): `addr`, `Name <addr>`, `"Quoted, Name" <addr>`.
-// Owns the syntax rules (RFC 5321 local part, IDN domains converted to ASCII); it knows nothing
-// about which field an address came from beyond naming it in the error.
+// Email address syntax for the send path and every field that takes an address (contacts,
+// templates, suppressions): `addr`, `Name <addr>`, `"Quoted, Name" <addr>`. Owns the rules (RFC 5321
+// local part, IDN domains converted to ASCII); it knows a field only to name it in the error.
 import { domainToASCII } from 'node:url';
 import { invalidField } from '../errors.js';
 
