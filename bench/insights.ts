@@ -15,7 +15,7 @@ import autocannon from 'autocannon';
 import { allAnswered, api, cpuSeconds, freshDb, KEY, loadAverage, machine, startService } from './lib.js';
 import { validateSendRequest } from '../src/emails/validate.js';
 import { composeMessage } from '../src/emails/compose.js';
-import { ComposeInsights } from '../src/emails/compose-insights.js';
+import { ComposeInsights } from '../src/insights/compose-insights.js';
 import type { Config } from '../src/config/schema.js';
 import pg from 'pg';
 

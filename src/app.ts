@@ -11,7 +11,7 @@ import { deliveryJobs } from './emails/deliver.job.js';
 import { contactImportJob } from './contacts/import.job.js';
 import { EmailSender } from './emails/send.js';
 import { EmailAcceptor, type RecipientBudget } from './emails/accept.js';
-import { ComposeInsights } from './emails/compose-insights.js';
+import { ComposeInsights } from './insights/compose-insights.js';
 import { Broadcasts } from './broadcasts/service.js';
 import { PauseCheck } from './reputation/pause-check.js';
 import { buildServer } from './http/server.js';

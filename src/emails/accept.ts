@@ -135,7 +135,7 @@ export class EmailAcceptor {
       html: d.html, text_body: d.text, headers: d.headers.length ? d.headers : null, tags: d.tags,
       scheduled_at: d.scheduledAt?.toISOString() ?? null, last_event: scheduled ? 'scheduled' : 'sent', created_at: now.toISOString(), topic_id: c.topicId,
       list_unsubscribe: d.listMail, list_id: d.listId, broadcast_id: d.broadcastId, automation_id: d.automationId,
-      // Not analyzed yet: the insight rules run off the request path (emails/compose-insights.ts).
+      // Not analyzed yet: the insight rules run off the request path (insights/compose-insights.ts).
       insights: null,
     };
     const runAt = (d.scheduledAt ?? now).toISOString();

@@ -27,7 +27,7 @@ import { withListHeaders } from '../mime/list-headers.js';
 import { isDeferred, type DeferredBodies } from './deferred.js';
 import { inspectDelivery } from '../insights/inspect.js';
 import { DELIVERY_RULE_IDS } from '../insights/rules.js';
-import type { ComposeInsights } from './compose-insights.js';
+import type { ComposeInsights } from '../insights/compose-insights.js';
 
 export interface DeliverDeps {
   pool: Pool;

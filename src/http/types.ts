@@ -11,7 +11,7 @@ import type { RequestLogRecorder } from '../request-logs/recorder.js';
 import type { Domains } from '../domains/service.js';
 import type { EmailSender } from '../emails/send.js';
 import type { DeferredBodies } from '../emails/deferred.js';
-import type { ComposeInsights } from '../emails/compose-insights.js';
+import type { ComposeInsights } from '../insights/compose-insights.js';
 import type { Broadcasts } from '../broadcasts/service.js';
 import type { ReputationGuard } from '../reputation/guard.js';
 import type { Webhooks } from '../webhooks/service.js';

@@ -11,7 +11,7 @@ export type { EmailInsightsRow };
 
 /**
  * An email's insights. One not analyzed yet (its delivery job has not run: scheduled, queued,
- * canceled) is analyzed now by `analyze` when given (the compose rules, emails/compose-insights.ts)
+ * canceled) is analyzed now by `analyze` when given (the compose rules, insights/compose-insights.ts)
  * and stored, so it is computed once; without `analyze` (MAILROOM_INSIGHTS=false) it stays `analyzed: false`.
  */
 export async function emailInsights(db: Queryable, teamId: string, id: string, analyze?: (row: EmailInsightsRow) => Promise<Finding[]>):

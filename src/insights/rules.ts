@@ -3,7 +3,7 @@
 // when the rule fires. Adding a rule is adding one entry here and its test in
 // test/insights/rules.test.ts (a bad example it fires on, a good one it does not).
 // Checks are pure and cheap: the compose stage runs off the request path (the delivery job's first
-// attempt, emails/compose-insights.ts), measured in bench/insights.ts.
+// attempt, insights/compose-insights.ts), measured in bench/insights.ts.
 import { explainReply } from './explain-reply.js';
 import { aligned, isIpHost, isRealDomain, orgDomain, wordsOf, type HtmlScan } from './html-scan.js';
 import type { DeliveryFacts, MessageFacts, Severity, Verdict } from './types.js';

@@ -1,4 +1,4 @@
-// What the insight rules read and what they return. emails/insight-facts.ts builds a MessageFacts
+// What the insight rules read and what they return. insights/insight-facts.ts builds a MessageFacts
 // from an email as stored; the delivery job builds a DeliveryFacts from the first result.
 // No module above this one is imported here: insights know messages and SMTP replies, not accounts.
 

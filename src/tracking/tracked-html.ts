@@ -1,5 +1,5 @@
 // The HTML recipients get from a domain that tracks opens or clicks: the send path composes it,
-// and the compose insights (emails/compose-insights.ts) measure it, so both see the same bytes.
+// and the compose insights (insights/compose-insights.ts) measure it, so both see the same bytes.
 import type { DomainRow } from '../store/domains.js';
 import { applyTracking, listUnsubscribeUrls } from './apply.js';
 import type { TrackingSigner } from './tokens.js';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { validateSendRequest } from '../../src/emails/validate.js';
 import { parseSubmission } from '../../src/emails/mime-submission.js';
 import { parseAddress } from '../../src/mime/addresses.js';
-import { messageFacts, type FactsContext } from '../../src/emails/insight-facts.js';
+import { messageFacts, type FactsContext } from '../../src/insights/insight-facts.js';
 import { inspectDelivery, inspectMessage } from '../../src/insights/inspect.js';
 import { RULES } from '../../src/insights/rules.js';
 import type { DeliveryFacts, Finding } from '../../src/insights/types.js';

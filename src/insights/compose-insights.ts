@@ -6,8 +6,8 @@
 // path (BENCHMARKS.md, insights).
 import type { Config } from '../config/schema.js';
 import type { DomainRow } from '../store/domains.js';
-import { inspectMessage } from '../insights/inspect.js';
-import type { Finding } from '../insights/types.js';
+import { inspectMessage } from './inspect.js';
+import type { Finding } from './types.js';
 import { trackedHtml } from '../tracking/tracked-html.js';
 import type { TrackingSigner } from '../tracking/tokens.js';
 import type { UnsubscribeSigner } from '../tracking/unsubscribe-tokens.js';

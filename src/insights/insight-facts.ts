@@ -1,7 +1,7 @@
 // What the insight rules read about an email (insights/types.ts MessageFacts), from an email
 // as stored and the domain it is sent from. Pure; called once per email, off the request path
-// (emails/compose-insights.ts).
-import type { MailboxFacts, MessageFacts } from '../insights/types.js';
+// (insights/compose-insights.ts).
+import type { MailboxFacts, MessageFacts } from './types.js';
 import type { DomainRow } from '../store/domains.js';
 
 /** The parts of an email the rules read: a validated request, or an email as stored. */
