@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config, HostPort, SmtpListener } from './config/schema.js';
 import { ApiKeys } from './auth/api-keys.js';
 import { Domains } from './domains/service.js';
-import { deliveryJobs } from './emails/deliver.job.js';
+import { deliveryJobs } from './delivery/deliver.job.js';
 import { contactImportJob } from './contacts/import.job.js';
 import { EmailSender } from './emails/send.js';
 import { EmailAcceptor, type RecipientBudget } from './emails/accept.js';

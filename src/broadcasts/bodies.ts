@@ -3,7 +3,7 @@
 // the send path's own composition (unsubscribe link, tracking, MIME with the email's Message-ID
 // and date). The broadcast's compiled message and the team's property fallbacks are kept a minute
 // (a broadcast's message cannot change once sent).
-import type { DeferredBodies, DeferredEmail, RenderedBody } from '../emails/deferred.js';
+import type { DeferredBodies, DeferredEmail, RenderedBody } from '../delivery/deferred.js';
 import type { EmailSender } from '../emails/send.js';
 import type { Pool } from '../store/db.js';
 import { broadcastFindById } from '../store/broadcasts.js';

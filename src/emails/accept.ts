@@ -3,7 +3,7 @@
 // event builder (`acceptedEvent`: the `email.sent` / `email.scheduled` event) serve its two forms:
 // one email (`email`: API single and batch, SMTP, automations, system mail and broadcast tests, each
 // composed first by send.ts) and a page of emails (`page`: a broadcast's expansion, whose bodies are
-// rendered at delivery, emails/deferred.ts). Both commit through store/emails.ts, the one file that
+// rendered at delivery, delivery/deferred.ts). Both commit through store/emails.ts, the one file that
 // inserts into `emails`. Single commits share a statement within an event-loop turn (group commit).
 import { AppError } from '../errors.js';
 import { isUuid, uuid } from '../lib/ids.js';

@@ -7,7 +7,7 @@ import { emailCancel, emailCount, emailEventsList, emailFindById, emailLastEvent
 import type { EmailFilters } from '../store/email-filters.js';
 import type { PageQuery } from '../store/paginate.js';
 import { parseScheduledAt } from './schedule.js';
-import type { DeferredBodies } from './deferred.js';
+import type { DeferredBodies } from '../delivery/deferred.js';
 
 export type { AcceptedEmail } from '../store/emails.js';
 

@@ -2,7 +2,7 @@
 // link's signature names. The HTTP route signs and checks links; this reads the email.
 import { emailFindById, emailRawById } from '../store/emails.js';
 import type { Queryable } from '../store/db.js';
-import type { DeferredBodies } from './deferred.js';
+import type { DeferredBodies } from '../delivery/deferred.js';
 
 const escapeHtml = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 

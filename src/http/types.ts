@@ -10,7 +10,7 @@ import type { RateDecision, RateLimiter } from '../ratelimit/limiter.js';
 import type { RequestLogRecorder } from '../request-logs/recorder.js';
 import type { Domains } from '../domains/service.js';
 import type { EmailSender } from '../emails/send.js';
-import type { DeferredBodies } from '../emails/deferred.js';
+import type { DeferredBodies } from '../delivery/deferred.js';
 import type { ComposeInsights } from '../insights/compose-insights.js';
 import type { Broadcasts } from '../broadcasts/service.js';
 import type { ReputationGuard } from '../reputation/guard.js';
@@ -35,7 +35,7 @@ export interface ApiDeps {
   recorder: RequestLogRecorder;
   domains: Domains;
   sender: EmailSender;
-  /** renders the bodies of emails that keep none (a broadcast's: emails/deferred.ts) */
+  /** renders the bodies of emails that keep none (a broadcast's: delivery/deferred.ts) */
   bodies: DeferredBodies;
   /** the compose findings of stored emails (GET /emails/:id/insights) */
   insights: ComposeInsights;

@@ -106,7 +106,7 @@ ${deliverJobsInsertSql('$4')}),
  * id, Message-ID, address, subject, personalization values and their `email.sent` event (built in
  * TypeScript by the one event builder, events/email-events.ts), so the page travels as a few
  * parallel arrays instead of one JSON row per email, and keeps no body (the broadcast holds the
- * message: emails/deferred.ts). Its copies are delivered in runs of DELIVERY_BATCH per destination
+ * message: delivery/deferred.ts). Its copies are delivered in runs of DELIVERY_BATCH per destination
  * domain, one job each (store/jobs.ts deliverBatchJobsSql).
  */
 export interface EmailPage {
@@ -152,13 +152,13 @@ export interface EmailRecord extends EmailListItem {
   html: string | null; text: string | null; tags: { name: string; value: string }[];
 }
 
-/** An email whose body is rendered on demand (a broadcast's: emails/deferred.ts): what the renderer reads. */
+/** An email whose body is rendered on demand (a broadcast's: delivery/deferred.ts): what the renderer reads. */
 export interface DeferredEmail {
   id: string; team_id: string; domain_id: string | null; broadcast_id: string | null; personalization: unknown;
   message_id: string; to_addrs: string[]; created_at: Date | string;
 }
 
-/** A broadcast email's body is rendered on demand (emails/deferred.ts): what the renderer needs, else null. */
+/** A broadcast email's body is rendered on demand (delivery/deferred.ts): what the renderer needs, else null. */
 const DEFERRED_COLUMN = `CASE WHEN personalization IS NOT NULL AND broadcast_id IS NOT NULL THEN json_build_object('id', id, 'team_id', team_id,
   'domain_id', domain_id, 'broadcast_id', broadcast_id, 'personalization', personalization, 'message_id', message_id, 'to_addrs', to_addrs,
   'created_at', created_at) END AS deferred`;
@@ -217,7 +217,7 @@ export interface EmailForDelivery {
   to_addrs: string[]; headers: { name: string; value: string }[] | null; tags: { name: string; value: string }[];
   last_event: string; delayed_once: boolean; raw: Buffer | null; created_at: Date;
   cc_addrs: string[]; bcc_addrs: string[]; list_unsubscribe: boolean; list_id: string | null; broadcast_id: string | null; automation_id: string | null;
-  /** a broadcast email's recipient values: its body is rendered at delivery (emails/deferred.ts) */
+  /** a broadcast email's recipient values: its body is rendered at delivery (delivery/deferred.ts) */
   personalization: unknown;
   /** insights null: the compose rules have not run yet (then html and text_body are loaded for them, else null) */
   unanalyzed: boolean; source: string; reply_to: string[]; html: string | null; text_body: string | null;

@@ -7,7 +7,7 @@ export interface EmailInsightsRow {
   insights: unknown[] | null; created_at: string;
   id: string; team_id: string; domain_id: string | null; source: string; from_header: string; reply_to: string[]; subject: string;
   html: string | null; text_body: string | null; headers: { name: string; value: string }[] | null; list_unsubscribe: boolean;
-  /** a broadcast's email keeps no body: it is rendered from these (emails/deferred.ts) */
+  /** a broadcast's email keeps no body: it is rendered from these (delivery/deferred.ts) */
   broadcast_id: string | null; personalization: unknown; message_id: string; to_addrs: string[];
 }
 

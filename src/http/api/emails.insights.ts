@@ -4,7 +4,7 @@
 // `analyzed: false` when insights are off (MAILROOM_INSIGHTS); the Resend shapes of /emails stay untouched.
 import { Type } from 'typebox';
 import { emailInsights, type EmailInsightsRow } from '../../insights/read.js';
-import { isDeferred } from '../../emails/deferred.js';
+import { isDeferred } from '../../delivery/deferred.js';
 import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 import { IdParams } from './emails.schema.js';
 
