@@ -3,7 +3,7 @@
 // download_url; GET /files/sent/<email id>.<attachment id> serves it (the link is the credential).
 import { Type } from 'typebox';
 import { AppError, notFound } from '../../errors.js';
-import { attachmentForDownload, attachmentsOfTeamEmail, type SentAttachment } from '../../emails/sent-attachments.js';
+import { attachmentForDownload, attachmentsOfTeamEmail, type SentAttachment } from '../../emails/views/sent-attachments.js';
 import { isUuid } from '../../lib/ids.js';
 import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 import { SignedLinkQuery } from '../pagination.js';

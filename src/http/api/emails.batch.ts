@@ -4,7 +4,7 @@
 import { Type } from 'typebox';
 import { AppError } from '../../errors.js';
 import { withIdempotency } from '../../emails/idempotency.js';
-import type { AcceptedEmail } from '../../emails/records.js';
+import type { AcceptedEmail } from '../../emails/views/records.js';
 import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 import { SEND_BODY_LIMIT, SendEmailBody } from './emails.schema.js';
 

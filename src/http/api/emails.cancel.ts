@@ -1,5 +1,5 @@
 // POST /emails/:id/cancel → cancels a scheduled email: {object: "email", id}; last_event canceled.
-import { emailCancelScheduled } from '../../emails/records.js';
+import { emailCancelScheduled } from '../../emails/views/records.js';
 import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 import { IdParams } from './emails.schema.js';
 

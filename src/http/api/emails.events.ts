@@ -1,6 +1,6 @@
 // GET /emails/:id/events (Mailroom's extension): every event of the email, oldest first, with its
 // webhook data and what happened (SMTP reply, MX host, TLS, attempt).
-import { emailTimeline } from '../../emails/records.js';
+import { emailTimeline } from '../../emails/views/records.js';
 import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 import { IdParams } from './emails.schema.js';
 

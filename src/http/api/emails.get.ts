@@ -1,5 +1,5 @@
 // GET /emails/:id → the email record with `last_event`.
-import { emailGet } from '../../emails/records.js';
+import { emailGet } from '../../emails/views/records.js';
 import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 import { IdParams } from './emails.schema.js';
 

@@ -1,6 +1,6 @@
 // GET /emails → newest first, always paginated (default 20). GET /emails/count (Mailroom extension):
 // how many match the same filters, up to 10,000 (`capped` past it), for the dashboard's result count.
-import { emailsCount, emailsList } from '../../emails/records.js';
+import { emailsCount, emailsList } from '../../emails/views/records.js';
 import { listBody, PageQuerySchema, parsePage } from '../pagination.js';
 import { parseEmailFilters } from '../email-filters.js';
 import { authOf, type ApiDeps, type ApiApp } from '../types.js';

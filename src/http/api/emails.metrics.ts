@@ -2,7 +2,7 @@
 // and rates over a date range, totaled and per period (hourly/daily/weekly/monthly) and/or domain.
 import { Type } from 'typebox';
 import { AppError, invalidField } from '../../errors.js';
-import { emailMetrics, GRANULARITIES, METRICS } from '../../emails/metrics.js';
+import { emailMetrics, GRANULARITIES, METRICS } from '../../emails/views/metrics.js';
 import { isUuid } from '../../lib/ids.js';
 import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 

@@ -6,7 +6,7 @@
 import { Type } from 'typebox';
 import { AppError, invalidField, notFound } from '../../errors.js';
 import { isUuid } from '../../lib/ids.js';
-import { sharedEmailPage, teamHasEmail } from '../../emails/share.js';
+import { sharedEmailPage, teamHasEmail } from '../../emails/views/share.js';
 import { rateLimitHeaders } from '../../ratelimit/limiter.js';
 import { SignedLinkQuery } from '../pagination.js';
 import { authOf, type ApiDeps, type ApiApp } from '../types.js';

@@ -1,6 +1,6 @@
 // PATCH /emails/:id {scheduled_at} → reschedules a scheduled email: {object: "email", id}.
 import { Type } from 'typebox';
-import { emailRescheduleScheduled } from '../../emails/records.js';
+import { emailRescheduleScheduled } from '../../emails/views/records.js';
 import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 import { IdParams } from './emails.schema.js';
 

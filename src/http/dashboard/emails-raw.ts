@@ -1,7 +1,7 @@
 // GET /dashboard-api/emails/:id/raw → the email's raw MIME as text (headers, parts), for the
 // dashboard's Raw and Headers tabs and the Mailbox. Authenticated like the API (session or key).
 
-import { emailRawOf } from '../../emails/records.js';
+import { emailRawOf } from '../../emails/views/records.js';
 import { Type } from 'typebox';
 import type { ApiApp, ApiDeps } from '../types.js';
 import { authOf } from '../types.js';

@@ -1,15 +1,15 @@
 // A team's accepted emails after the send: read one, list, its timeline, cancel or reschedule a
 // scheduled one. The HTTP routes call these; the SQL stays in store/emails.ts.
-import { AppError, notFound } from '../errors.js';
-import { isUuid, uuid } from '../lib/ids.js';
-import type { Queryable } from '../store/db.js';
-import { emailCancel, emailCount, emailEventsList, emailFindById, emailLastEvent, emailList, emailRawFind, emailReschedule } from '../store/emails.js';
-import type { EmailFilters } from '../store/email-filters.js';
-import type { PageQuery } from '../store/paginate.js';
-import { parseScheduledAt } from './schedule.js';
-import type { DeferredBodies } from '../delivery/deferred.js';
+import { AppError, notFound } from '../../errors.js';
+import { isUuid, uuid } from '../../lib/ids.js';
+import type { Queryable } from '../../store/db.js';
+import { emailCancel, emailCount, emailEventsList, emailFindById, emailLastEvent, emailList, emailRawFind, emailReschedule } from '../../store/emails.js';
+import type { EmailFilters } from '../../store/email-filters.js';
+import type { PageQuery } from '../../store/paginate.js';
+import { parseScheduledAt } from '../schedule.js';
+import type { DeferredBodies } from '../../delivery/deferred.js';
 
-export type { AcceptedEmail } from '../store/emails.js';
+export type { AcceptedEmail } from '../../store/emails.js';
 
 /** A team's email; a broadcast's email has its personalized html and text rendered (they are not stored). */
 export async function emailGet(db: Queryable, teamId: string, id: string, bodies?: DeferredBodies) {

@@ -3,8 +3,8 @@
 // derived from the email id and its position, so it is stable without a table.
 import { createHash } from 'node:crypto';
 import { MailParser, type AttachmentStream } from 'mailparser';
-import type { Queryable } from '../store/db.js';
-import { emailRawById, emailRawFind } from '../store/emails.js';
+import type { Queryable } from '../../store/db.js';
+import { emailRawById, emailRawFind } from '../../store/emails.js';
 
 export interface SentAttachment {
   id: string;

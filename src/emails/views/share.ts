@@ -1,8 +1,8 @@
 // What a share link shows: a sent email's HTML (or its text as HTML), looked up by the id the
 // link's signature names. The HTTP route signs and checks links; this reads the email.
-import { emailFindById, emailRawById } from '../store/emails.js';
-import type { Queryable } from '../store/db.js';
-import type { DeferredBodies } from '../delivery/deferred.js';
+import { emailFindById, emailRawById } from '../../store/emails.js';
+import type { Queryable } from '../../store/db.js';
+import type { DeferredBodies } from '../../delivery/deferred.js';
 
 const escapeHtml = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 

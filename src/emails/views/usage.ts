@@ -1,7 +1,7 @@
 // The team's usage in the shape of the SDK's GetUsageResponse. Self-hosted Mailroom has no plan,
 // so every quota is `null` (no limit); the counts are real, the rate limit is the configured one.
-import type { Queryable } from '../store/db.js';
-import { usageCounts } from '../store/usage.js';
+import type { Queryable } from '../../store/db.js';
+import { usageCounts } from '../../store/usage.js';
 
 export async function teamUsage(db: Queryable, teamId: string, rateLimit: number, now = new Date()) {
   const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));

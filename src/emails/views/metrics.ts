@@ -2,9 +2,9 @@
 // with dimensions period and/or domain, one row per combination. Counts come from email events,
 // all per recipient; rates are ratios rounded to 4 decimals (0 when the denominator is 0), at
 // most 1 (an email sent before the range can be delivered inside it).
-import { emailMetricsCounts, metricsPeriods, domainNames, type Granularity, type MetricsCount } from '../store/email-metrics.js';
-import type { Queryable } from '../store/db.js';
-import type { EmailEventType } from '../events/types.js';
+import { emailMetricsCounts, metricsPeriods, domainNames, type Granularity, type MetricsCount } from '../../store/email-metrics.js';
+import type { Queryable } from '../../store/db.js';
+import type { EmailEventType } from '../../events/types.js';
 
 /** Counted metrics and their event types; derived ones are computed from these. */
 const COUNTED: Record<string, EmailEventType> = {
