@@ -9,7 +9,18 @@ import pg from 'pg';
 import { startFakeDns } from '../test/helpers/fake-dns.js';
 import { startRecordingSmtp } from '../test/helpers/recording-smtp.js';
 import { publishRecords, type WireRecord } from '../test/helpers/publish-records.js';
-import { api, cpuSeconds, freshDb, KEY, loadAverage, machine, postgresCpuSeconds, ROOT, sinkMessages, startService } from './lib.js';
+import {
+  api,
+  cpuSeconds,
+  freshDb,
+  KEY,
+  loadAverage,
+  machine,
+  postgresCpuSeconds,
+  ROOT,
+  sinkMessages,
+  startService,
+} from './lib.js';
 
 const N = Number(process.argv[2] ?? 10_000);
 const SINK_PORT = 26026;
@@ -38,8 +49,13 @@ dns.set('sink.test', 'MX', [{ exchange: 'mx.sink.test', priority: 10 }]);
 dns.set('mx.sink.test', 'A', ['127.0.0.1']);
 const db = await freshDb();
 const env = {
-  MAILROOM_DATABASE_URL: db.url, MAILROOM_BOOTSTRAP_API_KEY: KEY, MAILROOM_RATE_LIMIT: '1000000', MAILROOM_SECRET_KEY: 'bench-secret',
-  MAILROOM_DNS_SERVERS: dns.address, MAILROOM_MX_HOST: 'mx.mailroom.test', MAILROOM_OUTBOUND_PORT: String(SINK_PORT),
+  MAILROOM_DATABASE_URL: db.url,
+  MAILROOM_BOOTSTRAP_API_KEY: KEY,
+  MAILROOM_RATE_LIMIT: '1000000',
+  MAILROOM_SECRET_KEY: 'bench-secret',
+  MAILROOM_DNS_SERVERS: dns.address,
+  MAILROOM_MX_HOST: 'mx.mailroom.test',
+  MAILROOM_OUTBOUND_PORT: String(SINK_PORT),
 };
 const result: Record<string, unknown> = { machine: machine(), messages: N };
 execFileSync(sinkSh, ['start', String(SINK_PORT)]);
@@ -51,7 +67,13 @@ try {
   await api(apiSvc.url, KEY, 'POST', `/domains/${dom.id}/verify`);
   const email = { from: 'Bench <bench@bench.example>', subject: 'Delivery benchmark', html: BODY, text: '' };
   for (let i = 0; i < N; i += 100) {
-    await api(apiSvc.url, KEY, 'POST', '/emails/batch', Array.from({ length: Math.min(100, N - i) }, (_, j) => ({ ...email, to: `r${i + j}@sink.test` })));
+    await api(
+      apiSvc.url,
+      KEY,
+      'POST',
+      '/emails/batch',
+      Array.from({ length: Math.min(100, N - i) }, (_, j) => ({ ...email, to: `r${i + j}@sink.test` })),
+    );
   }
   await apiSvc.stop();
 
@@ -65,9 +87,19 @@ try {
   const pgUs = Math.round(((postgresCpuSeconds() - pg0) / N) * 1e6);
   const c = new pg.Client({ connectionString: db.url });
   await c.connect();
-  const events = Object.fromEntries((await c.query('SELECT type, count(*)::int AS n FROM email_events GROUP BY type')).rows.map((r) => [r.type, r.n]));
+  const events = Object.fromEntries(
+    (await c.query('SELECT type, count(*)::int AS n FROM email_events GROUP BY type')).rows.map((r) => [r.type, r.n]),
+  );
   await c.end();
-  result.mailroom = { seconds: mrSeconds, messages_per_s: Math.round(N / mrSeconds), worker_cpu_us_per_msg: workerUs, postgres_cpu_us_per_msg: pgUs, peak_rss_mb: worker.peakRssMb(), events, load: loadAverage() };
+  result.mailroom = {
+    seconds: mrSeconds,
+    messages_per_s: Math.round(N / mrSeconds),
+    worker_cpu_us_per_msg: workerUs,
+    postgres_cpu_us_per_msg: pgUs,
+    peak_rss_mb: worker.peakRssMb(),
+    events,
+    load: loadAverage(),
+  };
   await worker.stop();
 
   // 3. Postfix, same run, same sink, same count and size: smtp-source → smtpd (queue on disk) → smtp → sink.
@@ -75,15 +107,42 @@ try {
   try {
     const pfBase = sinkCount();
     const t0 = Date.now();
-    const src = spawn('smtp-source', ['-d', '-s', '20', '-m', String(N), '-l', '2000', '-f', 'bench@bench.example', '-t', 'r@sink.test', `127.0.0.1:${PF_PORT}`], { stdio: 'ignore' });
+    const src = spawn(
+      'smtp-source',
+      [
+        '-d',
+        '-s',
+        '20',
+        '-m',
+        String(N),
+        '-l',
+        '2000',
+        '-f',
+        'bench@bench.example',
+        '-t',
+        'r@sink.test',
+        `127.0.0.1:${PF_PORT}`,
+      ],
+      { stdio: 'ignore' },
+    );
     await waitForSink(pfBase + N, 600_000);
     const pfSeconds = (Date.now() - t0) / 1000;
     src.kill();
-    result.postfix = { seconds: pfSeconds, messages_per_s: Math.round(N / pfSeconds), load: loadAverage(), version: execFileSync('postconf', ['-d', 'mail_version']).toString().trim() };
+    result.postfix = {
+      seconds: pfSeconds,
+      messages_per_s: Math.round(N / pfSeconds),
+      load: loadAverage(),
+      version: execFileSync('postconf', ['-d', 'mail_version']).toString().trim(),
+    };
   } finally {
     execFileSync(pfSh, ['stop', '/tmp/mr-bench-postfix']);
   }
-  result.ratio_mailroom_to_postfix = Number(((result.mailroom as { messages_per_s: number }).messages_per_s / (result.postfix as { messages_per_s: number }).messages_per_s).toFixed(2));
+  result.ratio_mailroom_to_postfix = Number(
+    (
+      (result.mailroom as { messages_per_s: number }).messages_per_s /
+      (result.postfix as { messages_per_s: number }).messages_per_s
+    ).toFixed(2),
+  );
 
   // 4. Latency at low load: all roles, 20 emails/s for 10 s, to a recording server that timestamps arrivals.
   const rec = await startRecordingSmtp();
@@ -99,7 +158,12 @@ try {
   }
   await rec.waitFor(200, 30_000);
   const lat = rec.messages.map((m) => m.receivedAt - sentAt.get(m.rcptTo[0])!).sort((a, b) => a - b);
-  result.latency_ms = { p50: lat[Math.floor(lat.length * 0.5)], p99: lat[Math.floor(lat.length * 0.99)], max: lat[lat.length - 1], samples: lat.length };
+  result.latency_ms = {
+    p50: lat[Math.floor(lat.length * 0.5)],
+    p99: lat[Math.floor(lat.length * 0.99)],
+    max: lat[lat.length - 1],
+    samples: lat.length,
+  };
   await all.stop();
   await rec.close();
   console.log(JSON.stringify(result, null, 2));

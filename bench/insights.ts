@@ -20,11 +20,23 @@ import type { Config } from '../src/config/schema.js';
 import pg from 'pg';
 
 const seconds = Number(process.argv[2] ?? 10);
-const SMALL = { from: 'Bench <bench@bench.example>', to: 'sink@sink.test', subject: 'Benchmark', html: '<p>Hello <b>there</b>, this is a small benchmark email.</p>' };
+const SMALL = {
+  from: 'Bench <bench@bench.example>',
+  to: 'sink@sink.test',
+  subject: 'Benchmark',
+  html: '<p>Hello <b>there</b>, this is a small benchmark email.</p>',
+};
 
 function newsletter(paragraphs: number) {
-  const links = ['https://bench.example/a', 'https://www.bench.example/b', 'https://docs.other.test/c', 'https://bit.ly/x1', 'https://twitter.com/bench'];
-  let html = '<!doctype html><html><head><style>body{font-family:sans-serif}.c{max-width:600px}</style></head><body><div class="c">';
+  const links = [
+    'https://bench.example/a',
+    'https://www.bench.example/b',
+    'https://docs.other.test/c',
+    'https://bit.ly/x1',
+    'https://twitter.com/bench',
+  ];
+  let html =
+    '<!doctype html><html><head><style>body{font-family:sans-serif}.c{max-width:600px}</style></head><body><div class="c">';
   for (let i = 0; i < paragraphs; i++) {
     html += `<h2>Story ${i}</h2><p>Lorem ipsum dolor sit amet, consectetur adipiscing elit ${i}, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua.
       Read <a href="${links[i % links.length]}?utm_source=news&amp;i=${i}">more about story ${i}</a>.</p>`;
@@ -35,7 +47,13 @@ function newsletter(paragraphs: number) {
 }
 
 const now = new Date();
-const DOMAIN = { name: 'bench.example', tracking_subdomain: null, record_status: { dkim: { status: 'verified' as const, checked_at: now.toISOString() } }, open_tracking: false, click_tracking: false };
+const DOMAIN = {
+  name: 'bench.example',
+  tracking_subdomain: null,
+  record_status: { dkim: { status: 'verified' as const, checked_at: now.toISOString() } },
+  open_tracking: false,
+  click_tracking: false,
+};
 const insightsOf = new ComposeInsights({ publicUrl: 'http://mailroom.bench' } as Config);
 
 function cpuPerCall(fn: () => unknown, n: number): number {
@@ -56,19 +74,40 @@ async function cpuPerCallAsync(fn: () => Promise<unknown>, n: number): Promise<n
 
 async function inProcess() {
   const out: Record<string, unknown> = {};
-  for (const [name, body, n] of [['small (send benchmark email)', SMALL, 50_000], ['newsletter 16 KB', newsletter(60), 5_000], ['newsletter 88 KB', newsletter(330), 1_000]] as const) {
+  for (const [name, body, n] of [
+    ['small (send benchmark email)', SMALL, 50_000],
+    ['newsletter 16 KB', newsletter(60), 5_000],
+    ['newsletter 88 KB', newsletter(330), 1_000],
+  ] as const) {
     const req = validateSendRequest(body, { allowAttachments: false, now });
     // The row as the send path stores it and the delivery job loads it.
     const row = {
-      id: '3f1c2a9e-8f1e-4a51-9d9b-2f1b5a1c0e11', source: 'api', from_header: body.from, reply_to: [], subject: req.subject,
-      html: req.html ?? null, text_body: req.text ?? null, headers: null, list_unsubscribe: false,
+      id: '3f1c2a9e-8f1e-4a51-9d9b-2f1b5a1c0e11',
+      source: 'api',
+      from_header: body.from,
+      reply_to: [],
+      subject: req.subject,
+      html: req.html ?? null,
+      text_body: req.text ?? null,
+      headers: null,
+      list_unsubscribe: false,
     };
     const insights = () => JSON.stringify(insightsOf.of(row, DOMAIN as never));
     const ins = cpuPerCall(insights, n);
-    const compose = await cpuPerCallAsync(() => composeMessage(validateSendRequest(body, { allowAttachments: false, now }), { messageIdDomain: 'bench.example', date: now }), Math.ceil(n / 5));
+    const compose = await cpuPerCallAsync(
+      () =>
+        composeMessage(validateSendRequest(body, { allowAttachments: false, now }), {
+          messageIdDomain: 'bench.example',
+          date: now,
+        }),
+      Math.ceil(n / 5),
+    );
     out[name] = {
-      html_bytes: Buffer.byteLength(body.html), findings: JSON.parse(insights()).map((f: { id: string }) => f.id),
-      worker_insights_cpu_us: +ins.toFixed(1), validate_and_compose_cpu_us: +compose.toFixed(1), ratio: +(ins / compose).toFixed(2),
+      html_bytes: Buffer.byteLength(body.html),
+      findings: JSON.parse(insights()).map((f: { id: string }) => f.id),
+      worker_insights_cpu_us: +ins.toFixed(1),
+      validate_and_compose_cpu_us: +compose.toFixed(1),
+      ratio: +(ins / compose).toFixed(2),
     };
   }
   return out;
@@ -76,11 +115,25 @@ async function inProcess() {
 
 async function service(insights: boolean, url: string, pid: number, body: string) {
   const c0 = cpuSeconds(pid);
-  const r = await autocannon({ url: `${url}/emails`, method: 'POST', connections: 64, duration: seconds, body, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' } });
+  const r = await autocannon({
+    url: `${url}/emails`,
+    method: 'POST',
+    connections: 64,
+    duration: seconds,
+    body,
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+  });
   allAnswered(`POST /emails (insights ${insights})`, r);
   const cpu = cpuSeconds(pid) - c0;
   const ok = r.requests.total - r.non2xx - r.errors;
-  return { insights, emails_per_s: Math.round(ok / seconds), p99_ms: r.latency.p99, non2xx: r.non2xx, api_cpu_us_per_email: Math.round((cpu / ok) * 1e6), load: loadAverage() };
+  return {
+    insights,
+    emails_per_s: Math.round(ok / seconds),
+    p99_ms: r.latency.p99,
+    non2xx: r.non2xx,
+    api_cpu_us_per_email: Math.round((cpu / ok) * 1e6),
+    load: loadAverage(),
+  };
 }
 
 async function serviceRuns(name: string, email: object) {
@@ -91,33 +144,69 @@ async function serviceRuns(name: string, email: object) {
   for (const insights of [true, false, true, false]) {
     const db = await freshDb();
     const svc = await startService({
-      MAILROOM_DATABASE_URL: db.url, MAILROOM_BOOTSTRAP_API_KEY: KEY, MAILROOM_ROLES: 'api', MAILROOM_DELIVERY_MODE: 'capture', MAILROOM_RATE_LIMIT: '1000000',
-      MAILROOM_RECIPIENT_RATE_LIMIT: '100000000', MAILROOM_INSIGHTS: String(insights),
+      MAILROOM_DATABASE_URL: db.url,
+      MAILROOM_BOOTSTRAP_API_KEY: KEY,
+      MAILROOM_ROLES: 'api',
+      MAILROOM_DELIVERY_MODE: 'capture',
+      MAILROOM_RATE_LIMIT: '1000000',
+      MAILROOM_RECIPIENT_RATE_LIMIT: '100000000',
+      MAILROOM_INSIGHTS: String(insights),
     });
     try {
       const dom = await api(svc.url, KEY, 'POST', '/domains', { name: 'bench.example' });
       await api(svc.url, KEY, 'POST', `/domains/${dom.id}/verify`);
-      allAnswered('warm-up', await autocannon({ url: `${svc.url}/emails`, method: 'POST', connections: 8, duration: 3, body, headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' } }));
+      allAnswered(
+        'warm-up',
+        await autocannon({
+          url: `${svc.url}/emails`,
+          method: 'POST',
+          connections: 8,
+          duration: 3,
+          body,
+          headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        }),
+      );
       runs.push(await service(insights, svc.url, svc.proc.pid!, body));
       // No worker runs in this service: any insights stored were computed on the request path.
       const c = new pg.Client({ connectionString: db.url });
       await c.connect();
-      const { rows } = await c.query<{ analyzed: number; total: number }>('SELECT count(insights)::int AS analyzed, count(*)::int AS total FROM emails');
+      const { rows } = await c.query<{ analyzed: number; total: number }>(
+        'SELECT count(insights)::int AS analyzed, count(*)::int AS total FROM emails',
+      );
       await c.end();
-      if (insights) { analyzedOnRequestPath += rows[0].analyzed; stored += rows[0].total; }
+      if (insights) {
+        analyzedOnRequestPath += rows[0].analyzed;
+        stored += rows[0].total;
+      }
     } finally {
       await svc.stop();
       await db.drop();
     }
   }
-  const mean = (on: boolean) => runs.filter((r) => r.insights === on).reduce((s, r) => s + r.api_cpu_us_per_email, 0) / 2;
+  const mean = (on: boolean) =>
+    runs.filter((r) => r.insights === on).reduce((s, r) => s + r.api_cpu_us_per_email, 0) / 2;
   return {
-    email: name, runs, api_cpu_us_per_email_on: mean(true), api_cpu_us_per_email_off: mean(false), difference_us: Math.round(mean(true) - mean(false)),
-    emails_stored_with_insights_on: stored, of_them_analyzed_on_the_request_path: analyzedOnRequestPath,
+    email: name,
+    runs,
+    api_cpu_us_per_email_on: mean(true),
+    api_cpu_us_per_email_off: mean(false),
+    difference_us: Math.round(mean(true) - mean(false)),
+    emails_stored_with_insights_on: stored,
+    of_them_analyzed_on_the_request_path: analyzedOnRequestPath,
   };
 }
 
-console.log(JSON.stringify({
-  machine: machine(), in_process_worker: await inProcess(),
-  request_path: [await serviceRuns('small (send benchmark email)', SMALL), await serviceRuns('newsletter 88 KB', newsletter(330))],
-}, null, 2));
+console.log(
+  JSON.stringify(
+    {
+      machine: machine(),
+      in_process_worker: await inProcess(),
+      request_path: [
+        await serviceRuns('small (send benchmark email)', SMALL),
+        await serviceRuns('newsletter 88 KB', newsletter(330)),
+      ],
+    },
+    null,
+    2,
+  ),
+);

@@ -49,7 +49,9 @@ export function postgresCpuSeconds(): number {
     if (!/^\d+$/.test(pid)) continue;
     try {
       if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') total += cpuSeconds(Number(pid));
-    } catch { /* exited meanwhile */ }
+    } catch {
+      /* exited meanwhile */
+    }
   }
   return total;
 }
@@ -57,7 +59,12 @@ export function postgresCpuSeconds(): number {
 /** Load averages from /proc/loadavg, recorded with every result. */
 export const loadAverage = (): string => fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
-export interface Service { proc: ChildProcess; url: string; peakRssMb(): number; stop(): Promise<void> }
+export interface Service {
+  proc: ChildProcess;
+  url: string;
+  peakRssMb(): number;
+  stop(): Promise<void>;
+}
 
 /** Starts `node dist/main.js start` with env; resolves once it listens (or the worker has started). */
 export async function startService(env: Record<string, string>): Promise<Service> {
@@ -66,12 +73,20 @@ export async function startService(env: Record<string, string>): Promise<Service
   // BENCH_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the service.
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const proc = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'dist/main.js'), 'start'], {
-    env: { PATH: process.env.PATH!, MAILROOM_DATA_DIR: dataDir, MAILROOM_LOG_LEVEL: 'info', MAILROOM_HTTP_LISTEN: '127.0.0.1:0', ...env },
+    env: {
+      PATH: process.env.PATH!,
+      MAILROOM_DATA_DIR: dataDir,
+      MAILROOM_LOG_LEVEL: 'info',
+      MAILROOM_HTTP_LISTEN: '127.0.0.1:0',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
   // Only the start-up lines are kept; the rest is drained so the pipe never blocks the service.
-  proc.stdout!.on('data', (d) => { if (out.length < 100_000) out += d; });
+  proc.stdout!.on('data', (d) => {
+    if (out.length < 100_000) out += d;
+  });
   const started = Date.now();
   let url = '';
   while (Date.now() - started < 30_000) {
@@ -87,7 +102,8 @@ export async function startService(env: Record<string, string>): Promise<Service
     throw new Error(`service did not start: ${out}`);
   }
   return {
-    proc, url,
+    proc,
+    url,
     peakRssMb() {
       const status = fs.readFileSync(`/proc/${proc.pid}/status`, 'utf8');
       return Math.round(Number(/VmHWM:\s+(\d+)/.exec(status)![1]) / 1024);
@@ -105,7 +121,11 @@ export async function startService(env: Record<string, string>): Promise<Service
 }
 
 export async function api(url: string, key: string, method: string, p: string, body?: unknown): Promise<any> {
-  const res = await fetch(url + p, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(url + p, {
+    method,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const json = await res.json();
   if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${JSON.stringify(json)}`);
   return json;
@@ -117,13 +137,19 @@ export async function api(url: string, key: string, method: string, p: string, b
  * timed out: no rate is printed for a leg that measured refusals (issue 25: a batch leg over the
  * recipient rate limit reported 5,025 emails/s from 15,658 answers of 429).
  */
-export function allAnswered(leg: string, r: autocannon.Result, expected: (status: number) => boolean = (s) => s >= 200 && s < 300): void {
+export function allAnswered(
+  leg: string,
+  r: autocannon.Result,
+  expected: (status: number) => boolean = (s) => s >= 200 && s < 300,
+): void {
   const unexpected = Object.entries(r.statusCodeStats).filter(([status]) => !expected(Number(status)));
   const refused = unexpected.reduce((n, [, c]) => n + c.count, 0);
   if (refused === 0 && r.errors === 0 && r.timeouts === 0) return;
   const by = unexpected.map(([status, c]) => `${c.count} x ${status}`).join(', ') || 'none';
-  throw new Error(`${leg}: of ${r.requests.sent} requests, ${refused} unexpected answers (${by}), ${r.errors} errors, ${r.timeouts} timeouts; `
-    + 'no rate is reported for a leg whose load was refused or failed (raise the limit that refused it in the service env)');
+  throw new Error(
+    `${leg}: of ${r.requests.sent} requests, ${refused} unexpected answers (${by}), ${r.errors} errors, ${r.timeouts} timeouts; ` +
+      'no rate is reported for a leg whose load was refused or failed (raise the limit that refused it in the service env)',
+  );
 }
 
 export const KEY = 're_bench_0000_benchbenchbenchbenchbench';
@@ -133,7 +159,10 @@ export const KEY = 're_bench_0000_benchbenchbenchbenchbench';
  * line, and keeps the service up until stdin closes (or SIGTERM); then `stop`, and exit.
  */
 export async function serveUntilStdinEnds(setup: () => Promise<unknown>, stop: () => Promise<void>): Promise<void> {
-  const end = async () => { await stop(); process.exit(0); };
+  const end = async () => {
+    await stop();
+    process.exit(0);
+  };
   try {
     console.log(JSON.stringify(await setup()));
   } catch (err) {
@@ -146,8 +175,13 @@ export async function serveUntilStdinEnds(setup: () => Promise<unknown>, stop: (
 }
 
 /** The p-th percentile of samples (nearest rank). */
-export const percentile = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
-export const latencySummary = (xs: number[], digits = 1) => ({ p50_ms: +percentile(xs, 50).toFixed(digits), p95_ms: +percentile(xs, 95).toFixed(digits), max_ms: +Math.max(...xs).toFixed(digits) });
+export const percentile = (xs: number[], p: number): number =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+export const latencySummary = (xs: number[], digits = 1) => ({
+  p50_ms: +percentile(xs, 50).toFixed(digits),
+  p95_ms: +percentile(xs, 95).toFixed(digits),
+  max_ms: +Math.max(...xs).toFixed(digits),
+});
 
 /** Milliseconds of each of n sequential calls, after one warm-up call. */
 export async function timeCalls(fn: () => Promise<unknown>, n: number): Promise<number[]> {
@@ -168,7 +202,11 @@ export function sinkMessages(port: number): number {
     const size = fs.fstatSync(fd).size;
     const buf = Buffer.alloc(Math.min(200, size));
     fs.readSync(fd, buf, 0, buf.length, size - buf.length);
-    const last = buf.toString('latin1').split(/[\r\n]/).filter((l) => l.includes('mesg=')).pop();
+    const last = buf
+      .toString('latin1')
+      .split(/[\r\n]/)
+      .filter((l) => l.includes('mesg='))
+      .pop();
     return last ? Number(last.slice(last.lastIndexOf('mesg=') + 5)) : 0;
   } finally {
     fs.closeSync(fd);
@@ -181,7 +219,12 @@ export function sinkMessages(port: number): number {
  * execution time since, per message (`perItems`), to stderr. Otherwise does nothing.
  */
 export async function pgStatements(url: string): Promise<{ report(label: string, perItems: number): Promise<void> }> {
-  if (!process.env.BENCH_PG_STATEMENTS) return { async report() { /* off */ } };
+  if (!process.env.BENCH_PG_STATEMENTS)
+    return {
+      async report() {
+        /* off */
+      },
+    };
   // The client ends with the report (the benchmark drops its database after).
   const c = new pg.Client({ connectionString: url });
   await c.connect();
@@ -191,10 +234,16 @@ export async function pgStatements(url: string): Promise<{ report(label: string,
     async report(label, perItems) {
       const { rows } = await c.query(
         `SELECT calls::int, round(total_exec_time::numeric, 0)::int AS ms, regexp_replace(left(query, 110), '\\s+', ' ', 'g') AS q
-         FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) ORDER BY total_exec_time DESC LIMIT 20`);
+         FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) ORDER BY total_exec_time DESC LIMIT 20`,
+      );
       const total = rows.reduce((a, r) => a + r.ms, 0);
-      console.error(`${label}: statements' execution time ${Math.round((total / perItems) * 1000)} us per item (top 20)`);
-      for (const r of rows) console.error(`  ${String(Math.round((r.ms / perItems) * 1000)).padStart(5)} us ${String(r.calls).padStart(7)} calls  ${r.q}`);
+      console.error(
+        `${label}: statements' execution time ${Math.round((total / perItems) * 1000)} us per item (top 20)`,
+      );
+      for (const r of rows)
+        console.error(
+          `  ${String(Math.round((r.ms / perItems) * 1000)).padStart(5)} us ${String(r.calls).padStart(7)} calls  ${r.q}`,
+        );
       await c.end();
     },
   };

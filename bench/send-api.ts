@@ -5,13 +5,27 @@
 // fails the run (allAnswered) rather than report a rate of refusals.
 // Usage: npm run build && node --import tsx bench/send-api.ts [seconds]
 import autocannon from 'autocannon';
-import { allAnswered, api, cpuSeconds, freshDb, KEY, loadAverage, machine, postgresCpuSeconds, startService } from './lib.js';
+import {
+  allAnswered,
+  api,
+  cpuSeconds,
+  freshDb,
+  KEY,
+  loadAverage,
+  machine,
+  postgresCpuSeconds,
+  startService,
+} from './lib.js';
 
 const seconds = Number(process.argv[2] ?? 20);
 
 async function run(url: string, path: string, body: string, connections: number) {
   const r = await autocannon({
-    url: url + path, method: 'POST', connections, duration: seconds, body,
+    url: url + path,
+    method: 'POST',
+    connections,
+    duration: seconds,
+    body,
     headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
   });
   allAnswered(`POST ${path} at ${connections} connections`, r);
@@ -19,7 +33,10 @@ async function run(url: string, path: string, body: string, connections: number)
 }
 
 /** Runs `fn` and reports the CPU the service and PostgreSQL spent on it (the load averages show what else ran). */
-async function measured<T>(pid: number, fn: () => Promise<T>): Promise<{ result: T; apiCpu: number; pgCpu: number; load: string }> {
+async function measured<T>(
+  pid: number,
+  fn: () => Promise<T>,
+): Promise<{ result: T; apiCpu: number; pgCpu: number; load: string }> {
   const api0 = cpuSeconds(pid);
   const pg0 = postgresCpuSeconds();
   const result = await fn();
@@ -28,16 +45,27 @@ async function measured<T>(pid: number, fn: () => Promise<T>): Promise<{ result:
 
 const db = await freshDb();
 const svc = await startService({
-  MAILROOM_DATABASE_URL: db.url, MAILROOM_BOOTSTRAP_API_KEY: KEY, MAILROOM_ROLES: 'api', MAILROOM_DELIVERY_MODE: 'capture', MAILROOM_RATE_LIMIT: '1000000',
+  MAILROOM_DATABASE_URL: db.url,
+  MAILROOM_BOOTSTRAP_API_KEY: KEY,
+  MAILROOM_ROLES: 'api',
+  MAILROOM_DELIVERY_MODE: 'capture',
+  MAILROOM_RATE_LIMIT: '1000000',
   MAILROOM_RECIPIENT_RATE_LIMIT: '100000000', // the default 5,000 recipients/s refuses the batch leg with 429s
 });
 try {
   const dom = await api(svc.url, KEY, 'POST', '/domains', { name: 'bench.example' });
   await api(svc.url, KEY, 'POST', `/domains/${dom.id}/verify`);
-  const email = { from: 'Bench <bench@bench.example>', to: 'sink@sink.test', subject: 'Benchmark', html: '<p>Hello <b>there</b>, this is a small benchmark email.</p>' };
+  const email = {
+    from: 'Bench <bench@bench.example>',
+    to: 'sink@sink.test',
+    subject: 'Benchmark',
+    html: '<p>Hello <b>there</b>, this is a small benchmark email.</p>',
+  };
   await run(svc.url, '/emails', JSON.stringify(email), 8); // warm-up (JIT, pool)
   const s = await measured(svc.proc.pid!, () => run(svc.url, '/emails', JSON.stringify(email), 64));
-  const b = await measured(svc.proc.pid!, () => run(svc.url, '/emails/batch', JSON.stringify(Array.from({ length: 100 }, () => email)), 8));
+  const b = await measured(svc.proc.pid!, () =>
+    run(svc.url, '/emails/batch', JSON.stringify(Array.from({ length: 100 }, () => email)), 8),
+  );
   const single = s.result;
   const batch = b.result;
   const count = async () => {
@@ -51,15 +79,43 @@ try {
   const committed = await count();
   const ok = (r: autocannon.Result) => r.requests.total - r.non2xx - r.errors;
   const perEmail = (cpu: number, emails: number) => Math.round((cpu / emails) * 1e6);
-  const cpu = (m: { apiCpu: number; pgCpu: number; load: string }, emails: number) =>
-    ({ api_cpu_us_per_email: perEmail(m.apiCpu, emails), postgres_cpu_us_per_email: perEmail(m.pgCpu, emails), load: m.load });
-  console.log(JSON.stringify({
-    machine: machine(),
-    single: { connections: 64, seconds, emails_per_s: Math.round(ok(single) / seconds), p50_ms: single.latency.p50, p99_ms: single.latency.p99, non2xx: single.non2xx, errors: single.errors, ...cpu(s, ok(single)) },
-    batch: { connections: 8, per_request: 100, seconds, emails_per_s: Math.round((ok(batch) * 100) / seconds), p50_ms: batch.latency.p50, p99_ms: batch.latency.p99, non2xx: batch.non2xx, errors: batch.errors, ...cpu(b, ok(batch) * 100) },
-    emails_committed: committed,
-    peak_rss_mb: svc.peakRssMb(),
-  }, null, 2));
+  const cpu = (m: { apiCpu: number; pgCpu: number; load: string }, emails: number) => ({
+    api_cpu_us_per_email: perEmail(m.apiCpu, emails),
+    postgres_cpu_us_per_email: perEmail(m.pgCpu, emails),
+    load: m.load,
+  });
+  console.log(
+    JSON.stringify(
+      {
+        machine: machine(),
+        single: {
+          connections: 64,
+          seconds,
+          emails_per_s: Math.round(ok(single) / seconds),
+          p50_ms: single.latency.p50,
+          p99_ms: single.latency.p99,
+          non2xx: single.non2xx,
+          errors: single.errors,
+          ...cpu(s, ok(single)),
+        },
+        batch: {
+          connections: 8,
+          per_request: 100,
+          seconds,
+          emails_per_s: Math.round((ok(batch) * 100) / seconds),
+          p50_ms: batch.latency.p50,
+          p99_ms: batch.latency.p99,
+          non2xx: batch.non2xx,
+          errors: batch.errors,
+          ...cpu(b, ok(batch) * 100),
+        },
+        emails_committed: committed,
+        peak_rss_mb: svc.peakRssMb(),
+      },
+      null,
+      2,
+    ),
+  );
 } finally {
   await svc.stop();
   await db.drop();

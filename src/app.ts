@@ -30,7 +30,15 @@ import { openDatabase, type Database } from './store/db.js';
 import { migrate } from './store/migrate.js';
 import { requestLogDeleteOlderThan } from './store/request-logs.js';
 import { DELIVER_JOB, emailsPurgeRaw } from './store/emails.js';
-import { AUTOMATION_EVENT_JOB, AUTOMATION_STEP_JOB, AUTOMATION_WAKE_JOB, BROADCAST_EXPAND_JOB, CONTACT_IMPORT_JOB, DELIVER_BATCH_JOB, REPUTATION_CHECK_JOB } from './store/jobs.js';
+import {
+  AUTOMATION_EVENT_JOB,
+  AUTOMATION_STEP_JOB,
+  AUTOMATION_WAKE_JOB,
+  BROADCAST_EXPAND_JOB,
+  CONTACT_IMPORT_JOB,
+  DELIVER_BATCH_JOB,
+  REPUTATION_CHECK_JOB,
+} from './store/jobs.js';
 import { ReputationGuard } from './reputation/guard.js';
 import { reputationCountsPurge } from './store/reputation.js';
 import { automationStepJob } from './automations/step.job.js';
@@ -98,7 +106,8 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
     if (applied.length) log.info('migrations applied', { versions: applied });
     const team = await teamEnsureDefault(db.pool);
     const apiKeys = new ApiKeys(db.pool);
-    if (config.bootstrapApiKey && (await apiKeys.ensure(team.id, config.bootstrapApiKey, 'Bootstrap'))) log.info('bootstrap API key created');
+    if (config.bootstrapApiKey && (await apiKeys.ensure(team.id, config.bootstrapApiKey, 'Bootstrap')))
+      log.info('bootstrap API key created');
     const domains = new Domains(db.pool, config, sealer, log);
     const tracking = new TrackingSigner(secretKey);
     const unsubscribeSigner = new UnsubscribeSigner(secretKey, config.publicUrl);
@@ -108,10 +117,16 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
     let recipientBudget: RecipientBudget | undefined;
     if (serving) {
       const recipients = await createLimiter({ limit: config.recipientRateLimit, redisUrl: config.redisUrl, log });
-      closers.push(async () => { await recipients.close(); });
+      closers.push(async () => {
+        await recipients.close();
+      });
       recipientBudget = async (teamId, n) => {
         const d = await recipients.consume(`rcpt:team:${teamId}`, n);
-        if (!d.allowed) throw new AppError('rate_limit_exceeded', `Too many recipients: a team may send to ${d.limit} recipients per second (MAILROOM_RECIPIENT_RATE_LIMIT); retry in ${d.reset} s.`);
+        if (!d.allowed)
+          throw new AppError(
+            'rate_limit_exceeded',
+            `Too many recipients: a team may send to ${d.limit} recipients per second (MAILROOM_RECIPIENT_RATE_LIMIT); retry in ${d.reset} s.`,
+          );
       };
     }
     // The pieces first, then what uses them: THE way in (the acceptor, with the guard's pause
@@ -119,8 +134,13 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
     const pauses = new PauseCheck(db.pool, config); // a paused domain refuses list mail (and transactional, when so configured)
     const accept = new EmailAcceptor(db.pool, domains, { guard: pauses.check, recipientBudget });
     const templates = new TemplateRenderer(db.pool);
-    const renderTemplate = (teamId: string, ref: string, variables: unknown) => templates.render(teamId, ref, variables);
-    const sender = new EmailSender(accept, config, { tracking, unsubscribe: unsubscribeSigner, templates: renderTemplate });
+    const renderTemplate = (teamId: string, ref: string, variables: unknown) =>
+      templates.render(teamId, ref, variables);
+    const sender = new EmailSender(accept, config, {
+      tracking,
+      unsubscribe: unsubscribeSigner,
+      templates: renderTemplate,
+    });
     const bodies = new BroadcastBodies(db.pool, sender);
     const insights = new ComposeInsights(config, tracking, unsubscribeSigner);
     const broadcasts = new Broadcasts(db.pool, sender, config);
@@ -128,55 +148,120 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
     const guard = new ReputationGuard({ pool: db.pool, config, log, domains, pauses, broadcasts });
     const app: RunningApp = { config, log, db, apiKeys, domains, sender, accept, defaultTeamId: team.id, close };
     const periodic: Periodic[] = [];
-    closers.push(async () => { await Promise.all(periodic.map((p) => p.stop())); });
+    closers.push(async () => {
+      await Promise.all(periodic.map((p) => p.stop()));
+    });
 
     if (config.roles.includes('worker')) {
       periodic.push(every('domain re-check', 60_000, () => domains.recheckDue(), log, 5_000));
-      periodic.push(every('request-log retention', 3600_000, () => requestLogDeleteOlderThan(db.pool, config.logRetentionDays), log, 60_000));
-      periodic.push(every('message retention', 3600_000, () => emailsPurgeRaw(db.pool, config.retentionDays), log, 90_000));
-      periodic.push(every('inbound retention', 3600_000, () => receivedEmailsPurge(db.pool, config.retentionDays), log, 100_000));
+      periodic.push(
+        every(
+          'request-log retention',
+          3600_000,
+          () => requestLogDeleteOlderThan(db.pool, config.logRetentionDays),
+          log,
+          60_000,
+        ),
+      );
+      periodic.push(
+        every('message retention', 3600_000, () => emailsPurgeRaw(db.pool, config.retentionDays), log, 90_000),
+      );
+      periodic.push(
+        every('inbound retention', 3600_000, () => receivedEmailsPurge(db.pool, config.retentionDays), log, 100_000),
+      );
       periodic.push(every('idempotency-key expiry', 3600_000, () => idempotencyDeleteExpired(db.pool), log, 120_000));
       periodic.push(every('metrics rollup', 60_000, () => emailMetricsRollup(db.pool), log, 20_000));
       periodic.push(every('reputation guard re-look', 60_000, () => guard.sweep(), log, 30_000));
-      periodic.push(every('reputation counter retention', 3600_000, () => reputationCountsPurge(db.pool), log, 130_000));
-      periodic.push(every('dashboard session expiry', 3600_000, () => Promise.all([sessionsDeleteExpired(db.pool), throttleDeleteStale(db.pool, 3600)]), log, 150_000));
+      periodic.push(
+        every('reputation counter retention', 3600_000, () => reputationCountsPurge(db.pool), log, 130_000),
+      );
+      periodic.push(
+        every(
+          'dashboard session expiry',
+          3600_000,
+          () => Promise.all([sessionsDeleteExpired(db.pool), throttleDeleteStale(db.pool, 3600)]),
+          log,
+          150_000,
+        ),
+      );
       // Postfix allows 20 concurrent connections per destination by default; so do we.
       const smtp = new SmtpPool({ maxPerHost: 20 });
-      const delivery = deliveryJobs({ pool: db.pool, domains, config, smtp, log, unsubscribe: unsubscribeSigner, bodies, insights });
+      const delivery = deliveryJobs({
+        pool: db.pool,
+        domains,
+        config,
+        smtp,
+        log,
+        unsubscribe: unsubscribeSigner,
+        bodies,
+        insights,
+      });
       const worker = new Worker({
-        pool: db.pool, log, concurrency: 50, regions: config.regions,
-        handlers: { [DELIVER_JOB]: delivery.single, [CONTACT_IMPORT_JOB]: contactImportJob({ pool: db.pool, log }),
-          [BROADCAST_EXPAND_JOB]: broadcastExpandJob({ pool: db.pool, accept, config, log }), [AUTOMATION_STEP_JOB]: automationStepJob({ pool: db.pool, sender, templates: renderTemplate, log }),
-          [AUTOMATION_EVENT_JOB]: automationEventJob({ pool: db.pool, log }), [REPUTATION_CHECK_JOB]: guard.job() },
+        pool: db.pool,
+        log,
+        concurrency: 50,
+        regions: config.regions,
+        handlers: {
+          [DELIVER_JOB]: delivery.single,
+          [CONTACT_IMPORT_JOB]: contactImportJob({ pool: db.pool, log }),
+          [BROADCAST_EXPAND_JOB]: broadcastExpandJob({ pool: db.pool, accept, config, log }),
+          [AUTOMATION_STEP_JOB]: automationStepJob({ pool: db.pool, sender, templates: renderTemplate, log }),
+          [AUTOMATION_EVENT_JOB]: automationEventJob({ pool: db.pool, log }),
+          [REPUTATION_CHECK_JOB]: guard.job(),
+        },
       });
       await worker.start();
       // Automation timers (delays, wait timeouts) have their own worker: due wake-ups are claimed
       // in batches and each batch is resumed in one transaction (issue 15: >= 2,000 steps/s).
       const timers = new Worker({
-        pool: db.pool, log, concurrency: 2, batchSize: 500, handlers: {}, batchHandlers: { [AUTOMATION_WAKE_JOB]: automationWakeJob({ pool: db.pool, log }) },
+        pool: db.pool,
+        log,
+        concurrency: 2,
+        batchSize: 500,
+        handlers: {},
+        batchHandlers: { [AUTOMATION_WAKE_JOB]: automationWakeJob({ pool: db.pool, log }) },
       });
       await timers.start();
-      closers.push(async () => { await timers.stop(); });
+      closers.push(async () => {
+        await timers.stop();
+      });
       // Broadcast copies, in runs per destination domain (email.deliver_batch): their own slots, so
       // a broadcast's backlog never holds the slots transactional and automation mail is claimed into.
-      const batches = new Worker({ pool: db.pool, log, concurrency: 30, regions: config.regions, handlers: { [DELIVER_BATCH_JOB]: delivery.batch } });
+      const batches = new Worker({
+        pool: db.pool,
+        log,
+        concurrency: 30,
+        regions: config.regions,
+        handlers: { [DELIVER_BATCH_JOB]: delivery.batch },
+      });
       await batches.start();
       // Closed in reverse order: the worker finishes its deliveries before the SMTP pool closes.
-      closers.push(async () => { await smtp.closeAll(); });
-      closers.push(async () => { await Promise.all([worker.stop(), batches.stop()]); });
+      closers.push(async () => {
+        await smtp.closeAll();
+      });
+      closers.push(async () => {
+        await Promise.all([worker.stop(), batches.stop()]);
+      });
       // Its own worker: endpoints slow to answer never take the slots of email deliveries.
       const webhookWorker = await startWebhookWorker({ pool: db.pool, config, sealer, log });
       closers.push(() => webhookWorker.stop());
     }
     // One limiter and one request-log recorder for the API and SMTP submission: the same per-team limit.
-    const limiter = serving ? await createLimiter({ limit: config.rateLimit, redisUrl: config.redisUrl, log }) : undefined;
+    const limiter = serving
+      ? await createLimiter({ limit: config.rateLimit, redisUrl: config.redisUrl, log })
+      : undefined;
     const recorder = serving ? new RequestLogRecorder(db.pool, log) : undefined;
     app.requestLogs = recorder;
     if (limiter && recorder) {
       periodic.push(every('api-key last-used', 10_000, () => apiKeys.flushTouches(), log));
       // Closed after the listeners (closers run in reverse): the buffers behind them last.
-      closers.push(async () => { await limiter.close(); });
-      closers.push(async () => { await recorder.flush(); await apiKeys.flushTouches(); });
+      closers.push(async () => {
+        await limiter.close();
+      });
+      closers.push(async () => {
+        await recorder.flush();
+        await apiKeys.flushTouches();
+      });
     }
     // Before HTTP, so that "http listening" (which tools wait for) means every listener is up.
     if (config.roles.includes('smtp') && limiter && recorder) {
@@ -193,16 +278,50 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
       const hits = new TrackingRecorder(db.pool, log); // opens and clicks, flushed after the server closes
       closers.push(() => hits.flush());
       // Per client address, its own budget: a person on the preference page is not an API client.
-      const unsubscribeLimiter = await createLimiter({ limit: config.unsubscribeRateLimit, redisUrl: config.redisUrl, log });
-      closers.push(async () => { await unsubscribeLimiter.close(); });
-      const server = await buildServer({ config, log, pool: db.pool, apiKeys, limiter, recorder, domains, sender, bodies, insights, broadcasts, reputationGuard: guard, webhooks,
-        webhookLog: new WebhookLog(db.pool, webhooks), tracking: { signer: tracking, recorder: hits }, unsubscribe: { service: unsubscribes, limiter: unsubscribeLimiter }, downloads: new DownloadLinks(secretKey, config.publicUrl),
-        dashboard: createDashboardAuth({ pool: db.pool, config, sealer, secretKey, sender, defaultTeamId: team.id, log }), isReady: async () => !closed && (await db.pool.query('SELECT 1'), true) });
+      const unsubscribeLimiter = await createLimiter({
+        limit: config.unsubscribeRateLimit,
+        redisUrl: config.redisUrl,
+        log,
+      });
+      closers.push(async () => {
+        await unsubscribeLimiter.close();
+      });
+      const server = await buildServer({
+        config,
+        log,
+        pool: db.pool,
+        apiKeys,
+        limiter,
+        recorder,
+        domains,
+        sender,
+        bodies,
+        insights,
+        broadcasts,
+        reputationGuard: guard,
+        webhooks,
+        webhookLog: new WebhookLog(db.pool, webhooks),
+        tracking: { signer: tracking, recorder: hits },
+        unsubscribe: { service: unsubscribes, limiter: unsubscribeLimiter },
+        downloads: new DownloadLinks(secretKey, config.publicUrl),
+        dashboard: createDashboardAuth({
+          pool: db.pool,
+          config,
+          sealer,
+          secretKey,
+          sender,
+          defaultTeamId: team.id,
+          log,
+        }),
+        isReady: async () => !closed && (await db.pool.query('SELECT 1'), true),
+      });
       await server.listen({ host: config.httpListen.host, port: config.httpListen.port });
       const addr = server.server.address() as AddressInfo;
       app.http = server;
       app.httpUrl = `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`;
-      closers.push(async () => { await server.close(); });
+      closers.push(async () => {
+        await server.close();
+      });
       log.info('http listening', { url: app.httpUrl });
     }
     return app;

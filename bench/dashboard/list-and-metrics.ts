@@ -16,7 +16,13 @@ const summary = (xs: number[]) => latencySummary(xs, 2);
 const time = (fn: () => Promise<unknown>, n = SAMPLES) => timeCalls(fn, n);
 
 const db = await freshDb();
-const svc = await startService({ MAILROOM_DATABASE_URL: db.url, MAILROOM_BOOTSTRAP_API_KEY: KEY, MAILROOM_ROLES: 'api', MAILROOM_DELIVERY_MODE: 'capture', MAILROOM_RATE_LIMIT: '1000000' });
+const svc = await startService({
+  MAILROOM_DATABASE_URL: db.url,
+  MAILROOM_BOOTSTRAP_API_KEY: KEY,
+  MAILROOM_ROLES: 'api',
+  MAILROOM_DELIVERY_MODE: 'capture',
+  MAILROOM_RATE_LIMIT: '1000000',
+});
 const c = new pg.Client({ connectionString: db.url, options: '-c TimeZone=UTC' });
 await c.connect();
 try {
@@ -26,8 +32,16 @@ try {
     if (r.status !== 200) throw new Error(`${p}: ${r.status} ${JSON.stringify(body)}`);
     return body;
   };
-  const dom = await (await fetch(`${svc.url}/domains`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'bench.example' }) })).json();
-  const { rows: [team] } = await c.query('SELECT team_id, id AS key_id FROM api_keys LIMIT 1');
+  const dom = await (
+    await fetch(`${svc.url}/domains`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'bench.example' }),
+    })
+  ).json();
+  const {
+    rows: [team],
+  } = await c.query('SELECT team_id, id AS key_id FROM api_keys LIMIT 1');
 
   // 1,000,000 emails over the last 30 days with a realistic mix of outcomes, then their events.
   let t0 = performance.now();
@@ -58,7 +72,11 @@ try {
   const loadEvents = performance.now() - t0;
   await c.query('VACUUM ANALYZE emails');
   await c.query('VACUUM ANALYZE email_events');
-  const counts = (await c.query('SELECT (SELECT count(*) FROM emails)::int AS emails, (SELECT count(*) FROM email_events)::int AS events')).rows[0];
+  const counts = (
+    await c.query(
+      'SELECT (SELECT count(*) FROM emails)::int AS emails, (SELECT count(*) FROM email_events)::int AS events',
+    )
+  ).rows[0];
   // What the worker's rollup job (every minute) would have kept up to date: catch up on 30 days at once.
   const pool = new pg.Pool({ connectionString: db.url, options: '-c TimeZone=UTC', max: 2 });
   t0 = performance.now();
@@ -67,9 +85,18 @@ try {
   await pool.end();
 
   const deepOffset = Math.floor(N * 0.9);
-  const { rows: [deep] } = await c.query('SELECT id FROM emails WHERE team_id = $1 ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1', [team.team_id, deepOffset]);
+  const {
+    rows: [deep],
+  } = await c.query('SELECT id FROM emails WHERE team_id = $1 ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT 1', [
+    team.team_id,
+    deepOffset,
+  ]);
   const cols = `id, message_id, to_addrs AS "to", from_header AS "from", created_at::text AS created_at, subject, bcc_addrs AS bcc, cc_addrs AS cc, reply_to, last_event, scheduled_at::text AS scheduled_at`;
-  const offsetQuery = (offset: number) => c.query(`SELECT ${cols} FROM emails WHERE team_id = $1 ORDER BY emails.created_at DESC, emails.id DESC OFFSET $2 LIMIT 51`, [team.team_id, offset]);
+  const offsetQuery = (offset: number) =>
+    c.query(
+      `SELECT ${cols} FROM emails WHERE team_id = $1 ORDER BY emails.created_at DESC, emails.id DESC OFFSET $2 LIMIT 51`,
+      [team.team_id, offset],
+    );
   const week = `start_date=${new Date(Date.now() - 7 * 86400_000).toISOString()}&end_date=${new Date().toISOString()}`;
   const month = `start_date=${new Date(Date.now() - 30 * 86400_000).toISOString()}&end_date=${new Date().toISOString()}`;
   const metricsSql = `SELECT date_trunc('day', created_at) AS p, type, count(*) FROM email_events WHERE team_id = $1 AND type = ANY($2) AND created_at >= $3 AND created_at < $4 GROUP BY 1, 2`;
@@ -77,29 +104,65 @@ try {
 
   const results: Record<string, unknown> = {
     'GET /emails?limit=50 (first page)': summary(await time(() => get('/emails?limit=50'))),
-    [`GET /emails?limit=50&after=<row ${deepOffset}> (deep cursor page)`]: summary(await time(() => get(`/emails?limit=50&after=${deep.id}`))),
+    [`GET /emails?limit=50&after=<row ${deepOffset}> (deep cursor page)`]: summary(
+      await time(() => get(`/emails?limit=50&after=${deep.id}`)),
+    ),
     'peer: same list query, OFFSET 0 (SQL only)': summary(await time(() => offsetQuery(0))),
-    [`peer: same list query, OFFSET ${deepOffset} (SQL only)`]: summary(await time(() => offsetQuery(deepOffset), Math.min(SAMPLES, 10))),
+    [`peer: same list query, OFFSET ${deepOffset} (SQL only)`]: summary(
+      await time(() => offsetQuery(deepOffset), Math.min(SAMPLES, 10)),
+    ),
     'GET /emails?status=bounced&limit=50': summary(await time(() => get('/emails?status=bounced&limit=50'))),
-    'GET /emails?q=user123@dest4.test (recipient)': summary(await time(() => get('/emails?q=user123@dest4.test&limit=50'))),
+    'GET /emails?q=user123@dest4.test (recipient)': summary(
+      await time(() => get('/emails?q=user123@dest4.test&limit=50')),
+    ),
     'GET /emails?q=password (subject word)': summary(await time(() => get('/emails?q=password&limit=50'))),
     'GET /emails?tag=campaign:spring': summary(await time(() => get('/emails?tag=campaign:spring&limit=50'))),
-    'GET /emails/metrics 7 days, daily, dimensions=period': summary(await time(() => get(`/emails/metrics?${week}&dimensions=period`), 10)),
-    'GET /emails/metrics 30 days, daily, dimensions=period': summary(await time(() => get(`/emails/metrics?${month}&dimensions=period`), 10)),
-    'GET /emails/metrics 30 days, counts only (metrics=sent,delivered,bounced,complained,opened,clicked)': summary(await time(() => get(`/emails/metrics?${month}&dimensions=period&metrics=sent,delivered,bounced,complained,opened,clicked`), 10)),
-    'peer: 30-day count query, index scans off (seq scan)': summary(await time(async () => {
-      await c.query('BEGIN');
-      await c.query('SET LOCAL enable_indexscan = off; SET LOCAL enable_indexonlyscan = off; SET LOCAL enable_bitmapscan = off');
-      await c.query(metricsSql, [team.team_id, types, new Date(Date.now() - 30 * 86400_000), new Date()]);
-      await c.query('COMMIT');
-    }, 5)),
+    'GET /emails/metrics 7 days, daily, dimensions=period': summary(
+      await time(() => get(`/emails/metrics?${week}&dimensions=period`), 10),
+    ),
+    'GET /emails/metrics 30 days, daily, dimensions=period': summary(
+      await time(() => get(`/emails/metrics?${month}&dimensions=period`), 10),
+    ),
+    'GET /emails/metrics 30 days, counts only (metrics=sent,delivered,bounced,complained,opened,clicked)': summary(
+      await time(
+        () =>
+          get(`/emails/metrics?${month}&dimensions=period&metrics=sent,delivered,bounced,complained,opened,clicked`),
+        10,
+      ),
+    ),
+    'peer: 30-day count query, index scans off (seq scan)': summary(
+      await time(async () => {
+        await c.query('BEGIN');
+        await c.query(
+          'SET LOCAL enable_indexscan = off; SET LOCAL enable_indexonlyscan = off; SET LOCAL enable_bitmapscan = off',
+        );
+        await c.query(metricsSql, [team.team_id, types, new Date(Date.now() - 30 * 86400_000), new Date()]);
+        await c.query('COMMIT');
+      }, 5),
+    ),
   };
 
   // The Emails page in Chromium: navigation until the first rows are on screen (session sign-in first).
   if (fs.existsSync('/usr/bin/chromium')) {
     const { chromium } = await import('playwright-core');
-    await fetch(`${svc.url}/dashboard-api/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'bench@example.com', password: 'bench-password-1' }) });
-    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'] });
+    await fetch(`${svc.url}/dashboard-api/setup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'bench@example.com', password: 'bench-password-1' }),
+    });
+    const browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--disable-quic',
+        '--no-first-run',
+      ],
+    });
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     await page.goto(`${svc.url}/dashboard/login`);
     await page.getByLabel('Email').fill('bench@example.com');
@@ -114,10 +177,25 @@ try {
     await browser.close();
   }
 
-  console.log(JSON.stringify({
-    machine: machine(), rows: counts, load_s: { emails: +(loadEmails / 1000).toFixed(1), events: +(loadEvents / 1000).toFixed(1), rollup_catch_up: rollupS, rolled_hours: rolledHours },
-    samples: SAMPLES, results, peak_rss_mb: svc.peakRssMb(),
-  }, null, 2));
+  console.log(
+    JSON.stringify(
+      {
+        machine: machine(),
+        rows: counts,
+        load_s: {
+          emails: +(loadEmails / 1000).toFixed(1),
+          events: +(loadEvents / 1000).toFixed(1),
+          rollup_catch_up: rollupS,
+          rolled_hours: rolledHours,
+        },
+        samples: SAMPLES,
+        results,
+        peak_rss_mb: svc.peakRssMb(),
+      },
+      null,
+      2,
+    ),
+  );
 } finally {
   await c.end();
   await svc.stop();

@@ -16,7 +16,9 @@ import { api, freshDb, KEY, serveUntilStdinEnds, startService } from '../lib.js'
 const port = Number(process.argv[2] ?? 26525);
 const dns = await startFakeDns();
 const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-dns.set('s1._domainkey.sender.bench', 'TXT', [`v=DKIM1; k=rsa; p=${publicKey.export({ type: 'spki', format: 'der' }).toString('base64')}`]);
+dns.set('s1._domainkey.sender.bench', 'TXT', [
+  `v=DKIM1; k=rsa; p=${publicKey.export({ type: 'spki', format: 'der' }).toString('base64')}`,
+]);
 dns.set('sender.bench', 'TXT', ['v=spf1 ip4:127.0.0.1 -all']);
 dns.set('_dmarc.sender.bench', 'TXT', ['v=DMARC1; p=reject']);
 
@@ -25,26 +27,60 @@ async function messageFile(name: string, attachment?: Buffer): Promise<string> {
   const para = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore. ';
   const text = para.repeat(40); // ~4 KB of text, and the same as HTML: ~10 KB in all
   const raw = await new MailComposer({
-    from: 'Bench Sender <bench@sender.bench>', to: 'inbox@inbound.bench', subject: 'Benchmark message', messageId: `<${name}@sender.bench>`,
-    text, html: `<html><body><p>${text}</p></body></html>`,
-    attachments: attachment ? [{ filename: 'data.bin', content: attachment, contentType: 'application/octet-stream' }] : [],
-  } as never).compile().build();
-  const signature = await senderDkimSignature(raw, { signingDomain: 'sender.bench', selector: 's1', privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() });
+    from: 'Bench Sender <bench@sender.bench>',
+    to: 'inbox@inbound.bench',
+    subject: 'Benchmark message',
+    messageId: `<${name}@sender.bench>`,
+    text,
+    html: `<html><body><p>${text}</p></body></html>`,
+    attachments: attachment
+      ? [{ filename: 'data.bin', content: attachment, contentType: 'application/octet-stream' }]
+      : [],
+  } as never)
+    .compile()
+    .build();
+  const signature = await senderDkimSignature(raw, {
+    signingDomain: 'sender.bench',
+    selector: 's1',
+    privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+  });
   const file = path.join(os.tmpdir(), `mailroom-inbound-${name}.eml`);
-  fs.writeFileSync(file, Buffer.concat([Buffer.from(signature), raw]).toString('latin1').replace(/\r\n/g, '\n'), 'latin1');
+  fs.writeFileSync(
+    file,
+    Buffer.concat([Buffer.from(signature), raw])
+      .toString('latin1')
+      .replace(/\r\n/g, '\n'),
+    'latin1',
+  );
   return file;
 }
 
 const db = await freshDb();
 const svc = await startService({
-  MAILROOM_DATABASE_URL: db.url, MAILROOM_BOOTSTRAP_API_KEY: KEY, MAILROOM_ROLES: 'api,mx', MAILROOM_DELIVERY_MODE: 'capture',
-  MAILROOM_RATE_LIMIT: '1000000', MAILROOM_MX_LISTEN: `127.0.0.1:${port}`, MAILROOM_DNS_SERVERS: dns.address,
-  MAILROOM_MX_RATE_LIMIT: '10000000', MAILROOM_MX_MAX_CONNECTIONS_PER_IP: '1000',
+  MAILROOM_DATABASE_URL: db.url,
+  MAILROOM_BOOTSTRAP_API_KEY: KEY,
+  MAILROOM_ROLES: 'api,mx',
+  MAILROOM_DELIVERY_MODE: 'capture',
+  MAILROOM_RATE_LIMIT: '1000000',
+  MAILROOM_MX_LISTEN: `127.0.0.1:${port}`,
+  MAILROOM_DNS_SERVERS: dns.address,
+  MAILROOM_MX_RATE_LIMIT: '10000000',
+  MAILROOM_MX_MAX_CONNECTIONS_PER_IP: '1000',
 });
-await serveUntilStdinEnds(async () => {
-  // capture mode: domains verify without DNS, so the receiving MX record counts as verified.
-  const dom = await api(svc.url, KEY, 'POST', '/domains', { name: 'inbound.bench', capabilities: { sending: 'disabled', receiving: 'enabled' } });
-  await api(svc.url, KEY, 'POST', `/domains/${dom.id}/verify`);
-  const files = { small: await messageFile('small'), large: await messageFile('large', randomBytes(1024 * 1024)) };
-  return { mx_port: port, database_url: db.url, pid: svc.proc.pid, files };
-}, async () => { await svc.stop(); await db.drop(); await dns.close(); });
+await serveUntilStdinEnds(
+  async () => {
+    // capture mode: domains verify without DNS, so the receiving MX record counts as verified.
+    const dom = await api(svc.url, KEY, 'POST', '/domains', {
+      name: 'inbound.bench',
+      capabilities: { sending: 'disabled', receiving: 'enabled' },
+    });
+    await api(svc.url, KEY, 'POST', `/domains/${dom.id}/verify`);
+    const files = { small: await messageFile('small'), large: await messageFile('large', randomBytes(1024 * 1024)) };
+    return { mx_port: port, database_url: db.url, pid: svc.proc.pid, files };
+  },
+  async () => {
+    await svc.stop();
+    await db.drop();
+    await dns.close();
+  },
+);

@@ -7,12 +7,24 @@ import { api, freshDb, KEY, serveUntilStdinEnds, startService } from '../lib.js'
 const port = Number(process.argv[2] ?? 26587);
 const db = await freshDb();
 const svc = await startService({
-  MAILROOM_DATABASE_URL: db.url, MAILROOM_BOOTSTRAP_API_KEY: KEY, MAILROOM_ROLES: 'api,smtp', MAILROOM_DELIVERY_MODE: 'capture',
-  MAILROOM_RATE_LIMIT: '1000000', MAILROOM_LOG_LEVEL: 'info', MAILROOM_SMTP_LISTEN: `127.0.0.1:${port}:starttls`,
-  MAILROOM_SMTP_TRUSTED_NETWORKS: '127.0.0.1/32', MAILROOM_SMTP_TRUSTED_API_KEY: KEY
+  MAILROOM_DATABASE_URL: db.url,
+  MAILROOM_BOOTSTRAP_API_KEY: KEY,
+  MAILROOM_ROLES: 'api,smtp',
+  MAILROOM_DELIVERY_MODE: 'capture',
+  MAILROOM_RATE_LIMIT: '1000000',
+  MAILROOM_LOG_LEVEL: 'info',
+  MAILROOM_SMTP_LISTEN: `127.0.0.1:${port}:starttls`,
+  MAILROOM_SMTP_TRUSTED_NETWORKS: '127.0.0.1/32',
+  MAILROOM_SMTP_TRUSTED_API_KEY: KEY,
 });
-await serveUntilStdinEnds(async () => {
-  const dom = await api(svc.url, KEY, 'POST', '/domains', { name: 'bench.example' });
-  await api(svc.url, KEY, 'POST', `/domains/${dom.id}/verify`);
-  return { smtp_port: port, database_url: db.url, pid: svc.proc.pid };
-}, async () => { await svc.stop(); await db.drop(); });
+await serveUntilStdinEnds(
+  async () => {
+    const dom = await api(svc.url, KEY, 'POST', '/domains', { name: 'bench.example' });
+    await api(svc.url, KEY, 'POST', `/domains/${dom.id}/verify`);
+    return { smtp_port: port, database_url: db.url, pid: svc.proc.pid };
+  },
+  async () => {
+    await svc.stop();
+    await db.drop();
+  },
+);

@@ -7,10 +7,18 @@ import type { AddressInfo } from 'node:net';
 const GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 const server = http.createServer((req, res) => {
   if (req.url?.startsWith('/t/o/')) {
-    res.writeHead(200, { 'content-type': 'image/gif', 'content-length': GIF.length, 'cache-control': 'no-store, no-cache, must-revalidate, max-age=0' });
+    res.writeHead(200, {
+      'content-type': 'image/gif',
+      'content-length': GIF.length,
+      'cache-control': 'no-store, no-cache, must-revalidate, max-age=0',
+    });
     res.end(GIF);
   } else {
-    res.writeHead(302, { location: 'https://shop.example.com/item?id=42', 'cache-control': 'no-store', 'content-length': 0 });
+    res.writeHead(302, {
+      location: 'https://shop.example.com/item?id=42',
+      'cache-control': 'no-store',
+      'content-length': 0,
+    });
     res.end();
   }
 });

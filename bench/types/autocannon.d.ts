@@ -26,8 +26,15 @@ declare module 'autocannon' {
 
     /** A histogram summary: milliseconds for latency, requests per second for requests. */
     interface Histogram {
-      average: number; mean: number; stddev: number; min: number; max: number;
-      p50: number; p90: number; p97_5: number; p99: number;
+      average: number;
+      mean: number;
+      stddev: number;
+      min: number;
+      max: number;
+      p50: number;
+      p90: number;
+      p97_5: number;
+      p99: number;
     }
 
     interface Result {
@@ -36,7 +43,11 @@ declare module 'autocannon' {
       timeouts: number;
       /** Every answer whose status is not 2xx (3xx included). */
       non2xx: number;
-      '1xx': number; '2xx': number; '3xx': number; '4xx': number; '5xx': number;
+      '1xx': number;
+      '2xx': number;
+      '3xx': number;
+      '4xx': number;
+      '5xx': number;
       /** Answers by status code: { '200': { count: 9000 }, '429': { count: 12 } }. */
       statusCodeStats: Record<string, { count: number }>;
       latency: Histogram;

@@ -23,40 +23,84 @@ import { emailEventsInsert } from '../../src/store/emails.js';
 import { freshDatabase } from '../../test/helpers/db.js';
 import { peerDeliveries } from './peer.js';
 
-const { values: a } = parseArgs({ options: { endpoints: { type: 'string', default: '10' }, events: { type: 'string', default: '3000' }, rate: { type: 'string', default: '250' }, seconds: { type: 'string', default: '20' } } });
-const ENDPOINTS = Number(a.endpoints), EVENTS = Number(a.events), RATE = Number(a.rate), SECONDS = Number(a.seconds);
+const { values: a } = parseArgs({
+  options: {
+    endpoints: { type: 'string', default: '10' },
+    events: { type: 'string', default: '3000' },
+    rate: { type: 'string', default: '250' },
+    seconds: { type: 'string', default: '20' },
+  },
+});
+const ENDPOINTS = Number(a.endpoints),
+  EVENTS = Number(a.events),
+  RATE = Number(a.rate),
+  SECONDS = Number(a.seconds);
 const CONCURRENCY = 16; // MAILROOM_WEBHOOK_CONCURRENCY default
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const receiver: ChildProcess = fork(path.join(here, 'receiver.ts'), [String(ENDPOINTS)], { execArgv: ['--import', 'tsx'] });
-const ask = <T>(cmd: string, field: string) => new Promise<T>((resolve) => {
-  const on = (m: Record<string, T>) => { if (field in m) { receiver.off('message', on); resolve(m[field]); } };
-  receiver.on('message', on);
-  if (cmd) receiver.send({ cmd });
+const receiver: ChildProcess = fork(path.join(here, 'receiver.ts'), [String(ENDPOINTS)], {
+  execArgv: ['--import', 'tsx'],
 });
+const ask = <T>(cmd: string, field: string) =>
+  new Promise<T>((resolve) => {
+    const on = (m: Record<string, T>) => {
+      if (field in m) {
+        receiver.off('message', on);
+        resolve(m[field]);
+      }
+    };
+    receiver.on('message', on);
+    if (cmd) receiver.send({ cmd });
+  });
 const ports = await ask<number[]>('', 'ports');
 const stats = () => ask<{ count: number; p50: number | null; p99: number | null }>('stats', 'stats');
 
 const db = await freshDatabase();
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-bench-'));
 const key = apiKeyToken();
-const app = await startApp(loadConfig({ MAILROOM_LOG_LEVEL: 'silent' }, {
-  databaseUrl: db.url, dataDir, httpListen: { host: '127.0.0.1', port: 0 }, bootstrapApiKey: key, roles: ['api', 'worker'],
-  allowPrivateNetworks: true, rateLimit: 100_000,
-}), { log: createLogger('silent') });
+const app = await startApp(
+  loadConfig(
+    { MAILROOM_LOG_LEVEL: 'silent' },
+    {
+      databaseUrl: db.url,
+      dataDir,
+      httpListen: { host: '127.0.0.1', port: 0 },
+      bootstrapApiKey: key,
+      roles: ['api', 'worker'],
+      allowPrivateNetworks: true,
+      rateLimit: 100_000,
+    },
+  ),
+  { log: createLogger('silent') },
+);
 const resend = new Resend(key, { baseUrl: app.httpUrl });
 for (const port of ports) {
-  const { error } = await resend.webhooks.create({ endpoint: `http://127.0.0.1:${port}/hook`, events: ['email.delivered'] });
+  const { error } = await resend.webhooks.create({
+    endpoint: `http://127.0.0.1:${port}/hook`,
+    events: ['email.delivered'],
+  });
   if (error) throw new Error(error.message);
 }
 const email = {
-  id: uuid(), team_id: app.defaultTeamId, created_at: new Date(), from_header: 'Acme <hello@example.com>', to_addrs: ['alice@dest.test'],
-  subject: 'Your order has shipped', message_id: '<bench@example.com>', tags: [{ name: 'category', value: 'shipping' }], headers: null,
+  id: uuid(),
+  team_id: app.defaultTeamId,
+  created_at: new Date(),
+  from_header: 'Acme <hello@example.com>',
+  to_addrs: ['alice@dest.test'],
+  subject: 'Your order has shipped',
+  message_id: '<bench@example.com>',
+  tags: [{ name: 'category', value: 'shipping' }],
+  headers: null,
 };
 await db.pool.query(
   `INSERT INTO emails (id, team_id, message_id, from_header, to_addrs, subject, last_event) VALUES ($1, $2, $3, $4, $5, $6, 'sent')`,
-  [email.id, email.team_id, email.message_id, email.from_header, email.to_addrs, email.subject]);
-const insertEvents = (n: number) => emailEventsInsert(db.pool, Array.from({ length: n }, () => makeEvent(email, 'email.delivered', { recipient: 'alice@dest.test' })));
+  [email.id, email.team_id, email.message_id, email.from_header, email.to_addrs, email.subject],
+);
+const insertEvents = (n: number) =>
+  emailEventsInsert(
+    db.pool,
+    Array.from({ length: n }, () => makeEvent(email, 'email.delivered', { recipient: 'alice@dest.test' })),
+  );
 
 async function waitFor(total: number, timeoutMs: number): Promise<number> {
   const until = Date.now() + timeoutMs;
@@ -72,7 +116,12 @@ let t0 = performance.now();
 for (let i = 0; i < EVENTS; i += 1000) await insertEvents(Math.min(1000, EVENTS - i));
 const backlogGot = await waitFor(EVENTS * ENDPOINTS, 300_000);
 const backlogS = (performance.now() - t0) / 1000;
-const backlog = { deliveries: backlogGot, seconds: backlogS, perSecond: Math.round(backlogGot / backlogS), ...(await stats()) };
+const backlog = {
+  deliveries: backlogGot,
+  seconds: backlogS,
+  perSecond: Math.round(backlogGot / backlogS),
+  ...(await stats()),
+};
 receiver.send({ cmd: 'reset' });
 
 // (2) sustained
@@ -81,14 +130,23 @@ let offered = 0;
 t0 = performance.now();
 while (performance.now() - t0 < SECONDS * 1000) {
   const due = Math.floor(((performance.now() - t0) / 1000) * RATE) - offered;
-  if (due > 0) { await insertEvents(due); offered += due; }
+  if (due > 0) {
+    await insertEvents(due);
+    offered += due;
+  }
   await sleep(1000 / 50 - 1);
 }
 const windowS = (performance.now() - t0) / 1000;
 const inWindow = (await stats()).count;
 const drained = await waitFor(offered * ENDPOINTS, 120_000);
 const drainS = (performance.now() - t0) / 1000 - windowS;
-const sustained = { offeredPerSecond: Math.round((offered * ENDPOINTS) / windowS), deliveredInWindowPerSecond: Math.round(inWindow / windowS), deliveries: drained, drainAfterWindowS: Number(drainS.toFixed(2)), ...(await stats()) };
+const sustained = {
+  offeredPerSecond: Math.round((offered * ENDPOINTS) / windowS),
+  deliveredInWindowPerSecond: Math.round(inWindow / windowS),
+  deliveries: drained,
+  drainAfterWindowS: Number(drainS.toFixed(2)),
+  ...(await stats()),
+};
 void perTick;
 
 await app.close();
@@ -100,7 +158,17 @@ const peer = await peerDeliveries(ports, EVENTS, CONCURRENCY);
 receiver.send({ cmd: 'exit' });
 
 const cpu = os.cpus()[0]?.model ?? 'unknown';
-console.log(JSON.stringify({
-  machine: { cpus: os.cpus().length, cpu, node: process.version }, endpoints: ENDPOINTS, concurrencyPerEndpoint: CONCURRENCY,
-  backlog, sustained, peer: { ...peer, perSecond: Math.round(peer.deliveries / peer.seconds) },
-}, null, 2));
+console.log(
+  JSON.stringify(
+    {
+      machine: { cpus: os.cpus().length, cpu, node: process.version },
+      endpoints: ENDPOINTS,
+      concurrencyPerEndpoint: CONCURRENCY,
+      backlog,
+      sustained,
+      peer: { ...peer, perSecond: Math.round(peer.deliveries / peer.seconds) },
+    },
+    null,
+    2,
+  ),
+);

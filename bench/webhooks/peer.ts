@@ -5,32 +5,61 @@
 import http from 'node:http';
 import { createHmac, randomBytes } from 'node:crypto';
 
-export async function peerDeliveries(ports: number[], perEndpoint: number, concurrency: number): Promise<{ deliveries: number; seconds: number }> {
+export async function peerDeliveries(
+  ports: number[],
+  perEndpoint: number,
+  concurrency: number,
+): Promise<{ deliveries: number; seconds: number }> {
   const key = randomBytes(24);
   const started = performance.now();
-  await Promise.all(ports.map(async (port, e) => {
-    const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
-    let next = 0;
-    const lane = async () => {
-      while (next < perEndpoint) {
-        const i = next++;
-        const id = `msg_peer${e}_${i}`;
-        const body = JSON.stringify({ type: 'email.delivered', created_at: new Date().toISOString(), data: { email_id: id, to: ['a@b.test'], subject: 'x'.repeat(40) } });
-        const ts = Math.floor(Date.now() / 1000);
-        const sig = `v1,${createHmac('sha256', key).update(`${id}.${ts}.${body}`).digest('base64')}`;
-        await new Promise<void>((resolve, reject) => {
-          const req = http.request({ host: '127.0.0.1', port, path: '/hook', method: 'POST', agent, headers: {
-            'content-type': 'application/json', 'content-length': Buffer.byteLength(body),
-            'webhook-id': id, 'webhook-timestamp': String(ts), 'webhook-signature': sig, 'svix-id': id, 'svix-timestamp': String(ts), 'svix-signature': sig,
-          } }, (res) => { res.resume(); res.on('end', resolve); });
-          req.on('error', reject);
-          req.end(body);
-        });
-      }
-    };
-    await Promise.all(Array.from({ length: concurrency }, lane));
-    agent.destroy();
-  }));
+  await Promise.all(
+    ports.map(async (port, e) => {
+      const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+      let next = 0;
+      const lane = async () => {
+        while (next < perEndpoint) {
+          const i = next++;
+          const id = `msg_peer${e}_${i}`;
+          const body = JSON.stringify({
+            type: 'email.delivered',
+            created_at: new Date().toISOString(),
+            data: { email_id: id, to: ['a@b.test'], subject: 'x'.repeat(40) },
+          });
+          const ts = Math.floor(Date.now() / 1000);
+          const sig = `v1,${createHmac('sha256', key).update(`${id}.${ts}.${body}`).digest('base64')}`;
+          await new Promise<void>((resolve, reject) => {
+            const req = http.request(
+              {
+                host: '127.0.0.1',
+                port,
+                path: '/hook',
+                method: 'POST',
+                agent,
+                headers: {
+                  'content-type': 'application/json',
+                  'content-length': Buffer.byteLength(body),
+                  'webhook-id': id,
+                  'webhook-timestamp': String(ts),
+                  'webhook-signature': sig,
+                  'svix-id': id,
+                  'svix-timestamp': String(ts),
+                  'svix-signature': sig,
+                },
+              },
+              (res) => {
+                res.resume();
+                res.on('end', resolve);
+              },
+            );
+            req.on('error', reject);
+            req.end(body);
+          });
+        }
+      };
+      await Promise.all(Array.from({ length: concurrency }, lane));
+      agent.destroy();
+    }),
+  );
   const seconds = (performance.now() - started) / 1000;
   return { deliveries: ports.length * perEndpoint, seconds };
 }

@@ -7,17 +7,19 @@ import type { AddressInfo } from 'node:net';
 const n = Number(process.argv[2] ?? 10);
 let count = 0;
 const latencies: number[] = [];
-const servers = Array.from({ length: n }, () => http.createServer((req, res) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', () => {
-    count++;
-    const at = /"created_at":"([^"]+)"/.exec(Buffer.concat(chunks).toString())?.[1];
-    if (at && latencies.length < 2_000_000) latencies.push(Date.now() - Date.parse(at));
-    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '2' });
-    res.end('ok');
-  });
-}));
+const servers = Array.from({ length: n }, () =>
+  http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      count++;
+      const at = /"created_at":"([^"]+)"/.exec(Buffer.concat(chunks).toString())?.[1];
+      if (at && latencies.length < 2_000_000) latencies.push(Date.now() - Date.parse(at));
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '2' });
+      res.end('ok');
+    });
+  }),
+);
 for (const s of servers) s.keepAliveTimeout = 60_000;
 await Promise.all(servers.map((s) => new Promise<void>((r) => s.listen(0, '127.0.0.1', r))));
 process.send!({ ports: servers.map((s) => (s.address() as AddressInfo).port) });

@@ -4,7 +4,17 @@
 import { AppError } from '../errors.js';
 import { apiKeyToken, sha256Hex, uuid } from '../lib/ids.js';
 import type { Queryable } from '../store/db.js';
-import { apiKeyDelete, apiKeyFindByHash, apiKeyInsert, apiKeyList, apiKeyListDetailed, apiKeyRename, apiKeyTouchMany, type ApiKeyAuth, type Permission } from '../store/api-keys.js';
+import {
+  apiKeyDelete,
+  apiKeyFindByHash,
+  apiKeyInsert,
+  apiKeyList,
+  apiKeyListDetailed,
+  apiKeyRename,
+  apiKeyTouchMany,
+  type ApiKeyAuth,
+  type Permission,
+} from '../store/api-keys.js';
 import { domainFindById } from '../store/domains.js';
 import { isUuid } from '../lib/ids.js';
 import type { PageQuery } from '../store/paginate.js';
@@ -24,24 +34,40 @@ export class ApiKeys {
 
   constructor(private readonly db: Queryable) {}
 
-  async create(teamId: string, opts: { name: string; permission?: Permission; domainId?: string | null; token?: string }): Promise<CreatedKey> {
+  async create(
+    teamId: string,
+    opts: { name: string; permission?: Permission; domainId?: string | null; token?: string },
+  ): Promise<CreatedKey> {
     const token = opts.token ?? apiKeyToken();
     const id = uuid();
     await apiKeyInsert(this.db, {
-      id, teamId, name: opts.name, tokenHash: sha256Hex(token), tokenHint: token.slice(0, 6),
-      permission: opts.permission ?? 'full_access', domainId: opts.domainId ?? null,
+      id,
+      teamId,
+      name: opts.name,
+      tokenHash: sha256Hex(token),
+      tokenHint: token.slice(0, 6),
+      permission: opts.permission ?? 'full_access',
+      domainId: opts.domainId ?? null,
     });
     return { id, token };
   }
 
   /** POST /api-keys: checks the permission and the domain a sending key is bound to, then creates. */
-  async createChecked(teamId: string, body: { name: string; permission?: string; domain_id?: string | null }): Promise<CreatedKey> {
+  async createChecked(
+    teamId: string,
+    body: { name: string; permission?: string; domain_id?: string | null },
+  ): Promise<CreatedKey> {
     const permission = body.permission ?? 'full_access';
     if (permission !== 'full_access' && permission !== 'sending_access') throw new AppError('invalid_access');
     let domainId: string | null = null;
     if (body.domain_id) {
-      if (permission !== 'sending_access') throw new AppError('validation_error', 'Invalid `domain_id` field: a domain can only be set on a "sending_access" key.');
-      if (!isUuid(body.domain_id) || !(await domainFindById(this.db, teamId, body.domain_id))) throw new AppError('not_found', 'Domain not found');
+      if (permission !== 'sending_access')
+        throw new AppError(
+          'validation_error',
+          'Invalid `domain_id` field: a domain can only be set on a "sending_access" key.',
+        );
+      if (!isUuid(body.domain_id) || !(await domainFindById(this.db, teamId, body.domain_id)))
+        throw new AppError('not_found', 'Domain not found');
       domainId = body.domain_id;
     }
     return this.create(teamId, { name: body.name, permission, domainId });

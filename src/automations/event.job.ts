@@ -31,11 +31,17 @@ export function automationEventJob(deps: { pool: Pool; log: Logger }) {
         try {
           await automationsOnEvents(tx, events);
           await tx.query('RELEASE SAVEPOINT batch');
-          await automationEventQueueDelete(tx, head.map((e) => e.seq));
+          await automationEventQueueDelete(
+            tx,
+            head.map((e) => e.seq),
+          );
           return head.length;
         } catch (err) {
           await tx.query('ROLLBACK TO SAVEPOINT batch');
-          deps.log.warn('automations: a batch of events failed as a whole; taking its events one at a time', { events: events.length, err: (err as Error).message });
+          deps.log.warn('automations: a batch of events failed as a whole; taking its events one at a time', {
+            events: events.length,
+            err: (err as Error).message,
+          });
         }
         for (const e of events) {
           await tx.query('SAVEPOINT ev');
@@ -44,10 +50,17 @@ export function automationEventJob(deps: { pool: Pool; log: Logger }) {
             await tx.query('RELEASE SAVEPOINT ev');
           } catch (err) {
             await tx.query('ROLLBACK TO SAVEPOINT ev');
-            deps.log.warn('automations: an event could not be handled; dropped', { event_id: e.id, name: e.name, err: (err as Error).message });
+            deps.log.warn('automations: an event could not be handled; dropped', {
+              event_id: e.id,
+              name: e.name,
+              err: (err as Error).message,
+            });
           }
         }
-        await automationEventQueueDelete(tx, head.map((e) => e.seq));
+        await automationEventQueueDelete(
+          tx,
+          head.map((e) => e.seq),
+        );
         return head.length;
       });
       if (n < AUTOMATION_EVENT_BATCH) return;

@@ -4,8 +4,20 @@
 import { invalidField, missingField, notFound } from '../errors.js';
 import { isUuid } from '../lib/ids.js';
 import {
-  automationDelete, automationFind, automationInsert, automationList, automationRunFind, automationRunList, automationRunsCancelAll,
-  automationUpdate, REENTRY, runStepsOfRun, type AutomationFields, type AutomationRow, type Reentry, type RunRow,
+  automationDelete,
+  automationFind,
+  automationInsert,
+  automationList,
+  automationRunFind,
+  automationRunList,
+  automationRunsCancelAll,
+  automationUpdate,
+  REENTRY,
+  runStepsOfRun,
+  type AutomationFields,
+  type AutomationRow,
+  type Reentry,
+  type RunRow,
 } from '../store/automations.js';
 import { withTx, type Pool, type Queryable } from '../store/db.js';
 import type { PageQuery } from '../store/paginate.js';
@@ -46,29 +58,59 @@ async function checkRefs(db: Queryable, teamId: string, g: Graph): Promise<Graph
       const ref: string = s.config.template.id;
       const t = await templateFindPublished(db, teamId, isUuid(ref) ? ref.toLowerCase() : ref, isUuid(ref));
       if (!t) throw invalidField(`${at}.config.template.id`, `no template has the id or alias "${ref.slice(0, 100)}".`);
-      if (!t.published) throw invalidField(`${at}.config.template.id`, `the template "${ref.slice(0, 100)}" has not been published; publish it first.`);
+      if (!t.published)
+        throw invalidField(
+          `${at}.config.template.id`,
+          `the template "${ref.slice(0, 100)}" has not been published; publish it first.`,
+        );
     }
-    if (s.type === 'add_to_segment' && !(isUuid(s.config.segment_id) && (await segmentFind(db, teamId, s.config.segment_id.toLowerCase())))) {
-      throw invalidField(`${at}.config.segment_id`, `no segment has the id "${String(s.config.segment_id).slice(0, 100)}".`);
+    if (
+      s.type === 'add_to_segment' &&
+      !(isUuid(s.config.segment_id) && (await segmentFind(db, teamId, s.config.segment_id.toLowerCase())))
+    ) {
+      throw invalidField(
+        `${at}.config.segment_id`,
+        `no segment has the id "${String(s.config.segment_id).slice(0, 100)}".`,
+      );
     }
   }
   return g;
 }
 
 const view = (a: AutomationRow) => ({
-  object: 'automation' as const, id: a.id, name: a.name, status: a.status, created_at: a.created_at, updated_at: a.updated_at,
-  reentry: a.reentry, steps: a.steps, connections: a.connections,
+  object: 'automation' as const,
+  id: a.id,
+  name: a.name,
+  status: a.status,
+  created_at: a.created_at,
+  updated_at: a.updated_at,
+  reentry: a.reentry,
+  steps: a.steps,
+  connections: a.connections,
 });
 
 const fieldsOf = (a: AutomationRow): AutomationFields => ({
-  name: a.name, status: a.status, trigger_event: a.trigger_event, reentry: a.reentry, listens: a.listens, waits: a.waits, steps: a.steps, connections: a.connections,
+  name: a.name,
+  status: a.status,
+  trigger_event: a.trigger_event,
+  reentry: a.reentry,
+  listens: a.listens,
+  waits: a.waits,
+  steps: a.steps,
+  connections: a.connections,
 });
 
 export async function automationCreate(pool: Pool, teamId: string, body: Body) {
   const g = await checkRefs(pool, teamId, graphOf(body.steps, body.connections));
   const a = await automationInsert(pool, teamId, {
-    name: nameOf(body.name), status: body.status === undefined ? 'disabled' : statusOf(body.status), trigger_event: g.triggerEvent, steps: g.steps, connections: g.connections,
-    reentry: body.reentry === undefined || body.reentry === null ? 'after_end' : reentryOf(body.reentry), listens: g.listens, waits: g.waits,
+    name: nameOf(body.name),
+    status: body.status === undefined ? 'disabled' : statusOf(body.status),
+    trigger_event: g.triggerEvent,
+    steps: g.steps,
+    connections: g.connections,
+    reentry: body.reentry === undefined || body.reentry === null ? 'after_end' : reentryOf(body.reentry),
+    listens: g.listens,
+    waits: g.waits,
   });
   return { object: 'automation' as const, id: a.id };
 }
@@ -89,10 +131,20 @@ export async function automationChange(pool: Pool, teamId: string, id: string, b
     if (body.name !== undefined) f.name = nameOf(body.name);
     if (body.reentry !== undefined) f.reentry = reentryOf(body.reentry);
     if (body.status !== undefined) f.status = statusOf(body.status);
-    if ((body.steps === undefined) !== (body.connections === undefined)) throw invalidField(body.steps === undefined ? 'steps' : 'connections', 'steps and connections are replaced together; give both.');
+    if ((body.steps === undefined) !== (body.connections === undefined))
+      throw invalidField(
+        body.steps === undefined ? 'steps' : 'connections',
+        'steps and connections are replaced together; give both.',
+      );
     if (body.steps !== undefined) {
       const g = await checkRefs(tx, teamId, graphOf(body.steps, body.connections));
-      Object.assign(f, { steps: g.steps, connections: g.connections, trigger_event: g.triggerEvent, listens: g.listens, waits: g.waits });
+      Object.assign(f, {
+        steps: g.steps,
+        connections: g.connections,
+        trigger_event: g.triggerEvent,
+        listens: g.listens,
+        waits: g.waits,
+      });
     }
     await automationUpdate(tx, teamId, a.id, f);
     return { object: 'automation' as const, id: a.id };
@@ -101,7 +153,11 @@ export async function automationChange(pool: Pool, teamId: string, id: string, b
 
 export async function automationDuplicate(pool: Pool, teamId: string, id: string) {
   const a = await find(pool, teamId, id);
-  const copy = await automationInsert(pool, teamId, { ...fieldsOf(a), name: `${a.name} (copy)`.slice(0, 256), status: 'disabled' });
+  const copy = await automationInsert(pool, teamId, {
+    ...fieldsOf(a),
+    name: `${a.name} (copy)`.slice(0, 256),
+    status: 'disabled',
+  });
   return { object: 'automation' as const, id: copy.id };
 }
 
@@ -121,12 +177,19 @@ export async function automationRemove(pool: Pool, teamId: string, id: string) {
   return { object: 'automation' as const, id: a.id, deleted: true };
 }
 
-const runItem = (r: RunRow) => ({ id: r.id, status: r.status, started_at: r.started_at, completed_at: r.completed_at, created_at: r.created_at });
+const runItem = (r: RunRow) => ({
+  id: r.id,
+  status: r.status,
+  started_at: r.started_at,
+  completed_at: r.completed_at,
+  created_at: r.created_at,
+});
 
 export async function automationRuns(db: Queryable, teamId: string, id: string, page: PageQuery, status?: string) {
   const a = await find(db, teamId, id);
   const statuses = status ? status.split(',').map((s) => s.trim()) : null;
-  for (const s of statuses ?? []) if (!RUN_STATUSES.includes(s)) throw invalidField('status', `must be among ${RUN_STATUSES.join(', ')}.`);
+  for (const s of statuses ?? [])
+    if (!RUN_STATUSES.includes(s)) throw invalidField('status', `must be among ${RUN_STATUSES.join(', ')}.`);
   const p = await automationRunList(db, teamId, a.id, page, statuses);
   return { object: 'list' as const, has_more: p.has_more, data: p.data.map(runItem) };
 }
@@ -137,7 +200,18 @@ export async function automationRunGet(db: Queryable, teamId: string, id: string
   if (!r || r.automation_id !== a.id) throw notFound('Automation run');
   const steps = await runStepsOfRun(db, r.id);
   return {
-    object: 'automation_run' as const, ...runItem(r), contact_id: r.contact_id,
-    steps: steps.map((s) => ({ key: s.key, type: s.type, status: s.status, output: s.output, error: s.error, started_at: s.started_at, completed_at: s.completed_at, created_at: s.created_at })),
+    object: 'automation_run' as const,
+    ...runItem(r),
+    contact_id: r.contact_id,
+    steps: steps.map((s) => ({
+      key: s.key,
+      type: s.type,
+      status: s.status,
+      output: s.output,
+      error: s.error,
+      started_at: s.started_at,
+      completed_at: s.completed_at,
+      created_at: s.created_at,
+    })),
   };
 }

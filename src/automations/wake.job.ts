@@ -8,7 +8,16 @@
 // one bad wake-up cannot hold the others back.
 import type { Logger } from '../lib/log.js';
 import type { BatchHandler, Job, JobOutcome } from '../queue/worker.js';
-import { automationRunEnd, automationRunFind, automationRunsLock, automationsByIds, runStepFind, runStepSet, runStepsLock, type AutomationRow } from '../store/automations.js';
+import {
+  automationRunEnd,
+  automationRunFind,
+  automationRunsLock,
+  automationsByIds,
+  runStepFind,
+  runStepSet,
+  runStepsLock,
+  type AutomationRow,
+} from '../store/automations.js';
 import { withTx, type Pool } from '../store/db.js';
 import { runsCompleteAndAdvance, type Completion, type StepJob } from './run.js';
 
@@ -18,24 +27,38 @@ export async function wakeUpMany(pool: Pool, wakes: Pick<StepJob, 'run_id' | 'ke
   const items = wakes.filter((w) => !seen.has(`${w.run_id}:${w.key}`) && seen.add(`${w.run_id}:${w.key}`));
   if (!items.length) return;
   await withTx(pool, async (tx) => {
-    const runs = new Map((await automationRunsLock(tx, [...new Set(items.map((w) => w.run_id))])).map((r) => [r.id, r]));
+    const runs = new Map(
+      (await automationRunsLock(tx, [...new Set(items.map((w) => w.run_id))])).map((r) => [r.id, r]),
+    );
     const open = items.filter((w) => runs.get(w.run_id)?.status === 'running');
     const waiting = (await runStepsLock(tx, open)).filter((s) => s.status === 'waiting');
     if (!waiting.length) return;
-    const automations = new Map<string, AutomationRow>((await automationsByIds(tx, [...new Set(waiting.map((s) => runs.get(s.run_id)!.automation_id))])).map((a) => [a.id, a]));
+    const automations = new Map<string, AutomationRow>(
+      (await automationsByIds(tx, [...new Set(waiting.map((s) => runs.get(s.run_id)!.automation_id))])).map((a) => [
+        a.id,
+        a,
+      ]),
+    );
     const resumed: Completion[] = [];
     for (const s of waiting) {
       const run = runs.get(s.run_id)!;
       const a = automations.get(run.automation_id);
       const step = a?.team_id === run.team_id ? a.steps.find((x) => x.key === s.key) : undefined;
-      if (!a || !step) { // rare: one at a time
-        await runStepSet(tx, s.run_id, s.key, { status: 'failed', error: { message: 'the automation or step no longer exists' } });
+      if (!a || !step) {
+        // rare: one at a time
+        await runStepSet(tx, s.run_id, s.key, {
+          status: 'failed',
+          error: { message: 'the automation or step no longer exists' },
+        });
         await automationRunEnd(tx, s.run_id, 'failed');
         continue;
       }
       const timedOut = step.type === 'wait_for_event';
       resumed.push({
-        a, runId: s.run_id, key: s.key, output: timedOut ? { timed_out: true } : { delayed: step.config.duration },
+        a,
+        runId: s.run_id,
+        key: s.key,
+        output: timedOut ? { timed_out: true } : { delayed: step.config.duration },
         type: timedOut && a.connections.some((c) => c.from === s.key && c.type === 'timeout') ? 'timeout' : 'default',
       });
     }
@@ -63,7 +86,11 @@ async function wakeFailed(pool: Pool, w: Pick<StepJob, 'run_id' | 'key'>, err: u
 export function automationWakeJob(deps: { pool: Pool; log: Logger }): BatchHandler<StepJob> {
   const failed = async (j: Job<StepJob>, error: unknown): Promise<{ error: unknown } | void> => {
     if (j.attempt < (j.maxAttempts ?? MAX_ATTEMPTS)) return { error };
-    deps.log.warn('automation wake-up failed', { run_id: j.payload.run_id, key: j.payload.key, err: (error as Error).message });
+    deps.log.warn('automation wake-up failed', {
+      run_id: j.payload.run_id,
+      key: j.payload.key,
+      err: (error as Error).message,
+    });
     try {
       await wakeFailed(deps.pool, j.payload, error);
     } catch (err) {
@@ -72,11 +99,17 @@ export function automationWakeJob(deps: { pool: Pool; log: Logger }): BatchHandl
   };
   return async (jobs: Job<StepJob>[]): Promise<(void | JobOutcome | { error: unknown })[] | void> => {
     try {
-      await wakeUpMany(deps.pool, jobs.map((j) => j.payload));
+      await wakeUpMany(
+        deps.pool,
+        jobs.map((j) => j.payload),
+      );
       return;
     } catch (err) {
       if (jobs.length === 1) return [await failed(jobs[0], err)];
-      deps.log.warn('automations: a batch of wake-ups failed as a whole; taking them one at a time', { jobs: jobs.length, err: (err as Error).message });
+      deps.log.warn('automations: a batch of wake-ups failed as a whole; taking them one at a time', {
+        jobs: jobs.length,
+        err: (err as Error).message,
+      });
     }
     const out: ({ error: unknown } | void)[] = [];
     for (const j of jobs) {

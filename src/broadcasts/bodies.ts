@@ -16,13 +16,18 @@ const MAX_ENTRIES = 200;
 
 export async function propertyFallbacks(pool: Pool, teamId: string): Promise<Record<string, string | number | null>> {
   const defs = await contactPropertiesFind(pool, teamId);
-  return Object.fromEntries(defs.map((d) => [d.key, (d as { fallback_value?: string | number | null }).fallback_value ?? null]));
+  return Object.fromEntries(
+    defs.map((d) => [d.key, (d as { fallback_value?: string | number | null }).fallback_value ?? null]),
+  );
 }
 
 export class BroadcastBodies implements DeferredBodies {
   private readonly messages = new TtlCache<Promise<BroadcastMessage | undefined>>(KEEP_MS, MAX_ENTRIES);
 
-  constructor(private readonly pool: Pool, private readonly sender: EmailSender) {}
+  constructor(
+    private readonly pool: Pool,
+    private readonly sender: EmailSender,
+  ) {}
 
   /** A broadcast's message as its expansion compiled it (undefined: no such broadcast). */
   message(broadcastId: string): Promise<BroadcastMessage | undefined> {
@@ -39,7 +44,11 @@ export class BroadcastBodies implements DeferredBodies {
     // Tracking as the domain had it at expansion (kept with the values): a later change of the
     // domain's settings does not change what was sent.
     const p = e.personalization as Personalization;
-    const domain = { name: msg.from.domain, open_tracking: p.open_tracking === true, click_tracking: p.click_tracking === true };
+    const domain = {
+      name: msg.from.domain,
+      open_tracking: p.open_tracking === true,
+      click_tracking: p.click_tracking === true,
+    };
     const req = msg.requestFor(BroadcastMessage.recipientOf(e.to_addrs[0], p));
     const date = e.created_at instanceof Date ? e.created_at : new Date(e.created_at);
     return this.sender.composeStored(req, { id: e.id, messageId: e.message_id, date }, domain);

@@ -15,7 +15,15 @@ import type { Job, JobContext, JobOutcome } from '../queue/worker.js';
 import { withTx, type Pool } from '../store/db.js';
 import type { EmailPage } from '../store/emails.js';
 import { segmentFind } from '../store/segments.js';
-import { broadcastAdvance, broadcastFindById, broadcastPageLock, broadcastPauseAuto, broadcastQueueDue, broadcastQueuedCount, type BroadcastRow } from '../store/broadcasts.js';
+import {
+  broadcastAdvance,
+  broadcastFindById,
+  broadcastPageLock,
+  broadcastPauseAuto,
+  broadcastQueueDue,
+  broadcastQueuedCount,
+  type BroadcastRow,
+} from '../store/broadcasts.js';
 import { broadcastRateCounts } from '../store/broadcast-stats.js';
 import { broadcastPageExclusions, type PageExclusions } from '../store/broadcast-recipients.js';
 import { segmentRecipientsAfter, type RecipientRow } from '../store/segment-contacts.js'; // static and filter segments alike
@@ -23,12 +31,19 @@ import { deliverJobsHoldForBroadcast } from '../store/jobs.js';
 import { BroadcastMessage } from './message.js';
 import { propertyFallbacks } from './bodies.js';
 
-export interface ExpandPayload { broadcast_id: string }
-export interface ExpandDeps { pool: Pool; accept: EmailAcceptor; config: Config; log: Logger }
+export interface ExpandPayload {
+  broadcast_id: string;
+}
+export interface ExpandDeps {
+  pool: Pool;
+  accept: EmailAcceptor;
+  config: Config;
+  log: Logger;
+}
 
-const PAUSED_LOOK_MS = 5_000;   // a paused broadcast's job looks again this often (resume also wakes it)
-const PACE_WAIT_MS = 250;       // the window is full: look again after this
-const RUN_BUDGET_MS = 20_000;   // then give the slot back (the job is due again at once)
+const PAUSED_LOOK_MS = 5_000; // a paused broadcast's job looks again this often (resume also wakes it)
+const PACE_WAIT_MS = 250; // the window is full: look again after this
+const RUN_BUDGET_MS = 20_000; // then give the slot back (the job is due again at once)
 
 /** Why the broadcast must pause now, or undefined (its running counters: one row, 0034). */
 export async function autoPauseReason(pool: Pool, config: Config, id: string): Promise<string | undefined> {
@@ -46,14 +61,33 @@ export async function autoPauseReason(pool: Pool, config: Config, id: string): P
 }
 
 type Cursor = { created_at: string; id: string };
-interface PreparedPage { from: Cursor | null; last: Cursor | null; done: boolean; emails: EmailPage; step: ExpansionCounts }
-type ExpansionCounts = { created: number; skippedUnsubscribed: number; skippedTopic: number; skippedSuppressed: number };
+interface PreparedPage {
+  from: Cursor | null;
+  last: Cursor | null;
+  done: boolean;
+  emails: EmailPage;
+  step: ExpansionCounts;
+}
+type ExpansionCounts = {
+  created: number;
+  skippedUnsubscribed: number;
+  skippedTopic: number;
+  skippedSuppressed: number;
+};
 /** The next page, read and prepared while the previous one commits (one job run's state). */
-interface Ahead { from: string; page: Promise<PreparedPage> }
+interface Ahead {
+  from: string;
+  page: Promise<PreparedPage>;
+}
 const cursorKey = (c: Cursor | null) => (c ? `${c.created_at}/${c.id}` : '');
 
 /** Reads the page after `from`, drops the ineligible and prepares the others' emails. Reads only. */
-async function preparePage(deps: ExpandDeps, b: BroadcastRow, msg: BroadcastMessage, from: Cursor | null): Promise<PreparedPage> {
+async function preparePage(
+  deps: ExpandDeps,
+  b: BroadcastRow,
+  msg: BroadcastMessage,
+  from: Cursor | null,
+): Promise<PreparedPage> {
   const seg = b.segment_id ? await segmentFind(deps.pool, b.team_id, b.segment_id) : undefined;
   const page = seg
     ? await segmentRecipientsAfter(deps.pool, b.team_id, seg, from, deps.config.broadcastPageSize)
@@ -63,11 +97,20 @@ async function preparePage(deps: ExpandDeps, b: BroadcastRow, msg: BroadcastMess
   const emails = await pageOfEmails(deps, b, msg, page.rows, ex, step);
   step.created = emails.ids.length;
   const last = page.rows[page.rows.length - 1];
-  return { from, last: last ? { created_at: last.created_at, id: last.id } : null, done: page.next === null, emails, step };
+  return {
+    from,
+    last: last ? { created_at: last.created_at, id: last.id } : null,
+    done: page.next === null,
+    emails,
+    step,
+  };
 }
 
 /** A page's commit under way: `locked` once it holds its broadcast's page lock, `done` when it committed (false: the cursor moved). */
-interface Commit { locked: Promise<void>; done: Promise<boolean> }
+interface Commit {
+  locked: Promise<void>;
+  done: Promise<boolean>;
+}
 
 /**
  * Commits a page's emails with the cursor's advance from `from` to the page's end, in one
@@ -87,7 +130,9 @@ interface Commit { locked: Promise<void>; done: Promise<boolean> }
  */
 function commitPage(deps: ExpandDeps, id: string, from: Cursor | null, p: PreparedPage, after?: Commit): Commit {
   let locked!: () => void;
-  const lockedP = new Promise<void>((resolve) => { locked = resolve; });
+  const lockedP = new Promise<void>((resolve) => {
+    locked = resolve;
+  });
   const done = withTx(deps.pool, async (tx) => {
     if (!after) {
       await broadcastPageLock(tx, id);
@@ -117,7 +162,13 @@ function commitPage(deps: ExpandDeps, id: string, from: Cursor | null, p: Prepar
  * used only if the next call starts from where these pages end, i.e. their commits went through
  * (reads only: discarding it costs nothing but the work).
  */
-async function expandPage(deps: ExpandDeps, b: BroadcastRow, msg: BroadcastMessage, state: { ahead?: Ahead }, room: number): Promise<boolean> {
+async function expandPage(
+  deps: ExpandDeps,
+  b: BroadcastRow,
+  msg: BroadcastMessage,
+  state: { ahead?: Ahead },
+  room: number,
+): Promise<boolean> {
   const from = b.cursor_id && b.cursor_created_at ? { created_at: b.cursor_created_at, id: b.cursor_id } : null;
   const ready = state.ahead?.from === cursorKey(from) ? state.ahead.page : undefined;
   state.ahead = undefined;
@@ -156,10 +207,23 @@ async function expandPage(deps: ExpandDeps, b: BroadcastRow, msg: BroadcastMessa
  * page: the sending domain, the guard's pause, the topic). A contact whose address cannot be parsed
  * is skipped with a warning.
  */
-async function pageOfEmails(deps: ExpandDeps, b: BroadcastRow, msg: BroadcastMessage, rows: RecipientRow[], ex: PageExclusions,
-  step: ExpansionCounts): Promise<EmailPage> {
+async function pageOfEmails(
+  deps: ExpandDeps,
+  b: BroadcastRow,
+  msg: BroadcastMessage,
+  rows: RecipientRow[],
+  ex: PageExclusions,
+  step: ExpansionCounts,
+): Promise<EmailPage> {
   const ctx: SendContext = { teamId: b.team_id, apiKeyId: b.api_key_id, keyDomainId: null, source: 'broadcast' };
-  const head = { from: msg.from, replyTo: msg.replyToAddresses, headers: msg.headers(), topicId: b.topic_id, listId: msg.listId, broadcastId: b.id };
+  const head = {
+    from: msg.from,
+    replyTo: msg.replyToAddresses,
+    headers: msg.headers(),
+    topicId: b.topic_id,
+    listId: msg.listId,
+    broadcastId: b.id,
+  };
   return deps.accept.page(ctx, head, (domain) => {
     const copies: PageCopy[] = [];
     const seen = new Set<string>();
@@ -175,7 +239,11 @@ async function pageOfEmails(deps: ExpandDeps, b: BroadcastRow, msg: BroadcastMes
           to = parseAddress(c.email);
         } catch (err) {
           if (!(err instanceof AppError)) throw err;
-          deps.log.warn('broadcast: contact address refused, skipped', { broadcast_id: b.id, contact_id: c.id, err: err.message });
+          deps.log.warn('broadcast: contact address refused, skipped', {
+            broadcast_id: b.id,
+            contact_id: c.id,
+            err: err.message,
+          });
           continue;
         }
         copies.push({ to, subject: msg.subjectFor(c), personalization: msg.personalizationOf(c, domain) });
@@ -198,7 +266,8 @@ export function broadcastExpandJob(deps: ExpandDeps) {
       let b = await broadcastFindById(deps.pool, job.payload.broadcast_id);
       if (!b) return;
       if (b.status === 'scheduled') {
-        if (b.scheduled_at && new Date(b.scheduled_at).getTime() > Date.now()) return { retryAt: new Date(b.scheduled_at) };
+        if (b.scheduled_at && new Date(b.scheduled_at).getTime() > Date.now())
+          return { retryAt: new Date(b.scheduled_at) };
         await broadcastQueueDue(deps.pool, b.id);
         continue;
       }
@@ -208,7 +277,9 @@ export function broadcastExpandJob(deps: ExpandDeps) {
       if (reason) {
         // As a pause on request: the broadcast's row, then its jobs, in one transaction (issue 24).
         const id = b.id;
-        const held = await withTx(deps.pool, async (tx) => ((await broadcastPauseAuto(tx, id, reason)) ? deliverJobsHoldForBroadcast(tx, id) : undefined));
+        const held = await withTx(deps.pool, async (tx) =>
+          (await broadcastPauseAuto(tx, id, reason)) ? deliverJobsHoldForBroadcast(tx, id) : undefined,
+        );
         if (held !== undefined) deps.log.warn('broadcast paused automatically', { broadcast_id: b.id, reason, held });
         continue;
       }
@@ -230,7 +301,10 @@ export function broadcastExpandJob(deps: ExpandDeps) {
         // the broadcast pauses with the reason shown, and resumes when the user has fixed it.
         if (!(err instanceof AppError)) throw err;
         if (await broadcastPauseAuto(deps.pool, job.payload.broadcast_id, `sending refused: ${err.message}`)) {
-          deps.log.warn('broadcast paused: the send path refused it', { broadcast_id: job.payload.broadcast_id, err: err.message });
+          deps.log.warn('broadcast paused: the send path refused it', {
+            broadcast_id: job.payload.broadcast_id,
+            err: err.message,
+          });
         }
         msg = undefined;
       }

@@ -35,20 +35,37 @@ async function topicOf(db: Queryable, teamId: string, b: Body): Promise<string |
   if (!has(b, 'topic_id')) return undefined;
   const v = b.topic_id;
   if (v === null) return null;
-  if (typeof v !== 'string' || !isUuid(v)) throw invalidField('topic_id', 'must be the id of one of your topics, or null.');
+  if (typeof v !== 'string' || !isUuid(v))
+    throw invalidField('topic_id', 'must be the id of one of your topics, or null.');
   const t = await topicFind(db, teamId, v.toLowerCase());
   if (!t) throw invalidField('topic_id', `no topic has the id ${shown(v)}.`);
   return t.id;
 }
 
 /** The content after applying `b` onto `base` (an empty base for create); every field checked. */
-export async function contentOf(db: Queryable, teamId: string, b: Body, base?: BroadcastContent): Promise<BroadcastContent> {
-  const c: BroadcastContent = base ? { ...base } : {
-    name: '', segment_id: null, topic_id: null, from_header: null, subject: null, reply_to: null, preview_text: null, html: null, text_body: null,
-  };
+export async function contentOf(
+  db: Queryable,
+  teamId: string,
+  b: Body,
+  base?: BroadcastContent,
+): Promise<BroadcastContent> {
+  const c: BroadcastContent = base
+    ? { ...base }
+    : {
+        name: '',
+        segment_id: null,
+        topic_id: null,
+        from_header: null,
+        subject: null,
+        reply_to: null,
+        preview_text: null,
+        html: null,
+        text_body: null,
+      };
   if (has(b, 'name')) {
     const n = text(b, 'name', 256);
-    if (n !== null && /[\u0000-\u001f\u007f]/.test(n)) throw invalidField('name', 'must not contain line breaks or control characters.');
+    if (n !== null && /[\u0000-\u001f\u007f]/.test(n))
+      throw invalidField('name', 'must not contain line breaks or control characters.');
     c.name = n ?? '';
   }
   const seg = await segmentOf(db, teamId, b);
@@ -65,7 +82,11 @@ export async function contentOf(db: Queryable, teamId: string, b: Body, base?: B
     if (s !== null && /[\r\n]/.test(s)) throw invalidField('subject', 'must not contain line breaks.');
     c.subject = s;
   }
-  if (has(b, 'reply_to')) c.reply_to = b.reply_to === null ? null : parseAddressList(b.reply_to, 'reply_to').map((a) => a.name ? `${a.name} <${a.address}>` : a.address);
+  if (has(b, 'reply_to'))
+    c.reply_to =
+      b.reply_to === null
+        ? null
+        : parseAddressList(b.reply_to, 'reply_to').map((a) => (a.name ? `${a.name} <${a.address}>` : a.address));
   if (has(b, 'preview_text')) c.preview_text = text(b, 'preview_text', 1000);
   if (has(b, 'html')) c.html = text(b, 'html', 5_000_000);
   if (has(b, 'text')) c.text_body = text(b, 'text', 5_000_000);

@@ -16,8 +16,12 @@ const preheader = (s: string) =>
 
 /** What a broadcast email keeps (emails.personalization): its recipient's values, and the domain's tracking at expansion. */
 export interface Personalization {
-  email?: string; first_name?: string; last_name?: string; properties?: Record<string, string | number>;
-  open_tracking?: true; click_tracking?: true;
+  email?: string;
+  first_name?: string;
+  last_name?: string;
+  properties?: Record<string, string | number>;
+  open_tracking?: true;
+  click_tracking?: true;
 }
 
 export class BroadcastMessage {
@@ -35,18 +39,25 @@ export class BroadcastMessage {
   private readonly fields: ('email' | 'first_name' | 'last_name')[];
   private readonly properties: string[];
 
-  constructor(readonly b: BroadcastRow, private readonly propertyFallbacks: Record<string, string | number | null>) {
+  constructor(
+    readonly b: BroadcastRow,
+    private readonly propertyFallbacks: Record<string, string | number | null>,
+  ) {
     this.from = parseAddress(b.from_header!, 'from');
     this.replyTo = b.reply_to?.length ? parseAddressList(b.reply_to, 'reply_to') : [];
     this.replyToAddresses = this.replyTo.map((a) => a.address);
     this.subject = compile(b.subject ?? '', { html: false });
-    if (b.html !== null) this.html = compile(b.preview_text ? preheader(b.preview_text) + b.html : b.html, { html: true });
+    if (b.html !== null)
+      this.html = compile(b.preview_text ? preheader(b.preview_text) + b.html : b.html, { html: true });
     // Without a text part, the send path would derive one from each recipient's html (~0.5 ms per
     // 3 KB message, measured: a third of a recipient's cost); derived once here from the html
     // as written, its tags survive as text and are personalized like a written text part.
     if (b.text_body !== null) this.text = compile(b.text_body, { html: false });
     else if (b.html !== null) this.text = compile(htmlToText(b.html), { html: false });
-    const ascii = (b.name || '').replace(/[^\x20-\x7e]|["\\]/g, '').trim().slice(0, 100);
+    const ascii = (b.name || '')
+      .replace(/[^\x20-\x7e]|["\\]/g, '')
+      .trim()
+      .slice(0, 100);
     this.listId = `${ascii ? `"${ascii}" ` : ''}<${(b.topic_id ?? b.segment_id ?? b.id).replace(/-/g, '')}.${this.from.domain}>`;
     // Gmail's Feedback Loop reads up to four colon-separated fields, the last the sender's id.
     this.feedbackId = `${b.id}:${b.team_id}:broadcast:mailroom`;
@@ -59,7 +70,10 @@ export class BroadcastMessage {
    * What a broadcast email keeps of its recipient (emails.personalization): the values the message
    * uses, so that rendering it later (delivery, GET /emails/:id) gives what the contact was at expansion.
    */
-  personalizationOf(contact: Recipient, tracking: { open_tracking: boolean; click_tracking: boolean }): Personalization {
+  personalizationOf(
+    contact: Recipient,
+    tracking: { open_tracking: boolean; click_tracking: boolean },
+  ): Personalization {
     const p: Personalization = {};
     if (tracking.open_tracking) p.open_tracking = true;
     if (tracking.click_tracking) p.click_tracking = true;
@@ -77,7 +91,13 @@ export class BroadcastMessage {
 
   /** The recipient as the renderer reads it back from an email's address and personalization. */
   static recipientOf(address: string, p: Personalization): Recipient {
-    return { email: address, ...(p.email !== undefined ? { email: p.email } : {}), first_name: p.first_name, last_name: p.last_name, properties: p.properties };
+    return {
+      email: address,
+      ...(p.email !== undefined ? { email: p.email } : {}),
+      first_name: p.first_name,
+      last_name: p.last_name,
+      properties: p.properties,
+    };
   }
 
   /** One recipient's subject (kept on the email row: lists and events show it). */
@@ -94,12 +114,18 @@ export class BroadcastMessage {
   requestFor(contact: Recipient, opts: { test?: boolean } = {}): SendRequest {
     const ctx = { contact, propertyFallbacks: this.propertyFallbacks };
     return {
-      from: this.from, to: [parseAddress(contact.email)], cc: [], bcc: [], replyTo: this.replyTo,
+      from: this.from,
+      to: [parseAddress(contact.email)],
+      cc: [],
+      bcc: [],
+      replyTo: this.replyTo,
       subject: this.subjectFor(contact),
       ...(this.html ? { html: render(this.html, ctx) } : {}),
       ...(this.text ? { text: render(this.text, ctx) } : {}),
       headers: { 'Feedback-ID': this.feedbackId, ...(opts.test ? { 'X-Mailroom-Test-Send': 'true' } : {}) },
-      attachments: [], tags: [], ...(this.b.topic_id && !opts.test ? { topicId: this.b.topic_id } : {}),
+      attachments: [],
+      tags: [],
+      ...(this.b.topic_id && !opts.test ? { topicId: this.b.topic_id } : {}),
     };
   }
 }

@@ -20,7 +20,8 @@ const OVERRIDES = ['subject', 'html', 'text', 'preview_text', 'from'] as const;
 async function recipientOf(pool: Pool, teamId: string, q: Record<string, unknown>) {
   if (q.contact_id !== undefined && q.contact_id !== null && q.contact_id !== '') {
     const id = q.contact_id;
-    if (typeof id !== 'string' || !isUuid(id)) throw invalidField('contact_id', 'must be the id of one of your contacts.');
+    if (typeof id !== 'string' || !isUuid(id))
+      throw invalidField('contact_id', 'must be the id of one of your contacts.');
     const c = await contactFind(pool, teamId, { id: id.toLowerCase() });
     if (!c) throw invalidField('contact_id', `no contact has the id ${shown(id)}.`);
     return { recipient: c, contact: c };
@@ -34,7 +35,13 @@ async function recipientOf(pool: Pool, teamId: string, q: Record<string, unknown
   throw missingField('contact_id` or `email');
 }
 
-export async function broadcastPreview(pool: Pool, teamId: string, id: string, q: Record<string, unknown>, overrides: Record<string, unknown>) {
+export async function broadcastPreview(
+  pool: Pool,
+  teamId: string,
+  id: string,
+  q: Record<string, unknown>,
+  overrides: Record<string, unknown>,
+) {
   const b = isUuid(id) ? await broadcastFind(pool, teamId, id.toLowerCase()) : undefined;
   if (!b) throw notFound('Broadcast');
   const { recipient, contact } = await recipientOf(pool, teamId, q);
@@ -42,11 +49,23 @@ export async function broadcastPreview(pool: Pool, teamId: string, id: string, q
   const content = Object.keys(changes).length ? await contentOf(pool, teamId, changes, b) : b;
   if (!content.from_header) throw missingField('from');
   const defs = await contactPropertiesFind(pool, teamId);
-  const msg = new BroadcastMessage({ ...b, ...content }, Object.fromEntries(defs.map((d) => [d.key, (d as { fallback_value?: string | number | null }).fallback_value ?? null])));
+  const msg = new BroadcastMessage(
+    { ...b, ...content },
+    Object.fromEntries(
+      defs.map((d) => [d.key, (d as { fallback_value?: string | number | null }).fallback_value ?? null]),
+    ),
+  );
   const req = msg.requestFor(recipient, { test: true });
   return {
-    object: 'broadcast_preview' as const, id: b.id,
-    contact: contact ? { id: contact.id, email: contact.email, first_name: contact.first_name, last_name: contact.last_name } : null,
-    from: content.from_header, to: recipient.email, subject: req.subject, html: req.html ?? null, text: req.text ?? null,
+    object: 'broadcast_preview' as const,
+    id: b.id,
+    contact: contact
+      ? { id: contact.id, email: contact.email, first_name: contact.first_name, last_name: contact.last_name }
+      : null,
+    from: content.from_header,
+    to: recipient.email,
+    subject: req.subject,
+    html: req.html ?? null,
+    text: req.text ?? null,
   };
 }

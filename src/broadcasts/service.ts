@@ -12,10 +12,24 @@ import { isUuid, uuid } from '../lib/ids.js';
 import { withTx, type Pool, type Queryable } from '../store/db.js';
 import type { PageQuery } from '../store/paginate.js';
 import {
-  broadcastDeleteDraft, broadcastEmailsCancelQueued, broadcastFind, broadcastInsert, broadcastList, broadcastMove, broadcastUpdateDraft,
-  type BroadcastRow, type BroadcastStatus,
+  broadcastDeleteDraft,
+  broadcastEmailsCancelQueued,
+  broadcastFind,
+  broadcastInsert,
+  broadcastList,
+  broadcastMove,
+  broadcastUpdateDraft,
+  type BroadcastRow,
+  type BroadcastStatus,
 } from '../store/broadcasts.js';
-import { BOUNCE_TYPES, broadcastClickedLinks, broadcastCounts, broadcastRecipientsPage, RECIPIENT_TYPES, type RecipientType } from '../store/broadcast-stats.js';
+import {
+  BOUNCE_TYPES,
+  broadcastClickedLinks,
+  broadcastCounts,
+  broadcastRecipientsPage,
+  RECIPIENT_TYPES,
+  type RecipientType,
+} from '../store/broadcast-stats.js';
 import { broadcastJobWake, deliverJobsHoldForBroadcast, deliverJobsReleaseForBroadcast } from '../store/jobs.js';
 import { contactFind } from '../store/contacts.js';
 import { contactPropertiesFind } from '../store/contact-properties.js';
@@ -23,7 +37,11 @@ import { checkSendable, contentOf } from './input.js';
 import { BroadcastMessage } from './message.js';
 
 type Body = Record<string, unknown>;
-export interface Caller { teamId: string; apiKeyId: string | null; keyDomainId: string | null }
+export interface Caller {
+  teamId: string;
+  apiKeyId: string | null;
+  keyDomainId: string | null;
+}
 const ok = (id: string) => ({ object: 'broadcast' as const, id });
 
 const CANCELABLE: BroadcastStatus[] = ['scheduled', 'queued', 'sending', 'paused'];
@@ -43,23 +61,52 @@ const notDraft = (b: BroadcastRow, action: string) =>
   new AppError('validation_error', `Only draft broadcasts can be ${action}: this broadcast is ${b.status}.`);
 
 export class Broadcasts {
-  constructor(private readonly pool: Pool, private readonly sender: EmailSender, private readonly config: Config) {}
+  constructor(
+    private readonly pool: Pool,
+    private readonly sender: EmailSender,
+    private readonly config: Config,
+  ) {}
 
   /** The wire shape of GET /broadcasts/:id: Resend's fields in its order, then Mailroom's progress. */
   async view(b: BroadcastRow) {
     const c = await broadcastCounts(this.pool, b.id);
     return {
-      object: 'broadcast' as const, id: b.id, name: b.name, audience_id: b.segment_id, segment_id: b.segment_id, from: b.from_header, subject: b.subject,
-      reply_to: b.reply_to, preview_text: b.preview_text, status: b.status, created_at: b.created_at, scheduled_at: b.scheduled_at, sent_at: b.sent_at,
-      topic_id: b.topic_id, html: b.html, text: b.text_body,
+      object: 'broadcast' as const,
+      id: b.id,
+      name: b.name,
+      audience_id: b.segment_id,
+      segment_id: b.segment_id,
+      from: b.from_header,
+      subject: b.subject,
+      reply_to: b.reply_to,
+      preview_text: b.preview_text,
+      status: b.status,
+      created_at: b.created_at,
+      scheduled_at: b.scheduled_at,
+      sent_at: b.sent_at,
+      topic_id: b.topic_id,
+      html: b.html,
+      text: b.text_body,
       // Mailroom's own: live progress from the broadcast's emails and their events, and why it paused.
       stats: {
-        recipients: b.recipients, queued: c.queued, sent: c.emails, delivered: c.delivered, bounced: c.bounced, hard_bounced: c.hard_bounced,
-        complained: c.complained, opened: c.opened, clicked: c.clicked, unsubscribed: c.unsubscribed,
-        suppressed: c.suppressed + b.skipped_suppressed, failed: c.failed, canceled: c.canceled,
+        recipients: b.recipients,
+        queued: c.queued,
+        sent: c.emails,
+        delivered: c.delivered,
+        bounced: c.bounced,
+        hard_bounced: c.hard_bounced,
+        complained: c.complained,
+        opened: c.opened,
+        clicked: c.clicked,
+        unsubscribed: c.unsubscribed,
+        suppressed: c.suppressed + b.skipped_suppressed,
+        failed: c.failed,
+        canceled: c.canceled,
         skipped: { unsubscribed: b.skipped_unsubscribed, topic: b.skipped_topic, suppressed: b.skipped_suppressed },
       },
-      completed_at: b.completed_at, paused_at: b.paused_at, pause_reason: b.pause_reason,
+      completed_at: b.completed_at,
+      paused_at: b.paused_at,
+      pause_reason: b.pause_reason,
     };
   }
 
@@ -74,8 +121,10 @@ export class Broadcasts {
   async create(caller: Caller, body: Body) {
     const c = await contentOf(this.pool, caller.teamId, body);
     const send = body.send;
-    if (send !== undefined && send !== null && typeof send !== 'boolean') throw invalidField('send', 'must be true or false.');
-    if (body.scheduled_at !== undefined && body.scheduled_at !== null && send !== true) throw invalidField('scheduled_at', 'can only be given with `send: true`.');
+    if (send !== undefined && send !== null && typeof send !== 'boolean')
+      throw invalidField('send', 'must be true or false.');
+    if (body.scheduled_at !== undefined && body.scheduled_at !== null && send !== true)
+      throw invalidField('scheduled_at', 'can only be given with `send: true`.');
     const at = send === true ? this.scheduleOf(body.scheduled_at) : undefined;
     if (send === true) await this.checkDomain(caller, c.from_header!);
     const id = uuid();
@@ -114,7 +163,8 @@ export class Broadcasts {
   /** POST /broadcasts/:id/send: a draft becomes queued (or scheduled) with its job, at once. */
   async send(caller: Caller, id: string, body: Body) {
     const b = await find(this.pool, caller.teamId, id);
-    if (b.status !== 'draft') throw new AppError('validation_error', `Only draft broadcasts can be sent: this broadcast is ${b.status}.`);
+    if (b.status !== 'draft')
+      throw new AppError('validation_error', `Only draft broadcasts can be sent: this broadcast is ${b.status}.`);
     checkSendable(b);
     const at = this.scheduleOf(body.scheduled_at);
     await this.checkDomain(caller, b.from_header!);
@@ -126,7 +176,11 @@ export class Broadcasts {
     const b = await find(this.pool, teamId, id);
     await withTx(this.pool, async (tx) => {
       const moved = await broadcastMove(tx, teamId, b.id, CANCELABLE, 'canceled');
-      if (!moved) throw new AppError('validation_error', `Only queued or scheduled broadcasts can be canceled (Mailroom: also sending or paused ones): this broadcast is ${await statusNow(tx, teamId, b.id)}.`);
+      if (!moved)
+        throw new AppError(
+          'validation_error',
+          `Only queued or scheduled broadcasts can be canceled (Mailroom: also sending or paused ones): this broadcast is ${await statusNow(tx, teamId, b.id)}.`,
+        );
       // Locks in one order (issue 24): the broadcast's row (the move), its emails, its jobs. Its
       // emails not yet handed over to a delivery are canceled; held deliveries are let go to find that out.
       await broadcastEmailsCancelQueued(tx, teamId, b.id);
@@ -138,8 +192,14 @@ export class Broadcasts {
   async pause(teamId: string, id: string) {
     const b = await find(this.pool, teamId, id);
     await withTx(this.pool, async (tx) => {
-      const moved = await broadcastMove(tx, teamId, b.id, ['scheduled', 'queued', 'sending'], 'paused', { pauseReason: 'paused on request' });
-      if (!moved) throw new AppError('validation_error', `Only scheduled, queued or sending broadcasts can be paused: this broadcast is ${await statusNow(tx, teamId, b.id)}.`);
+      const moved = await broadcastMove(tx, teamId, b.id, ['scheduled', 'queued', 'sending'], 'paused', {
+        pauseReason: 'paused on request',
+      });
+      if (!moved)
+        throw new AppError(
+          'validation_error',
+          `Only scheduled, queued or sending broadcasts can be paused: this broadcast is ${await statusNow(tx, teamId, b.id)}.`,
+        );
       await deliverJobsHoldForBroadcast(tx, b.id);
     });
     return { ...ok(b.id), status: 'paused' as const };
@@ -148,12 +208,17 @@ export class Broadcasts {
   async resume(teamId: string, id: string) {
     const b = await find(this.pool, teamId, id);
     // A broadcast paused before its scheduled time goes back to waiting for it.
-    const at = b.scheduled_at && !b.sent_at ? new Date(b.scheduled_at.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00')) : null;
+    const at =
+      b.scheduled_at && !b.sent_at ? new Date(b.scheduled_at.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00')) : null;
     const wait = at && at.getTime() > Date.now() ? at : null;
-    const status = wait ? 'scheduled' as const : 'queued' as const;
+    const status = wait ? ('scheduled' as const) : ('queued' as const);
     await withTx(this.pool, async (tx) => {
       const moved = await broadcastMove(tx, teamId, b.id, ['paused'], status);
-      if (!moved) throw new AppError('validation_error', `Only paused broadcasts can be resumed: this broadcast is ${await statusNow(tx, teamId, b.id)}.`);
+      if (!moved)
+        throw new AppError(
+          'validation_error',
+          `Only paused broadcasts can be resumed: this broadcast is ${await statusNow(tx, teamId, b.id)}.`,
+        );
       await deliverJobsReleaseForBroadcast(tx, b.id);
       await broadcastJobWake(tx, b.id, wait);
     });
@@ -173,8 +238,18 @@ export class Broadcasts {
       throw invalidField('to', 'must be an email address or an array of 1 to 50 email addresses.');
     }
     const defs = await contactPropertiesFind(this.pool, caller.teamId);
-    const msg = new BroadcastMessage(b, Object.fromEntries(defs.map((d) => [d.key, (d as { fallback_value?: string | number | null }).fallback_value ?? null])));
-    const ctx: SendContext = { teamId: caller.teamId, apiKeyId: caller.apiKeyId, keyDomainId: caller.keyDomainId, source: 'api' };
+    const msg = new BroadcastMessage(
+      b,
+      Object.fromEntries(
+        defs.map((d) => [d.key, (d as { fallback_value?: string | number | null }).fallback_value ?? null]),
+      ),
+    );
+    const ctx: SendContext = {
+      teamId: caller.teamId,
+      apiKeyId: caller.apiKeyId,
+      keyDomainId: caller.keyDomainId,
+      source: 'api',
+    };
     const now = new Date();
     const emails = [];
     for (const address of to as string[]) {
@@ -183,19 +258,35 @@ export class Broadcasts {
       emails.push(await this.sender.prepareValidated(ctx, req, now, undefined, { listId: msg.listId }));
     }
     await this.sender.commitMany(emails);
-    return { object: 'broadcast' as const, id: b.id, data: emails.map((e) => ({ id: e.row.id, to: e.row.to_addrs[0] })) };
+    return {
+      object: 'broadcast' as const,
+      id: b.id,
+      data: emails.map((e) => ({ id: e.row.id, to: e.row.to_addrs[0] })),
+    };
   }
 
   async recipients(teamId: string, id: string, q: Record<string, unknown>, page: PageQuery) {
     const b = await find(this.pool, teamId, id);
     const type = q.type ?? 'sent';
-    if (typeof type !== 'string' || !(RECIPIENT_TYPES as readonly string[]).includes(type)) throw invalidField('type', `must be one of ${RECIPIENT_TYPES.join(', ')}.`);
+    if (typeof type !== 'string' || !(RECIPIENT_TYPES as readonly string[]).includes(type))
+      throw invalidField('type', `must be one of ${RECIPIENT_TYPES.join(', ')}.`);
     const bounceType = q.bounce_type;
-    if (bounceType !== undefined && (type !== 'bounced' || typeof bounceType !== 'string' || !(BOUNCE_TYPES as readonly string[]).includes(bounceType))) {
+    if (
+      bounceType !== undefined &&
+      (type !== 'bounced' ||
+        typeof bounceType !== 'string' ||
+        !(BOUNCE_TYPES as readonly string[]).includes(bounceType))
+    ) {
       throw invalidField('bounce_type', `is for type=bounced only, one of ${BOUNCE_TYPES.join(', ')}.`);
     }
     const email = typeof q.email === 'string' && q.email.trim() ? q.email.trim().slice(0, 320) : undefined;
-    return broadcastRecipientsPage(this.pool, teamId, b.id, { type: type as RecipientType, email, bounceType: bounceType as string | undefined }, page);
+    return broadcastRecipientsPage(
+      this.pool,
+      teamId,
+      b.id,
+      { type: type as RecipientType, email, bounceType: bounceType as string | undefined },
+      page,
+    );
   }
 
   async clickedLinks(teamId: string, id: string, page: PageQuery) {
@@ -210,14 +301,22 @@ export class Broadcasts {
 
   /** A broadcast is refused at send time, not page by page, when its From domain cannot send. */
   private async checkDomain(caller: Caller, from: string): Promise<void> {
-    const domain = from.slice(from.lastIndexOf('@') + 1).replace(/>.*$/, '').trim().toLowerCase();
-    await this.sender.sendingDomain({ teamId: caller.teamId, apiKeyId: caller.apiKeyId, keyDomainId: caller.keyDomainId, source: 'api' }, domain);
+    const domain = from
+      .slice(from.lastIndexOf('@') + 1)
+      .replace(/>.*$/, '')
+      .trim()
+      .toLowerCase();
+    await this.sender.sendingDomain(
+      { teamId: caller.teamId, apiKeyId: caller.apiKeyId, keyDomainId: caller.keyDomainId, source: 'api' },
+      domain,
+    );
   }
 
   /** draft → queued | scheduled, with its expansion job, in the caller's transaction. */
   private async start(tx: Queryable, teamId: string, id: string, at: Date | null): Promise<void> {
     const moved = await broadcastMove(tx, teamId, id, ['draft'], at ? 'scheduled' : 'queued', { scheduledAt: at });
-    if (!moved) throw new AppError('validation_error', 'Only draft broadcasts can be sent: this broadcast was sent meanwhile.');
+    if (!moved)
+      throw new AppError('validation_error', 'Only draft broadcasts can be sent: this broadcast was sent meanwhile.');
     await broadcastJobWake(tx, id, at);
   }
 }

@@ -7,7 +7,9 @@ export function cmdConfig(argv: string[]): number {
   parseArgs({ args: argv, options: {} }); // no arguments: anything else is a usage error
   const rows = describeConfig(loadConfig());
   const w = Math.max(...rows.map((r) => r.env.length));
-  process.stdout.write("# Configuration as this shell's environment gives it: what `npx mailroom start` from here would use (a running server may have been started with other settings).\n");
+  process.stdout.write(
+    "# Configuration as this shell's environment gives it: what `npx mailroom start` from here would use (a running server may have been started with other settings).\n",
+  );
   for (const r of rows) process.stdout.write(`${r.env.padEnd(w)}  ${r.value}\n`);
   return 0;
 }

@@ -12,7 +12,13 @@ import { explainError } from './errors.js';
 export async function openCliDatabase(config: Config, poolSize = 1): Promise<Database> {
   let db: Database | undefined;
   try {
-    db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, log: createLogger('warn'), poolSize, shareRunning: true });
+    db = await openDatabase({
+      url: config.databaseUrl,
+      dataDir: config.dataDir,
+      log: createLogger('warn'),
+      poolSize,
+      shareRunning: true,
+    });
     await db.pool.query('SELECT 1'); // a URL is only tried here
     return db;
   } catch (err) {
@@ -21,7 +27,9 @@ export async function openCliDatabase(config: Config, poolSize = 1): Promise<Dat
   }
 }
 
-export async function withDatabase<T>(fn: (db: Database, ctx: { config: Config; defaultTeamId: string }) => Promise<T>): Promise<T> {
+export async function withDatabase<T>(
+  fn: (db: Database, ctx: { config: Config; defaultTeamId: string }) => Promise<T>,
+): Promise<T> {
   const config = loadConfig();
   const db = await openCliDatabase(config, 2);
   try {

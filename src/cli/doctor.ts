@@ -25,7 +25,10 @@ function reachUrl(hp: HostPort): string {
 /** Asks /ready at the configured HTTP address: the running server, if one listens there. */
 async function runningServer(hp: HostPort): Promise<{ check: Check; answering?: string }> {
   const name = 'running server';
-  if (hp.port === 0) return { check: { name, ok: true, info: true, detail: 'MAILROOM_HTTP_LISTEN names no fixed port: no server to ask' } };
+  if (hp.port === 0)
+    return {
+      check: { name, ok: true, info: true, detail: 'MAILROOM_HTTP_LISTEN names no fixed port: no server to ask' },
+    };
   const url = `${reachUrl(hp)}/ready`;
   let res: Response;
   try {
@@ -33,10 +36,35 @@ async function runningServer(hp: HostPort): Promise<{ check: Check; answering?: 
   } catch {
     return { check: { name, ok: true, info: true, detail: `none answers at ${url}` } };
   }
-  const body = await res.json().catch(() => undefined) as { status?: string } | undefined;
-  if (res.status === 200 && body?.status === 'ready') return { answering: reachUrl(hp), check: { name, ok: true, info: true, detail: `a Mailroom answers at ${url}: ready (its own settings may differ from this shell's)` } };
-  if (res.status === 503 && body?.status === 'not_ready') return { answering: reachUrl(hp), check: { name, ok: false, warnOnly: true, detail: `a Mailroom answers at ${url}: not ready (its database does not answer, or it is shutting down)` } };
-  return { check: { name, ok: false, warnOnly: true, detail: `something other than Mailroom answers at ${url} (HTTP ${res.status})` } };
+  const body = (await res.json().catch(() => undefined)) as { status?: string } | undefined;
+  if (res.status === 200 && body?.status === 'ready')
+    return {
+      answering: reachUrl(hp),
+      check: {
+        name,
+        ok: true,
+        info: true,
+        detail: `a Mailroom answers at ${url}: ready (its own settings may differ from this shell's)`,
+      },
+    };
+  if (res.status === 503 && body?.status === 'not_ready')
+    return {
+      answering: reachUrl(hp),
+      check: {
+        name,
+        ok: false,
+        warnOnly: true,
+        detail: `a Mailroom answers at ${url}: not ready (its database does not answer, or it is shutting down)`,
+      },
+    };
+  return {
+    check: {
+      name,
+      ok: false,
+      warnOnly: true,
+      detail: `something other than Mailroom answers at ${url} (HTTP ${res.status})`,
+    },
+  };
 }
 
 async function portFree(hp: HostPort): Promise<boolean> {
@@ -51,20 +79,33 @@ export async function cmdDoctor(argv: string[]): Promise<number> {
   parseArgs({ args: argv, options: {} }); // no arguments: anything else is a usage error
   const checks: Check[] = [];
   const config = loadConfig(); // a bad setting throws a ConfigError naming it
-  process.stdout.write("Checks for `npx mailroom start` with this shell's environment (a running server may have been started with other settings):\n");
+  process.stdout.write(
+    "Checks for `npx mailroom start` with this shell's environment (a running server may have been started with other settings):\n",
+  );
   checks.push({ name: 'configuration', ok: true, detail: 'all settings valid' });
   const mxProblem = mxHostProblem(config);
-  checks.push({ name: 'public host name (MAILROOM_MX_HOST)', ok: !mxProblem, detail: mxProblem ?? config.mxHost, warnOnly: true });
+  checks.push({
+    name: 'public host name (MAILROOM_MX_HOST)',
+    ok: !mxProblem,
+    detail: mxProblem ?? config.mxHost,
+    warnOnly: true,
+  });
 
   let owner: number | undefined;
   try {
     const db = await openCliDatabase(config);
     owner = db.sharedWith;
     try {
-      const { rows } = await db.pool.query("SELECT current_setting('server_version') AS v, to_regclass('schema_migrations') IS NOT NULL AS m");
+      const { rows } = await db.pool.query(
+        "SELECT current_setting('server_version') AS v, to_regclass('schema_migrations') IS NOT NULL AS m",
+      );
       let pending = listMigrations().length;
       if (rows[0].m) pending -= Number((await db.pool.query('SELECT count(*) FROM schema_migrations')).rows[0].count);
-      checks.push({ name: 'database', ok: true, detail: `PostgreSQL ${rows[0].v} (${db.sharedWith ? `embedded, that of the running Mailroom, process ${db.sharedWith}` : db.embedded ? 'embedded' : 'external'}); ${pending} migration(s) pending` });
+      checks.push({
+        name: 'database',
+        ok: true,
+        detail: `PostgreSQL ${rows[0].v} (${db.sharedWith ? `embedded, that of the running Mailroom, process ${db.sharedWith}` : db.embedded ? 'embedded' : 'external'}); ${pending} migration(s) pending`,
+      });
     } finally {
       await db.close();
     }
@@ -75,10 +116,25 @@ export async function cmdDoctor(argv: string[]): Promise<number> {
   const running = await runningServer(config.httpListen);
   checks.push(running.check);
 
-  const listeners: [string, HostPort][] = [['http', config.httpListen], ...config.smtpListen.map((l) => ['smtp', l] as [string, HostPort]), ...config.mxListen.map((l) => ['mx', l] as [string, HostPort])];
+  const listeners: [string, HostPort][] = [
+    ['http', config.httpListen],
+    ...config.smtpListen.map((l) => ['smtp', l] as [string, HostPort]),
+    ...config.mxListen.map((l) => ['mx', l] as [string, HostPort]),
+  ];
   for (const [what, hp] of listeners) {
     const free = await portFree(hp);
-    checks.push({ name: `${what} port ${hp.host}:${hp.port}`, ok: free, detail: free ? 'free' : owner ? `in use (by the running Mailroom, process ${owner})` : what === 'http' && running.answering ? `in use (by the Mailroom answering at ${running.answering})` : 'in use or not permitted (another instance running, or a port below 1024 without privileges)', warnOnly: true });
+    checks.push({
+      name: `${what} port ${hp.host}:${hp.port}`,
+      ok: free,
+      detail: free
+        ? 'free'
+        : owner
+          ? `in use (by the running Mailroom, process ${owner})`
+          : what === 'http' && running.answering
+            ? `in use (by the Mailroom answering at ${running.answering})`
+            : 'in use or not permitted (another instance running, or a port below 1024 without privileges)',
+      warnOnly: true,
+    });
   }
 
   const resolver = new Resolver({ timeout: 2000, tries: 1 });
@@ -90,7 +146,13 @@ export async function cmdDoctor(argv: string[]): Promise<number> {
     const code = (err as { code?: string }).code;
     // NODATA / NOTFOUND are answers: the resolver works.
     const answered = code === 'ENODATA' || code === 'ENOTFOUND';
-    checks.push({ name: 'dns resolver', ok: answered, detail: answered ? `answers (${resolver.getServers().join(', ')})` : `no answer from ${resolver.getServers().join(', ')}: ${code ?? explainError(err)}` });
+    checks.push({
+      name: 'dns resolver',
+      ok: answered,
+      detail: answered
+        ? `answers (${resolver.getServers().join(', ')})`
+        : `no answer from ${resolver.getServers().join(', ')}: ${code ?? explainError(err)}`,
+    });
   }
 
   if (config.tlsCert && config.tlsKey) {
@@ -99,14 +161,23 @@ export async function cmdDoctor(argv: string[]): Promise<number> {
       tls.createSecureContext({ cert, key: fs.readFileSync(config.tlsKey) });
       const x = new X509Certificate(cert);
       const expired = Date.parse(x.validTo) < Date.now();
-      checks.push({ name: 'tls certificate', ok: !expired, detail: `${x.subject.replace(/\n/g, ', ')}; valid to ${x.validTo}` });
+      checks.push({
+        name: 'tls certificate',
+        ok: !expired,
+        detail: `${x.subject.replace(/\n/g, ', ')}; valid to ${x.validTo}`,
+      });
     } catch (err) {
       checks.push({ name: 'tls certificate', ok: false, detail: explainError(err) });
     }
   } else {
-    checks.push({ name: 'tls certificate', ok: true, detail: 'none configured: a self-signed certificate is generated into the data directory' });
+    checks.push({
+      name: 'tls certificate',
+      ok: true,
+      detail: 'none configured: a self-signed certificate is generated into the data directory',
+    });
   }
 
-  for (const c of checks) process.stdout.write(`${c.info ? 'info' : c.ok ? 'ok  ' : c.warnOnly ? 'warn' : 'FAIL'}  ${c.name}: ${c.detail}\n`);
+  for (const c of checks)
+    process.stdout.write(`${c.info ? 'info' : c.ok ? 'ok  ' : c.warnOnly ? 'warn' : 'FAIL'}  ${c.name}: ${c.detail}\n`);
   return checks.some((c) => !c.ok && !c.warnOnly) ? 1 : 0;
 }

@@ -21,19 +21,33 @@ export function explainError(err: unknown, databaseUrl?: string): string {
   if (!(err instanceof Error)) return String(err);
   const e = err as Error & { code?: string };
   // Node 20 rejects a connection to `localhost` (two addresses) with an AggregateError and no message.
-  const inner = (err as Partial<AggregateError>).errors?.map((x: Error) => x?.message).filter(Boolean).join('; ');
+  const inner = (err as Partial<AggregateError>).errors
+    ?.map((x: Error) => x?.message)
+    .filter(Boolean)
+    .join('; ');
   const message = e.message || inner || e.name;
   switch (e.code) {
-    case 'ECONNREFUSED': return `Cannot reach ${where(databaseUrl)}: ${message}. Is it running?`;
-    case 'ENOTFOUND': case 'EAI_AGAIN': return `Cannot resolve the host of ${where(databaseUrl)}: ${message}.`;
-    case 'ETIMEDOUT': return `No answer from ${where(databaseUrl)}: ${message}.`;
-    case '28P01': case '28000': return `${where(databaseUrl)} refused the login: ${message}. Check the user and password.`;
-    case '3D000': return `${where(databaseUrl)}: ${message}. Create it, or name another database.`;
-    case 'EADDRINUSE': return `${message}: another process listens there (another Mailroom?). Stop it, or choose other addresses (MAILROOM_HTTP_LISTEN, MAILROOM_SMTP_LISTEN, MAILROOM_MX_LISTEN).`;
-    case 'EACCES': if ((e as { syscall?: string }).syscall !== 'listen') break;
+    case 'ECONNREFUSED':
+      return `Cannot reach ${where(databaseUrl)}: ${message}. Is it running?`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `Cannot resolve the host of ${where(databaseUrl)}: ${message}.`;
+    case 'ETIMEDOUT':
+      return `No answer from ${where(databaseUrl)}: ${message}.`;
+    case '28P01':
+    case '28000':
+      return `${where(databaseUrl)} refused the login: ${message}. Check the user and password.`;
+    case '3D000':
+      return `${where(databaseUrl)}: ${message}. Create it, or name another database.`;
+    case 'EADDRINUSE':
+      return `${message}: another process listens there (another Mailroom?). Stop it, or choose other addresses (MAILROOM_HTTP_LISTEN, MAILROOM_SMTP_LISTEN, MAILROOM_MX_LISTEN).`;
+    case 'EACCES':
+      if ((e as { syscall?: string }).syscall !== 'listen') break;
       return `${message}: permission denied (ports below 1024 need root or CAP_NET_BIND_SERVICE).`;
-    default: break;
+    default:
+      break;
   }
-  if (/client password must be a string/.test(message)) return `${where(databaseUrl)} asks for a password and the URL has none: put it in MAILROOM_DATABASE_URL (postgres://user:password@host/db).`;
+  if (/client password must be a string/.test(message))
+    return `${where(databaseUrl)} asks for a password and the URL has none: put it in MAILROOM_DATABASE_URL (postgres://user:password@host/db).`;
   return message;
 }

@@ -55,7 +55,8 @@ export async function runCli(argv: string[]): Promise<number> {
     }
     if (err instanceof UsageError) return usageError(`mailroom ${cmd}: ${err.message}`, COMMAND_HELP[cmd]);
     const code = (err as { code?: string } | undefined)?.code;
-    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_')) return usageError(`mailroom ${cmd}: ${firstSentence((err as Error).message)}`, COMMAND_HELP[cmd]);
+    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_'))
+      return usageError(`mailroom ${cmd}: ${firstSentence((err as Error).message)}`, COMMAND_HELP[cmd]);
     if (err instanceof CommandFailure) {
       process.stderr.write(`mailroom ${cmd}: ${err.message}\n`);
       return 1;

@@ -12,14 +12,22 @@ export async function cmdStart(argv: string[]): Promise<number> {
   if (values.regions) env[schema.regions.env] = values.regions;
   const config = loadConfig(env);
   const app = await startApp(config);
-  app.log.info('mailroom started', { roles: config.roles, regions: config.regions, http: app.httpUrl, database: app.db.embedded ? 'embedded' : 'external' });
+  app.log.info('mailroom started', {
+    roles: config.roles,
+    regions: config.regions,
+    http: app.httpUrl,
+    database: app.db.embedded ? 'embedded' : 'external',
+  });
   await new Promise<void>((resolve) => {
     let stopping = false;
     const stop = (signal: string) => {
       if (stopping) return;
       stopping = true;
       app.log.info('shutting down', { signal });
-      app.close().then(resolve, (err) => { app.log.error('shutdown failed', { err }); resolve(); });
+      app.close().then(resolve, (err) => {
+        app.log.error('shutdown failed', { err });
+        resolve();
+      });
     };
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));

@@ -11,7 +11,8 @@ export async function cmdTeams(argv: string[]): Promise<number> {
   const name = rest.join(' ').trim();
   if (sub === 'create' && !name) throw new UsageError('the new team needs a NAME.');
   if (sub === 'list' && rest.length) throw new UsageError(`unexpected argument "${rest[0]}".`);
-  if (sub !== 'create' && sub !== 'list') throw new UsageError(sub ? `unknown subcommand "${sub}".` : 'say create NAME or list.');
+  if (sub !== 'create' && sub !== 'list')
+    throw new UsageError(sub ? `unknown subcommand "${sub}".` : 'say create NAME or list.');
   return withDatabase(async (db) => {
     if (sub === 'create') {
       const team = await teamCreate(db.pool, name);
@@ -19,7 +20,8 @@ export async function cmdTeams(argv: string[]): Promise<number> {
       process.stdout.write(`team:  ${team.id} (${team.name})\ntoken: ${key.token}\n(the token is shown only once)\n`);
       return 0;
     }
-    for (const t of await teamList(db.pool)) process.stdout.write(`${t.id}  ${t.name}${t.is_default ? ' (default)' : ''}  created ${t.created_at}\n`);
+    for (const t of await teamList(db.pool))
+      process.stdout.write(`${t.id}  ${t.name}${t.is_default ? ' (default)' : ''}  created ${t.created_at}\n`);
     return 0;
   });
 }

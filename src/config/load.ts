@@ -23,9 +23,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       errors.push(`${setting.env}: ${(err as Error).message}`);
     }
   }
-  if (out.deliveryMode === 'relay' && !out.relayUrl) errors.push('MAILROOM_RELAY_URL: must be set when MAILROOM_DELIVERY_MODE=relay');
-  if (Boolean(out.tlsCert) !== Boolean(out.tlsKey)) errors.push('MAILROOM_TLS_CERT and MAILROOM_TLS_KEY: set both or neither');
-  if ((out.smtpTrustedNetworks as string[]).length && !out.smtpTrustedApiKey) errors.push('MAILROOM_SMTP_TRUSTED_API_KEY: must be set when MAILROOM_SMTP_TRUSTED_NETWORKS is');
+  if (out.deliveryMode === 'relay' && !out.relayUrl)
+    errors.push('MAILROOM_RELAY_URL: must be set when MAILROOM_DELIVERY_MODE=relay');
+  if (Boolean(out.tlsCert) !== Boolean(out.tlsKey))
+    errors.push('MAILROOM_TLS_CERT and MAILROOM_TLS_KEY: set both or neither');
+  if ((out.smtpTrustedNetworks as string[]).length && !out.smtpTrustedApiKey)
+    errors.push('MAILROOM_SMTP_TRUSTED_API_KEY: must be set when MAILROOM_SMTP_TRUSTED_NETWORKS is');
   if (errors.length) throw new ConfigError(`Invalid configuration:\n  ${errors.join('\n  ')}`);
   return Object.freeze(out) as Config;
 }

@@ -25,12 +25,14 @@ const fail = (msg: string): never => {
 
 export const str: Parser<string> = (raw) => raw;
 const optStr: Parser<string | undefined> = (raw) => (raw === '' ? undefined : raw);
-const int = (min: number, max: number): Parser<number> => (raw) => {
-  if (!/^-?\d+$/.test(raw.trim())) fail(`must be an integer, got "${raw}"`);
-  const n = Number(raw);
-  if (n < min || n > max) fail(`must be between ${min} and ${max}, got ${n}`);
-  return n;
-};
+const int =
+  (min: number, max: number): Parser<number> =>
+  (raw) => {
+    if (!/^-?\d+$/.test(raw.trim())) fail(`must be an integer, got "${raw}"`);
+    const n = Number(raw);
+    if (n < min || n > max) fail(`must be between ${min} and ${max}, got ${n}`);
+    return n;
+  };
 /** A fraction between 0 and 1, written as 0.003 or 0.3% */
 const rate: Parser<number> = (raw) => {
   const v = raw.trim();
@@ -46,21 +48,36 @@ const bool: Parser<boolean> = (raw) => {
   if (['0', 'false', 'no', 'off'].includes(v)) return false;
   return fail(`must be true or false, got "${raw}"`);
 };
-const oneOf = <T extends string>(values: readonly T[]): Parser<T> => (raw) =>
-  (values as readonly string[]).includes(raw) ? (raw as T) : fail(`must be one of ${values.join(', ')}, got "${raw}"`);
-const listOf = <T extends string>(values: readonly T[]): Parser<T[]> => (raw) =>
-  raw.split(',').map((s) => s.trim()).filter(Boolean).map(oneOf(values));
-const url = (protocols: string[]): Parser<string> => (raw) => {
-  let u: URL;
-  try {
-    u = new URL(raw);
-  } catch {
-    return fail(`must be a URL, got "${raw}"`);
-  }
-  if (!protocols.includes(u.protocol)) fail(`must use ${protocols.join(' or ')}, got "${u.protocol}"`);
-  return raw.replace(/\/+$/, '');
-};
-const optUrl = (protocols: string[]): Parser<string | undefined> => (raw) => (raw === '' ? undefined : url(protocols)(raw));
+const oneOf =
+  <T extends string>(values: readonly T[]): Parser<T> =>
+  (raw) =>
+    (values as readonly string[]).includes(raw)
+      ? (raw as T)
+      : fail(`must be one of ${values.join(', ')}, got "${raw}"`);
+const listOf =
+  <T extends string>(values: readonly T[]): Parser<T[]> =>
+  (raw) =>
+    raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .map(oneOf(values));
+const url =
+  (protocols: string[]): Parser<string> =>
+  (raw) => {
+    let u: URL;
+    try {
+      u = new URL(raw);
+    } catch {
+      return fail(`must be a URL, got "${raw}"`);
+    }
+    if (!protocols.includes(u.protocol)) fail(`must use ${protocols.join(' or ')}, got "${u.protocol}"`);
+    return raw.replace(/\/+$/, '');
+  };
+const optUrl =
+  (protocols: string[]): Parser<string | undefined> =>
+  (raw) =>
+    raw === '' ? undefined : url(protocols)(raw);
 
 export interface HostPort {
   host: string;
@@ -78,23 +95,32 @@ export interface SmtpListener extends HostPort {
   security: 'starttls' | 'tls';
 }
 const smtpListeners: Parser<SmtpListener[]> = (raw) =>
-  raw.split(',').map((s) => s.trim()).filter(Boolean).map((item) => {
-    const m = /^(?:(.+):)?(\d{1,5}):(starttls|tls)$/.exec(item);
-    if (!m) return fail(`each listener must be [host:]port:starttls|tls, got "${item}"`);
-    const host = (m[1] ?? '127.0.0.1').replace(/^\[|\]$/g, '');
-    const port = Number(m[2]);
-    if (port > 65535) fail(`port out of range in "${item}"`);
-    return { host, port, security: m[3] as 'starttls' | 'tls' };
-  });
+  raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((item) => {
+      const m = /^(?:(.+):)?(\d{1,5}):(starttls|tls)$/.exec(item);
+      if (!m) return fail(`each listener must be [host:]port:starttls|tls, got "${item}"`);
+      const host = (m[1] ?? '127.0.0.1').replace(/^\[|\]$/g, '');
+      const port = Number(m[2]);
+      if (port > 65535) fail(`port out of range in "${item}"`);
+      return { host, port, security: m[3] as 'starttls' | 'tls' };
+    });
 /** IPv4/IPv6 addresses or CIDR blocks (`10.0.0.0/8`, `::1`), comma separated. */
 const cidrList: Parser<string[]> = (raw) =>
-  raw.split(',').map((s) => s.trim()).filter(Boolean).map((s) => {
-    const [ip, bits, extra] = s.split('/');
-    const family = isIP(ip);
-    const max = family === 6 ? 128 : 32;
-    if (!family || extra !== undefined || (bits !== undefined && !(/^\d{1,3}$/.test(bits) && Number(bits) <= max))) fail(`each entry must be an IP address or CIDR block, got "${s}"`);
-    return s;
-  });
+  raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((s) => {
+      const [ip, bits, extra] = s.split('/');
+      const family = isIP(ip);
+      const max = family === 6 ? 128 : 32;
+      if (!family || extra !== undefined || (bits !== undefined && !(/^\d{1,3}$/.test(bits) && Number(bits) <= max)))
+        fail(`each entry must be an IP address or CIDR block, got "${s}"`);
+      return s;
+    });
 /** Which peers' X-Forwarded-For is believed: false (none), true (any), or proxy addresses/CIDR blocks. */
 const trustProxy: Parser<boolean | string[]> = (raw) => {
   const v = raw.trim().toLowerCase();
@@ -105,26 +131,53 @@ const trustProxy: Parser<boolean | string[]> = (raw) => {
 /** Durations such as `0s,500ms,5m,2h`, comma separated, as milliseconds (at least one). */
 const durations: Parser<number[]> = (raw) => {
   const unit: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-  const out = raw.split(',').map((s) => s.trim()).filter(Boolean).map((s) => {
-    const m = /^(\d+)(ms|s|m|h|d)$/.exec(s);
-    return m ? Number(m[1]) * unit[m[2]] : fail(`each duration must look like 500ms, 5s, 5m, 2h or 1d, got "${s}"`);
-  });
+  const out = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((s) => {
+      const m = /^(\d+)(ms|s|m|h|d)$/.exec(s);
+      return m ? Number(m[1]) * unit[m[2]] : fail(`each duration must look like 500ms, 5s, 5m, 2h or 1d, got "${s}"`);
+    });
   return out.length ? out : fail('must list at least one duration');
 };
-const hostPortList: Parser<HostPort[]> = (raw) => raw.split(',').map((s) => s.trim()).filter(Boolean).map(hostPort);
+const hostPortList: Parser<HostPort[]> = (raw) =>
+  raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map(hostPort);
 const dnsServers: Parser<string[]> = (raw) =>
-  raw.split(',').map((s) => s.trim()).filter(Boolean).map((s) => {
-    if (!/^(\[[0-9a-fA-F:]+\]|[0-9.]+|[0-9a-fA-F:]+)(:\d{1,5})?$/.test(s)) fail(`each DNS server must be an IP address with an optional :port, got "${s}"`);
-    return s;
-  });
+  raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((s) => {
+      if (!/^(\[[0-9a-fA-F:]+\]|[0-9.]+|[0-9a-fA-F:]+)(:\d{1,5})?$/.test(s))
+        fail(`each DNS server must be an IP address with an optional :port, got "${s}"`);
+      return s;
+    });
 
 /** Plain IP addresses (no CIDR), comma separated. */
 const ipList: Parser<string[]> = (raw) =>
-  raw.split(',').map((s) => s.trim()).filter(Boolean).map((s) => (isIP(s) ? s : fail(`each entry must be an IP address, got "${s}"`)));
+  raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((s) => (isIP(s) ? s : fail(`each entry must be an IP address, got "${s}"`)));
 /** DNS zone names such as zen.spamhaus.org, comma separated; `none` = no zones. */
-const zoneList: Parser<string[]> = (raw) => raw.trim().toLowerCase() === 'none' ? [] :
-  raw.split(',').map((s) => s.trim().toLowerCase().replace(/\.$/, '')).filter(Boolean).map((s) =>
-    (/^(?!-)[a-z0-9-]{1,63}(\.(?!-)[a-z0-9-]{1,63})+$/.test(s) ? s : fail(`each entry must be a DNS zone such as zen.spamhaus.org, got "${s}"`)));
+const zoneList: Parser<string[]> = (raw) =>
+  raw.trim().toLowerCase() === 'none'
+    ? []
+    : raw
+        .split(',')
+        .map((s) => s.trim().toLowerCase().replace(/\.$/, ''))
+        .filter(Boolean)
+        .map((s) =>
+          /^(?!-)[a-z0-9-]{1,63}(\.(?!-)[a-z0-9-]{1,63})+$/.test(s)
+            ? s
+            : fail(`each entry must be a DNS zone such as zen.spamhaus.org, got "${s}"`),
+        );
 
 export interface RegionEgress {
   relayUrl?: string;
@@ -136,7 +189,9 @@ const regionEgress: Parser<Partial<Record<Region, RegionEgress>>> = (raw) => {
   try {
     v = JSON.parse(raw);
   } catch {
-    return fail('must be JSON such as {"eu-west-1":{"relayUrl":"smtp://relay:587","heloName":"eu.mail.example.com","sourceAddress":"192.0.2.10"}}');
+    return fail(
+      'must be JSON such as {"eu-west-1":{"relayUrl":"smtp://relay:587","heloName":"eu.mail.example.com","sourceAddress":"192.0.2.10"}}',
+    );
   }
   if (!v || typeof v !== 'object' || Array.isArray(v)) return fail('must be a JSON object keyed by region');
   const out: Partial<Record<Region, RegionEgress>> = {};
@@ -144,10 +199,16 @@ const regionEgress: Parser<Partial<Record<Region, RegionEgress>>> = (raw) => {
     if (!(REGIONS as readonly string[]).includes(region)) fail(`unknown region "${region}"`);
     if (!e || typeof e !== 'object') fail(`${region}: must be an object`);
     const { relayUrl, heloName, sourceAddress, ...rest } = e as Record<string, unknown>;
-    if (Object.keys(rest).length) fail(`${region}: unknown keys ${Object.keys(rest).join(', ')} (relayUrl, heloName, sourceAddress)`);
+    if (Object.keys(rest).length)
+      fail(`${region}: unknown keys ${Object.keys(rest).join(', ')} (relayUrl, heloName, sourceAddress)`);
     if (relayUrl !== undefined) url(['smtp:', 'smtps:'])(String(relayUrl));
-    if (sourceAddress !== undefined && !/^[0-9a-fA-F.:]+$/.test(String(sourceAddress))) fail(`${region}: sourceAddress must be an IP address`);
-    out[region as Region] = { relayUrl: relayUrl as string | undefined, heloName: heloName as string | undefined, sourceAddress: sourceAddress as string | undefined };
+    if (sourceAddress !== undefined && !/^[0-9a-fA-F.:]+$/.test(String(sourceAddress)))
+      fail(`${region}: sourceAddress must be an IP address`);
+    out[region as Region] = {
+      relayUrl: relayUrl as string | undefined,
+      heloName: heloName as string | undefined,
+      sourceAddress: sourceAddress as string | undefined,
+    };
   }
   return out;
 };
@@ -155,73 +216,439 @@ const regionEgress: Parser<Partial<Record<Region, RegionEgress>>> = (raw) => {
 const def = <T>(s: Setting<T>): Setting<T> => s;
 
 export const schema = {
-  databaseUrl: def({ env: 'MAILROOM_DATABASE_URL', description: 'PostgreSQL connection string; unset = embedded PostgreSQL under the data directory', default: undefined, parse: optUrl(['postgres:', 'postgresql:']), secret: true }),
-  dataDir: def({ env: 'MAILROOM_DATA_DIR', description: 'embedded database, generated secrets, TLS certificate', default: './data', parse: str }),
-  httpListen: def({ env: 'MAILROOM_HTTP_LISTEN', description: 'API and dashboard listen address', default: hostPort('127.0.0.1:3000'), parse: hostPort }),
-  trustProxy: def({ env: 'MAILROOM_TRUST_PROXY', description: 'reverse proxies in front of the API and dashboard whose X-Forwarded-For names the client: their addresses/CIDR blocks, comma separated, or true for any peer (only when nothing else can reach the port); false = the peer address is the client, so every user behind a proxy shares one sign-in and rate-limit address', default: false as boolean | string[], parse: trustProxy }),
-  publicUrl: def({ env: 'MAILROOM_PUBLIC_URL', description: 'base of tracking, unsubscribe and dashboard links', default: 'http://localhost:3000', parse: url(['http:', 'https:']) }),
-  smtpListen: def({ env: 'MAILROOM_SMTP_LISTEN', description: 'SMTP submission listeners, [host:]port:starttls|tls, comma separated', default: smtpListeners('127.0.0.1:2587:starttls,127.0.0.1:2465:tls'), parse: smtpListeners }),
-  smtpMaxSize: def({ env: 'MAILROOM_SMTP_MAX_SIZE', description: 'largest message accepted over SMTP, bytes', default: 40 * 1024 * 1024, parse: int(1024, 200 * 1024 * 1024) }),
-  smtpMaxConnectionsPerIp: def({ env: 'MAILROOM_SMTP_MAX_CONNECTIONS_PER_IP', description: 'concurrent SMTP submission connections allowed from one client address', default: 50, parse: int(1, 100_000) }),
-  smtpTrustedNetworks: def({ env: 'MAILROOM_SMTP_TRUSTED_NETWORKS', description: 'client addresses/CIDR blocks allowed to submit WITHOUT TLS or AUTH, as the key in MAILROOM_SMTP_TRUSTED_API_KEY (benchmarks, a trusted relay); empty = none', default: [] as string[], parse: cidrList }),
-  smtpTrustedApiKey: def({ env: 'MAILROOM_SMTP_TRUSTED_API_KEY', description: 'API key whose team and permissions apply to mail from MAILROOM_SMTP_TRUSTED_NETWORKS', default: undefined, parse: optStr, secret: true }),
-  mxListen: def({ env: 'MAILROOM_MX_LISTEN', description: 'inbound MX listener addresses', default: hostPortList('127.0.0.1:2525'), parse: hostPortList }),
-  smtpDataTimeoutMs: def({ env: 'MAILROOM_SMTP_DATA_TIMEOUT_MS', description: 'longest time a client may take to send one message (DATA), submission and MX listeners, ms (421 4.4.2 after it)', default: 10 * 60_000, parse: int(1000, 3_600_000) }),
-  mxMaxSize: def({ env: 'MAILROOM_MX_MAX_SIZE', description: 'largest message accepted by the inbound MX listener, bytes', default: 40 * 1024 * 1024, parse: int(1024, 200 * 1024 * 1024) }),
-  mxMaxConnectionsPerIp: def({ env: 'MAILROOM_MX_MAX_CONNECTIONS_PER_IP', description: 'concurrent inbound MX connections allowed from one client address (beyond: 421)', default: 20, parse: int(1, 100_000) }),
-  mxRateLimit: def({ env: 'MAILROOM_MX_RATE_LIMIT', description: 'messages per minute the inbound MX listener accepts from one client address (beyond: 451 4.7.1)', default: 600, parse: int(1, 10_000_000) }),
-  metricsToken: def({ env: 'MAILROOM_METRICS_TOKEN', description: 'bearer token that GET /metrics (Prometheus) requires; unset = the endpoint is off', default: undefined, parse: optStr, secret: true }),
-  mxDnsCacheSeconds: def({ env: 'MAILROOM_MX_DNS_CACHE_SECONDS', description: 'seconds the inbound MX keeps DNS answers for SPF/DKIM/DMARC checks (0 = ask the resolver every time)', default: 60, parse: int(0, 86_400) }),
-  mxHost: def({ env: 'MAILROOM_MX_HOST', description: 'public host name of this service (MX target of return-path and receiving records, SPF a: mechanism)', default: () => os.hostname(), parse: str }),
-  tlsCert: def({ env: 'MAILROOM_TLS_CERT', description: 'PEM certificate file for SMTP; unset = self-signed, generated into the data directory', default: undefined, parse: optStr }),
-  tlsKey: def({ env: 'MAILROOM_TLS_KEY', description: 'PEM private key file for SMTP', default: undefined, parse: optStr }),
-  dnsServers: def({ env: 'MAILROOM_DNS_SERVERS', description: 'host[:port] list used for MX lookups and domain verification; unset = system resolver', default: [] as string[], parse: dnsServers }),
-  deliveryMode: def({ env: 'MAILROOM_DELIVERY_MODE', description: 'mx (direct), relay, or capture (nothing leaves the machine)', default: 'mx' as 'mx' | 'relay' | 'capture', parse: oneOf(['mx', 'relay', 'capture'] as const) }),
-  relayUrl: def({ env: 'MAILROOM_RELAY_URL', description: 'smtp[s]://user:pass@host:port for relay mode', default: undefined, parse: optUrl(['smtp:', 'smtps:']), secret: true }),
-  outboundPort: def({ env: 'MAILROOM_OUTBOUND_PORT', description: 'destination port for MX delivery', default: 25, parse: int(1, 65535) }),
-  outboundAddresses: def({ env: 'MAILROOM_OUTBOUND_ADDRESSES', description: 'public IP addresses outbound mail leaves from, comma separated, for the reverse-DNS and blocklist checks of GET /domains/:id/health (a region\'s sourceAddress in MAILROOM_REGION_EGRESS takes its place for that region); empty = not checked', default: [] as string[], parse: ipList }),
-  dnsblZones: def({ env: 'MAILROOM_DNSBL_ZONES', description: 'DNS blocklist zones queried for the outbound addresses by domain health (through MAILROOM_DNS_SERVERS); none = no queries', default: ['zen.spamhaus.org', 'bl.spamcop.net', 'b.barracudacentral.org'], parse: zoneList }),
-  domainDnsblZones: def({ env: 'MAILROOM_DOMAIN_DNSBL_ZONES', description: 'domain blocklist zones queried for the sending domain by domain health; none = no queries', default: ['dbl.spamhaus.org', 'multi.surbl.org'], parse: zoneList }),
-  heloName: def({ env: 'MAILROOM_HELO_NAME', description: 'EHLO name for outbound SMTP', default: () => os.hostname(), parse: str }),
-  bootstrapApiKey: def({ env: 'MAILROOM_BOOTSTRAP_API_KEY', description: 'a full-access key for the default team, created at start if absent', default: undefined, parse: optStr, secret: true }),
-  rateLimit: def({ env: 'MAILROOM_RATE_LIMIT', description: 'API requests per second per team', default: 10, parse: int(1, 1_000_000) }),
-  unsubscribeRateLimit: def({ env: 'MAILROOM_UNSUBSCRIBE_RATE_LIMIT', description: 'requests per second one client address may make to the public unsubscribe links (/u/...) and preference page (beyond: 429)', default: 10, parse: int(1, 1_000_000) }),
-  recipientRateLimit: def({ env: 'MAILROOM_RECIPIENT_RATE_LIMIT', description: 'recipients (to+cc+bcc) per second per team, API and SMTP together; at least one full batch (100 x 50)', default: 5000, parse: int(1, 100_000_000) }),
-  broadcastPageSize: def({ env: 'MAILROOM_BROADCAST_PAGE_SIZE', description: 'contacts a broadcast expands into emails per transaction (the cursor advances with each page)', default: 500, parse: int(1, 10_000) }),
-  broadcastQueueWindow: def({ env: 'MAILROOM_BROADCAST_QUEUE_WINDOW', description: 'undelivered emails a broadcast may have queued at once; its expansion waits beyond it, so transactional mail never queues behind a whole broadcast', default: 1000, parse: int(1, 1_000_000) }),
-  broadcastPauseComplaintRate: def({ env: 'MAILROOM_BROADCAST_PAUSE_COMPLAINT_RATE', description: 'a sending broadcast pauses itself when complaints / (delivered + bounced) of its emails pass this (0.003 = 0.3%)', default: 0.003, parse: rate }),
-  broadcastPauseBounceRate: def({ env: 'MAILROOM_BROADCAST_PAUSE_BOUNCE_RATE', description: 'a sending broadcast pauses itself when permanent bounces / (delivered + bounced) of its emails pass this (0.05 = 5%)', default: 0.05, parse: rate }),
-  broadcastPauseMinSample: def({ env: 'MAILROOM_BROADCAST_PAUSE_MIN_SAMPLE', description: 'delivered + bounced emails a broadcast needs before the automatic pause rates apply', default: 100, parse: int(1, 10_000_000) }),
-  insights: def({ env: 'MAILROOM_INSIGHTS', description: 'compute deliverability insights for every email, off the request path: at its first delivery attempt or first GET /emails/:id/insights (GET /emails/:id/insights); false = skip them', default: true, parse: bool }),
-  reputationGuard: def({ env: 'MAILROOM_REPUTATION_GUARD', description: 'the reputation guard: per sending domain, warn and then pause list mail (broadcasts, automations) when its hard-bounce or complaint rate passes the thresholds', default: true, parse: bool }),
-  reputationComplaintWarn: def({ env: 'MAILROOM_REPUTATION_COMPLAINT_WARN', description: 'a domain\'s complaint rate (complaints / (delivered + bounced)) over the last hour or 7 days that puts it in warning (0.001 = 0.1%, Gmail and Yahoo\'s "stay below")', default: 0.001, parse: rate }),
-  reputationComplaintAct: def({ env: 'MAILROOM_REPUTATION_COMPLAINT_ACT', description: 'the complaint rate that pauses the domain\'s list mail until a person resumes it (0.003 = 0.3%, Gmail and Yahoo\'s limit)', default: 0.003, parse: rate }),
-  reputationBounceWarn: def({ env: 'MAILROOM_REPUTATION_BOUNCE_WARN', description: 'a domain\'s hard-bounce rate (permanent bounces / (delivered + bounced)) that puts it in warning (0.02 = 2%)', default: 0.02, parse: rate }),
-  reputationBounceAct: def({ env: 'MAILROOM_REPUTATION_BOUNCE_ACT', description: 'the hard-bounce rate that pauses the domain\'s list mail until a person resumes it (0.05 = 5%)', default: 0.05, parse: rate }),
-  reputationMinSample: def({ env: 'MAILROOM_REPUTATION_MIN_SAMPLE', description: 'delivered + bounced recipients a window (last hour, last 7 days) needs before the guard judges its rates', default: 100, parse: int(1, 10_000_000) }),
-  reputationPauseTransactional: def({ env: 'MAILROOM_REPUTATION_PAUSE_TRANSACTIONAL', description: 'a paused domain also refuses API and SMTP sends (403 / 451 4.7.1); by default transactional mail keeps flowing', default: false, parse: bool }),
-  allowPrivateNetworks: def({ env: 'MAILROOM_ALLOW_PRIVATE_NETWORKS', description: 'allow webhook and attachment URLs on private addresses', default: false, parse: bool }),
-  webhookRetrySchedule: def({ env: 'MAILROOM_WEBHOOK_RETRY_SCHEDULE', description: 'webhook attempt delays, each after the previous failure (first = first attempt), e.g. 0s,5s,5m,30m,2h,5h,10h,10h', default: durations('0s,5s,5m,30m,2h,5h,10h,10h'), parse: durations }),
-  webhookTimeoutMs: def({ env: 'MAILROOM_WEBHOOK_TIMEOUT_MS', description: 'time a webhook endpoint has to answer, milliseconds', default: 15_000, parse: int(100, 120_000) }),
-  webhookConcurrency: def({ env: 'MAILROOM_WEBHOOK_CONCURRENCY', description: 'webhook requests in flight per endpoint at most', default: 16, parse: int(1, 256) }),
-  secretKey: def({ env: 'MAILROOM_SECRET_KEY', description: 'encryption and signing key; unset = generated into the data directory', default: undefined, parse: optStr, secret: true }),
-  redisUrl: def({ env: 'MAILROOM_REDIS_URL', description: 'Redis for rate-limit counters shared across processes', default: undefined, parse: optUrl(['redis:', 'rediss:']), secret: true }),
-  roles: def({ env: 'MAILROOM_ROLES', description: 'roles this process runs: api, smtp, mx, worker', default: [...ROLES] as Role[], parse: listOf(ROLES) }),
-  regionEgress: def({ env: 'MAILROOM_REGION_EGRESS', description: 'per-region egress as JSON: {"eu-west-1":{"relayUrl","heloName","sourceAddress"}}; unset keys use the global settings', default: {} as Partial<Record<Region, RegionEgress>>, parse: regionEgress, secret: true }),
-  regions: def({ env: 'MAILROOM_REGIONS', description: 'regions whose deliveries this worker claims', default: [...REGIONS] as Region[], parse: listOf(REGIONS) }),
-  retentionDays: def({ env: 'MAILROOM_RETENTION_DAYS', description: 'days raw message bodies are kept', default: 30, parse: int(1, 3650) }),
-  logRetentionDays: def({ env: 'MAILROOM_LOG_RETENTION_DAYS', description: 'days API request logs are kept', default: 30, parse: int(1, 3650) }),
-  logLevel: def({ env: 'MAILROOM_LOG_LEVEL', description: 'structured log level: debug, info, warn, error, silent', default: 'info' as 'debug' | 'info' | 'warn' | 'error' | 'silent', parse: oneOf(['debug', 'info', 'warn', 'error', 'silent'] as const) }),
-  dashboardFrom: def({ env: 'MAILROOM_DASHBOARD_FROM', description: 'sender of dashboard mail (password resets), e.g. "Mailroom <no-reply@example.com>", on a verified domain; unset = no reset by email', default: undefined, parse: optStr }),
-  githubClientId: def({ env: 'MAILROOM_GITHUB_CLIENT_ID', description: 'GitHub OAuth app client id: enables "Sign in with GitHub" (with the secret)', default: undefined, parse: optStr }),
-  githubClientSecret: def({ env: 'MAILROOM_GITHUB_CLIENT_SECRET', description: 'GitHub OAuth app client secret', default: undefined, parse: optStr, secret: true }),
-  githubOauthUrl: def({ env: 'MAILROOM_GITHUB_OAUTH_URL', description: 'GitHub base for /login/oauth/authorize and /login/oauth/access_token (tests point it at a fake provider)', default: 'https://github.com', parse: url(['http:', 'https:']) }),
-  githubApiUrl: def({ env: 'MAILROOM_GITHUB_API_URL', description: 'GitHub API base for /user and /user/emails', default: 'https://api.github.com', parse: url(['http:', 'https:']) }),
-  googleClientId: def({ env: 'MAILROOM_GOOGLE_CLIENT_ID', description: 'Google OAuth client id: enables "Sign in with Google" (with the secret)', default: undefined, parse: optStr }),
-  googleClientSecret: def({ env: 'MAILROOM_GOOGLE_CLIENT_SECRET', description: 'Google OAuth client secret', default: undefined, parse: optStr, secret: true }),
-  googleAuthUrl: def({ env: 'MAILROOM_GOOGLE_AUTH_URL', description: 'Google authorization endpoint', default: 'https://accounts.google.com/o/oauth2/v2/auth', parse: url(['http:', 'https:']) }),
-  googleTokenUrl: def({ env: 'MAILROOM_GOOGLE_TOKEN_URL', description: 'Google token endpoint', default: 'https://oauth2.googleapis.com/token', parse: url(['http:', 'https:']) }),
-  googleUserinfoUrl: def({ env: 'MAILROOM_GOOGLE_USERINFO_URL', description: 'Google OpenID Connect userinfo endpoint', default: 'https://openidconnect.googleapis.com/v1/userinfo', parse: url(['http:', 'https:']) }),
+  databaseUrl: def({
+    env: 'MAILROOM_DATABASE_URL',
+    description: 'PostgreSQL connection string; unset = embedded PostgreSQL under the data directory',
+    default: undefined,
+    parse: optUrl(['postgres:', 'postgresql:']),
+    secret: true,
+  }),
+  dataDir: def({
+    env: 'MAILROOM_DATA_DIR',
+    description: 'embedded database, generated secrets, TLS certificate',
+    default: './data',
+    parse: str,
+  }),
+  httpListen: def({
+    env: 'MAILROOM_HTTP_LISTEN',
+    description: 'API and dashboard listen address',
+    default: hostPort('127.0.0.1:3000'),
+    parse: hostPort,
+  }),
+  trustProxy: def({
+    env: 'MAILROOM_TRUST_PROXY',
+    description:
+      'reverse proxies in front of the API and dashboard whose X-Forwarded-For names the client: their addresses/CIDR blocks, comma separated, or true for any peer (only when nothing else can reach the port); false = the peer address is the client, so every user behind a proxy shares one sign-in and rate-limit address',
+    default: false as boolean | string[],
+    parse: trustProxy,
+  }),
+  publicUrl: def({
+    env: 'MAILROOM_PUBLIC_URL',
+    description: 'base of tracking, unsubscribe and dashboard links',
+    default: 'http://localhost:3000',
+    parse: url(['http:', 'https:']),
+  }),
+  smtpListen: def({
+    env: 'MAILROOM_SMTP_LISTEN',
+    description: 'SMTP submission listeners, [host:]port:starttls|tls, comma separated',
+    default: smtpListeners('127.0.0.1:2587:starttls,127.0.0.1:2465:tls'),
+    parse: smtpListeners,
+  }),
+  smtpMaxSize: def({
+    env: 'MAILROOM_SMTP_MAX_SIZE',
+    description: 'largest message accepted over SMTP, bytes',
+    default: 40 * 1024 * 1024,
+    parse: int(1024, 200 * 1024 * 1024),
+  }),
+  smtpMaxConnectionsPerIp: def({
+    env: 'MAILROOM_SMTP_MAX_CONNECTIONS_PER_IP',
+    description: 'concurrent SMTP submission connections allowed from one client address',
+    default: 50,
+    parse: int(1, 100_000),
+  }),
+  smtpTrustedNetworks: def({
+    env: 'MAILROOM_SMTP_TRUSTED_NETWORKS',
+    description:
+      'client addresses/CIDR blocks allowed to submit WITHOUT TLS or AUTH, as the key in MAILROOM_SMTP_TRUSTED_API_KEY (benchmarks, a trusted relay); empty = none',
+    default: [] as string[],
+    parse: cidrList,
+  }),
+  smtpTrustedApiKey: def({
+    env: 'MAILROOM_SMTP_TRUSTED_API_KEY',
+    description: 'API key whose team and permissions apply to mail from MAILROOM_SMTP_TRUSTED_NETWORKS',
+    default: undefined,
+    parse: optStr,
+    secret: true,
+  }),
+  mxListen: def({
+    env: 'MAILROOM_MX_LISTEN',
+    description: 'inbound MX listener addresses',
+    default: hostPortList('127.0.0.1:2525'),
+    parse: hostPortList,
+  }),
+  smtpDataTimeoutMs: def({
+    env: 'MAILROOM_SMTP_DATA_TIMEOUT_MS',
+    description:
+      'longest time a client may take to send one message (DATA), submission and MX listeners, ms (421 4.4.2 after it)',
+    default: 10 * 60_000,
+    parse: int(1000, 3_600_000),
+  }),
+  mxMaxSize: def({
+    env: 'MAILROOM_MX_MAX_SIZE',
+    description: 'largest message accepted by the inbound MX listener, bytes',
+    default: 40 * 1024 * 1024,
+    parse: int(1024, 200 * 1024 * 1024),
+  }),
+  mxMaxConnectionsPerIp: def({
+    env: 'MAILROOM_MX_MAX_CONNECTIONS_PER_IP',
+    description: 'concurrent inbound MX connections allowed from one client address (beyond: 421)',
+    default: 20,
+    parse: int(1, 100_000),
+  }),
+  mxRateLimit: def({
+    env: 'MAILROOM_MX_RATE_LIMIT',
+    description: 'messages per minute the inbound MX listener accepts from one client address (beyond: 451 4.7.1)',
+    default: 600,
+    parse: int(1, 10_000_000),
+  }),
+  metricsToken: def({
+    env: 'MAILROOM_METRICS_TOKEN',
+    description: 'bearer token that GET /metrics (Prometheus) requires; unset = the endpoint is off',
+    default: undefined,
+    parse: optStr,
+    secret: true,
+  }),
+  mxDnsCacheSeconds: def({
+    env: 'MAILROOM_MX_DNS_CACHE_SECONDS',
+    description: 'seconds the inbound MX keeps DNS answers for SPF/DKIM/DMARC checks (0 = ask the resolver every time)',
+    default: 60,
+    parse: int(0, 86_400),
+  }),
+  mxHost: def({
+    env: 'MAILROOM_MX_HOST',
+    description: 'public host name of this service (MX target of return-path and receiving records, SPF a: mechanism)',
+    default: () => os.hostname(),
+    parse: str,
+  }),
+  tlsCert: def({
+    env: 'MAILROOM_TLS_CERT',
+    description: 'PEM certificate file for SMTP; unset = self-signed, generated into the data directory',
+    default: undefined,
+    parse: optStr,
+  }),
+  tlsKey: def({
+    env: 'MAILROOM_TLS_KEY',
+    description: 'PEM private key file for SMTP',
+    default: undefined,
+    parse: optStr,
+  }),
+  dnsServers: def({
+    env: 'MAILROOM_DNS_SERVERS',
+    description: 'host[:port] list used for MX lookups and domain verification; unset = system resolver',
+    default: [] as string[],
+    parse: dnsServers,
+  }),
+  deliveryMode: def({
+    env: 'MAILROOM_DELIVERY_MODE',
+    description: 'mx (direct), relay, or capture (nothing leaves the machine)',
+    default: 'mx' as 'mx' | 'relay' | 'capture',
+    parse: oneOf(['mx', 'relay', 'capture'] as const),
+  }),
+  relayUrl: def({
+    env: 'MAILROOM_RELAY_URL',
+    description: 'smtp[s]://user:pass@host:port for relay mode',
+    default: undefined,
+    parse: optUrl(['smtp:', 'smtps:']),
+    secret: true,
+  }),
+  outboundPort: def({
+    env: 'MAILROOM_OUTBOUND_PORT',
+    description: 'destination port for MX delivery',
+    default: 25,
+    parse: int(1, 65535),
+  }),
+  outboundAddresses: def({
+    env: 'MAILROOM_OUTBOUND_ADDRESSES',
+    description:
+      "public IP addresses outbound mail leaves from, comma separated, for the reverse-DNS and blocklist checks of GET /domains/:id/health (a region's sourceAddress in MAILROOM_REGION_EGRESS takes its place for that region); empty = not checked",
+    default: [] as string[],
+    parse: ipList,
+  }),
+  dnsblZones: def({
+    env: 'MAILROOM_DNSBL_ZONES',
+    description:
+      'DNS blocklist zones queried for the outbound addresses by domain health (through MAILROOM_DNS_SERVERS); none = no queries',
+    default: ['zen.spamhaus.org', 'bl.spamcop.net', 'b.barracudacentral.org'],
+    parse: zoneList,
+  }),
+  domainDnsblZones: def({
+    env: 'MAILROOM_DOMAIN_DNSBL_ZONES',
+    description: 'domain blocklist zones queried for the sending domain by domain health; none = no queries',
+    default: ['dbl.spamhaus.org', 'multi.surbl.org'],
+    parse: zoneList,
+  }),
+  heloName: def({
+    env: 'MAILROOM_HELO_NAME',
+    description: 'EHLO name for outbound SMTP',
+    default: () => os.hostname(),
+    parse: str,
+  }),
+  bootstrapApiKey: def({
+    env: 'MAILROOM_BOOTSTRAP_API_KEY',
+    description: 'a full-access key for the default team, created at start if absent',
+    default: undefined,
+    parse: optStr,
+    secret: true,
+  }),
+  rateLimit: def({
+    env: 'MAILROOM_RATE_LIMIT',
+    description: 'API requests per second per team',
+    default: 10,
+    parse: int(1, 1_000_000),
+  }),
+  unsubscribeRateLimit: def({
+    env: 'MAILROOM_UNSUBSCRIBE_RATE_LIMIT',
+    description:
+      'requests per second one client address may make to the public unsubscribe links (/u/...) and preference page (beyond: 429)',
+    default: 10,
+    parse: int(1, 1_000_000),
+  }),
+  recipientRateLimit: def({
+    env: 'MAILROOM_RECIPIENT_RATE_LIMIT',
+    description:
+      'recipients (to+cc+bcc) per second per team, API and SMTP together; at least one full batch (100 x 50)',
+    default: 5000,
+    parse: int(1, 100_000_000),
+  }),
+  broadcastPageSize: def({
+    env: 'MAILROOM_BROADCAST_PAGE_SIZE',
+    description: 'contacts a broadcast expands into emails per transaction (the cursor advances with each page)',
+    default: 500,
+    parse: int(1, 10_000),
+  }),
+  broadcastQueueWindow: def({
+    env: 'MAILROOM_BROADCAST_QUEUE_WINDOW',
+    description:
+      'undelivered emails a broadcast may have queued at once; its expansion waits beyond it, so transactional mail never queues behind a whole broadcast',
+    default: 1000,
+    parse: int(1, 1_000_000),
+  }),
+  broadcastPauseComplaintRate: def({
+    env: 'MAILROOM_BROADCAST_PAUSE_COMPLAINT_RATE',
+    description:
+      'a sending broadcast pauses itself when complaints / (delivered + bounced) of its emails pass this (0.003 = 0.3%)',
+    default: 0.003,
+    parse: rate,
+  }),
+  broadcastPauseBounceRate: def({
+    env: 'MAILROOM_BROADCAST_PAUSE_BOUNCE_RATE',
+    description:
+      'a sending broadcast pauses itself when permanent bounces / (delivered + bounced) of its emails pass this (0.05 = 5%)',
+    default: 0.05,
+    parse: rate,
+  }),
+  broadcastPauseMinSample: def({
+    env: 'MAILROOM_BROADCAST_PAUSE_MIN_SAMPLE',
+    description: 'delivered + bounced emails a broadcast needs before the automatic pause rates apply',
+    default: 100,
+    parse: int(1, 10_000_000),
+  }),
+  insights: def({
+    env: 'MAILROOM_INSIGHTS',
+    description:
+      'compute deliverability insights for every email, off the request path: at its first delivery attempt or first GET /emails/:id/insights (GET /emails/:id/insights); false = skip them',
+    default: true,
+    parse: bool,
+  }),
+  reputationGuard: def({
+    env: 'MAILROOM_REPUTATION_GUARD',
+    description:
+      'the reputation guard: per sending domain, warn and then pause list mail (broadcasts, automations) when its hard-bounce or complaint rate passes the thresholds',
+    default: true,
+    parse: bool,
+  }),
+  reputationComplaintWarn: def({
+    env: 'MAILROOM_REPUTATION_COMPLAINT_WARN',
+    description:
+      'a domain\'s complaint rate (complaints / (delivered + bounced)) over the last hour or 7 days that puts it in warning (0.001 = 0.1%, Gmail and Yahoo\'s "stay below")',
+    default: 0.001,
+    parse: rate,
+  }),
+  reputationComplaintAct: def({
+    env: 'MAILROOM_REPUTATION_COMPLAINT_ACT',
+    description:
+      "the complaint rate that pauses the domain's list mail until a person resumes it (0.003 = 0.3%, Gmail and Yahoo's limit)",
+    default: 0.003,
+    parse: rate,
+  }),
+  reputationBounceWarn: def({
+    env: 'MAILROOM_REPUTATION_BOUNCE_WARN',
+    description:
+      "a domain's hard-bounce rate (permanent bounces / (delivered + bounced)) that puts it in warning (0.02 = 2%)",
+    default: 0.02,
+    parse: rate,
+  }),
+  reputationBounceAct: def({
+    env: 'MAILROOM_REPUTATION_BOUNCE_ACT',
+    description: "the hard-bounce rate that pauses the domain's list mail until a person resumes it (0.05 = 5%)",
+    default: 0.05,
+    parse: rate,
+  }),
+  reputationMinSample: def({
+    env: 'MAILROOM_REPUTATION_MIN_SAMPLE',
+    description:
+      'delivered + bounced recipients a window (last hour, last 7 days) needs before the guard judges its rates',
+    default: 100,
+    parse: int(1, 10_000_000),
+  }),
+  reputationPauseTransactional: def({
+    env: 'MAILROOM_REPUTATION_PAUSE_TRANSACTIONAL',
+    description:
+      'a paused domain also refuses API and SMTP sends (403 / 451 4.7.1); by default transactional mail keeps flowing',
+    default: false,
+    parse: bool,
+  }),
+  allowPrivateNetworks: def({
+    env: 'MAILROOM_ALLOW_PRIVATE_NETWORKS',
+    description: 'allow webhook and attachment URLs on private addresses',
+    default: false,
+    parse: bool,
+  }),
+  webhookRetrySchedule: def({
+    env: 'MAILROOM_WEBHOOK_RETRY_SCHEDULE',
+    description:
+      'webhook attempt delays, each after the previous failure (first = first attempt), e.g. 0s,5s,5m,30m,2h,5h,10h,10h',
+    default: durations('0s,5s,5m,30m,2h,5h,10h,10h'),
+    parse: durations,
+  }),
+  webhookTimeoutMs: def({
+    env: 'MAILROOM_WEBHOOK_TIMEOUT_MS',
+    description: 'time a webhook endpoint has to answer, milliseconds',
+    default: 15_000,
+    parse: int(100, 120_000),
+  }),
+  webhookConcurrency: def({
+    env: 'MAILROOM_WEBHOOK_CONCURRENCY',
+    description: 'webhook requests in flight per endpoint at most',
+    default: 16,
+    parse: int(1, 256),
+  }),
+  secretKey: def({
+    env: 'MAILROOM_SECRET_KEY',
+    description: 'encryption and signing key; unset = generated into the data directory',
+    default: undefined,
+    parse: optStr,
+    secret: true,
+  }),
+  redisUrl: def({
+    env: 'MAILROOM_REDIS_URL',
+    description: 'Redis for rate-limit counters shared across processes',
+    default: undefined,
+    parse: optUrl(['redis:', 'rediss:']),
+    secret: true,
+  }),
+  roles: def({
+    env: 'MAILROOM_ROLES',
+    description: 'roles this process runs: api, smtp, mx, worker',
+    default: [...ROLES] as Role[],
+    parse: listOf(ROLES),
+  }),
+  regionEgress: def({
+    env: 'MAILROOM_REGION_EGRESS',
+    description:
+      'per-region egress as JSON: {"eu-west-1":{"relayUrl","heloName","sourceAddress"}}; unset keys use the global settings',
+    default: {} as Partial<Record<Region, RegionEgress>>,
+    parse: regionEgress,
+    secret: true,
+  }),
+  regions: def({
+    env: 'MAILROOM_REGIONS',
+    description: 'regions whose deliveries this worker claims',
+    default: [...REGIONS] as Region[],
+    parse: listOf(REGIONS),
+  }),
+  retentionDays: def({
+    env: 'MAILROOM_RETENTION_DAYS',
+    description: 'days raw message bodies are kept',
+    default: 30,
+    parse: int(1, 3650),
+  }),
+  logRetentionDays: def({
+    env: 'MAILROOM_LOG_RETENTION_DAYS',
+    description: 'days API request logs are kept',
+    default: 30,
+    parse: int(1, 3650),
+  }),
+  logLevel: def({
+    env: 'MAILROOM_LOG_LEVEL',
+    description: 'structured log level: debug, info, warn, error, silent',
+    default: 'info' as 'debug' | 'info' | 'warn' | 'error' | 'silent',
+    parse: oneOf(['debug', 'info', 'warn', 'error', 'silent'] as const),
+  }),
+  dashboardFrom: def({
+    env: 'MAILROOM_DASHBOARD_FROM',
+    description:
+      'sender of dashboard mail (password resets), e.g. "Mailroom <no-reply@example.com>", on a verified domain; unset = no reset by email',
+    default: undefined,
+    parse: optStr,
+  }),
+  githubClientId: def({
+    env: 'MAILROOM_GITHUB_CLIENT_ID',
+    description: 'GitHub OAuth app client id: enables "Sign in with GitHub" (with the secret)',
+    default: undefined,
+    parse: optStr,
+  }),
+  githubClientSecret: def({
+    env: 'MAILROOM_GITHUB_CLIENT_SECRET',
+    description: 'GitHub OAuth app client secret',
+    default: undefined,
+    parse: optStr,
+    secret: true,
+  }),
+  githubOauthUrl: def({
+    env: 'MAILROOM_GITHUB_OAUTH_URL',
+    description:
+      'GitHub base for /login/oauth/authorize and /login/oauth/access_token (tests point it at a fake provider)',
+    default: 'https://github.com',
+    parse: url(['http:', 'https:']),
+  }),
+  githubApiUrl: def({
+    env: 'MAILROOM_GITHUB_API_URL',
+    description: 'GitHub API base for /user and /user/emails',
+    default: 'https://api.github.com',
+    parse: url(['http:', 'https:']),
+  }),
+  googleClientId: def({
+    env: 'MAILROOM_GOOGLE_CLIENT_ID',
+    description: 'Google OAuth client id: enables "Sign in with Google" (with the secret)',
+    default: undefined,
+    parse: optStr,
+  }),
+  googleClientSecret: def({
+    env: 'MAILROOM_GOOGLE_CLIENT_SECRET',
+    description: 'Google OAuth client secret',
+    default: undefined,
+    parse: optStr,
+    secret: true,
+  }),
+  googleAuthUrl: def({
+    env: 'MAILROOM_GOOGLE_AUTH_URL',
+    description: 'Google authorization endpoint',
+    default: 'https://accounts.google.com/o/oauth2/v2/auth',
+    parse: url(['http:', 'https:']),
+  }),
+  googleTokenUrl: def({
+    env: 'MAILROOM_GOOGLE_TOKEN_URL',
+    description: 'Google token endpoint',
+    default: 'https://oauth2.googleapis.com/token',
+    parse: url(['http:', 'https:']),
+  }),
+  googleUserinfoUrl: def({
+    env: 'MAILROOM_GOOGLE_USERINFO_URL',
+    description: 'Google OpenID Connect userinfo endpoint',
+    default: 'https://openidconnect.googleapis.com/v1/userinfo',
+    parse: url(['http:', 'https:']),
+  }),
 };
 
 export type Schema = typeof schema;

@@ -2,7 +2,19 @@
 // validation of a rule tree into its normal form, with Resend-shaped 422s naming the path, and an
 // in-memory evaluator. Pure: no database; the SQL form of the same semantics is store/segment-filter.ts.
 import { AppError, invalidField } from '../errors.js';
-import { ENGAGEMENTS, OPS, ruleUnevaluable, type Engagement, type EngagementRule, type FieldRule, type Op, type Rule, type Scalar, type SegmentRule, type TopicRule } from '../lib/filter-rule.js';
+import {
+  ENGAGEMENTS,
+  OPS,
+  ruleUnevaluable,
+  type Engagement,
+  type EngagementRule,
+  type FieldRule,
+  type Op,
+  type Rule,
+  type Scalar,
+  type SegmentRule,
+  type TopicRule,
+} from '../lib/filter-rule.js';
 import { isTimestampForm, timestampMs, timestampProblem, timestampText } from '../lib/timestamp-text.js';
 
 export * from '../lib/filter-rule.js';
@@ -11,7 +23,13 @@ export type FieldType = 'string' | 'number' | 'boolean' | 'date';
 export const LIMITS = { depth: 6, rules: 50, inValues: 100, stringLength: 1000, withinDays: 3650 } as const;
 
 /** The contact fields a rule can name; `properties.<key>` takes its type from the team's contact properties. */
-const FIELDS: Record<string, FieldType> = { email: 'string', first_name: 'string', last_name: 'string', unsubscribed: 'boolean', created_at: 'date' };
+const FIELDS: Record<string, FieldType> = {
+  email: 'string',
+  first_name: 'string',
+  last_name: 'string',
+  unsubscribed: 'boolean',
+  created_at: 'date',
+};
 /** Which ops each type allows: ordering only on numbers and dates (string order differs between SQL collations and JS). */
 const ALLOWED: Record<FieldType, readonly Op[]> = {
   string: ['eq', 'neq', 'in', 'contains', 'starts_with', 'ends_with', 'exists', 'is_empty'],
@@ -31,7 +49,10 @@ export interface FilterContext {
 }
 
 /** Ids the rule names, with their paths, for the caller to check against the team's rows. */
-export interface FilterRefs { topics: { id: string; path: string }[]; segments: { id: string; path: string }[] }
+export interface FilterRefs {
+  topics: { id: string; path: string }[];
+  segments: { id: string; path: string }[];
+}
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -39,7 +60,11 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object
 export function fieldType(field: string, ctx: FilterContext, path: string): FieldType {
   if (field.startsWith('properties.')) {
     const t = ctx.properties.get(field.slice('properties.'.length));
-    if (!t) throw invalidField(path, `no contact property has the key "${field.slice(11, 61)}"; create it first (POST /contact-properties).`);
+    if (!t)
+      throw invalidField(
+        path,
+        `no contact property has the key "${field.slice(11, 61)}"; create it first (POST /contact-properties).`,
+      );
     return t;
   }
   const t = Object.hasOwn(FIELDS, field) ? FIELDS[field] : undefined;
@@ -49,14 +74,16 @@ export function fieldType(field: string, ctx: FilterContext, path: string): Fiel
 
 function scalarOf(v: unknown, type: FieldType, path: string): Scalar {
   if (type === 'number') {
-    if (typeof v !== 'number' || !Number.isFinite(v)) throw invalidField(path, 'must be a number (the property is a number).');
+    if (typeof v !== 'number' || !Number.isFinite(v))
+      throw invalidField(path, 'must be a number (the property is a number).');
     return v;
   }
   if (type === 'boolean') {
     if (typeof v !== 'boolean') throw invalidField(path, 'must be true or false.');
     return v;
   }
-  if (typeof v !== 'string') throw invalidField(path, type === 'date' ? 'must be an ISO 8601 date or timestamp string.' : 'must be a string.');
+  if (typeof v !== 'string')
+    throw invalidField(path, type === 'date' ? 'must be an ISO 8601 date or timestamp string.' : 'must be a string.');
   if (v.length > LIMITS.stringLength) throw invalidField(path, `must be at most ${LIMITS.stringLength} characters.`);
   if (type === 'date') {
     if (!isTimestampForm(v)) throw invalidField(path, 'must be an ISO 8601 date or timestamp string.');
@@ -69,24 +96,35 @@ function scalarOf(v: unknown, type: FieldType, path: string): Scalar {
 
 function onlyKeys(o: Record<string, unknown>, keys: string[], path: string): void {
   const extra = Object.keys(o).find((k) => !keys.includes(k));
-  if (extra !== undefined) throw invalidField(`${path}.${extra.slice(0, 50)}`, `is not a field of this rule (expected ${keys.join(', ')}).`);
+  if (extra !== undefined)
+    throw invalidField(`${path}.${extra.slice(0, 50)}`, `is not a field of this rule (expected ${keys.join(', ')}).`);
 }
 
 /**
  * Validates `raw` (the wire form) and returns its normal form: ids lowercased, `subscribed`
  * defaulted to true, nothing else changed. `path` names the field in error messages ("filter").
  */
-export function parseFilter(raw: unknown, ctx: FilterContext, path = 'filter', refs: FilterRefs = { topics: [], segments: [] }): Rule {
+export function parseFilter(
+  raw: unknown,
+  ctx: FilterContext,
+  path = 'filter',
+  refs: FilterRefs = { topics: [], segments: [] },
+): Rule {
   let count = 0;
   const walk = (v: unknown, p: string, depth: number): Rule => {
-    if (!isObj(v)) throw invalidField(p, 'must be a rule object: {field, op, value}, {and: [...]}, {or: [...]}, {not: rule}, {topic}, {engagement} or {segment}.');
+    if (!isObj(v))
+      throw invalidField(
+        p,
+        'must be a rule object: {field, op, value}, {and: [...]}, {or: [...]}, {not: rule}, {topic}, {engagement} or {segment}.',
+      );
     if (++count > LIMITS.rules) throw invalidField(p, `a filter has at most ${LIMITS.rules} rules.`);
     if (depth > LIMITS.depth) throw invalidField(p, `rules nest at most ${LIMITS.depth} deep.`);
     for (const k of ['and', 'or'] as const) {
       if (!(k in v)) continue;
       onlyKeys(v, [k], p);
       const list = v[k];
-      if (!Array.isArray(list) || list.length === 0) throw invalidField(`${p}.${k}`, 'must be a non-empty array of rules.');
+      if (!Array.isArray(list) || list.length === 0)
+        throw invalidField(`${p}.${k}`, 'must be a non-empty array of rules.');
       const out = list.map((x, i) => walk(x, `${p}.${k}[${i}]`, depth + 1));
       return k === 'and' ? { and: out } : { or: out };
     }
@@ -97,23 +135,27 @@ export function parseFilter(raw: unknown, ctx: FilterContext, path = 'filter', r
     if ('topic' in v) {
       onlyKeys(v, ['topic', 'subscribed'], p);
       if (typeof v.topic !== 'string' || !UUID.test(v.topic)) throw invalidField(`${p}.topic`, 'must be a topic id.');
-      if (v.subscribed !== undefined && typeof v.subscribed !== 'boolean') throw invalidField(`${p}.subscribed`, 'must be true or false.');
+      if (v.subscribed !== undefined && typeof v.subscribed !== 'boolean')
+        throw invalidField(`${p}.subscribed`, 'must be true or false.');
       refs.topics.push({ id: v.topic.toLowerCase(), path: `${p}.topic` });
       return { topic: v.topic.toLowerCase(), subscribed: v.subscribed !== false };
     }
     if ('segment' in v) {
       onlyKeys(v, ['segment'], p);
-      if (typeof v.segment !== 'string' || !UUID.test(v.segment)) throw invalidField(`${p}.segment`, 'must be a segment id.');
+      if (typeof v.segment !== 'string' || !UUID.test(v.segment))
+        throw invalidField(`${p}.segment`, 'must be a segment id.');
       refs.segments.push({ id: v.segment.toLowerCase(), path: `${p}.segment` });
       return { segment: v.segment.toLowerCase() };
     }
     if ('engagement' in v) {
       onlyKeys(v, ['engagement', 'within_days', 'never'], p);
-      if (!ENGAGEMENTS.includes(v.engagement as never)) throw invalidField(`${p}.engagement`, `must be one of ${ENGAGEMENTS.join(', ')}.`);
+      if (!ENGAGEMENTS.includes(v.engagement as never))
+        throw invalidField(`${p}.engagement`, `must be one of ${ENGAGEMENTS.join(', ')}.`);
       const out: EngagementRule = { engagement: v.engagement as Engagement };
       if (v.within_days !== undefined) {
         const d = v.within_days;
-        if (typeof d !== 'number' || !Number.isInteger(d) || d < 1 || d > LIMITS.withinDays) throw invalidField(`${p}.within_days`, `must be a whole number of days from 1 to ${LIMITS.withinDays}.`);
+        if (typeof d !== 'number' || !Number.isInteger(d) || d < 1 || d > LIMITS.withinDays)
+          throw invalidField(`${p}.within_days`, `must be a whole number of days from 1 to ${LIMITS.withinDays}.`);
         out.within_days = d;
       }
       if (v.never !== undefined) {
@@ -128,14 +170,23 @@ export function parseFilter(raw: unknown, ctx: FilterContext, path = 'filter', r
     const type = fieldType(v.field, ctx, `${p}.field`);
     if (!OPS.includes(v.op as never)) throw invalidField(`${p}.op`, `must be one of ${OPS.join(', ')}.`);
     const op = v.op as Op;
-    if (!ALLOWED[type].includes(op)) throw invalidField(`${p}.op`, `"${op}" does not apply to ${v.field} (a ${type}); use one of ${ALLOWED[type].join(', ')}.`);
+    if (!ALLOWED[type].includes(op))
+      throw invalidField(
+        `${p}.op`,
+        `"${op}" does not apply to ${v.field} (a ${type}); use one of ${ALLOWED[type].join(', ')}.`,
+      );
     if (op === 'exists' || op === 'is_empty') {
       if (v.value !== undefined) throw invalidField(`${p}.value`, `"${op}" takes no value.`);
       return { field: v.field, op };
     }
-    if (v.value === undefined || v.value === null) throw invalidField(`${p}.value`, `is required for "${op}" (use "exists" or "is_empty" to test for a missing value).`);
+    if (v.value === undefined || v.value === null)
+      throw invalidField(
+        `${p}.value`,
+        `is required for "${op}" (use "exists" or "is_empty" to test for a missing value).`,
+      );
     if (op === 'in') {
-      if (!Array.isArray(v.value) || v.value.length === 0 || v.value.length > LIMITS.inValues) throw invalidField(`${p}.value`, `must be an array of 1 to ${LIMITS.inValues} values for "in".`);
+      if (!Array.isArray(v.value) || v.value.length === 0 || v.value.length > LIMITS.inValues)
+        throw invalidField(`${p}.value`, `must be an array of 1 to ${LIMITS.inValues} values for "in".`);
       return { field: v.field, op, value: v.value.map((x, i) => scalarOf(x, type, `${p}.value[${i}]`)) };
     }
     return { field: v.field, op, value: scalarOf(v.value, type, `${p}.value`) };
@@ -158,7 +209,10 @@ export type ExternalLeaf = (rule: TopicRule | EngagementRule | SegmentRule) => b
 
 function valueOf(c: FilterContact, field: string): string | number | boolean | Date | null {
   if (field.startsWith('properties.')) return c.properties?.[field.slice(11)] ?? null;
-  if (field === 'created_at') return c.created_at === undefined ? null : new Date(typeof c.created_at === 'string' ? instantOf(c.created_at) : c.created_at);
+  if (field === 'created_at')
+    return c.created_at === undefined
+      ? null
+      : new Date(typeof c.created_at === 'string' ? instantOf(c.created_at) : c.created_at);
   if (field === 'unsubscribed') return c.unsubscribed ?? false;
   return (c as unknown as Record<string, string | null>)[field] ?? null;
 }
@@ -176,16 +230,25 @@ function leafMatches(r: FieldRule, c: FilterContact): boolean {
   const have = norm(raw);
   const v = r.value as Scalar;
   switch (r.op) {
-    case 'eq': return have === want(v);
-    case 'in': return (v as unknown as Scalar[]).some((x) => have === want(x));
-    case 'gt': return have > want(v);
-    case 'gte': return have >= want(v);
-    case 'lt': return have < want(v);
-    case 'lte': return have <= want(v);
+    case 'eq':
+      return have === want(v);
+    case 'in':
+      return (v as unknown as Scalar[]).some((x) => have === want(x));
+    case 'gt':
+      return have > want(v);
+    case 'gte':
+      return have >= want(v);
+    case 'lt':
+      return have < want(v);
+    case 'lte':
+      return have <= want(v);
     // Substring ops ignore case (SQL: lower() on both sides).
-    case 'contains': return String(have).toLowerCase().includes(String(v).toLowerCase());
-    case 'starts_with': return String(have).toLowerCase().startsWith(String(v).toLowerCase());
-    case 'ends_with': return String(have).toLowerCase().endsWith(String(v).toLowerCase());
+    case 'contains':
+      return String(have).toLowerCase().includes(String(v).toLowerCase());
+    case 'starts_with':
+      return String(have).toLowerCase().startsWith(String(v).toLowerCase());
+    case 'ends_with':
+      return String(have).toLowerCase().endsWith(String(v).toLowerCase());
   }
   return false;
 }
@@ -195,7 +258,8 @@ function holds(rule: Rule, c: FilterContact, external?: ExternalLeaf): boolean {
   if ('or' in rule) return rule.or.some((r) => holds(r, c, external));
   if ('not' in rule) return !holds(rule.not, c, external);
   if ('field' in rule) return leafMatches(rule, c);
-  if (!external) throw new Error('this rule needs the database (topic, engagement or segment): pass an external evaluator');
+  if (!external)
+    throw new Error('this rule needs the database (topic, engagement or segment): pass an external evaluator');
   return external(rule);
 }
 

@@ -28,10 +28,17 @@ const MAX_ROW_CHARS = 64 * 1024;
 const NUMBER = /^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?$/i;
 const TRUE = new Set(['true', 'yes', 'y', '1']);
 const FALSE = new Set(['false', 'no', 'n', '0']);
-const norm = (h: string) => h.trim().toLowerCase().replace(/[\s-]+/g, '_');
+const norm = (h: string) =>
+  h
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
 // Header names taken for a field when column_map does not name its column.
 const FIELD_HEADERS: Record<ContactField, string[]> = {
-  email: ['email', 'email_address', 'e_mail'], first_name: ['first_name', 'firstname'], last_name: ['last_name', 'lastname'], unsubscribed: ['unsubscribed'],
+  email: ['email', 'email_address', 'e_mail'],
+  first_name: ['first_name', 'firstname'],
+  last_name: ['last_name', 'lastname'],
+  unsubscribed: ['unsubscribed'],
 };
 
 /**
@@ -48,19 +55,28 @@ function utf8Check(): Transform {
       for (let i = buf.length - 1; i >= Math.max(0, buf.length - 3); i--) {
         const b = buf[i];
         if (b < 0x80) break;
-        if (b >= 0xc0) { // a lead byte: is its sequence complete?
+        if (b >= 0xc0) {
+          // a lead byte: is its sequence complete?
           const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : 2;
           if (buf.length - i < need) cut = i;
           break;
         }
       }
-      if (!isUtf8(buf.subarray(0, cut))) return done(new ImportFileError(`The file is not UTF-8 text (an invalid byte sequence after byte ${offset}); save it as "CSV UTF-8".`));
+      if (!isUtf8(buf.subarray(0, cut)))
+        return done(
+          new ImportFileError(
+            `The file is not UTF-8 text (an invalid byte sequence after byte ${offset}); save it as "CSV UTF-8".`,
+          ),
+        );
       offset += cut;
       carry = Buffer.from(buf.subarray(cut));
       done(null, buf.subarray(0, cut));
     },
     flush(done) {
-      if (carry.length) return done(new ImportFileError('The file is not UTF-8 text (it ends inside a character); save it as "CSV UTF-8".'));
+      if (carry.length)
+        return done(
+          new ImportFileError('The file is not UTF-8 text (it ends inside a character); save it as "CSV UTF-8".'),
+        );
       done();
     },
   });
@@ -80,11 +96,17 @@ function fileError(err: unknown): Error {
       return new ImportFileError(`The file is not valid CSV: a quoted field opened in row ${row} is never closed.`);
     case 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH':
     case 'CSV_RECORD_INCONSISTENT_COLUMNS':
-      return new ImportFileError(`The file is not valid CSV: row ${row} has ${e.record?.length ?? 'a different number of'} columns, the header has ${(e as { columns?: unknown[] }).columns?.length ?? e.message.match(/expect (\d+)/)?.[1] ?? 'another number'}.`);
+      return new ImportFileError(
+        `The file is not valid CSV: row ${row} has ${e.record?.length ?? 'a different number of'} columns, the header has ${(e as { columns?: unknown[] }).columns?.length ?? e.message.match(/expect (\d+)/)?.[1] ?? 'another number'}.`,
+      );
     case 'CSV_INVALID_CLOSING_QUOTE':
-      return new ImportFileError(`The file is not valid CSV: row ${row} has a quote inside a quoted field that is not doubled ("").`);
+      return new ImportFileError(
+        `The file is not valid CSV: row ${row} has a quote inside a quoted field that is not doubled ("").`,
+      );
     case 'CSV_MAX_RECORD_SIZE':
-      return new ImportFileError(`The file is not valid CSV: row ${row} is longer than ${MAX_ROW_CHARS} characters (an unclosed quote?).`);
+      return new ImportFileError(
+        `The file is not valid CSV: row ${row} is longer than ${MAX_ROW_CHARS} characters (an unclosed quote?).`,
+      );
     default:
       return new ImportFileError(`The file is not valid CSV: ${e.message} (row ${row}).`);
   }
@@ -100,10 +122,16 @@ function layout(header: string[], columns: ColumnMap) {
   for (const f of CONTACT_FIELDS) {
     const named = columns.fields[f];
     const at = named !== undefined ? find(named) : header.findIndex((h) => FIELD_HEADERS[f].includes(norm(h)));
-    if (named !== undefined && at < 0) throw new ImportFileError(`The file has no column ${shown(named)} (column_map.${f}); its columns are ${header.map((h) => shown(h)).join(', ')}.`);
+    if (named !== undefined && at < 0)
+      throw new ImportFileError(
+        `The file has no column ${shown(named)} (column_map.${f}); its columns are ${header.map((h) => shown(h)).join(', ')}.`,
+      );
     if (at >= 0) fields[f] = at;
   }
-  if (fields.email === undefined) throw new ImportFileError(`The file has no email column: name one "email" or give its name in column_map.email (its columns are ${header.map((h) => shown(h)).join(', ')}).`);
+  if (fields.email === undefined)
+    throw new ImportFileError(
+      `The file has no email column: name one "email" or give its name in column_map.email (its columns are ${header.map((h) => shown(h)).join(', ')}).`,
+    );
   const properties: [string, number][] = [];
   for (const [key, col] of Object.entries(columns.properties)) {
     const at = find(col);
@@ -124,10 +152,20 @@ const reasonOf = (err: unknown) => (err instanceof AppError ? err.message : Stri
  * The rows of the file, checked. `defs`: the team's properties (key -> type) when the run began;
  * a mapped property no longer there fails the rows that give it a value.
  */
-export async function* importRows(input: Readable, columns: ColumnMap, defs: Map<string, string>): AsyncGenerator<RowResult> {
+export async function* importRows(
+  input: Readable,
+  columns: ColumnMap,
+  defs: Map<string, string>,
+): AsyncGenerator<RowResult> {
   // `info` gives each record its place in the file: records and blank lines before it count, so a
   // row is numbered as a spreadsheet shows it (header row 1, a quoted line break stays in its row).
-  const parser = parse({ bom: true, skip_empty_lines: true, max_record_size: MAX_ROW_CHARS, relax_column_count: false, info: true });
+  const parser = parse({
+    bom: true,
+    skip_empty_lines: true,
+    max_record_size: MAX_ROW_CHARS,
+    relax_column_count: false,
+    info: true,
+  });
   const source = input.pipe(utf8Check());
   source.on('error', (err) => parser.destroy(err));
   input.on('error', (err) => parser.destroy(err));
@@ -135,7 +173,10 @@ export async function* importRows(input: Readable, columns: ColumnMap, defs: Map
   let dataRows = 0;
   let map: ReturnType<typeof layout> | undefined;
   try {
-    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { records: number; empty_lines: number } }>) {
+    for await (const { record, info } of parser as AsyncIterable<{
+      record: string[];
+      info: { records: number; empty_lines: number };
+    }>) {
       if (!map) {
         map = layout(record, columns);
         const taken = new Set([...Object.values(map.fields), ...map.properties.map(([, i]) => i)]);
@@ -158,7 +199,8 @@ function checkRow(record: string[], row: number, map: ReturnType<typeof layout>,
   const fail = (reason: string): RowResult => ({ ok: false, failure: { row, email: email || null, reason } });
   if (!email) return fail('The row has no email address.');
   const unsub = cell(map.fields.unsubscribed).toLowerCase();
-  if (unsub && !TRUE.has(unsub) && !FALSE.has(unsub)) return fail(`\`unsubscribed\` must be true or false; got ${shown(cell(map.fields.unsubscribed))}.`);
+  if (unsub && !TRUE.has(unsub) && !FALSE.has(unsub))
+    return fail(`\`unsubscribed\` must be true or false; got ${shown(cell(map.fields.unsubscribed))}.`);
   const properties: Record<string, string | number> = Object.create(null);
   for (const [key, i] of map.properties) {
     const v = cell(i);
@@ -166,15 +208,31 @@ function checkRow(record: string[], row: number, map: ReturnType<typeof layout>,
     const type = defs.get(key);
     if (!type) return fail(`The property ${shown(key)} does not exist (it was deleted after the upload?).`);
     if (type === 'number') {
-      if (!NUMBER.test(v) || !Number.isFinite(Number(v))) return fail(`The property ${shown(key)} is a number; got ${shown(v)}.`);
+      if (!NUMBER.test(v) || !Number.isFinite(Number(v)))
+        return fail(`The property ${shown(key)} is a number; got ${shown(v)}.`);
       properties[key] = Number(v);
     } else properties[key] = v;
   }
   try {
-    const input = contactInput({ email, first_name: cell(map.fields.first_name) || undefined, last_name: cell(map.fields.last_name) || undefined, properties }, true);
+    const input = contactInput(
+      {
+        email,
+        first_name: cell(map.fields.first_name) || undefined,
+        last_name: cell(map.fields.last_name) || undefined,
+        properties,
+      },
+      true,
+    );
     return {
       ok: true,
-      value: { row, email: input.email!, first_name: input.first_name ?? null, last_name: input.last_name ?? null, unsubscribed: unsub ? TRUE.has(unsub) : null, properties },
+      value: {
+        row,
+        email: input.email!,
+        first_name: input.first_name ?? null,
+        last_name: input.last_name ?? null,
+        unsubscribed: unsub ? TRUE.has(unsub) : null,
+        properties,
+      },
     };
   } catch (err) {
     return fail(reasonOf(err));

@@ -9,13 +9,22 @@ import { blobStream } from '../store/blobs.js';
 import { withTx, type Pool } from '../store/db.js';
 import { contactPropertiesFind } from '../store/contact-properties.js';
 import {
-  contactImportFind, contactImportFinish, contactImportLockTeam, contactImportMerge, contactImportProgress, contactImportRowsWriter,
-  contactImportStartRun, type ContactImportRow, type FailedRow,
+  contactImportFind,
+  contactImportFinish,
+  contactImportLockTeam,
+  contactImportMerge,
+  contactImportProgress,
+  contactImportRowsWriter,
+  contactImportStartRun,
+  type ContactImportRow,
+  type FailedRow,
 } from '../store/contact-imports.js';
 import type { ImportOptions } from './import-options.js';
 import { ImportFileError, importRows } from './import-rows.js';
 
-export interface ImportPayload { import_id: string }
+export interface ImportPayload {
+  import_id: string;
+}
 
 // Progress (rows read so far) is written every this many rows.
 const PROGRESS_EVERY = 5_000;
@@ -23,10 +32,20 @@ const MAX_FAILED_ROWS = 100;
 
 class Replaced extends Error {}
 
-interface Staged { total: number; failed: number; failedRows: FailedRow[] }
+interface Staged {
+  total: number;
+  failed: number;
+  failedRows: FailedRow[];
+}
 
 /** Step 2: parse the file and COPY the good rows to staging (one statement: all or nothing). */
-async function stage(pool: Pool, imp: ContactImportRow, runId: string, signal: AbortSignal, out: Staged): Promise<void> {
+async function stage(
+  pool: Pool,
+  imp: ContactImportRow,
+  runId: string,
+  signal: AbortSignal,
+  out: Staged,
+): Promise<void> {
   const opts = imp.options as ImportOptions;
   const defs = new Map((await contactPropertiesFind(pool, imp.team_id)).map((d) => [d.key, d.type as string]));
   const client = await pool.connect();
@@ -41,7 +60,8 @@ async function stage(pool: Pool, imp: ContactImportRow, runId: string, signal: A
       }
       if (out.total % PROGRESS_EVERY === 0) {
         if (signal.aborted) throw signal.reason ?? new Error('aborted');
-        if (!(await contactImportProgress(pool, imp.id, runId, out.total, out.failed))) throw new Replaced('the import run was replaced');
+        if (!(await contactImportProgress(pool, imp.id, runId, out.total, out.failed)))
+          throw new Replaced('the import run was replaced');
       }
     }
     await writer.end();
@@ -61,9 +81,24 @@ async function merge(pool: Pool, imp: ContactImportRow, runId: string, s: Staged
     await contactImportLockTeam(tx, imp.team_id);
     const now = await contactImportFind(tx, undefined, imp.id, true);
     if (now?.run_id !== runId || now.status !== 'in_progress') throw new Replaced('the import run was replaced');
-    const m = await contactImportMerge(tx, { teamId: imp.team_id, runId, upsert: opts.on_conflict === 'upsert', segments: opts.segments, topics: opts.topics });
-    const skipped = (m.staged - m.uniq) + (m.uniq - m.created - m.updated); // earlier duplicates + existing contacts left alone
-    await contactImportFinish(tx, imp.id, runId, { status: 'completed', total: s.total, created: m.created, updated: m.updated, skipped, failed: s.failed, failedRows: s.failedRows, error: null });
+    const m = await contactImportMerge(tx, {
+      teamId: imp.team_id,
+      runId,
+      upsert: opts.on_conflict === 'upsert',
+      segments: opts.segments,
+      topics: opts.topics,
+    });
+    const skipped = m.staged - m.uniq + (m.uniq - m.created - m.updated); // earlier duplicates + existing contacts left alone
+    await contactImportFinish(tx, imp.id, runId, {
+      status: 'completed',
+      total: s.total,
+      created: m.created,
+      updated: m.updated,
+      skipped,
+      failed: s.failed,
+      failedRows: s.failedRows,
+      error: null,
+    });
     return { ...m, skipped };
   });
 }
@@ -80,14 +115,39 @@ export function contactImportJob(deps: { pool: Pool; log: Logger }) {
     try {
       await stage(pool, imp, runId, ctx.signal, staged);
       const m = await merge(pool, imp, runId, staged);
-      ctx.log.info('contact import completed', { importId: imp.id, rows: staged.total, created: m.created, updated: m.updated, skipped: m.skipped, failed: staged.failed, ms: Date.now() - started });
+      ctx.log.info('contact import completed', {
+        importId: imp.id,
+        rows: staged.total,
+        created: m.created,
+        updated: m.updated,
+        skipped: m.skipped,
+        failed: staged.failed,
+        ms: Date.now() - started,
+      });
     } catch (err) {
-      if (err instanceof Replaced) return ctx.log.warn('contact import run replaced by a newer one; stopping', { importId: imp.id });
+      if (err instanceof Replaced)
+        return ctx.log.warn('contact import run replaced by a newer one; stopping', { importId: imp.id });
       const lastTry = job.maxAttempts !== null && job.attempt >= job.maxAttempts;
       if (!(err instanceof ImportFileError) && !lastTry) throw err; // retried; the next run starts over
-      const error = err instanceof ImportFileError ? err.message : 'The import could not be completed (an internal error; see the server log).';
-      await contactImportFinish(pool, imp.id, runId, { status: 'failed', total: staged.total, created: 0, updated: 0, skipped: 0, failed: staged.failed, failedRows: staged.failedRows, error });
-      ctx.log.info('contact import failed', { importId: imp.id, error, err: err instanceof ImportFileError ? undefined : err });
+      const error =
+        err instanceof ImportFileError
+          ? err.message
+          : 'The import could not be completed (an internal error; see the server log).';
+      await contactImportFinish(pool, imp.id, runId, {
+        status: 'failed',
+        total: staged.total,
+        created: 0,
+        updated: 0,
+        skipped: 0,
+        failed: staged.failed,
+        failedRows: staged.failedRows,
+        error,
+      });
+      ctx.log.info('contact import failed', {
+        importId: imp.id,
+        error,
+        err: err instanceof ImportFileError ? undefined : err,
+      });
     }
   };
 }

@@ -7,7 +7,13 @@ import { isUuid, uuid } from '../lib/ids.js';
 import { enqueue } from '../queue/enqueue.js';
 import { blobWriteStream } from '../store/blobs.js';
 import { withTx, type Pool } from '../store/db.js';
-import { contactImportFind, contactImportInsert, contactImportList, type ContactImportRow, type ImportStatus } from '../store/contact-imports.js';
+import {
+  contactImportFind,
+  contactImportInsert,
+  contactImportList,
+  type ContactImportRow,
+  type ImportStatus,
+} from '../store/contact-imports.js';
 import type { PageQuery } from '../store/paginate.js';
 import { CONTACT_IMPORT_JOB } from '../store/jobs.js';
 import { importOptions } from './import-options.js';
@@ -19,7 +25,11 @@ const STATUSES: readonly ImportStatus[] = ['queued', 'in_progress', 'completed',
 /** The import as GET /contacts/imports/:id shows it; lists leave out the failed rows. */
 function view(i: ContactImportRow, withRows: boolean) {
   return {
-    object: 'contact_import' as const, id: i.id, status: i.status, created_at: i.created_at, completed_at: i.completed_at,
+    object: 'contact_import' as const,
+    id: i.id,
+    status: i.status,
+    created_at: i.created_at,
+    completed_at: i.completed_at,
     counts: { total: i.total, created: i.created, updated: i.updated, skipped: i.skipped, failed: i.failed },
     ...(withRows ? { failed_rows: i.failed_rows } : {}),
     error: i.error,
@@ -31,7 +41,9 @@ function view(i: ContactImportRow, withRows: boolean) {
  * the `file` part's stream when it comes (the SDK sends it first, before the fields), then
  * returns the text fields.
  */
-export type ImportForm = (saveFile: (file: Readable & { truncated?: boolean }) => Promise<void>) => Promise<Record<string, string>>;
+export type ImportForm = (
+  saveFile: (file: Readable & { truncated?: boolean }) => Promise<void>,
+) => Promise<Record<string, string>>;
 
 /**
  * Stores the file and queues the import, in one transaction: a request that fails (too large,
@@ -55,7 +67,11 @@ export async function importCreate(pool: Pool, teamId: string, readForm: ImportF
   });
 }
 
-export const tooLarge = () => new AppError('payload_too_large', `The file is larger than ${MAX_IMPORT_BYTES / 1024 / 1024} MB, the most one import takes; split it into several files.`);
+export const tooLarge = () =>
+  new AppError(
+    'payload_too_large',
+    `The file is larger than ${MAX_IMPORT_BYTES / 1024 / 1024} MB, the most one import takes; split it into several files.`,
+  );
 
 export async function importGet(pool: Pool, teamId: string, id: string) {
   const i = isUuid(id) ? await contactImportFind(pool, teamId, id.toLowerCase()) : undefined;
@@ -64,7 +80,8 @@ export async function importGet(pool: Pool, teamId: string, id: string) {
 }
 
 export async function importsList(pool: Pool, teamId: string, page: PageQuery, status?: string) {
-  if (status !== undefined && !STATUSES.includes(status as ImportStatus)) throw new AppError('validation_error', `Invalid \`status\` parameter: must be one of ${STATUSES.join(', ')}.`);
+  if (status !== undefined && !STATUSES.includes(status as ImportStatus))
+    throw new AppError('validation_error', `Invalid \`status\` parameter: must be one of ${STATUSES.join(', ')}.`);
   const p = await contactImportList(pool, teamId, page, status as ImportStatus | undefined);
   return { object: 'list' as const, has_more: p.has_more, data: p.data.map((i) => view(i, false)) };
 }

@@ -41,13 +41,15 @@ export function propertyValue(field: string, v: unknown): string | number | null
     return v;
   }
   if (typeof v !== 'string') throw invalidField(field, 'must be a string, a number or null.');
-  if (v.length > MAX_PROPERTY_STRING) throw invalidField(field, `strings must be at most ${MAX_PROPERTY_STRING} characters.`);
+  if (v.length > MAX_PROPERTY_STRING)
+    throw invalidField(field, `strings must be at most ${MAX_PROPERTY_STRING} characters.`);
   return v;
 }
 
 function properties(v: unknown): PropertyInput | undefined {
   if (v === undefined) return undefined;
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw invalidField('properties', 'must be an object of property keys and values.');
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    throw invalidField('properties', 'must be an object of property keys and values.');
   const out: PropertyInput = Object.create(null); // keys are the client's: none may reach a prototype
   for (const [k, x] of Object.entries(v)) out[k] = propertyValue(`properties.${shown(k)}`, x);
   return out;

@@ -22,19 +22,25 @@ button.primary{background:#1c1c1e;color:#fff;border-color:#1c1c1e}
 .addr{overflow-wrap:anywhere}`;
 
 function form(action: string, fields: Record<string, string>, label: string, primary = false): string {
-  const hidden = Object.entries(fields).map(([k, v]) => `<input type="hidden" name="${esc(k)}" value="${esc(v)}">`).join('');
+  const hidden = Object.entries(fields)
+    .map(([k, v]) => `<input type="hidden" name="${esc(k)}" value="${esc(v)}">`)
+    .join('');
   return `<form method="post" action="${esc(action)}">${hidden}<button type="submit"${primary ? ' class="primary"' : ''}>${esc(label)}</button></form>`;
 }
 
 /** The page for `view`, its forms posting to `postUrl` (the signed URL's path); `notice` after an action. */
 export function preferencePage(view: PreferenceView, postUrl: string, notice?: string): string {
-  const topics = view.topics.map((t) => {
-    const on = t.subscription === 'opt_in';
-    const label = on ? 'Unsubscribe' : 'Subscribe';
-    const current = view.emailTopicId === t.id ? ' <span class="muted">(this email)</span>' : '';
-    return `<div class="topic"><div><strong>${esc(t.name)}</strong>${current}<br><span class="muted">${on ? 'Subscribed' : 'Not subscribed'}${t.description ? ` · ${esc(t.description)}` : ''}</span></div>`
-      + `${form(postUrl, { action: on ? 'leave_topic' : 'join_topic', topic: t.id }, label)}</div>`;
-  }).join('');
+  const topics = view.topics
+    .map((t) => {
+      const on = t.subscription === 'opt_in';
+      const label = on ? 'Unsubscribe' : 'Subscribe';
+      const current = view.emailTopicId === t.id ? ' <span class="muted">(this email)</span>' : '';
+      return (
+        `<div class="topic"><div><strong>${esc(t.name)}</strong>${current}<br><span class="muted">${on ? 'Subscribed' : 'Not subscribed'}${t.description ? ` · ${esc(t.description)}` : ''}</span></div>` +
+        `${form(postUrl, { action: on ? 'leave_topic' : 'join_topic', topic: t.id }, label)}</div>`
+      );
+    })
+    .join('');
   const all = view.unsubscribed
     ? `<p>You are unsubscribed from all mail from ${esc(view.sender)}.</p>${form(postUrl, { action: 'resubscribe' }, 'Resubscribe', true)}`
     : `<p>Stop receiving every newsletter and update from ${esc(view.sender)}.</p>${form(postUrl, { action: 'leave_all' }, 'Unsubscribe from everything', true)}`;

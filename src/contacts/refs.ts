@@ -4,6 +4,10 @@ import { invalidField } from '../errors.js';
 
 export function refuseMembershipFields(body: Record<string, unknown>): void {
   const present = (k: string) => body[k] !== undefined && body[k] !== null;
-  if (present('segments') || present('audience_id')) throw invalidField(present('segments') ? 'segments' : 'audience_id', 'change memberships with POST or DELETE /contacts/:id/segments/:segment_id.');
+  if (present('segments') || present('audience_id'))
+    throw invalidField(
+      present('segments') ? 'segments' : 'audience_id',
+      'change memberships with POST or DELETE /contacts/:id/segments/:segment_id.',
+    );
   if (present('topics')) throw invalidField('topics', 'change subscriptions with PATCH /contacts/:id/topics.');
 }

@@ -20,22 +20,45 @@ const PREVIEW_COUNT_CAP = 100_000_000;
 const PREVIEW_ITEMS = 10;
 
 /** The parsed filter, every topic and segment it names checked; `self` = the segment being changed. */
-export async function filterOf(db: Queryable, teamId: string, raw: unknown, self?: string, path = 'filter'): Promise<Rule> {
+export async function filterOf(
+  db: Queryable,
+  teamId: string,
+  raw: unknown,
+  self?: string,
+  path = 'filter',
+): Promise<Rule> {
   const properties = new Map((await contactPropertiesFind(db, teamId)).map((p) => [p.key, p.type]));
   const refs: FilterRefs = { topics: [], segments: [] };
   const rule = parseFilter(raw, { properties }, path, refs);
   if (refs.topics.length) {
-    const known = new Set((await topicsFindMany(db, teamId, refs.topics.map((t) => t.id))).map((t) => t.id));
+    const known = new Set(
+      (
+        await topicsFindMany(
+          db,
+          teamId,
+          refs.topics.map((t) => t.id),
+        )
+      ).map((t) => t.id),
+    );
     const missing = refs.topics.find((t) => !known.has(t.id));
     if (missing) throw invalidField(missing.path, `no topic has the id ${missing.id}.`);
   }
   if (refs.segments.length) {
-    const found = new Map((await segmentsFindMany(db, teamId, refs.segments.map((s) => s.id))).map((s) => [s.id, s]));
+    const found = new Map(
+      (
+        await segmentsFindMany(
+          db,
+          teamId,
+          refs.segments.map((s) => s.id),
+        )
+      ).map((s) => [s.id, s]),
+    );
     for (const r of refs.segments) {
       const s = found.get(r.id);
       if (!s) throw invalidField(r.path, `no segment has the id ${r.id}.`);
       // Only fixed lists: a filter naming a filter segment could name itself through it.
-      if (s.filter || r.id === self) throw invalidField(r.path, 'must be a segment of fixed members, not one with a filter.');
+      if (s.filter || r.id === self)
+        throw invalidField(r.path, 'must be a segment of fixed members, not one with a filter.');
     }
   }
   return rule;
@@ -43,7 +66,8 @@ export async function filterOf(db: Queryable, teamId: string, raw: unknown, self
 
 /** POST /segments/preview {filter}: how many contacts match now, and the first few (as GET /contacts lists them). */
 export async function segmentPreview(db: Queryable, teamId: string, body: Record<string, unknown>) {
-  if (body.filter === undefined || body.filter === null) throw invalidField('filter', 'is required: a rule tree to preview.');
+  if (body.filter === undefined || body.filter === null)
+    throw invalidField('filter', 'is required: a rule tree to preview.');
   const filter = await filterOf(db, teamId, body.filter);
   const [n, first] = await Promise.all([
     segmentContactsCount(db, teamId, { id: '', filter }, PREVIEW_COUNT_CAP),

@@ -9,8 +9,19 @@ import { isUuid } from '../lib/ids.js';
 import type { Pool, Queryable } from '../store/db.js';
 import type { PageQuery } from '../store/paginate.js';
 import {
-  segmentDelete, segmentFilterSet, segmentFind, segmentHasMembers, segmentInsert, segmentList, segmentMemberRemove, segmentMembersAdd, segmentRename,
-  segmentsFindMany, segmentsOfContact, segmentsWithFilter, type SegmentRow,
+  segmentDelete,
+  segmentFilterSet,
+  segmentFind,
+  segmentHasMembers,
+  segmentInsert,
+  segmentList,
+  segmentMemberRemove,
+  segmentMembersAdd,
+  segmentRename,
+  segmentsFindMany,
+  segmentsOfContact,
+  segmentsWithFilter,
+  type SegmentRow,
 } from '../store/segments.js';
 import { filterSegmentsMatching, segmentContactsCount } from '../store/segment-contacts.js';
 import { COUNT_CAP, filterOf } from './segment-filters.js';
@@ -22,18 +33,29 @@ function nameOf(body: Record<string, unknown>, required: boolean): string | unde
     return undefined;
   }
   if (typeof v !== 'string' || !v.trim()) throw invalidField('name', 'must be a non-empty string.');
-  if (v.length > 256 || /[\u0000-\u001f\u007f]/.test(v)) throw invalidField('name', 'must be at most 256 characters, without line breaks or control characters.');
+  if (v.length > 256 || /[\u0000-\u001f\u007f]/.test(v))
+    throw invalidField('name', 'must be at most 256 characters, without line breaks or control characters.');
   return v.trim();
 }
 
 /** The segment, or Resend's 404 in the words of the path used (Segment or Audience). */
-export async function segmentOf(db: Queryable, teamId: string, id: string, what: 'Segment' | 'Audience' = 'Segment'): Promise<SegmentRow> {
+export async function segmentOf(
+  db: Queryable,
+  teamId: string,
+  id: string,
+  what: 'Segment' | 'Audience' = 'Segment',
+): Promise<SegmentRow> {
   const s = isUuid(id) ? await segmentFind(db, teamId, id.toLowerCase()) : undefined;
   if (!s) throw notFound(what);
   return s;
 }
 
-export async function segmentCreate(db: Queryable, teamId: string, body: Record<string, unknown>, object: 'segment' | 'audience' = 'segment') {
+export async function segmentCreate(
+  db: Queryable,
+  teamId: string,
+  body: Record<string, unknown>,
+  object: 'segment' | 'audience' = 'segment',
+) {
   const name = nameOf(body, true)!;
   const filter = body.filter === undefined || body.filter === null ? null : await filterOf(db, teamId, body.filter);
   const s = await segmentInsert(db, teamId, name, filter);
@@ -45,7 +67,12 @@ export async function segmentCreate(db: Queryable, teamId: string, body: Record<
  * to COUNT_CAP. A stored filter that cannot be evaluated (an impossible date an older version
  * accepted) is still shown, with `contacts_count: null` and `filter_error` saying what to change.
  */
-export async function segmentGet(db: Queryable, teamId: string, id: string, object: 'segment' | 'audience' = 'segment') {
+export async function segmentGet(
+  db: Queryable,
+  teamId: string,
+  id: string,
+  object: 'segment' | 'audience' = 'segment',
+) {
   const s = await segmentOf(db, teamId, id, object === 'audience' ? 'Audience' : 'Segment');
   const base = { object, id: s.id, name: s.name, created_at: s.created_at, filter: s.filter };
   const unevaluable = s.filter ? ruleUnevaluable(s.filter) : undefined;
@@ -65,8 +92,11 @@ export async function segmentUpdate(db: Queryable, teamId: string, id: string, b
   const s = await segmentOf(db, teamId, id);
   if (body.filter !== undefined) {
     const filter = body.filter === null ? null : await filterOf(db, teamId, body.filter, s.id);
-    if (filter && !s.filter && await segmentHasMembers(db, s.id)) {
-      throw invalidField('filter', 'this segment has members; a segment has either members or a filter. Remove its members, or create a new segment with the filter.');
+    if (filter && !s.filter && (await segmentHasMembers(db, s.id))) {
+      throw invalidField(
+        'filter',
+        'this segment has members; a segment has either members or a filter. Remove its members, or create a new segment with the filter.',
+      );
     }
     await segmentFilterSet(db, teamId, s.id, filter);
   }
@@ -74,7 +104,12 @@ export async function segmentUpdate(db: Queryable, teamId: string, id: string, b
   return { object: 'segment' as const, id: s.id };
 }
 
-export async function segmentRemove(db: Queryable, teamId: string, id: string, object: 'segment' | 'audience' = 'segment') {
+export async function segmentRemove(
+  db: Queryable,
+  teamId: string,
+  id: string,
+  object: 'segment' | 'audience' = 'segment',
+) {
   const s = await segmentOf(db, teamId, id, object === 'audience' ? 'Audience' : 'Segment');
   await segmentDelete(db, teamId, s.id);
   return { object, id: s.id, deleted: true };
@@ -86,19 +121,29 @@ export async function segmentRefs(db: Queryable, teamId: string, v: unknown, fie
   if (!Array.isArray(v)) throw invalidField(field, 'must be an array of {id}.');
   const ids = v.map((x, i) => {
     const id = typeof x === 'string' ? x : (x as { id?: unknown } | null)?.id;
-    if (typeof id !== 'string' || !isUuid(id)) throw invalidField(field === 'segments' ? `segments[${i}].id` : field, 'must be a segment id.');
+    if (typeof id !== 'string' || !isUuid(id))
+      throw invalidField(field === 'segments' ? `segments[${i}].id` : field, 'must be a segment id.');
     return id.toLowerCase();
   });
   const found = await segmentsFindMany(db, teamId, ids);
   const known = new Set(found.map((s) => s.id));
   const unknown = ids.find((id) => !known.has(id));
-  if (unknown) throw invalidField(field, `no ${field === 'audience_id' ? 'audience' : 'segment'} has the id ${shown(unknown)}.`);
+  if (unknown)
+    throw invalidField(field, `no ${field === 'audience_id' ? 'audience' : 'segment'} has the id ${shown(unknown)}.`);
   const filtered = found.find((s) => s.filter);
-  if (filtered) throw invalidField(field, `the segment ${shown(filtered.id)} has a filter: its contacts are the ones matching it, it takes no members.`);
+  if (filtered)
+    throw invalidField(
+      field,
+      `the segment ${shown(filtered.id)} has a filter: its contacts are the ones matching it, it takes no members.`,
+    );
   return [...new Set(ids)];
 }
 
-const noMembers = (s: SegmentRow) => invalidField('segment_id', `the segment ${shown(s.id)} has a filter: its contacts are the ones matching it, it takes no members.`);
+const noMembers = (s: SegmentRow) =>
+  invalidField(
+    'segment_id',
+    `the segment ${shown(s.id)} has a filter: its contacts are the ones matching it, it takes no members.`,
+  );
 
 /** The segments the contact is a member of, and the filter segments it matches now; oldest first. */
 export async function contactSegmentsList(db: Queryable, teamId: string, contactId: string) {
@@ -106,8 +151,9 @@ export async function contactSegmentsList(db: Queryable, teamId: string, contact
   // A filter that cannot be evaluated (segmentGet shows why) matches nobody here, rather than failing the list.
   const filters = (await segmentsWithFilter(db, teamId)).filter((s) => !s.filter || !ruleUnevaluable(s.filter));
   const matched = await filterSegmentsMatching(db, teamId, contactId, filters);
-  const data = [...fixed, ...filters.filter((s) => matched.has(s.id))]
-    .sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1));
+  const data = [...fixed, ...filters.filter((s) => matched.has(s.id))].sort((a, b) =>
+    a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1,
+  );
   return { object: 'list' as const, has_more: false, data };
 }
 

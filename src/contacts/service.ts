@@ -7,12 +7,27 @@ import { isUuid } from '../lib/ids.js';
 import { withTx, type Pool, type Queryable } from '../store/db.js';
 import type { PageQuery } from '../store/paginate.js';
 import {
-  contactDelete, contactEventInsert, contactEventsInsertWithSegments, contactFind, contactInsert, contactList, contactUpdate, type ContactFields, type ContactRow,
+  contactDelete,
+  contactEventInsert,
+  contactEventsInsertWithSegments,
+  contactFind,
+  contactInsert,
+  contactList,
+  contactUpdate,
+  type ContactFields,
+  type ContactRow,
 } from '../store/contacts.js';
 import { contactEmail, contactInput } from './input.js';
 import { propertiesCheck, propertiesEffective } from './properties.js';
 import { contactTopicsOf, contactTopicsSet, topicChoices } from './topics.js';
-import { contactSegmentAdd, contactSegmentRemove, contactSegmentsList, segmentMembersAdd, segmentOf, segmentRefs } from './segments.js';
+import {
+  contactSegmentAdd,
+  contactSegmentRemove,
+  contactSegmentsList,
+  segmentMembersAdd,
+  segmentOf,
+  segmentRefs,
+} from './segments.js';
 import { segmentIdsOfContact } from '../store/segments.js';
 import { segmentContactsPage, segmentHasContact } from '../store/segment-contacts.js';
 import { refuseMembershipFields } from './refs.js';
@@ -21,17 +36,37 @@ type ContactEventType = Extract<EventType, 'contact.created' | 'contact.updated'
 
 /** The webhook `data` (resend-compat 9.3); no segments exist yet, hence null and []. */
 const eventData = (c: ContactRow, segmentIds: string[]) => ({
-  id: c.id, audience_id: segmentIds[0] ?? null, segment_ids: segmentIds, created_at: c.created_ts.toISOString(), updated_at: c.updated_ts.toISOString(),
-  email: c.email, first_name: c.first_name, last_name: c.last_name, unsubscribed: c.unsubscribed,
+  id: c.id,
+  audience_id: segmentIds[0] ?? null,
+  segment_ids: segmentIds,
+  created_at: c.created_ts.toISOString(),
+  updated_at: c.updated_ts.toISOString(),
+  email: c.email,
+  first_name: c.first_name,
+  last_name: c.last_name,
+  unsubscribed: c.unsubscribed,
 });
 
 /** Records a contact.* event for `c` in the caller's transaction (also used by unsubscribe.ts). */
-export const recordEvent = async (tx: Parameters<typeof contactEventInsert>[0], type: ContactEventType, c: ContactRow) =>
-  contactEventInsert(tx, c.team_id, c.id, type, eventData(c, type === 'contact.deleted' ? [] : await segmentIdsOfContact(tx, c.id)));
+export const recordEvent = async (
+  tx: Parameters<typeof contactEventInsert>[0],
+  type: ContactEventType,
+  c: ContactRow,
+) =>
+  contactEventInsert(
+    tx,
+    c.team_id,
+    c.id,
+    type,
+    eventData(c, type === 'contact.deleted' ? [] : await segmentIdsOfContact(tx, c.id)),
+  );
 
 /** recordEvent(tx, 'contact.created', c) for many new contacts in one statement: the same rows, the same webhook data. */
 export const recordCreatedMany = (tx: Parameters<typeof contactEventInsert>[0], cs: ContactRow[]) =>
-  contactEventsInsertWithSegments(tx, cs.map((c) => ({ teamId: c.team_id, contactId: c.id, type: 'contact.created', data: eventData(c, []) })));
+  contactEventsInsertWithSegments(
+    tx,
+    cs.map((c) => ({ teamId: c.team_id, contactId: c.id, type: 'contact.created', data: eventData(c, []) })),
+  );
 
 /**
  * A path's id or address. Anything else cannot name a contact (undefined). The router has
@@ -47,24 +82,44 @@ function keyOf(idOrEmail: string): { id: string } | { email: string } | undefine
 }
 
 const UNIQUE_EMAIL = 'contacts_team_id_email_key';
-const isEmailTaken = (err: unknown) => (err as { code?: string; constraint?: string }).code === '23505' && (err as { constraint?: string }).constraint === UNIQUE_EMAIL;
+const isEmailTaken = (err: unknown) =>
+  (err as { code?: string; constraint?: string }).code === '23505' &&
+  (err as { constraint?: string }).constraint === UNIQUE_EMAIL;
 
 /**
  * Creates the contact, or, when the team already has one with that address, changes nothing and
  * answers with the existing id (`created: false`): a create is safe to repeat.
  */
-export async function contactCreate(pool: Pool, teamId: string, body: Record<string, unknown>): Promise<{ created: boolean; body: { object: 'contact'; id: string } }> {
+export async function contactCreate(
+  pool: Pool,
+  teamId: string,
+  body: Record<string, unknown>,
+): Promise<{ created: boolean; body: { object: 'contact'; id: string } }> {
   const input = contactInput(body, true);
-  const stored = Object.fromEntries(Object.entries(input.properties ?? {}).filter(([, v]) => v !== null)) as ContactFields['properties'];
+  const stored = Object.fromEntries(
+    Object.entries(input.properties ?? {}).filter(([, v]) => v !== null),
+  ) as ContactFields['properties'];
   const fields: ContactFields = {
-    email: input.email!, first_name: input.first_name ?? null, last_name: input.last_name ?? null, unsubscribed: input.unsubscribed ?? false, properties: stored,
+    email: input.email!,
+    first_name: input.first_name ?? null,
+    last_name: input.last_name ?? null,
+    unsubscribed: input.unsubscribed ?? false,
+    properties: stored,
   };
   // A concurrent delete can remove the row found by the conflict between the two statements: try again.
   for (let attempt = 0; ; attempt++) {
     const out = await withTx(pool, async (tx) => {
       await propertiesCheck(tx, teamId, input.properties ?? {});
       const topics = await topicChoices(tx, teamId, body.topics);
-      const segments = [...await segmentRefs(tx, teamId, body.segments), ...await segmentRefs(tx, teamId, body.audience_id === undefined || body.audience_id === null ? undefined : [body.audience_id], 'audience_id')];
+      const segments = [
+        ...(await segmentRefs(tx, teamId, body.segments)),
+        ...(await segmentRefs(
+          tx,
+          teamId,
+          body.audience_id === undefined || body.audience_id === null ? undefined : [body.audience_id],
+          'audience_id',
+        )),
+      ];
       const row = await contactInsert(tx, teamId, fields);
       if (row) {
         await contactTopicsSet(tx, row.id, topics);
@@ -85,8 +140,14 @@ export async function contactGet(pool: Pool, teamId: string, idOrEmail: string) 
   const c = key && (await contactFind(pool, teamId, key));
   if (!c) throw notFound('Contact');
   return {
-    object: 'contact' as const, id: c.id, email: c.email, first_name: c.first_name, last_name: c.last_name, created_at: c.created_at,
-    unsubscribed: c.unsubscribed, properties: await propertiesEffective(pool, teamId, c.properties),
+    object: 'contact' as const,
+    id: c.id,
+    email: c.email,
+    first_name: c.first_name,
+    last_name: c.last_name,
+    created_at: c.created_at,
+    unsubscribed: c.unsubscribed,
+    properties: await propertiesEffective(pool, teamId, c.properties),
   };
 }
 
@@ -120,7 +181,8 @@ export async function contactOf(db: Queryable, teamId: string, idOrEmail: string
   return c;
 }
 
-export const contactSegmentsGet = async (pool: Pool, teamId: string, idOrEmail: string) => contactSegmentsList(pool, teamId, (await contactOf(pool, teamId, idOrEmail)).id);
+export const contactSegmentsGet = async (pool: Pool, teamId: string, idOrEmail: string) =>
+  contactSegmentsList(pool, teamId, (await contactOf(pool, teamId, idOrEmail)).id);
 
 /** Adds a contact to a segment; a contact.updated records it. */
 export async function contactSegmentJoin(pool: Pool, teamId: string, idOrEmail: string, segmentId: string) {
@@ -142,7 +204,13 @@ export async function contactSegmentLeave(pool: Pool, teamId: string, idOrEmail:
 }
 
 /** The contacts of one segment, its members or those matching its filter (404 when the team has no such segment). */
-export async function segmentContacts(pool: Pool, teamId: string, segmentId: string, page: PageQuery, what: 'Segment' | 'Audience' = 'Segment') {
+export async function segmentContacts(
+  pool: Pool,
+  teamId: string,
+  segmentId: string,
+  page: PageQuery,
+  what: 'Segment' | 'Audience' = 'Segment',
+) {
   const s = await segmentOf(pool, teamId, segmentId, what);
   const p = await segmentContactsPage(pool, teamId, s, page);
   return { object: 'list' as const, has_more: p.has_more, data: p.data };
@@ -164,7 +232,12 @@ export async function contactsList(pool: Pool, teamId: string, page: PageQuery) 
  * Changes the given fields (a property set to null loses its value). A change, including an
  * unsubscribe, records contact.updated; a request that changes nothing records no event.
  */
-export async function contactUpdateFields(pool: Pool, teamId: string, idOrEmail: string, body: Record<string, unknown>) {
+export async function contactUpdateFields(
+  pool: Pool,
+  teamId: string,
+  idOrEmail: string,
+  body: Record<string, unknown>,
+) {
   const input = contactInput(body, false);
   refuseMembershipFields(body);
   const key = keyOf(idOrEmail);
@@ -186,8 +259,15 @@ export async function contactUpdateFields(pool: Pool, teamId: string, idOrEmail:
         unsubscribed: input.unsubscribed ?? c.unsubscribed,
         properties,
       };
-      const before: ContactFields = { email: c.email, first_name: c.first_name, last_name: c.last_name, unsubscribed: c.unsubscribed, properties: c.properties };
-      if (!sameFields(before, next)) await recordEvent(tx, 'contact.updated', await contactUpdate(tx, teamId, c.id, next));
+      const before: ContactFields = {
+        email: c.email,
+        first_name: c.first_name,
+        last_name: c.last_name,
+        unsubscribed: c.unsubscribed,
+        properties: c.properties,
+      };
+      if (!sameFields(before, next))
+        await recordEvent(tx, 'contact.updated', await contactUpdate(tx, teamId, c.id, next));
       return { object: 'contact' as const, id: c.id };
     });
   } catch (err) {
@@ -197,8 +277,15 @@ export async function contactUpdateFields(pool: Pool, teamId: string, idOrEmail:
 }
 
 function sameFields(a: ContactFields, b: ContactFields): boolean {
-  const props = (p: ContactFields['properties']) => JSON.stringify(Object.entries(p).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)));
-  return a.email === b.email && a.first_name === b.first_name && a.last_name === b.last_name && a.unsubscribed === b.unsubscribed && props(a.properties) === props(b.properties);
+  const props = (p: ContactFields['properties']) =>
+    JSON.stringify(Object.entries(p).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)));
+  return (
+    a.email === b.email &&
+    a.first_name === b.first_name &&
+    a.last_name === b.last_name &&
+    a.unsubscribed === b.unsubscribed &&
+    props(a.properties) === props(b.properties)
+  );
 }
 
 /** Resend answers 200 `deleted: true` with the path's value even for a contact that never existed. */

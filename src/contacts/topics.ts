@@ -11,12 +11,35 @@ import { withTx, type Pool, type Queryable } from '../store/db.js';
 import type { PageQuery } from '../store/paginate.js';
 import { resourceEventInsert } from '../store/resource-events.js';
 import {
-  contactTopicsList, contactTopicsSet, topicDelete, topicFind, topicInsert, topicList, topicsFindMany, topicUpdate, type Subscription, type TopicRow,
+  contactTopicsList,
+  contactTopicsSet,
+  topicDelete,
+  topicFind,
+  topicInsert,
+  topicList,
+  topicsFindMany,
+  topicUpdate,
+  type Subscription,
+  type TopicRow,
 } from '../store/topics.js';
 
-const view = (t: TopicRow) => ({ object: 'topic' as const, id: t.id, name: t.name, description: t.description, default_subscription: t.default_subscription, visibility: t.visibility, created_at: t.created_at });
+const view = (t: TopicRow) => ({
+  object: 'topic' as const,
+  id: t.id,
+  name: t.name,
+  description: t.description,
+  default_subscription: t.default_subscription,
+  visibility: t.visibility,
+  created_at: t.created_at,
+});
 const eventData = (t: TopicRow, deleted: boolean) => ({
-  id: t.id, name: t.name, description: t.description, default_subscription: t.default_subscription, deleted, created_at: iso(t.created_at), updated_at: iso(t.updated_at),
+  id: t.id,
+  name: t.name,
+  description: t.description,
+  default_subscription: t.default_subscription,
+  deleted,
+  created_at: iso(t.created_at),
+  updated_at: iso(t.updated_at),
 });
 
 function text(body: Record<string, unknown>, field: string, max: number, required: boolean): string | undefined {
@@ -41,9 +64,15 @@ export async function topicCreate(pool: Pool, teamId: string, body: Record<strin
   const name = text(body, 'name', 50, true)!;
   const def = body.default_subscription;
   if (def === undefined || def === null) throw missingField('default_subscription');
-  if (def !== 'opt_in' && def !== 'opt_out') throw invalidField('default_subscription', 'must be "opt_in" or "opt_out".');
+  if (def !== 'opt_in' && def !== 'opt_out')
+    throw invalidField('default_subscription', 'must be "opt_in" or "opt_out".');
   const row = await withTx(pool, async (tx) => {
-    const t = await topicInsert(tx, teamId, { name, description: text(body, 'description', 200, false) ?? null, default_subscription: def, visibility: visibilityOf(body.visibility) ?? 'private' });
+    const t = await topicInsert(tx, teamId, {
+      name,
+      description: text(body, 'description', 200, false) ?? null,
+      default_subscription: def,
+      visibility: visibilityOf(body.visibility) ?? 'private',
+    });
     await resourceEventInsert(tx, teamId, t.id, 'topic.created', eventData(t, false));
     return t;
   });
@@ -64,8 +93,13 @@ export async function topicsList(db: Queryable, teamId: string, page: PageQuery)
 }
 
 export async function topicChange(pool: Pool, teamId: string, id: string, body: Record<string, unknown>) {
-  if (body.default_subscription !== undefined) throw invalidField('default_subscription', 'cannot be changed after the topic is created.');
-  const patch = { name: text(body, 'name', 50, false), description: body.description === null ? null : text(body, 'description', 200, false), visibility: visibilityOf(body.visibility) };
+  if (body.default_subscription !== undefined)
+    throw invalidField('default_subscription', 'cannot be changed after the topic is created.');
+  const patch = {
+    name: text(body, 'name', 50, false),
+    description: body.description === null ? null : text(body, 'description', 200, false),
+    visibility: visibilityOf(body.visibility),
+  };
   await withTx(pool, async (tx) => {
     const t = isUuid(id) ? await topicUpdate(tx, teamId, id, patch) : undefined;
     if (!t) throw notFound('Topic');
@@ -84,18 +118,33 @@ export async function topicRemove(pool: Pool, teamId: string, id: string) {
 }
 
 /** `[{id, subscription}]` (the SDKs' bare array, or `{topics: [...]}`), each topic the team's. */
-export async function topicChoices(db: Queryable, teamId: string, v: unknown, field = 'topics'): Promise<{ id: string; subscription: Subscription }[]> {
-  const list = v !== null && typeof v === 'object' && !Array.isArray(v) && 'topics' in v ? (v as { topics: unknown }).topics : v;
+export async function topicChoices(
+  db: Queryable,
+  teamId: string,
+  v: unknown,
+  field = 'topics',
+): Promise<{ id: string; subscription: Subscription }[]> {
+  const list =
+    v !== null && typeof v === 'object' && !Array.isArray(v) && 'topics' in v ? (v as { topics: unknown }).topics : v;
   if (list === undefined || list === null) return [];
   if (!Array.isArray(list)) throw invalidField(field, 'must be an array of {id, subscription}.');
   const choices = list.map((x, i) => {
     const id = (x as { id?: unknown } | null)?.id;
     const subscription = (x as { subscription?: unknown } | null)?.subscription;
     if (typeof id !== 'string' || !isUuid(id)) throw invalidField(`${field}[${i}].id`, 'must be a topic id.');
-    if (subscription !== 'opt_in' && subscription !== 'opt_out') throw invalidField(`${field}[${i}].subscription`, 'must be "opt_in" or "opt_out".');
+    if (subscription !== 'opt_in' && subscription !== 'opt_out')
+      throw invalidField(`${field}[${i}].subscription`, 'must be "opt_in" or "opt_out".');
     return { id: id.toLowerCase(), subscription: subscription as Subscription };
   });
-  const known = new Set((await topicsFindMany(db, teamId, choices.map((c) => c.id))).map((t) => t.id));
+  const known = new Set(
+    (
+      await topicsFindMany(
+        db,
+        teamId,
+        choices.map((c) => c.id),
+      )
+    ).map((t) => t.id),
+  );
   const unknown = choices.find((c) => !known.has(c.id));
   if (unknown) throw invalidField(field, `no topic has the id ${shown(unknown.id)}.`);
   return choices;
@@ -108,8 +157,16 @@ export async function topicChoices(db: Queryable, teamId: string, v: unknown, fi
 export async function contactTopicsOf(db: Queryable, teamId: string, contactId: string) {
   const rows = await contactTopicsList(db, teamId, contactId);
   return {
-    object: 'list' as const, has_more: false,
-    data: rows.map((t) => ({ id: t.id, name: t.name, description: t.description, subscription: t.subscription, default_subscription: t.default_subscription, chosen: t.chosen })),
+    object: 'list' as const,
+    has_more: false,
+    data: rows.map((t) => ({
+      id: t.id,
+      name: t.name,
+      description: t.description,
+      subscription: t.subscription,
+      default_subscription: t.default_subscription,
+      chosen: t.chosen,
+    })),
   };
 }
 

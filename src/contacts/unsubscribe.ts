@@ -14,12 +14,23 @@ import { withTx, type Pool, type Tx } from '../store/db.js';
 import { emailEventsInsert } from '../store/emails.js';
 import { contactFind, contactInsert, contactUpdate, type ContactRow } from '../store/contacts.js';
 import { contactTopicsSet, topicFind, type Subscription } from '../store/topics.js';
-import { emailFindForUnsubscribe, topicListForPreferences, type EmailForUnsubscribe, type PreferenceTopic } from '../store/unsubscribe.js';
+import {
+  emailFindForUnsubscribe,
+  topicListForPreferences,
+  type EmailForUnsubscribe,
+  type PreferenceTopic,
+} from '../store/unsubscribe.js';
 import { distinctRecipients, type UnsubscribeSigner } from '../tracking/unsubscribe-tokens.js';
 import { recordEvent } from './service.js';
 
 export type UnsubscribeAction = 'one_click' | 'leave_topic' | 'join_topic' | 'leave_all' | 'resubscribe';
-export const UNSUBSCRIBE_ACTIONS: readonly UnsubscribeAction[] = ['one_click', 'leave_topic', 'join_topic', 'leave_all', 'resubscribe'];
+export const UNSUBSCRIBE_ACTIONS: readonly UnsubscribeAction[] = [
+  'one_click',
+  'leave_topic',
+  'join_topic',
+  'leave_all',
+  'resubscribe',
+];
 
 export interface PreferenceView {
   address: string;
@@ -31,10 +42,19 @@ export interface PreferenceView {
   emailTopicId: string | null;
 }
 
-export interface ApplyResult { view: PreferenceView; changed: boolean; scope: 'topic' | 'all' | null }
+export interface ApplyResult {
+  view: PreferenceView;
+  changed: boolean;
+  scope: 'topic' | 'all' | null;
+}
 
-interface Target { email: EmailForUnsubscribe; address: string }
-type Change = { kind: 'topic'; topicId: string; subscription: Subscription } | { kind: 'global'; unsubscribed: boolean };
+interface Target {
+  email: EmailForUnsubscribe;
+  address: string;
+}
+type Change =
+  | { kind: 'topic'; topicId: string; subscription: Subscription }
+  | { kind: 'global'; unsubscribed: boolean };
 
 const displayName = (from: string): string | undefined => {
   const m = /^\s*(?:"((?:[^"\\]|\\.)*)"|([^<"]*?))\s*</.exec(from);
@@ -43,7 +63,10 @@ const displayName = (from: string): string | undefined => {
 };
 
 export class Unsubscribes {
-  constructor(private readonly pool: Pool, readonly signer: UnsubscribeSigner) {}
+  constructor(
+    private readonly pool: Pool,
+    readonly signer: UnsubscribeSigner,
+  ) {}
 
   /** True for a token signed here (no database read): the MX refuses other addresses at RCPT. */
   valid(token: string): boolean {
@@ -68,7 +91,10 @@ export class Unsubscribes {
     const contact = await contactFind(db, t.email.team_id, { email: t.address });
     const topics = await topicListForPreferences(db, t.email.team_id, contact?.id ?? null, t.email.topic_id);
     return {
-      address: t.address, sender: displayName(t.email.from_header) ?? t.email.team_name, unsubscribed: contact?.unsubscribed ?? false, topics,
+      address: t.address,
+      sender: displayName(t.email.from_header) ?? t.email.team_name,
+      unsubscribed: contact?.unsubscribed ?? false,
+      topics,
       emailTopicId: topics.some((x) => x.id === t.email.topic_id) ? t.email.topic_id : null,
     };
   }
@@ -77,7 +103,11 @@ export class Unsubscribes {
    * Applies an action for the token's recipient. `topicId` (leave_topic, join_topic) must be a
    * topic the page lists; otherwise the result is undefined, as for an unknown token.
    */
-  async apply(token: string, action: UnsubscribeAction, opts: { topicId?: string; via: 'one_click' | 'page' | 'mailto' }): Promise<ApplyResult | undefined> {
+  async apply(
+    token: string,
+    action: UnsubscribeAction,
+    opts: { topicId?: string; via: 'one_click' | 'page' | 'mailto' },
+  ): Promise<ApplyResult | undefined> {
     const t = await this.target(token);
     if (!t) return undefined;
     return withTx(this.pool, async (tx) => {
@@ -85,29 +115,43 @@ export class Unsubscribes {
       if (!change) return undefined;
       const changed = await applyChange(tx, t, change);
       const leaving = change.kind === 'topic' ? change.subscription === 'opt_out' : change.unsubscribed;
-      const scope = change.kind === 'topic' ? 'topic' as const : 'all' as const;
+      const scope = change.kind === 'topic' ? ('topic' as const) : ('all' as const);
       if (changed && leaving) {
-        await emailEventsInsert(tx, [makeEvent(t.email, 'email.unsubscribed', {
-          recipient: t.address, detail: { scope, topic_id: change.kind === 'topic' ? change.topicId : null, via: opts.via },
-        })]);
+        await emailEventsInsert(tx, [
+          makeEvent(t.email, 'email.unsubscribed', {
+            recipient: t.address,
+            detail: { scope, topic_id: change.kind === 'topic' ? change.topicId : null, via: opts.via },
+          }),
+        ]);
       }
       return { view: await this.viewOf(tx, t), changed, scope: leaving ? scope : null };
     });
   }
 
-  private async changeFor(tx: Tx, t: Target, action: UnsubscribeAction, topicId: string | undefined): Promise<Change | undefined> {
+  private async changeFor(
+    tx: Tx,
+    t: Target,
+    action: UnsubscribeAction,
+    topicId: string | undefined,
+  ): Promise<Change | undefined> {
     switch (action) {
       case 'one_click': {
         const topic = t.email.topic_id ? await topicFind(tx, t.email.team_id, t.email.topic_id) : undefined;
-        return topic ? { kind: 'topic', topicId: topic.id, subscription: 'opt_out' } : { kind: 'global', unsubscribed: true };
+        return topic
+          ? { kind: 'topic', topicId: topic.id, subscription: 'opt_out' }
+          : { kind: 'global', unsubscribed: true };
       }
-      case 'leave_all': return { kind: 'global', unsubscribed: true };
-      case 'resubscribe': return { kind: 'global', unsubscribed: false };
+      case 'leave_all':
+        return { kind: 'global', unsubscribed: true };
+      case 'resubscribe':
+        return { kind: 'global', unsubscribed: false };
       case 'leave_topic':
       case 'join_topic': {
         const listed = await topicListForPreferences(tx, t.email.team_id, null, t.email.topic_id);
         const topic = listed.find((x) => x.id === topicId?.toLowerCase());
-        return topic && { kind: 'topic', topicId: topic.id, subscription: action === 'leave_topic' ? 'opt_out' : 'opt_in' };
+        return (
+          topic && { kind: 'topic', topicId: topic.id, subscription: action === 'leave_topic' ? 'opt_out' : 'opt_in' }
+        );
       }
     }
   }
@@ -121,13 +165,21 @@ async function applyChange(tx: Tx, t: Target, change: Change): Promise<boolean> 
     const topic = change.kind === 'topic' ? await topicFind(tx, teamId, change.topicId) : undefined;
     // An address that is no contact already receives opt_in topics and list mail; a departure is
     // always written down (explicitly, whatever the topic's default).
-    const isDefault = change.kind === 'global' ? !change.unsubscribed : change.subscription === 'opt_in' && topic?.default_subscription === 'opt_in';
+    const isDefault =
+      change.kind === 'global'
+        ? !change.unsubscribed
+        : change.subscription === 'opt_in' && topic?.default_subscription === 'opt_in';
     if (isDefault) return false;
     const created = await contactInsert(tx, teamId, {
-      email: t.address, first_name: null, last_name: null, unsubscribed: change.kind === 'global' && change.unsubscribed, properties: {},
+      email: t.address,
+      first_name: null,
+      last_name: null,
+      unsubscribed: change.kind === 'global' && change.unsubscribed,
+      properties: {},
     });
     if (created) {
-      if (change.kind === 'topic') await contactTopicsSet(tx, created.id, [{ id: change.topicId, subscription: change.subscription }]);
+      if (change.kind === 'topic')
+        await contactTopicsSet(tx, created.id, [{ id: change.topicId, subscription: change.subscription }]);
       await recordEvent(tx, 'contact.created', created);
       return true;
     }
@@ -136,11 +188,19 @@ async function applyChange(tx: Tx, t: Target, change: Change): Promise<boolean> 
   }
   if (change.kind === 'global') {
     if (c.unsubscribed === change.unsubscribed) return false;
-    const updated = await contactUpdate(tx, teamId, c.id, { email: c.email, first_name: c.first_name, last_name: c.last_name, unsubscribed: change.unsubscribed, properties: c.properties });
+    const updated = await contactUpdate(tx, teamId, c.id, {
+      email: c.email,
+      first_name: c.first_name,
+      last_name: c.last_name,
+      unsubscribed: change.unsubscribed,
+      properties: c.properties,
+    });
     await recordEvent(tx, 'contact.updated', updated);
     return true;
   }
-  const current = (await topicListForPreferences(tx, teamId, c.id, change.topicId)).find((x) => x.id === change.topicId)?.subscription;
+  const current = (await topicListForPreferences(tx, teamId, c.id, change.topicId)).find(
+    (x) => x.id === change.topicId,
+  )?.subscription;
   if (current === change.subscription) return false;
   await contactTopicsSet(tx, c.id, [{ id: change.topicId, subscription: change.subscription }]);
   await recordEvent(tx, 'contact.updated', c);

@@ -6,16 +6,30 @@ import { isUuid } from '../lib/ids.js';
 import type { Queryable } from '../store/db.js';
 import type { PageQuery } from '../store/paginate.js';
 import {
-  customEventDefinitionDelete, customEventDefinitionFind, customEventDefinitionInsert, customEventDefinitionList, customEventDefinitionUpdateSchema,
+  customEventDefinitionDelete,
+  customEventDefinitionFind,
+  customEventDefinitionInsert,
+  customEventDefinitionList,
+  customEventDefinitionUpdateSchema,
   type CustomEventDefinitionRow,
 } from '../store/custom-events.js';
 import { customEventDefinitionName, customEventSchemaOf } from './schema.js';
 
-const summary = (d: CustomEventDefinitionRow) => ({ id: d.id, name: d.name, schema: d.schema, created_at: d.created_at, updated_at: d.updated_at });
+const summary = (d: CustomEventDefinitionRow) => ({
+  id: d.id,
+  name: d.name,
+  schema: d.schema,
+  created_at: d.created_at,
+  updated_at: d.updated_at,
+});
 
 /** By id (a UUID) or exact name; the path segment arrives decoded. */
 async function find(db: Queryable, teamId: string, idOrName: string): Promise<CustomEventDefinitionRow> {
-  const d = await customEventDefinitionFind(db, teamId, isUuid(idOrName) ? { id: idOrName.toLowerCase() } : { name: idOrName });
+  const d = await customEventDefinitionFind(
+    db,
+    teamId,
+    isUuid(idOrName) ? { id: idOrName.toLowerCase() } : { name: idOrName },
+  );
   if (!d) throw notFound('Event');
   return d;
 }
@@ -27,7 +41,10 @@ export async function customEventDefinitionCreate(db: Queryable, teamId: string,
   return { object: 'event' as const, id: d.id };
 }
 
-export const customEventDefinitionGet = async (db: Queryable, teamId: string, idOrName: string) => ({ object: 'event' as const, ...summary(await find(db, teamId, idOrName)) });
+export const customEventDefinitionGet = async (db: Queryable, teamId: string, idOrName: string) => ({
+  object: 'event' as const,
+  ...summary(await find(db, teamId, idOrName)),
+});
 
 export async function customEventDefinitionsList(db: Queryable, teamId: string, page: PageQuery) {
   const p = await customEventDefinitionList(db, teamId, page);
@@ -35,9 +52,15 @@ export async function customEventDefinitionsList(db: Queryable, teamId: string, 
 }
 
 /** PATCH: `schema` is required; null clears it. */
-export async function customEventDefinitionChange(db: Queryable, teamId: string, idOrName: string, body: Record<string, unknown>) {
+export async function customEventDefinitionChange(
+  db: Queryable,
+  teamId: string,
+  idOrName: string,
+  body: Record<string, unknown>,
+) {
   if (body.schema === undefined) throw missingField('schema');
-  if (body.name !== undefined && body.name !== null) throw invalidField('name', 'cannot be changed; create a new event instead.');
+  if (body.name !== undefined && body.name !== null)
+    throw invalidField('name', 'cannot be changed; create a new event instead.');
   const schema = customEventSchemaOf(body.schema);
   const d = await customEventDefinitionUpdateSchema(db, teamId, (await find(db, teamId, idOrName)).id, schema);
   if (!d) throw notFound('Event');

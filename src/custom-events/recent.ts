@@ -5,14 +5,38 @@ import { invalidField, notFound } from '../errors.js';
 import { isUuid } from '../lib/ids.js';
 import { contactEmail } from '../contacts/input.js';
 import { contactFind } from '../store/contacts.js';
-import { customEventListRecent, customEventNamesRecent, RECENT_NAMES_WINDOW, type RecentEventsFilter } from '../store/custom-events-recent.js';
+import {
+  customEventListRecent,
+  customEventNamesRecent,
+  RECENT_NAMES_WINDOW,
+  type RecentEventsFilter,
+} from '../store/custom-events-recent.js';
 import type { Queryable } from '../store/db.js';
 import type { PageQuery } from '../store/paginate.js';
 
-const view = (e: { id: string; name: string; contact_id: string | null; email: string; payload: Record<string, unknown>; created_at: string }) => (
-  { object: 'custom_event' as const, id: e.id, event: e.name, contact_id: e.contact_id, email: e.email, payload: e.payload, created_at: e.created_at });
+const view = (e: {
+  id: string;
+  name: string;
+  contact_id: string | null;
+  email: string;
+  payload: Record<string, unknown>;
+  created_at: string;
+}) => ({
+  object: 'custom_event' as const,
+  id: e.id,
+  event: e.name,
+  contact_id: e.contact_id,
+  email: e.email,
+  payload: e.payload,
+  created_at: e.created_at,
+});
 
-export async function customEventsRecent(db: Queryable, teamId: string, q: { event?: string; contact?: string }, page: PageQuery) {
+export async function customEventsRecent(
+  db: Queryable,
+  teamId: string,
+  q: { event?: string; contact?: string },
+  page: PageQuery,
+) {
   const f: RecentEventsFilter = {};
   if (q.event !== undefined && q.event !== '') {
     if (q.event.length > 200) throw invalidField('event', 'must be at most 200 characters.');
@@ -25,7 +49,11 @@ export async function customEventsRecent(db: Queryable, teamId: string, q: { eve
       f.contact = { id: c.id, email: c.email };
     } else {
       let email: string;
-      try { email = contactEmail(q.contact); } catch { throw invalidField('contact', 'must be a contact id or an email address.'); }
+      try {
+        email = contactEmail(q.contact);
+      } catch {
+        throw invalidField('contact', 'must be a contact id or an email address.');
+      }
       const c = await contactFind(db, teamId, { email });
       if (c) f.contact = { id: c.id, email: c.email };
       else f.email = email;

@@ -7,8 +7,12 @@ import { contactEmail } from '../contacts/input.js';
 import { contactOf } from '../contacts/service.js';
 import { Batcher } from '../queue/batcher.js';
 import {
-  customEventContextFindMany, customEventListByContact, customEventsInsertBatch,
-  type CustomEventContextAsk, type CustomEventNew, type CustomEventRow,
+  customEventContextFindMany,
+  customEventListByContact,
+  customEventsInsertBatch,
+  type CustomEventContextAsk,
+  type CustomEventNew,
+  type CustomEventRow,
 } from '../store/custom-events.js';
 import type { Pool, Queryable } from '../store/db.js';
 import type { IdempotencyCompletion } from '../store/emails.js';
@@ -18,7 +22,11 @@ import { customEventName, customEventPayloadCoerce, customEventPayloadOf } from 
 /** Whom an event is about: a contact by id (must exist), or an address (a contact may not exist yet). */
 export type CustomEventSubject = { contactId: string } | { email: string };
 
-export interface CustomEventInput { name: string; subject: CustomEventSubject; payload: Record<string, unknown> }
+export interface CustomEventInput {
+  name: string;
+  subject: CustomEventSubject;
+  payload: Record<string, unknown>;
+}
 
 /** A send body checked for shape (no database): event name, exactly one of contact_id/email, payload. */
 export function customEventInputOf(body: Record<string, unknown>): CustomEventInput {
@@ -29,7 +37,8 @@ export function customEventInputOf(body: Record<string, unknown>): CustomEventIn
   if (!hasId && !hasEmail) throw missingField('contact_id` or `email');
   let subject: CustomEventSubject;
   if (hasId) {
-    if (typeof body.contact_id !== 'string' || !isUuid(body.contact_id)) throw invalidField('contact_id', 'must be a contact id (a UUID).');
+    if (typeof body.contact_id !== 'string' || !isUuid(body.contact_id))
+      throw invalidField('contact_id', 'must be a contact id (a UUID).');
     subject = { contactId: body.contact_id.toLowerCase() };
   } else {
     subject = { email: contactEmail(body.email) };
@@ -39,8 +48,14 @@ export function customEventInputOf(body: Record<string, unknown>): CustomEventIn
 
 type Complete = (status: number, body: unknown) => IdempotencyCompletion | undefined;
 
-interface Pending { event: CustomEventNew; completion?: IdempotencyCompletion }
-interface Batchers { context: Batcher<CustomEventContextAsk, CustomEventContext>; commit: Batcher<Pending, CustomEventRow> }
+interface Pending {
+  event: CustomEventNew;
+  completion?: IdempotencyCompletion;
+}
+interface Batchers {
+  context: Batcher<CustomEventContextAsk, CustomEventContext>;
+  commit: Batcher<Pending, CustomEventRow>;
+}
 type CustomEventContext = Awaited<ReturnType<typeof customEventContextFindMany>>[number];
 const batchers = new WeakMap<Pool, Batchers>();
 /** Per pool: the look-ups of concurrent requests share one read, and their events one commit (one statement each). */
@@ -49,7 +64,13 @@ function batchersOf(pool: Pool): Batchers {
   if (!b) {
     b = {
       context: new Batcher((asks) => customEventContextFindMany(pool, asks)),
-      commit: new Batcher((items) => customEventsInsertBatch(pool, items.map((i) => i.event), items.flatMap((i) => (i.completion ? [i.completion] : [])))),
+      commit: new Batcher((items) =>
+        customEventsInsertBatch(
+          pool,
+          items.map((i) => i.event),
+          items.flatMap((i) => (i.completion ? [i.completion] : [])),
+        ),
+      ),
     };
     batchers.set(pool, b);
   }
@@ -64,19 +85,36 @@ function batchersOf(pool: Pool): Batchers {
  * it; the automations.event job starts and resumes their runs, in the order events were recorded.
  * `complete` (from withIdempotency) gives the key to mark answered in the same statement.
  */
-export async function customEventSend(pool: Pool, teamId: string, input: CustomEventInput, complete: Complete = () => undefined) {
+export async function customEventSend(
+  pool: Pool,
+  teamId: string,
+  input: CustomEventInput,
+  complete: Complete = () => undefined,
+) {
   const response = { object: 'event' as const, event: input.name };
   const b = batchersOf(pool);
   const { schema, contact } = await b.context.add({ teamId, name: input.name, subject: input.subject });
-  if (!contact && 'contactId' in input.subject) throw invalidField('contact_id', `no contact has the id ${input.subject.contactId}.`);
+  if (!contact && 'contactId' in input.subject)
+    throw invalidField('contact_id', `no contact has the id ${input.subject.contactId}.`);
   const email = contact?.email ?? (input.subject as { email: string }).email;
   const payload = customEventPayloadCoerce(schema, input.payload);
   const completion = complete(202, response);
-  await b.commit.add({ event: { team_id: teamId, name: input.name, contact_id: contact?.id ?? null, email, payload }, ...(completion ? { completion } : {}) });
+  await b.commit.add({
+    event: { team_id: teamId, name: input.name, contact_id: contact?.id ?? null, email, payload },
+    ...(completion ? { completion } : {}),
+  });
   return response;
 }
 
-const view = (e: CustomEventRow) => ({ object: 'custom_event' as const, id: e.id, event: e.name, contact_id: e.contact_id, email: e.email, payload: e.payload, created_at: e.created_at });
+const view = (e: CustomEventRow) => ({
+  object: 'custom_event' as const,
+  id: e.id,
+  event: e.name,
+  contact_id: e.contact_id,
+  email: e.email,
+  payload: e.payload,
+  created_at: e.created_at,
+});
 
 /** GET /contacts/:id_or_email/events (a Mailroom extension): the contact's custom events, newest first. */
 export async function customEventHistory(db: Queryable, teamId: string, idOrEmail: string, page: PageQuery) {

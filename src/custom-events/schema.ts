@@ -18,7 +18,8 @@ export function customEventName(v: unknown, field: 'event' | 'name'): string {
   if (typeof v !== 'string' || !v.trim()) throw invalidField(field, 'must be a non-empty string.');
   if (v.length > MAX_NAME) throw invalidField(field, `must be at most ${MAX_NAME} characters.`);
   if (/[\u0000-\u001f\u007f]/.test(v)) throw invalidField(field, 'must not contain line breaks or control characters.');
-  if (v.toLowerCase().startsWith(RESERVED_PREFIX)) throw invalidField(field, `names starting with \`${RESERVED_PREFIX}\` are reserved for Mailroom's own events.`);
+  if (v.toLowerCase().startsWith(RESERVED_PREFIX))
+    throw invalidField(field, `names starting with \`${RESERVED_PREFIX}\` are reserved for Mailroom's own events.`);
   return v;
 }
 
@@ -32,13 +33,20 @@ export function customEventDefinitionName(v: unknown): string {
 /** `{field: type}` or null (no schema). */
 export function customEventSchemaOf(v: unknown): CustomEventSchema | null {
   if (v === undefined || v === null) return null;
-  if (typeof v !== 'object' || Array.isArray(v)) throw invalidField('schema', 'must be an object mapping field names to "string", "number", "boolean" or "date", or null.');
+  if (typeof v !== 'object' || Array.isArray(v))
+    throw invalidField(
+      'schema',
+      'must be an object mapping field names to "string", "number", "boolean" or "date", or null.',
+    );
   const entries = Object.entries(v as Record<string, unknown>);
-  if (entries.length > MAX_SCHEMA_FIELDS) throw invalidField('schema', `must have at most ${MAX_SCHEMA_FIELDS} fields.`);
+  if (entries.length > MAX_SCHEMA_FIELDS)
+    throw invalidField('schema', `must have at most ${MAX_SCHEMA_FIELDS} fields.`);
   const out: CustomEventSchema = {};
   for (const [k, t] of entries) {
-    if (!k.trim() || k.length > MAX_FIELD_NAME) throw invalidField('schema', `field names must have 1 to ${MAX_FIELD_NAME} characters.`);
-    if (!FIELD_TYPES.includes(t as CustomEventFieldType)) throw invalidField(`schema.${k}`, 'must be "string", "number", "boolean" or "date".');
+    if (!k.trim() || k.length > MAX_FIELD_NAME)
+      throw invalidField('schema', `field names must have 1 to ${MAX_FIELD_NAME} characters.`);
+    if (!FIELD_TYPES.includes(t as CustomEventFieldType))
+      throw invalidField(`schema.${k}`, 'must be "string", "number", "boolean" or "date".');
     out[k] = t as CustomEventFieldType;
   }
   return out;
@@ -77,7 +85,11 @@ function coerce(type: CustomEventFieldType, v: unknown): unknown {
       return undefined;
     case 'date': {
       // ISO 8601 text (a date, or a date and time) or epoch milliseconds; stored as ISO 8601 UTC.
-      const ok = (typeof v === 'string' && /^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v.trim()) && realDay(v.trim())) || (typeof v === 'number' && Number.isFinite(v));
+      const ok =
+        (typeof v === 'string' &&
+          /^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v.trim()) &&
+          realDay(v.trim())) ||
+        (typeof v === 'number' && Number.isFinite(v));
       const d = ok ? new Date(typeof v === 'string' ? v.trim() : (v as number)) : undefined;
       return d && !Number.isNaN(d.getTime()) ? d.toISOString() : undefined;
     }
@@ -95,7 +107,10 @@ const EXPECTED: Record<CustomEventFieldType, string> = {
  * The payload checked and coerced against the schema: declared fields may be absent or null;
  * present ones must be (or convert to) their type; undeclared fields pass as they are.
  */
-export function customEventPayloadCoerce(schema: CustomEventSchema | null, payload: Record<string, unknown>): Record<string, unknown> {
+export function customEventPayloadCoerce(
+  schema: CustomEventSchema | null,
+  payload: Record<string, unknown>,
+): Record<string, unknown> {
   if (!schema) return payload;
   const out = { ...payload };
   for (const [field, type] of Object.entries(schema)) {

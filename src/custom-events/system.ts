@@ -7,9 +7,17 @@
 import { RESERVED_PREFIX } from './schema.js';
 
 export const SYSTEM_EVENTS = [
-  'resend:contact.created', 'resend:contact.updated',
-  'resend:email.sent', 'resend:email.delivered', 'resend:email.delivery_delayed', 'resend:email.opened', 'resend:email.clicked',
-  'resend:email.bounced', 'resend:email.complained', 'resend:email.failed', 'resend:email.suppressed',
+  'resend:contact.created',
+  'resend:contact.updated',
+  'resend:email.sent',
+  'resend:email.delivered',
+  'resend:email.delivery_delayed',
+  'resend:email.opened',
+  'resend:email.clicked',
+  'resend:email.bounced',
+  'resend:email.complained',
+  'resend:email.failed',
+  'resend:email.suppressed',
 ] as const;
 const KNOWN = new Set<string>(SYSTEM_EVENTS);
 

@@ -11,11 +11,35 @@ import { AppError } from '../errors.js';
 import type { Sealer } from '../lib/crypto.js';
 import { randomToken, sha256Hex } from '../lib/ids.js';
 import { withTx, type Pool } from '../store/db.js';
-import { emailVerificationConsume, emailVerificationFindOpen, emailVerificationInsert, oauthAccountsOfUser, recoveryCodeConsume, recoveryCodesRemaining, recoveryCodesReplace } from '../store/credentials.js';
+import {
+  emailVerificationConsume,
+  emailVerificationFindOpen,
+  emailVerificationInsert,
+  oauthAccountsOfUser,
+  recoveryCodeConsume,
+  recoveryCodesRemaining,
+  recoveryCodesReplace,
+} from '../store/credentials.js';
 import { sessionDeleteAllOfUser, sessionSetTeam, sessionsOfUser } from '../store/sessions.js';
 import {
-  inviteConsume, inviteFindById, inviteFindOpen, inviteInsert, memberAdd, membershipsOfUser, userClaimTotpStep, userCount, userFindByEmail,
-  userFindById, userInsert, userProveAddress, userSetName, userSetPassword, userSetTotp, type InviteRow, type Role, type UserRow,
+  inviteConsume,
+  inviteFindById,
+  inviteFindOpen,
+  inviteInsert,
+  memberAdd,
+  membershipsOfUser,
+  userClaimTotpStep,
+  userCount,
+  userFindByEmail,
+  userFindById,
+  userInsert,
+  userProveAddress,
+  userSetName,
+  userSetPassword,
+  userSetTotp,
+  type InviteRow,
+  type Role,
+  type UserRow,
 } from '../store/users.js';
 import { hashPassword, passwordProblem, verifyPassword } from './password.js';
 import type { SessionAuth, Sessions } from './sessions.js';
@@ -31,12 +55,17 @@ const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const VERIFY_TOKEN = /^[A-Za-z0-9]{40}$/;
 const escapeHtml = (s: string) => s.replace(/[<>&"]/g, '');
 
-export interface Started { mfa_required: boolean; csrf: string; cookies: string[] }
+export interface Started {
+  mfa_required: boolean;
+  csrf: string;
+  cookies: string[];
+}
 
 export const normaliseRecoveryCode = (c: string) => c.toLowerCase().replace(/[^a-z0-9]/g, '');
 
 export function checkEmail(email: unknown): string {
-  if (typeof email !== 'string' || !EMAIL_RE.test(email.trim()) || email.length > 254) throw new AppError('validation_error', 'Enter a valid email address.');
+  if (typeof email !== 'string' || !EMAIL_RE.test(email.trim()) || email.length > 254)
+    throw new AppError('validation_error', 'Enter a valid email address.');
   return email.trim();
 }
 
@@ -48,13 +77,20 @@ function checkPassword(password: unknown): string {
 
 /** An email-bound invite is only for that address. */
 export function checkInviteBinding(inv: InviteRow, email: string): void {
-  if (inv.email && inv.email.toLowerCase() !== email.toLowerCase()) throw new AppError('forbidden', `This invite is for ${inv.email}.`);
+  if (inv.email && inv.email.toLowerCase() !== email.toLowerCase())
+    throw new AppError('forbidden', `This invite is for ${inv.email}.`);
 }
 
 export class Accounts {
-  constructor(private readonly pool: Pool, private readonly sessions: Sessions, private readonly sealer: Sealer,
-    private readonly throttle: LoginThrottle, private readonly defaultTeamId: string, private readonly mail: SystemMail,
-    private readonly publicUrl: string) {}
+  constructor(
+    private readonly pool: Pool,
+    private readonly sessions: Sessions,
+    private readonly sealer: Sealer,
+    private readonly throttle: LoginThrottle,
+    private readonly defaultTeamId: string,
+    private readonly mail: SystemMail,
+    private readonly publicUrl: string,
+  ) {}
 
   async setupNeeded(): Promise<boolean> {
     return (await userCount(this.pool)) === 0;
@@ -68,7 +104,12 @@ export class Accounts {
     const user = await withTx(this.pool, async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1)', [SETUP_LOCK]);
       if ((await userCount(tx)) > 0) throw new AppError('forbidden', 'Setup is already done: sign in instead.');
-      const u = await userInsert(tx, { email, name: typeof input.name === 'string' ? input.name.slice(0, 100) : '', passwordHash: hash, verified: true });
+      const u = await userInsert(tx, {
+        email,
+        name: typeof input.name === 'string' ? input.name.slice(0, 100) : '',
+        passwordHash: hash,
+        verified: true,
+      });
       await memberAdd(tx, this.defaultTeamId, u.id, 'owner');
       return u;
     });
@@ -87,27 +128,35 @@ export class Accounts {
       throw new AppError('invalid_credentials');
     }
     await this.throttle.succeed(attempt.counted);
-    if (!user.email_verified) throw new AppError('forbidden', `Confirm your email address first: open the link we sent to ${user.email}.`);
+    if (!user.email_verified)
+      throw new AppError('forbidden', `Confirm your email address first: open the link we sent to ${user.email}.`);
     return this.start(req, user);
   }
 
   /** A session for a user who proved who they are (password or OAuth); pending when TOTP is on. */
   async start(req: FastifyRequest, user: UserRow, preferTeamId?: string): Promise<Started> {
-    if (!user.email_verified) throw new AppError('forbidden', `Confirm your email address first: open the link we sent to ${user.email}.`);
+    if (!user.email_verified)
+      throw new AppError('forbidden', `Confirm your email address first: open the link we sent to ${user.email}.`);
     const teams = await membershipsOfUser(this.pool, user.id);
-    if (!teams.length) throw new AppError('forbidden', 'This account is not a member of any team. Ask an owner for an invite.');
+    if (!teams.length)
+      throw new AppError('forbidden', 'This account is not a member of any team. Ask an owner for an invite.');
     const team = teams.find((t) => t.team_id === preferTeamId) ?? teams[0];
     const s = await this.sessions.create(req, user.id, team.team_id, user.totp_enabled);
     return { mfa_required: user.totp_enabled, csrf: s.csrf, cookies: s.cookies };
   }
 
   /** Completes a pending session with a TOTP code or a recovery code. */
-  async secondFactor(pending: SessionAuth, code: unknown): Promise<{ csrf: string; cookies: string[]; recovery_codes_left?: number }> {
-    if (typeof code !== 'string' || !code.trim()) throw new AppError('validation_error', 'Enter the 6-digit code from your authenticator app, or a recovery code.');
+  async secondFactor(
+    pending: SessionAuth,
+    code: unknown,
+  ): Promise<{ csrf: string; cookies: string[]; recovery_codes_left?: number }> {
+    if (typeof code !== 'string' || !code.trim())
+      throw new AppError('validation_error', 'Enter the 6-digit code from your authenticator app, or a recovery code.');
     const keys = this.throttle.mfaKeys(pending.userId);
     await this.throttle.begin(keys);
     const user = await userFindById(this.pool, pending.userId);
-    if (!user?.totp_enabled || !user.totp_secret) throw new AppError('forbidden', 'Two-factor authentication is not enabled for this account.');
+    if (!user?.totp_enabled || !user.totp_secret)
+      throw new AppError('forbidden', 'Two-factor authentication is not enabled for this account.');
     let recoveryLeft: number | undefined;
     let ok = false;
     if (/^\s*\d{6}\s*$/.test(code)) {
@@ -116,7 +165,11 @@ export class Accounts {
       ok = true;
       recoveryLeft = await recoveryCodesRemaining(this.pool, user.id);
     }
-    if (!ok) throw new AppError('validation_error', 'That code is not valid. Codes change every 30 seconds; each can be used once.');
+    if (!ok)
+      throw new AppError(
+        'validation_error',
+        'That code is not valid. Codes change every 30 seconds; each can be used once.',
+      );
     await this.throttle.succeed(keys);
     const s = await this.sessions.promote(pending.sessionId);
     return { ...s, recovery_codes_left: recoveryLeft };
@@ -132,7 +185,11 @@ export class Accounts {
   /** Enrolment step 1: a new secret (stored sealed, not active yet) and its otpauth:// URI. */
   async totpBegin(auth: SessionAuth): Promise<{ secret: string; otpauth_uri: string }> {
     const user = await userFindById(this.pool, auth.userId);
-    if (user?.totp_enabled) throw new AppError('validation_error', 'Two-factor authentication is already on. Turn it off first to enrol a new device.');
+    if (user?.totp_enabled)
+      throw new AppError(
+        'validation_error',
+        'Two-factor authentication is already on. Turn it off first to enrol a new device.',
+      );
     const secret = newTotpSecret();
     await userSetTotp(this.pool, auth.userId, this.sealer.seal(secret), false);
     return { secret, otpauth_uri: otpauthUri(secret, auth.email) };
@@ -142,7 +199,11 @@ export class Accounts {
   async totpEnable(auth: SessionAuth, code: unknown): Promise<{ recovery_codes: string[] }> {
     const user = await userFindById(this.pool, auth.userId);
     if (!user?.totp_secret || user.totp_enabled) throw new AppError('validation_error', 'Start the set-up first.');
-    if (typeof code !== 'string' || !(await this.acceptTotp(user, code))) throw new AppError('validation_error', 'That code is not valid: check the time on your device and try the current code.');
+    if (typeof code !== 'string' || !(await this.acceptTotp(user, code)))
+      throw new AppError(
+        'validation_error',
+        'That code is not valid: check the time on your device and try the current code.',
+      );
     await userSetTotp(this.pool, auth.userId, user.totp_secret, true); // keeps the step just used: it is spent
     return { recovery_codes: await this.newRecoveryCodes(auth.userId) };
   }
@@ -164,30 +225,51 @@ export class Accounts {
     await this.throttle.begin(keys);
     const user = await userFindById(this.pool, auth.userId);
     if (!user?.totp_enabled) throw new AppError('validation_error', 'Two-factor authentication is not on.');
-    if (typeof code !== 'string' || !(await this.acceptTotp(user, code))) throw new AppError('validation_error', 'That code is not valid.');
+    if (typeof code !== 'string' || !(await this.acceptTotp(user, code)))
+      throw new AppError('validation_error', 'That code is not valid.');
     await this.throttle.succeed(keys);
   }
 
   private async newRecoveryCodes(userId: string): Promise<string[]> {
-    const codes = Array.from({ length: RECOVERY_CODES }, () => randomToken(10).toLowerCase()).map((c) => `${c.slice(0, 5)}-${c.slice(5)}`);
-    await recoveryCodesReplace(this.pool, userId, codes.map((c) => sha256Hex(normaliseRecoveryCode(c))));
+    const codes = Array.from({ length: RECOVERY_CODES }, () => randomToken(10).toLowerCase()).map(
+      (c) => `${c.slice(0, 5)}-${c.slice(5)}`,
+    );
+    await recoveryCodesReplace(
+      this.pool,
+      userId,
+      codes.map((c) => sha256Hex(normaliseRecoveryCode(c))),
+    );
     return codes;
   }
 
   async changePassword(auth: SessionAuth, current: unknown, next: unknown): Promise<void> {
     const user = await userFindById(this.pool, auth.userId);
     if (!user) throw new AppError('not_signed_in');
-    if (user.password_hash && !(await verifyPassword(typeof current === 'string' ? current : '', user.password_hash))) throw new AppError('invalid_credentials', 'The current password is incorrect.');
+    if (user.password_hash && !(await verifyPassword(typeof current === 'string' ? current : '', user.password_hash)))
+      throw new AppError('invalid_credentials', 'The current password is incorrect.');
     await userSetPassword(this.pool, user.id, await hashPassword(checkPassword(next)));
     await sessionDeleteAllOfUser(this.pool, user.id, auth.sessionId); // other devices sign in again
   }
 
-  async invite(auth: SessionAuth, role: unknown, email: unknown, baseUrl: string): Promise<{ id: string; url: string; expires_at: string }> {
-    if (role !== 'admin' && role !== 'member') throw new AppError('validation_error', 'Invite role must be "admin" or "member".');
+  async invite(
+    auth: SessionAuth,
+    role: unknown,
+    email: unknown,
+    baseUrl: string,
+  ): Promise<{ id: string; url: string; expires_at: string }> {
+    if (role !== 'admin' && role !== 'member')
+      throw new AppError('validation_error', 'Invite role must be "admin" or "member".');
     const bound = email === undefined || email === null || email === '' ? null : checkEmail(email);
     const token = randomToken(32);
     const expiresAt = new Date(Date.now() + INVITE_DAYS * 86400_000);
-    const id = await inviteInsert(this.pool, { teamId: auth.teamId, tokenHash: sha256Hex(token), role, email: bound, createdBy: auth.userId, expiresAt });
+    const id = await inviteInsert(this.pool, {
+      teamId: auth.teamId,
+      tokenHash: sha256Hex(token),
+      role,
+      email: bound,
+      createdBy: auth.userId,
+      expiresAt,
+    });
     return { id, url: `${baseUrl}/dashboard/invite/${token}`, expires_at: expiresAt.toISOString() };
   }
 
@@ -220,35 +302,72 @@ export class Accounts {
    * account nobody proved yet gets a new link (the owner may be asking now); a proven one signs in.
    * Each request sends mail, so it is throttled per address and per client.
    */
-  async inviteSignup(token: string, input: { email?: unknown; name?: unknown }, ip: string): Promise<{ verification_sent: true; email: string }> {
+  async inviteSignup(
+    token: string,
+    input: { email?: unknown; name?: unknown },
+    ip: string,
+  ): Promise<{ verification_sent: true; email: string }> {
     const email = checkEmail(input.email);
     const inv = await this.inviteFind(token);
     checkInviteBinding(inv, email);
-    if (!this.mail.available()) throw new AppError('validation_error', 'Creating an account with a password needs email from this server to confirm the address (MAILROOM_DASHBOARD_FROM). Join with GitHub or Google instead, or ask the operator.');
+    if (!this.mail.available())
+      throw new AppError(
+        'validation_error',
+        'Creating an account with a password needs email from this server to confirm the address (MAILROOM_DASHBOARD_FROM). Join with GitHub or Google instead, or ask the operator.',
+      );
     const existing = await userFindByEmail(this.pool, email);
-    if (existing?.email_verified) throw new AppError('validation_error', 'An account with this email exists: sign in, then open the invite link again.');
-    await this.throttle.begin([{ key: `signup:${email.toLowerCase()}`, max: 3 }, { key: `signup-ip:${ip}`, max: 20 }]);
+    if (existing?.email_verified)
+      throw new AppError(
+        'validation_error',
+        'An account with this email exists: sign in, then open the invite link again.',
+      );
+    await this.throttle.begin([
+      { key: `signup:${email.toLowerCase()}`, max: 3 },
+      { key: `signup-ip:${ip}`, max: 20 },
+    ]);
     const ctx = await this.mail.context();
-    const user = existing ?? await userInsert(this.pool, { email, name: typeof input.name === 'string' ? input.name.slice(0, 100) : '', passwordHash: null, verified: false });
+    const user =
+      existing ??
+      (await userInsert(this.pool, {
+        email,
+        name: typeof input.name === 'string' ? input.name.slice(0, 100) : '',
+        passwordHash: null,
+        verified: false,
+      }));
     const link = await this.newVerification(user.id, inv.id);
-    const by = !inv.invited_by_email ? 'A team owner' : inv.invited_by_name ? `${inv.invited_by_name} (${inv.invited_by_email})` : inv.invited_by_email;
+    const by = !inv.invited_by_email
+      ? 'A team owner'
+      : inv.invited_by_name
+        ? `${inv.invited_by_name} (${inv.invited_by_email})`
+        : inv.invited_by_email;
     const role = inv.role === 'admin' ? 'an admin' : 'a member';
-    await this.mail.send({
-      to: email, subject: `${inv.invited_by_name || inv.invited_by_email || 'A team owner'} invited you to join ${inv.team_name} on Mailroom`,
-      category: 'email_verification',
-      text: `${by} invited ${email} to join the team "${inv.team_name}" as ${role} on Mailroom at ${this.publicUrl}.\n\n`
-        + `Open this link to confirm the address, choose your password and join:\n${link}\n\n`
-        + `The link works once, within 24 hours. If you do not know ${by} or did not expect this, ignore this email: no password is set until you choose one.\n`,
-      html: `<p>${escapeHtml(by)} invited ${escapeHtml(email)} to join the team <strong>${escapeHtml(inv.team_name)}</strong> as ${role} on Mailroom at ${escapeHtml(this.publicUrl)}.</p>`
-        + `<p><a href="${link}">Confirm my email and choose a password</a> (works once, within 24 hours).</p>`
-        + `<p>If you do not know ${escapeHtml(by)} or did not expect this, ignore this email: no password is set until you choose one.</p>`,
-    }, ctx);
+    await this.mail.send(
+      {
+        to: email,
+        subject: `${inv.invited_by_name || inv.invited_by_email || 'A team owner'} invited you to join ${inv.team_name} on Mailroom`,
+        category: 'email_verification',
+        text:
+          `${by} invited ${email} to join the team "${inv.team_name}" as ${role} on Mailroom at ${this.publicUrl}.\n\n` +
+          `Open this link to confirm the address, choose your password and join:\n${link}\n\n` +
+          `The link works once, within 24 hours. If you do not know ${by} or did not expect this, ignore this email: no password is set until you choose one.\n`,
+        html:
+          `<p>${escapeHtml(by)} invited ${escapeHtml(email)} to join the team <strong>${escapeHtml(inv.team_name)}</strong> as ${role} on Mailroom at ${escapeHtml(this.publicUrl)}.</p>` +
+          `<p><a href="${link}">Confirm my email and choose a password</a> (works once, within 24 hours).</p>` +
+          `<p>If you do not know ${escapeHtml(by)} or did not expect this, ignore this email: no password is set until you choose one.</p>`,
+      },
+      ctx,
+    );
     return { verification_sent: true, email };
   }
 
   private async newVerification(userId: string, inviteId: string | null): Promise<string> {
     const token = randomToken(40);
-    await emailVerificationInsert(this.pool, { tokenHash: sha256Hex(token), userId, inviteId, expiresAt: new Date(Date.now() + VERIFY_TTL_MS) });
+    await emailVerificationInsert(this.pool, {
+      tokenHash: sha256Hex(token),
+      userId,
+      inviteId,
+      expiresAt: new Date(Date.now() + VERIFY_TTL_MS),
+    });
     return `${this.publicUrl}/dashboard/verify/${token}`;
   }
 
@@ -257,7 +376,12 @@ export class Accounts {
     const v = VERIFY_TOKEN.test(token) ? await emailVerificationFindOpen(this.pool, sha256Hex(token)) : undefined;
     if (!v) throw new AppError('not_found', 'This confirmation link is not valid any more. Ask for a new invite.');
     const inv = v.invite_id ? await inviteFindById(this.pool, v.invite_id) : undefined;
-    return { email: v.email, password_required: !v.email_verified, team_name: inv?.team_name ?? null, invited_by: inv?.invited_by_email ?? null };
+    return {
+      email: v.email,
+      password_required: !v.email_verified,
+      team_name: inv?.team_name ?? null,
+      invited_by: inv?.invited_by_email ?? null,
+    };
   }
 
   /**
@@ -265,11 +389,17 @@ export class Accounts {
    * password now (required unless the address was proven before); the invite, if still open, is
    * joined, and the user signed in. A missing or weak password leaves the link unused.
    */
-  async verifyEmail(req: FastifyRequest, token: unknown, input: { password?: unknown; name?: unknown } = {}): Promise<Started> {
+  async verifyEmail(
+    req: FastifyRequest,
+    token: unknown,
+    input: { password?: unknown; name?: unknown } = {},
+  ): Promise<Started> {
     const hash = typeof token === 'string' && VERIFY_TOKEN.test(token) ? sha256Hex(token) : undefined;
     const open = hash ? await emailVerificationFindOpen(this.pool, hash) : undefined;
-    if (!hash || !open) throw new AppError('not_found', 'This confirmation link is not valid any more. Ask for a new invite.');
-    const passwordHash = open.email_verified && input.password === undefined ? null : await hashPassword(checkPassword(input.password));
+    if (!hash || !open)
+      throw new AppError('not_found', 'This confirmation link is not valid any more. Ask for a new invite.');
+    const passwordHash =
+      open.email_verified && input.password === undefined ? null : await hashPassword(checkPassword(input.password));
     const name = typeof input.name === 'string' && input.name.trim() ? input.name.trim().slice(0, 100) : undefined;
     const used = await withTx(this.pool, async (tx) => {
       const v = await emailVerificationConsume(tx, hash);
@@ -281,10 +411,12 @@ export class Accounts {
       return v;
     });
     if (!used) throw new AppError('not_found', 'This confirmation link is not valid any more. Ask for a new invite.');
-    const joined = used.invite_id ? await this.joinInvite(used.invite_id, used.user_id).catch((err) => {
-      if (err instanceof AppError && err.code === 'not_found') return undefined; // the invite was revoked or used since: the address is still proven
-      throw err;
-    }) : undefined;
+    const joined = used.invite_id
+      ? await this.joinInvite(used.invite_id, used.user_id).catch((err) => {
+          if (err instanceof AppError && err.code === 'not_found') return undefined; // the invite was revoked or used since: the address is still proven
+          throw err;
+        })
+      : undefined;
     const user = await userFindById(this.pool, used.user_id);
     if (!user) throw new AppError('not_found', 'This account no longer exists.');
     return this.start(req, user, joined?.team_id);
@@ -293,7 +425,9 @@ export class Accounts {
   /** The signed-in user's security settings: second factor, linked providers, sessions. */
   async securityView(auth: SessionAuth) {
     return {
-      email: auth.email, name: auth.name, totp_enabled: auth.totpEnabled,
+      email: auth.email,
+      name: auth.name,
+      totp_enabled: auth.totpEnabled,
       recovery_codes_left: auth.totpEnabled ? await recoveryCodesRemaining(this.pool, auth.userId) : 0,
       oauth_accounts: await oauthAccountsOfUser(this.pool, auth.userId),
       sessions: (await sessionsOfUser(this.pool, auth.userId)).map((s) => ({ ...s, current: s.id === auth.sessionId })),

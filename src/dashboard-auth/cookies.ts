@@ -8,7 +8,11 @@ export function parseCookies(header: string | undefined): Record<string, string>
     if (i < 0) continue;
     const name = part.slice(0, i).trim();
     if (!name || name in out) continue;
-    try { out[name] = decodeURIComponent(part.slice(i + 1).trim()); } catch { /* malformed value: ignored */ }
+    try {
+      out[name] = decodeURIComponent(part.slice(i + 1).trim());
+    } catch {
+      /* malformed value: ignored */
+    }
   }
   return out;
 }

@@ -23,7 +23,15 @@ export interface DashboardAuth {
   teams: TeamAdmin;
 }
 
-export function createDashboardAuth(d: { pool: Pool; config: Config; sealer: Sealer; secretKey: string; sender: EmailSender; defaultTeamId: string; log: Logger }): DashboardAuth {
+export function createDashboardAuth(d: {
+  pool: Pool;
+  config: Config;
+  sealer: Sealer;
+  secretKey: string;
+  sender: EmailSender;
+  defaultTeamId: string;
+  log: Logger;
+}): DashboardAuth {
   const sessions = new Sessions(d.pool, d.secretKey, d.config.publicUrl.startsWith('https:'));
   const throttle = new LoginThrottle(d.pool);
   const mail = new SystemMail(d.pool, d.config, d.sender, d.log);

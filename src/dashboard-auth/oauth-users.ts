@@ -10,16 +10,33 @@ import { userClaimUnverified, userFindByEmail, userFindById, userInsert, type Us
 import type { Accounts } from './accounts.js';
 import type { Identity } from './oauth.js';
 
-export async function oauthUser(pool: Pool, accounts: Accounts, log: Logger, provider: string, id: Identity, invite: string | null): Promise<UserRow> {
+export async function oauthUser(
+  pool: Pool,
+  accounts: Accounts,
+  log: Logger,
+  provider: string,
+  id: Identity,
+  invite: string | null,
+): Promise<UserRow> {
   const u = await existingUser(pool, log, provider, id);
   if (u) {
     if (invite) await accounts.inviteJoin(invite, u); // signed in through an invite link: join its team too
     return (await userFindById(pool, u.id))!;
   }
-  if (!invite) throw new AppError('forbidden', `No Mailroom account uses ${id.verifiedEmails[0]}. Ask an owner for an invite link.`);
+  if (!invite)
+    throw new AppError(
+      'forbidden',
+      `No Mailroom account uses ${id.verifiedEmails[0]}. Ask an owner for an invite link.`,
+    );
   const inv = await accounts.inviteFind(invite);
-  const email = inv.email ? id.verifiedEmails.find((e) => e.toLowerCase() === inv.email!.toLowerCase()) : id.verifiedEmails[0];
-  if (!email) throw new AppError('forbidden', `This invite is for ${inv.email}, which your ${provider} account has not verified.`);
+  const email = inv.email
+    ? id.verifiedEmails.find((e) => e.toLowerCase() === inv.email!.toLowerCase())
+    : id.verifiedEmails[0];
+  if (!email)
+    throw new AppError(
+      'forbidden',
+      `This invite is for ${inv.email}, which your ${provider} account has not verified.`,
+    );
   const created = await userInsert(pool, { email, name: id.name.slice(0, 100), passwordHash: null, verified: true });
   await oauthAccountLink(pool, { provider, subject: id.subject, userId: created.id, email });
   await accounts.inviteJoin(invite, created);
@@ -33,13 +50,17 @@ async function existingUser(pool: Pool, log: Logger, provider: string, id: Ident
     const u = await userFindById(pool, linked.user_id);
     if (u) return u;
   }
-  if (!id.verifiedEmails.length) throw new AppError('forbidden', `Your ${provider} account has no verified email address; verify one there first.`);
+  if (!id.verifiedEmails.length)
+    throw new AppError('forbidden', `Your ${provider} account has no verified email address; verify one there first.`);
   for (const email of id.verifiedEmails) {
     const u = await userFindByEmail(pool, email);
     if (!u) continue;
     if (!u.email_verified) {
       await userClaimUnverified(pool, u.id);
-      log.warn('unverified account claimed by a verified sign-in; its password was removed', { user_id: u.id, provider });
+      log.warn('unverified account claimed by a verified sign-in; its password was removed', {
+        user_id: u.id,
+        provider,
+      });
     }
     await oauthAccountLink(pool, { provider, subject: id.subject, userId: u.id, email });
     return u;

@@ -12,7 +12,9 @@ export const MIN_PASSWORD_LENGTH = 10;
 
 function derive(password: string, salt: Buffer, n: number, r: number, p: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    scrypt(password.normalize('NFKC'), salt, KEY_LEN, { N: n, r, p, maxmem: 256 * n * r + 1024 * 1024 }, (err, key) => (err ? reject(err) : resolve(key)));
+    scrypt(password.normalize('NFKC'), salt, KEY_LEN, { N: n, r, p, maxmem: 256 * n * r + 1024 * 1024 }, (err, key) =>
+      err ? reject(err) : resolve(key),
+    );
   });
 }
 
@@ -37,7 +39,8 @@ export async function verifyPassword(password: string, stored: string | null): P
 /** A reason the password is refused, or null when it is acceptable. */
 export function passwordProblem(password: unknown): string | null {
   if (typeof password !== 'string') return 'The password is required.';
-  if (password.length < MIN_PASSWORD_LENGTH) return `The password must have at least ${MIN_PASSWORD_LENGTH} characters.`;
+  if (password.length < MIN_PASSWORD_LENGTH)
+    return `The password must have at least ${MIN_PASSWORD_LENGTH} characters.`;
   if (password.length > 256) return 'The password must have at most 256 characters.';
   return null;
 }

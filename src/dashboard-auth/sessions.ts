@@ -7,7 +7,12 @@ import { AppError } from '../errors.js';
 import { randomToken, sha256Hex } from '../lib/ids.js';
 import type { Queryable } from '../store/db.js';
 import {
-  sessionDelete, sessionFindByHash, sessionInsert, sessionPromote, sessionTouch, type SessionRow,
+  sessionDelete,
+  sessionFindByHash,
+  sessionInsert,
+  sessionPromote,
+  sessionTouch,
+  type SessionRow,
 } from '../store/sessions.js';
 import type { Role } from '../store/users.js';
 import { parseCookies, serializeCookie } from './cookies.js';
@@ -45,7 +50,11 @@ export interface SessionRequestAuth {
 
 export class Sessions {
   private readonly csrfKey: Buffer;
-  constructor(private readonly db: Queryable, secretKey: string, private readonly secure: boolean) {
+  constructor(
+    private readonly db: Queryable,
+    secretKey: string,
+    private readonly secure: boolean,
+  ) {
     this.csrfKey = createHmac('sha256', secretKey).update('mailroom-dashboard-csrf').digest();
   }
 
@@ -54,12 +63,22 @@ export class Sessions {
   }
 
   /** Starts a session; returns the cookies to set and the CSRF token for the SPA. */
-  async create(req: FastifyRequest, userId: string, teamId: string, mfaPending: boolean): Promise<{ token: string; csrf: string; cookies: string[] }> {
+  async create(
+    req: FastifyRequest,
+    userId: string,
+    teamId: string,
+    mfaPending: boolean,
+  ): Promise<{ token: string; csrf: string; cookies: string[] }> {
     const token = randomToken(43);
     const ttlS = mfaPending ? PENDING_MINUTES * 60 : SESSION_DAYS * 86400;
     await sessionInsert(this.db, {
-      tokenHash: sha256Hex(token), userId, teamId, mfaPending, ip: req.ip ?? null,
-      userAgent: (req.headers['user-agent'] ?? '').slice(0, 300) || null, expiresAt: new Date(Date.now() + ttlS * 1000),
+      tokenHash: sha256Hex(token),
+      userId,
+      teamId,
+      mfaPending,
+      ip: req.ip ?? null,
+      userAgent: (req.headers['user-agent'] ?? '').slice(0, 300) || null,
+      expiresAt: new Date(Date.now() + ttlS * 1000),
     });
     return { token, csrf: this.csrfFor(token), cookies: this.cookies(token, ttlS) };
   }
@@ -119,18 +138,26 @@ export class Sessions {
     const found = await this.lookup(req);
     if (!found || found.auth.mfaPending) return undefined;
     const { auth, token } = found;
-    if (!this.csrfOk(req, token)) throw new AppError('forbidden', 'Missing or invalid CSRF token (x-csrf-token header).');
-    if (auth.mfaSetupRequired) throw new AppError('forbidden', 'Your team requires two-factor authentication: set it up under Account first.');
-    if (auth.role === 'member' && !SAFE_METHODS.has(req.method)) throw new AppError('forbidden', 'Members can view this team; ask an admin or owner to make changes.');
+    if (!this.csrfOk(req, token))
+      throw new AppError('forbidden', 'Missing or invalid CSRF token (x-csrf-token header).');
+    if (auth.mfaSetupRequired)
+      throw new AppError('forbidden', 'Your team requires two-factor authentication: set it up under Account first.');
+    if (auth.role === 'member' && !SAFE_METHODS.has(req.method))
+      throw new AppError('forbidden', 'Members can view this team; ask an admin or owner to make changes.');
     return { id: null, team_id: auth.teamId, permission: 'full_access', domain_id: null, session: auth };
   }
 
   /** For dashboard-only endpoints: the session, or 401 / 403. */
-  async require(req: FastifyRequest, opts: { allowPending?: boolean; allowMfaSetup?: boolean } = {}): Promise<{ auth: SessionAuth; token: string }> {
+  async require(
+    req: FastifyRequest,
+    opts: { allowPending?: boolean; allowMfaSetup?: boolean } = {},
+  ): Promise<{ auth: SessionAuth; token: string }> {
     const found = await this.lookup(req);
     if (!found || (found.auth.mfaPending && !opts.allowPending)) throw new AppError('not_signed_in');
-    if (!this.csrfOk(req, found.token)) throw new AppError('forbidden', 'Missing or invalid CSRF token (x-csrf-token header).');
-    if (found.auth.mfaSetupRequired && !opts.allowMfaSetup) throw new AppError('forbidden', 'Your team requires two-factor authentication: set it up under Account first.');
+    if (!this.csrfOk(req, found.token))
+      throw new AppError('forbidden', 'Missing or invalid CSRF token (x-csrf-token header).');
+    if (found.auth.mfaSetupRequired && !opts.allowMfaSetup)
+      throw new AppError('forbidden', 'Your team requires two-factor authentication: set it up under Account first.');
     return found;
   }
 
@@ -141,8 +168,15 @@ export class Sessions {
 
 function toAuth(row: SessionRow): SessionAuth {
   return {
-    sessionId: row.id, userId: row.user_id, email: row.email, name: row.name, teamId: row.team_id, teamName: row.team_name ?? '',
-    role: row.role!, totpEnabled: row.totp_enabled, mfaPending: row.mfa_pending,
+    sessionId: row.id,
+    userId: row.user_id,
+    email: row.email,
+    name: row.name,
+    teamId: row.team_id,
+    teamName: row.team_name ?? '',
+    role: row.role!,
+    totpEnabled: row.totp_enabled,
+    mfaPending: row.mfa_pending,
     mfaSetupRequired: !row.mfa_pending && row.require_mfa && !row.totp_enabled,
   };
 }

@@ -21,7 +21,12 @@ export interface SystemMessage {
 }
 
 export class SystemMail {
-  constructor(private readonly pool: Pool, private readonly config: Config, private readonly sender: EmailSender, private readonly log: Logger) {}
+  constructor(
+    private readonly pool: Pool,
+    private readonly config: Config,
+    private readonly sender: EmailSender,
+    private readonly log: Logger,
+  ) {}
 
   available(): boolean {
     return Boolean(this.config.dashboardFrom);
@@ -29,23 +34,42 @@ export class SystemMail {
 
   /** Checks the sender can be used now: a misconfiguration is reported whatever the recipient. */
   async context(): Promise<SendContext> {
-    if (!this.config.dashboardFrom) throw new AppError('validation_error', 'Email from this server is not set up (MAILROOM_DASHBOARD_FROM). Ask an owner or the operator.');
+    if (!this.config.dashboardFrom)
+      throw new AppError(
+        'validation_error',
+        'Email from this server is not set up (MAILROOM_DASHBOARD_FROM). Ask an owner or the operator.',
+      );
     const from = parseAddress(this.config.dashboardFrom, 'from');
     const teamId = await domainTeamByName(this.pool, from.domain);
-    const ctx: SendContext = { teamId: teamId ?? SYSTEM_TEAM_ID, apiKeyId: null, keyDomainId: null, source: 'api', dataTeamId: SYSTEM_TEAM_ID };
+    const ctx: SendContext = {
+      teamId: teamId ?? SYSTEM_TEAM_ID,
+      apiKeyId: null,
+      keyDomainId: null,
+      source: 'api',
+      dataTeamId: SYSTEM_TEAM_ID,
+    };
     await this.sender.sendingDomain(ctx, from.domain);
     return ctx;
   }
 
   /** Sends one message; answers its email id (visible to no team). */
   async send(m: SystemMessage, ctx?: SendContext): Promise<string> {
-    const c = ctx ?? await this.context();
-    const email = await this.sender.prepare(c, {
-      from: this.config.dashboardFrom, to: [m.to], subject: m.subject, text: m.text, html: m.html,
-      tags: [{ name: 'category', value: m.category }],
-    }, { allowAttachments: false });
+    const c = ctx ?? (await this.context());
+    const email = await this.sender.prepare(
+      c,
+      {
+        from: this.config.dashboardFrom,
+        to: [m.to],
+        subject: m.subject,
+        text: m.text,
+        html: m.html,
+        tags: [{ name: 'category', value: m.category }],
+      },
+      { allowAttachments: false },
+    );
     await this.sender.commit(email);
-    if (this.config.deliveryMode === 'capture') this.log.info('capture mode: system mail', { to: m.to, subject: m.subject, text: m.text });
+    if (this.config.deliveryMode === 'capture')
+      this.log.info('capture mode: system mail', { to: m.to, subject: m.subject, text: m.text });
     return email.row.id;
   }
 }

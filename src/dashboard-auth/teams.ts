@@ -6,7 +6,17 @@ import { withTx, type Pool } from '../store/db.js';
 import { sessionSetTeam } from '../store/sessions.js';
 import { teamCreate } from '../store/teams.js';
 import {
-  inviteDelete, invitesOfTeam, memberAdd, memberRole, memberRemove, membersOfTeam, memberSetRole, ownerCount, ROLES, teamSetRequireMfa, type Role,
+  inviteDelete,
+  invitesOfTeam,
+  memberAdd,
+  memberRole,
+  memberRemove,
+  membersOfTeam,
+  memberSetRole,
+  ownerCount,
+  ROLES,
+  teamSetRequireMfa,
+  type Role,
 } from '../store/users.js';
 import type { SessionAuth } from './sessions.js';
 
@@ -17,16 +27,24 @@ export class TeamAdmin {
 
   async view(auth: SessionAuth) {
     const canManage = auth.role !== 'member';
-    return { id: auth.teamId, name: auth.teamName, role: auth.role, members: await membersOfTeam(this.pool, auth.teamId), invites: canManage ? await invitesOfTeam(this.pool, auth.teamId) : [] };
+    return {
+      id: auth.teamId,
+      name: auth.teamName,
+      role: auth.role,
+      members: await membersOfTeam(this.pool, auth.teamId),
+      invites: canManage ? await invitesOfTeam(this.pool, auth.teamId) : [],
+    };
   }
 
   async setRequireMfa(auth: SessionAuth, requireMfa: boolean): Promise<void> {
-    if (requireMfa && !auth.totpEnabled) throw new AppError('validation_error', 'Turn on two-factor authentication for your own account first.');
+    if (requireMfa && !auth.totpEnabled)
+      throw new AppError('validation_error', 'Turn on two-factor authentication for your own account first.');
     await teamSetRequireMfa(this.pool, auth.teamId, requireMfa);
   }
 
   async revokeInvite(auth: SessionAuth, id: string): Promise<void> {
-    if (!UUID.test(id) || !(await inviteDelete(this.pool, auth.teamId, id))) throw new AppError('not_found', 'Invite not found');
+    if (!UUID.test(id) || !(await inviteDelete(this.pool, auth.teamId, id)))
+      throw new AppError('not_found', 'Invite not found');
   }
 
   private async roleOf(auth: SessionAuth, userId: string): Promise<Role> {
@@ -36,12 +54,15 @@ export class TeamAdmin {
   }
 
   async setRole(auth: SessionAuth, userId: string, role: string): Promise<void> {
-    if (!ROLES.includes(role as Role)) throw new AppError('validation_error', 'Role must be "owner", "admin" or "member".');
+    if (!ROLES.includes(role as Role))
+      throw new AppError('validation_error', 'Role must be "owner", "admin" or "member".');
     const current = await this.roleOf(auth, userId);
-    if ((role === 'owner' || current === 'owner') && auth.role !== 'owner') throw new AppError('forbidden', 'Only owners can make or unmake owners.');
+    if ((role === 'owner' || current === 'owner') && auth.role !== 'owner')
+      throw new AppError('forbidden', 'Only owners can make or unmake owners.');
     await withTx(this.pool, async (tx) => {
       await memberSetRole(tx, auth.teamId, userId, role as Role);
-      if ((await ownerCount(tx, auth.teamId)) === 0) throw new AppError('validation_error', 'A team keeps at least one owner.');
+      if ((await ownerCount(tx, auth.teamId)) === 0)
+        throw new AppError('validation_error', 'A team keeps at least one owner.');
     });
   }
 
@@ -50,7 +71,8 @@ export class TeamAdmin {
     if (current === 'owner' && auth.role !== 'owner') throw new AppError('forbidden', 'Only owners can remove owners.');
     await withTx(this.pool, async (tx) => {
       await memberRemove(tx, auth.teamId, userId);
-      if ((await ownerCount(tx, auth.teamId)) === 0) throw new AppError('validation_error', 'A team keeps at least one owner.');
+      if ((await ownerCount(tx, auth.teamId)) === 0)
+        throw new AppError('validation_error', 'A team keeps at least one owner.');
     });
   }
 

@@ -19,13 +19,26 @@ export const PER_ACCOUNT = 10;
 export const ACCOUNT_LOCK_S = 5 * 60;
 
 /** A counter; `bypassable`: a lock on it does not refuse the attempt (the caller decides after the check). */
-export interface ThrottleKey { key: string; max: number; windowS?: number; lockS?: number; bypassable?: boolean }
+export interface ThrottleKey {
+  key: string;
+  max: number;
+  windowS?: number;
+  lockS?: number;
+  bypassable?: boolean;
+}
 type Keys = ThrottleKey[];
 
 /** An attempt let through: the keys it was counted on, and how long a bypassed lock has left (0 = none). */
-export interface Attempt { counted: Keys; bypassedWait: number }
+export interface Attempt {
+  counted: Keys;
+  bypassedWait: number;
+}
 
-const refusal = (s: number) => new AppError('rate_limit_exceeded', `Too many failed attempts. Try again in ${Math.ceil(s / 60)} minute${s > 60 ? 's' : ''}.`);
+const refusal = (s: number) =>
+  new AppError(
+    'rate_limit_exceeded',
+    `Too many failed attempts. Try again in ${Math.ceil(s / 60)} minute${s > 60 ? 's' : ''}.`,
+  );
 
 export class LoginThrottle {
   constructor(private readonly pool: Pool) {}
@@ -51,12 +64,18 @@ export class LoginThrottle {
   /** Counts an attempt on its open keys; throws 429, counting nothing, when a key that is not bypassable is locked. */
   async begin(keys: Keys): Promise<Attempt> {
     return withTx(this.pool, async (tx) => {
-      const wait = await throttleLockKeys(tx, keys.map((k) => k.key));
+      const wait = await throttleLockKeys(
+        tx,
+        keys.map((k) => k.key),
+      );
       const locked = keys.filter((k) => (wait.get(k.key) ?? 0) > 0);
       const refusing = locked.filter((k) => !k.bypassable);
       if (refusing.length) throw refusal(Math.max(...refusing.map((k) => wait.get(k.key)!)));
       const counted = keys.filter((k) => !locked.includes(k));
-      await throttleCount(tx, counted.map((k) => ({ key: k.key, max: k.max, windowS: k.windowS ?? WINDOW_S, lockS: k.lockS ?? LOCK_S })));
+      await throttleCount(
+        tx,
+        counted.map((k) => ({ key: k.key, max: k.max, windowS: k.windowS ?? WINDOW_S, lockS: k.lockS ?? LOCK_S })),
+      );
       return { counted, bypassedWait: Math.max(0, ...locked.map((k) => wait.get(k.key)!)) };
     });
   }

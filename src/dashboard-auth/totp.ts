@@ -17,7 +17,12 @@ export function base32Decode(s: string): Buffer {
 export const newTotpSecret = (): string => base32Encode(randomBytes(20));
 
 /** The HOTP value for a counter (RFC 4226 section 5.3). */
-export function hotp(key: Buffer, counter: number, digits = 6, algorithm: 'sha1' | 'sha256' | 'sha512' = 'sha1'): string {
+export function hotp(
+  key: Buffer,
+  counter: number,
+  digits = 6,
+  algorithm: 'sha1' | 'sha256' | 'sha512' = 'sha1',
+): string {
   const msg = Buffer.alloc(8);
   msg.writeBigUInt64BE(BigInt(counter));
   const mac = createHmac(algorithm, key).update(msg).digest();
@@ -47,6 +52,12 @@ export function verifyTotp(secretB32: string, code: string, unixMs = Date.now(),
 
 export function otpauthUri(secretB32: string, account: string, issuer = 'Mailroom'): string {
   const label = encodeURIComponent(`${issuer}:${account}`);
-  const q = new URLSearchParams({ secret: secretB32, issuer, algorithm: 'SHA1', digits: '6', period: String(STEP_SECONDS) });
+  const q = new URLSearchParams({
+    secret: secretB32,
+    issuer,
+    algorithm: 'SHA1',
+    digits: '6',
+    period: String(STEP_SECONDS),
+  });
   return `otpauth://totp/${label}?${q}`;
 }

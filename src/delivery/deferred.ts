@@ -6,7 +6,11 @@ import type { DeferredEmail } from '../store/emails.js';
 
 export type { DeferredEmail };
 
-export interface RenderedBody { html: string | null; text: string | null; raw: Buffer }
+export interface RenderedBody {
+  html: string | null;
+  text: string | null;
+  raw: Buffer;
+}
 
 export interface DeferredBodies {
   /** The email's body as sent; undefined when it cannot be rendered any more (its broadcast is gone). */

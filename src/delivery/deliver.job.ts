@@ -13,7 +13,15 @@ import type { Job, JobContext, JobOutcome } from '../queue/worker.js';
 import { DELIVERY_PRIORITY, deliverJobsInsert } from '../store/jobs.js';
 import type { Pool } from '../store/db.js';
 import {
-  emailEventsInsertMany, emailsLoadForDelivery, type DeliverBatchPayload, type DeliverPayload, type DeliveryLoad, type DeliveryState, type EmailForDelivery, type EventGroup, type EventInsert,
+  emailEventsInsertMany,
+  emailsLoadForDelivery,
+  type DeliverBatchPayload,
+  type DeliverPayload,
+  type DeliveryLoad,
+  type DeliveryState,
+  type EmailForDelivery,
+  type EventGroup,
+  type EventInsert,
 } from '../store/emails.js';
 import { suppressionAdd } from '../store/suppressions.js';
 import { suppressesRecipient } from '../mta/classify.js';
@@ -44,10 +52,16 @@ export interface DeliverDeps {
 }
 
 /** The VERP return path: bounces come back to an address that names the email. */
-export const returnPath = (emailId: string, returnPathHost: string) => `bounces+${emailId.replace(/-/g, '')}@${returnPathHost}`;
+export const returnPath = (emailId: string, returnPathHost: string) =>
+  `bounces+${emailId.replace(/-/g, '')}@${returnPathHost}`;
 
 const smtpDetail = (r: RecipientResult, attempt: number) => ({
-  response: r.response, code: r.code ?? null, enhanced: r.enhanced ?? null, mx_host: r.mxHost ?? null, tls: r.tls, attempt,
+  response: r.response,
+  code: r.code ?? null,
+  enhanced: r.enhanced ?? null,
+  mx_host: r.mxHost ?? null,
+  tls: r.tls,
+  attempt,
   ...(r.category ? { category: r.category } : {}),
 });
 
@@ -63,13 +77,16 @@ export function deliveryJobs(deps: DeliverDeps) {
   // measured, six round trips per message made the worker spend most of its time writing to
   // PostgreSQL's socket; with one load query per message PostgreSQL still spent ~830 us of CPU
   // per delivered message (~500 us with the loads shared).
-  const loader = new Batcher<DeliveryLoad, DeliveryState | undefined>((loads) => emailsLoadForDelivery(deps.pool, loads));
+  const loader = new Batcher<DeliveryLoad, DeliveryState | undefined>((loads) =>
+    emailsLoadForDelivery(deps.pool, loads),
+  );
   const recorder = new Batcher<EventGroup, void>(async (groups) => {
     await emailEventsInsertMany(deps.pool, groups);
     return groups.map(() => undefined);
   });
   const domainCache = new TtlCache<Promise<Awaited<ReturnType<Domains['sendingDomainById']>>>>(DOMAIN_CACHE_MS, 10_000);
-  const domainFor = (teamId: string, id: string) => cachedLoad(domainCache, id, () => deps.domains.sendingDomainById(teamId, id));
+  const domainFor = (teamId: string, id: string) =>
+    cachedLoad(domainCache, id, () => deps.domains.sendingDomainById(teamId, id));
   // A broadcast's copies are one message with each recipient's values: its compose findings are
   // computed from the first copy this process delivers and stored with every copy (measured: the
   // rules and the render they need were ~100 us of a copy's ~1.4 ms, run again for every copy).
@@ -93,40 +110,74 @@ export function deliveryJobs(deps: DeliverDeps) {
     const analyze = deps.config.insights && email.unanalyzed;
     const findingsKey = email.broadcast_id ? `${email.broadcast_id}/${email.domain_id}` : undefined;
     const shared = analyze && findingsKey ? broadcastFindings.get(findingsKey) : undefined;
-    const rendered = analyze && !shared && isDeferred(email) && !email.raw ? await deps.bodies?.render(email) : undefined;
-    const composed = shared ?? (analyze && (rendered || !isDeferred(email))
-      ? composeFindings(deps, rendered ? { ...email, html: rendered.html, text_body: rendered.text } : email, domain?.row) : undefined);
+    const rendered =
+      analyze && !shared && isDeferred(email) && !email.raw ? await deps.bodies?.render(email) : undefined;
+    const composed =
+      shared ??
+      (analyze && (rendered || !isDeferred(email))
+        ? composeFindings(
+            deps,
+            rendered ? { ...email, html: rendered.html, text_body: rendered.text } : email,
+            domain?.row,
+          )
+        : undefined);
     if (composed && findingsKey && !shared) broadcastFindings.set(findingsKey, composed);
     const ctx: Ctx = composed ? { deps, record: (g) => base.record({ ...g, composed }) } : base;
 
-    const purged = () => ctx.record(failAll(email, pending, 'message_purged', 'The message body was purged by retention before it could be delivered.'));
+    const purged = () =>
+      ctx.record(
+        failAll(
+          email,
+          pending,
+          'message_purged',
+          'The message body was purged by retention before it could be delivered.',
+        ),
+      );
     if (!email.raw && !isDeferred(email)) return purged();
-    if (!domain) return ctx.record(failAll(email, pending, 'domain_not_verified', 'The sending domain is no longer verified.'));
+    if (!domain)
+      return ctx.record(failAll(email, pending, 'domain_not_verified', 'The sending domain is no longer verified.'));
 
-    const held = pending.filter((r) => state.suppressed.has(r)).map((r) =>
-      makeEvent(email, 'email.suppressed', { recipient: r, extra: suppressedExtra(state.suppressed.get(r)!), detail: { origin: state.suppressed.get(r)! } }));
+    const held = pending
+      .filter((r) => state.suppressed.has(r))
+      .map((r) =>
+        makeEvent(email, 'email.suppressed', {
+          recipient: r,
+          extra: suppressedExtra(state.suppressed.get(r)!),
+          detail: { origin: state.suppressed.get(r)! },
+        }),
+      );
     pending = pending.filter((r) => !state.suppressed.has(r));
     if (held.length) await ctx.record({ events: held, lastEvent: 'suppressed' });
     if (!pending.length) return;
 
     if (deps.config.deliveryMode === 'capture') {
-      const events = pending.map((r) => makeEvent(email, 'email.delivered', { recipient: r, detail: { mode: 'capture', response: 'captured: stored locally, nothing sent', attempt } }));
+      const events = pending.map((r) =>
+        makeEvent(email, 'email.delivered', {
+          recipient: r,
+          detail: { mode: 'capture', response: 'captured: stored locally, nothing sent', attempt },
+        }),
+      );
       return ctx.record({ events, lastEvent: 'delivered' });
     }
 
     // A broadcast's email is rendered here, from its broadcast and its recipient's values.
-    const raw = email.raw ?? (rendered ?? await deps.bodies?.render(email))?.raw;
+    const raw = email.raw ?? (rendered ?? (await deps.bodies?.render(email)))?.raw;
     if (!raw) return purged();
     const { row } = domain;
     const returnPathHost = `${row.custom_return_path}.${row.name}`;
     const egress = deps.config.regionEgress[row.region as Region] ?? {};
     const relayUrl = egress.relayUrl ?? (deps.config.deliveryMode === 'relay' ? deps.config.relayUrl : undefined);
-    const route: Route = relayUrl ? { mode: 'relay', url: relayUrl } : { mode: 'mx', domain: p.domain, port: deps.config.outboundPort, dns: deps.config.dnsServers };
-    const send = (recipients: string[], raw: Buffer) => deliver(
-      { mailFrom: returnPath(email.id, returnPathHost), recipients, raw, tls: row.tls },
-      route, { heloName: egress.heloName ?? deps.config.heloName, localAddress: egress.sourceAddress, pool: deps.smtp },
-    );
-    if (!email.list_unsubscribe) return settle(ctx, email, await send(pending, await dkimSign(raw, domain.keys)), attempt);
+    const route: Route = relayUrl
+      ? { mode: 'relay', url: relayUrl }
+      : { mode: 'mx', domain: p.domain, port: deps.config.outboundPort, dns: deps.config.dnsServers };
+    const send = (recipients: string[], raw: Buffer) =>
+      deliver({ mailFrom: returnPath(email.id, returnPathHost), recipients, raw, tls: row.tls }, route, {
+        heloName: egress.heloName ?? deps.config.heloName,
+        localAddress: egress.sourceAddress,
+        pool: deps.smtp,
+      });
+    if (!email.list_unsubscribe)
+      return settle(ctx, email, await send(pending, await dkimSign(raw, domain.keys)), attempt);
     // List mail: each recipient its own copy with its own unsubscribe token, signed after the
     // headers are added (one signature per recipient, not per message: only for list mail).
     const order = distinctRecipients(email.to_addrs, email.cc_addrs, email.bcc_addrs);
@@ -135,7 +186,7 @@ export function deliveryJobs(deps: DeliverDeps) {
       const ordinal = order.indexOf(r);
       if (ordinal < 0) throw new Error(`delivery: ${r} is not a recipient of email ${email.id}`);
       const copy = withListHeaders(raw, deps.unsubscribe.headers(email.id, ordinal, returnPathHost, email.list_id));
-      results.push(...await send([r], await dkimSign(copy, domain.keys)));
+      results.push(...(await send([r], await dkimSign(copy, domain.keys))));
     }
     return settle(ctx, email, results, attempt);
   };
@@ -158,33 +209,59 @@ export function deliveryJobs(deps: DeliverDeps) {
  * reached an end.
  */
 type Loaded = Promise<DeliveryState | undefined>;
-interface DeliverOne { load(p: DeliverPayload): Loaded; one(p: DeliverPayload, loaded?: Loaded): Promise<void | JobOutcome> }
+interface DeliverOne {
+  load(p: DeliverPayload): Loaded;
+  one(p: DeliverPayload, loaded?: Loaded): Promise<void | JobOutcome>;
+}
 
-async function deliverBatch(deps: DeliverDeps, d: DeliverOne, job: Job<DeliverBatchPayload>, jc: JobContext): Promise<void> {
+async function deliverBatch(
+  deps: DeliverDeps,
+  d: DeliverOne,
+  job: Job<DeliverBatchPayload>,
+  jc: JobContext,
+): Promise<void> {
   const { team_id, domain, broadcast_id, emails } = job.payload;
-  const copies = emails.map(([emailId, recipient]) => ({ team_id, domain, broadcast_id, email_id: emailId, recipients: [recipient] } satisfies DeliverPayload));
+  const copies = emails.map(
+    ([emailId, recipient]) =>
+      ({ team_id, domain, broadcast_id, email_id: emailId, recipients: [recipient] }) satisfies DeliverPayload,
+  );
   const loads = copies.map((p) => d.load(p)); // one tick: one statement (the loader's group commit)
   for (const l of loads) l.catch(() => undefined); // awaited by each copy's delivery
   const later: Parameters<typeof deliverJobsInsert>[1] = [];
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(BATCH_SENDS, copies.length) }, async () => {
-    for (let i = next++; i < copies.length; i = next++) {
-      if (jc.signal.aborted) throw jc.signal.reason ?? new Error('aborted');
-      let retryAt: Date | undefined;
-      try {
-        const outcome = await d.one(copies[i], loads[i]);
-        if (outcome && 'retryAt' in outcome) retryAt = outcome.retryAt;
-      } catch (err) {
-        deps.log.warn('delivery of a broadcast copy failed; it is retried alone', { email_id: copies[i].email_id, err });
-        retryAt = new Date(Date.now() + BATCH_FAILURE_RETRY_MS);
+  await Promise.all(
+    Array.from({ length: Math.min(BATCH_SENDS, copies.length) }, async () => {
+      for (let i = next++; i < copies.length; i = next++) {
+        if (jc.signal.aborted) throw jc.signal.reason ?? new Error('aborted');
+        let retryAt: Date | undefined;
+        try {
+          const outcome = await d.one(copies[i], loads[i]);
+          if (outcome && 'retryAt' in outcome) retryAt = outcome.retryAt;
+        } catch (err) {
+          deps.log.warn('delivery of a broadcast copy failed; it is retried alone', {
+            email_id: copies[i].email_id,
+            err,
+          });
+          retryAt = new Date(Date.now() + BATCH_FAILURE_RETRY_MS);
+        }
+        if (retryAt)
+          later.push({
+            payload: copies[i],
+            run_at: retryAt.toISOString(),
+            region: job.region,
+            priority: DELIVERY_PRIORITY.broadcast,
+          });
       }
-      if (retryAt) later.push({ payload: copies[i], run_at: retryAt.toISOString(), region: job.region, priority: DELIVERY_PRIORITY.broadcast });
-    }
-  }));
+    }),
+  );
   if (later.length) await deliverJobsInsert(deps.pool, later);
 }
 
-function composeFindings(deps: DeliverDeps, email: EmailForDelivery, domain: Parameters<ComposeInsights['of']>[1]): unknown[] | undefined {
+function composeFindings(
+  deps: DeliverDeps,
+  email: EmailForDelivery,
+  domain: Parameters<ComposeInsights['of']>[1],
+): unknown[] | undefined {
   try {
     return deps.insights.of(email, domain);
   } catch (err) {
@@ -194,7 +271,16 @@ function composeFindings(deps: DeliverDeps, email: EmailForDelivery, domain: Par
 }
 
 function failAll(email: EmailForDelivery, recipients: string[], reason: string, message: string) {
-  return { events: recipients.map((r) => makeEvent(email, 'email.failed', { recipient: r, extra: failedExtra(reason, message), detail: { reason, message } })), lastEvent: 'failed' };
+  return {
+    events: recipients.map((r) =>
+      makeEvent(email, 'email.failed', {
+        recipient: r,
+        extra: failedExtra(reason, message),
+        detail: { reason, message },
+      }),
+    ),
+    lastEvent: 'failed',
+  };
 }
 
 interface Ctx {
@@ -203,7 +289,12 @@ interface Ctx {
 }
 
 /** Records each recipient's outcome; deferred recipients are retried on the ladder. */
-async function settle(ctx: Ctx, email: EmailForDelivery, results: RecipientResult[], attempt: number): Promise<void | JobOutcome> {
+async function settle(
+  ctx: Ctx,
+  email: EmailForDelivery,
+  results: RecipientResult[],
+  attempt: number,
+): Promise<void | JobOutcome> {
   const { deps } = ctx;
   const events: EventInsert[] = [];
   let lastEvent: string | undefined;
@@ -221,18 +312,37 @@ async function settle(ctx: Ctx, email: EmailForDelivery, results: RecipientResul
     } else if (r.status === 'bounced' || expired) {
       const permanent = r.status === 'bounced';
       const diagnostic = `smtp; ${r.response}`;
-      const message = permanent ? 'The recipient\'s mail server permanently rejected the email.' : 'Delivery was retried for 72 hours without success.';
-      events.push(makeEvent(email, 'email.bounced', { recipient: r.recipient, extra: bounceExtra(permanent ? 'Permanent' : 'Transient', permanent ? r.subType ?? 'General' : 'General', diagnostic, message), detail }));
+      const message = permanent
+        ? "The recipient's mail server permanently rejected the email."
+        : 'Delivery was retried for 72 hours without success.';
+      events.push(
+        makeEvent(email, 'email.bounced', {
+          recipient: r.recipient,
+          extra: bounceExtra(
+            permanent ? 'Permanent' : 'Transient',
+            permanent ? (r.subType ?? 'General') : 'General',
+            diagnostic,
+            message,
+          ),
+          detail,
+        }),
+      );
       lastEvent = 'bounced';
       // A block of our sending IP says nothing about the address: do not suppress it.
-      if (permanent && suppressesRecipient(r.category)) await suppressionAdd(deps.pool, email.team_id, r.recipient, 'bounce', email.id, r.response);
+      if (permanent && suppressesRecipient(r.category))
+        await suppressionAdd(deps.pool, email.team_id, r.recipient, 'bounce', email.id, r.response);
     }
   }
   const insight = deps.config.insights ? firstReplyInsight(email, results) : undefined;
   if (deferred.length && !expired) {
     const first = !email.delayed_once;
     for (const r of deferred) {
-      events.push(makeEvent(email, first ? 'email.delivery_delayed' : 'email.delivery_attempt', { recipient: r.recipient, detail: smtpDetail(r, attempt) }));
+      events.push(
+        makeEvent(email, first ? 'email.delivery_delayed' : 'email.delivery_attempt', {
+          recipient: r.recipient,
+          detail: smtpDetail(r, attempt),
+        }),
+      );
     }
     if (first) lastEvent = 'delivery_delayed';
     await ctx.record({ events, lastEvent, markDelayed: first, insight });
@@ -248,11 +358,21 @@ async function settle(ctx: Ctx, email: EmailForDelivery, results: RecipientResul
  * keeps the first one when several destinations answer (insights/rules.ts, receiver-*).
  */
 function firstReplyInsight(email: EmailForDelivery, results: RecipientResult[]): EventGroup['insight'] {
-  const r = results.find((x) => x.status === 'bounced') ?? (email.delayed_once ? undefined : results.find((x) => x.status === 'deferred'));
+  const r =
+    results.find((x) => x.status === 'bounced') ??
+    (email.delayed_once ? undefined : results.find((x) => x.status === 'deferred'));
   if (!r || r.status === 'delivered') return undefined;
   const finding = inspectDelivery({
-    status: r.status, response: r.response, code: r.code, enhanced: r.enhanced, category: r.category, recipient: r.recipient,
-    sendingDomain: email.from_header.slice(email.from_header.lastIndexOf('@') + 1).replace(/>$/, '').toLowerCase(),
+    status: r.status,
+    response: r.response,
+    code: r.code,
+    enhanced: r.enhanced,
+    category: r.category,
+    recipient: r.recipient,
+    sendingDomain: email.from_header
+      .slice(email.from_header.lastIndexOf('@') + 1)
+      .replace(/>$/, '')
+      .toLowerCase(),
   });
   return finding ? { finding, onceAmong: DELIVERY_RULE_IDS } : undefined;
 }

@@ -7,7 +7,11 @@ const EVERY_MS = 480 * 60_000;
 export const GIVE_UP_AFTER_MS = 72 * 3600_000;
 
 /** The pause before the next attempt, given how long this email has been trying. */
-export function nextRetryDelayMs(elapsedMs: number, serverWaitSeconds?: number, random: () => number = Math.random): number {
+export function nextRetryDelayMs(
+  elapsedMs: number,
+  serverWaitSeconds?: number,
+  random: () => number = Math.random,
+): number {
   let base = EVERY_MS;
   let cumulative = 0;
   for (const step of LADDER_MS) {
@@ -18,6 +22,7 @@ export function nextRetryDelayMs(elapsedMs: number, serverWaitSeconds?: number, 
     cumulative += step;
   }
   const jittered = base * (0.85 + 0.3 * random());
-  if (serverWaitSeconds !== undefined && serverWaitSeconds > 0) return Math.min(Math.max(serverWaitSeconds * 1000, 30_000), EVERY_MS);
+  if (serverWaitSeconds !== undefined && serverWaitSeconds > 0)
+    return Math.min(Math.max(serverWaitSeconds * 1000, 30_000), EVERY_MS);
   return Math.round(jittered);
 }

@@ -9,7 +9,18 @@ const MAX_ROWS = 100;
 export async function dmarcSummaryFor(db: Queryable, teamId: string, id: string, since: Date, until: Date) {
   const d = await teamDomain(db, teamId, id);
   const [days, sources, reports] = await Promise.all([
-    dmarcDaily(db, teamId, d.id, since, until), dmarcSources(db, teamId, d.id, since, until, MAX_ROWS), dmarcReportList(db, teamId, d.id, since, until, MAX_ROWS),
+    dmarcDaily(db, teamId, d.id, since, until),
+    dmarcSources(db, teamId, d.id, since, until, MAX_ROWS),
+    dmarcReportList(db, teamId, d.id, since, until, MAX_ROWS),
   ]);
-  return { object: 'dmarc_report_summary' as const, domain_id: d.id, name: d.name, from: since.toISOString(), to: until.toISOString(), days, sources, reports };
+  return {
+    object: 'dmarc_report_summary' as const,
+    domain_id: d.id,
+    name: d.name,
+    from: since.toISOString(),
+    to: until.toISOString(),
+    days,
+    sources,
+    reports,
+  };
 }

@@ -4,7 +4,10 @@
 import { Resolver } from 'node:dns/promises';
 import type { DnsRecordSpec } from './records.js';
 
-export type CheckOutcome = { result: 'found' } | { result: 'missing'; detail: string } | { result: 'temporary'; detail: string };
+export type CheckOutcome =
+  | { result: 'found' }
+  | { result: 'missing'; detail: string }
+  | { result: 'temporary'; detail: string };
 
 export function createResolver(servers: string[], timeoutMs = 2000): Resolver {
   const r = new Resolver({ timeout: timeoutMs, tries: 2 });
@@ -14,10 +17,17 @@ export function createResolver(servers: string[], timeoutMs = 2000): Resolver {
 
 const MISSING_CODES = new Set(['ENOTFOUND', 'ENODATA', 'NXDOMAIN', 'ENONAME']);
 const sameHost = (a: string, b: string) => a.toLowerCase().replace(/\.$/, '') === b.toLowerCase().replace(/\.$/, '');
-const tags = (txt: string) => new Map(txt.split(';').map((t) => t.trim()).filter(Boolean).map((t) => {
-  const i = t.indexOf('=');
-  return [t.slice(0, i).trim().toLowerCase(), t.slice(i + 1).replace(/\s+/g, '')] as [string, string];
-}));
+const tags = (txt: string) =>
+  new Map(
+    txt
+      .split(';')
+      .map((t) => t.trim())
+      .filter(Boolean)
+      .map((t) => {
+        const i = t.indexOf('=');
+        return [t.slice(0, i).trim().toLowerCase(), t.slice(i + 1).replace(/\s+/g, '')] as [string, string];
+      }),
+  );
 
 export async function checkRecord(spec: DnsRecordSpec, resolver: Resolver): Promise<CheckOutcome> {
   try {
@@ -25,7 +35,10 @@ export async function checkRecord(spec: DnsRecordSpec, resolver: Resolver): Prom
       case 'MX': {
         const mx = await resolver.resolveMx(spec.fqdn);
         if (mx.some((m) => sameHost(m.exchange, spec.value))) return { result: 'found' };
-        return { result: 'missing', detail: `MX records point at ${mx.map((m) => m.exchange || '.').join(', ') || 'nothing'}, not ${spec.value}` };
+        return {
+          result: 'missing',
+          detail: `MX records point at ${mx.map((m) => m.exchange || '.').join(', ') || 'nothing'}, not ${spec.value}`,
+        };
       }
       case 'CNAME': {
         const c = await resolver.resolveCname(spec.fqdn);
@@ -35,7 +48,10 @@ export async function checkRecord(spec: DnsRecordSpec, resolver: Resolver): Prom
       case 'TXT': {
         const txts = (await resolver.resolveTxt(spec.fqdn)).map((chunks) => chunks.join(''));
         if (txts.some((t) => txtMatches(spec, t))) return { result: 'found' };
-        return { result: 'missing', detail: txts.length ? `TXT record does not match the expected value` : 'no TXT record' };
+        return {
+          result: 'missing',
+          detail: txts.length ? `TXT record does not match the expected value` : 'no TXT record',
+        };
       }
     }
   } catch (err) {
@@ -56,7 +72,10 @@ function txtMatches(spec: DnsRecordSpec, txt: string): boolean {
     case 'spf_txt': {
       if (!/^v=spf1(\s|$)/i.test(txt)) return false;
       const mech = spec.value.split(/\s+/)[1].toLowerCase(); // "a:<mxHost>"
-      return txt.toLowerCase().split(/\s+/).some((t) => t.replace(/^[+]/, '') === mech);
+      return txt
+        .toLowerCase()
+        .split(/\s+/)
+        .some((t) => t.replace(/^[+]/, '') === mech);
     }
     case 'dmarc':
       return /^v=DMARC1(\s*;|$)/i.test(txt);

@@ -22,14 +22,25 @@ export class HealthDns {
   txt(name: string): Promise<string[] | null> {
     return this.orNull(this.resolver.resolveTxt(name)).then((r) => r && r.map((chunks) => chunks.join('')));
   }
-  a(name: string): Promise<string[] | null> { return this.orNull(this.resolver.resolve4(name)); }
-  aaaa(name: string): Promise<string[] | null> { return this.orNull(this.resolver.resolve6(name)); }
-  ptr(ip: string): Promise<string[] | null> { return this.orNull(this.resolver.reverse(ip)); }
+  a(name: string): Promise<string[] | null> {
+    return this.orNull(this.resolver.resolve4(name));
+  }
+  aaaa(name: string): Promise<string[] | null> {
+    return this.orNull(this.resolver.resolve6(name));
+  }
+  ptr(ip: string): Promise<string[] | null> {
+    return this.orNull(this.resolver.reverse(ip));
+  }
 }
 
 const norm = (h: string) => h.toLowerCase().replace(/\.$/, '');
 
-export interface ReverseDns { ip: string; ptr: string[]; forwardConfirmed: boolean; matchesHelo: boolean }
+export interface ReverseDns {
+  ip: string;
+  ptr: string[];
+  forwardConfirmed: boolean;
+  matchesHelo: boolean;
+}
 
 /** PTR of `ip`, and whether one of its names is `helo` and resolves (A/AAAA) back to `ip`. */
 export async function reverseDns(dns: HealthDns, ip: string, helo: string): Promise<ReverseDns> {
@@ -38,7 +49,10 @@ export async function reverseDns(dns: HealthDns, ip: string, helo: string): Prom
   let forwardConfirmed = false;
   for (const name of matchesHelo ? [norm(helo)] : ptr) {
     const forward = isIP(ip) === 6 ? await dns.aaaa(name) : await dns.a(name);
-    if ((forward ?? []).some((f) => expand(f) === expand(ip))) { forwardConfirmed = true; break; }
+    if ((forward ?? []).some((f) => expand(f) === expand(ip))) {
+      forwardConfirmed = true;
+      break;
+    }
   }
   return { ip, ptr, forwardConfirmed, matchesHelo };
 }
@@ -55,11 +69,13 @@ function expand(ip: string): string {
 
 /** The name a DNSBL is asked for an address: reversed octets (IPv4) or nibbles (IPv6). */
 export function dnsblName(ip: string, zone: string): string {
-  const rev = isIP(ip) === 6 ? expand(ip).replace(/:/g, '').split('').reverse().join('.') : ip.split('.').reverse().join('.');
+  const rev =
+    isIP(ip) === 6 ? expand(ip).replace(/:/g, '').split('').reverse().join('.') : ip.split('.').reverse().join('.');
   return `${rev}.${zone}`;
 }
 
-export type Listing = { zone: string; target: string; listed: true; codes: string[]; reason: string | null }
+export type Listing =
+  | { zone: string; target: string; listed: true; codes: string[]; reason: string | null }
   | { zone: string; target: string; listed: false }
   | { zone: string; target: string; listed: null; error: string };
 
@@ -73,10 +89,19 @@ export async function dnsblQuery(dns: HealthDns, target: string, zone: string): 
   try {
     const codes = (await dns.a(name)) ?? [];
     const refused = codes.filter((c) => c.startsWith('127.255.255.'));
-    if (refused.length) return { zone, target, listed: null, error: `the blocklist refused the query (${refused.join(', ')}); it may not answer public resolvers` };
+    if (refused.length)
+      return {
+        zone,
+        target,
+        listed: null,
+        error: `the blocklist refused the query (${refused.join(', ')}); it may not answer public resolvers`,
+      };
     const hits = codes.filter((c) => c.startsWith('127.'));
     if (!hits.length) return { zone, target, listed: false };
-    const reason = await dns.txt(name).then((t) => t?.join(' ') ?? null, () => null);
+    const reason = await dns.txt(name).then(
+      (t) => t?.join(' ') ?? null,
+      () => null,
+    );
     return { zone, target, listed: true, codes: hits, reason };
   } catch (err) {
     return { zone, target, listed: null, error: (err as { code?: string }).code ?? (err as Error).message };

@@ -16,7 +16,12 @@ export async function teamDomain(db: Queryable, teamId: string, id: string): Pro
   return d;
 }
 
-export async function domainHealthFor(db: Queryable, config: Config, teamId: string, id: string): Promise<HealthReport> {
+export async function domainHealthFor(
+  db: Queryable,
+  config: Config,
+  teamId: string,
+  id: string,
+): Promise<HealthReport> {
   const d = await teamDomain(db, teamId, id);
   const dns = new HealthDns(createResolver(config.dnsServers, 2500));
   return domainHealth(d, { config, dns, receivingDomains: await domainsReceivingNames(db, teamId) });

@@ -16,7 +16,8 @@ export function normalizeDomainName(input: string): string {
   if (ascii.length > 253) throw bad('the domain name is longer than 253 characters');
   const labels = ascii.split('.');
   if (labels.length < 2) throw bad('the domain name must contain a dot (e.g. example.com)');
-  for (const l of labels) if (!LABEL.test(l)) throw bad(`"${l}" is not a valid label (letters, digits and inner hyphens, 1-63 characters)`);
+  for (const l of labels)
+    if (!LABEL.test(l)) throw bad(`"${l}" is not a valid label (letters, digits and inner hyphens, 1-63 characters)`);
   if (/^\d+$/.test(labels[labels.length - 1])) throw bad('the top-level domain cannot be numeric');
   return ascii;
 }
@@ -26,7 +27,10 @@ export function normalizeSubdomain(field: string, input: string): string {
   const v = input.trim().toLowerCase().replace(/\.$/, '');
   const labels = v.split('.');
   if (!v || v.length > 200 || labels.some((l) => !LABEL.test(l))) {
-    throw new AppError('validation_error', `Invalid \`${field}\` field: use letters, digits and hyphens, such as "send".`);
+    throw new AppError(
+      'validation_error',
+      `Invalid \`${field}\` field: use letters, digits and hyphens, such as "send".`,
+    );
   }
   return v;
 }

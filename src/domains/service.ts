@@ -15,8 +15,18 @@ import { withTx, type Pool, type Queryable } from '../store/db.js';
 import { resourceEventInsert } from '../store/resource-events.js';
 import {
   domainFindByIdAnyTeam,
-  domainDelete, domainExistsByName, domainFindById, domainFindByName, domainInsert, domainList, domainSaveVerification,
-  domainsClaimDueChecks, domainSetEd25519Key, domainUpdateSettings, type DomainRow, type RecordCheck,
+  domainDelete,
+  domainExistsByName,
+  domainFindById,
+  domainFindByName,
+  domainInsert,
+  domainList,
+  domainSaveVerification,
+  domainsClaimDueChecks,
+  domainSetEd25519Key,
+  domainUpdateSettings,
+  type DomainRow,
+  type RecordCheck,
 } from '../store/domains.js';
 import type { PageQuery } from '../store/paginate.js';
 import { SYSTEM_TEAM_ID } from '../store/teams.js';
@@ -48,7 +58,8 @@ export interface SendingDomain {
 
 const enabled = (field: string, v: string | undefined, dflt: boolean): boolean => {
   if (v === undefined) return dflt;
-  if (v !== 'enabled' && v !== 'disabled') throw new AppError('validation_error', `Invalid \`${field}\` field: must be "enabled" or "disabled".`);
+  if (v !== 'enabled' && v !== 'disabled')
+    throw new AppError('validation_error', `Invalid \`${field}\` field: must be "enabled" or "disabled".`);
   return v === 'enabled';
 };
 const tlsOf = (v: string | undefined): 'opportunistic' | 'enforced' | undefined => {
@@ -58,7 +69,12 @@ const tlsOf = (v: string | undefined): 'opportunistic' | 'enforced' | undefined 
 
 export class Domains {
   private readonly hosts: Hosts;
-  constructor(private readonly pool: Pool, private readonly config: Config, private readonly sealer: Sealer, private readonly log: Logger) {
+  constructor(
+    private readonly pool: Pool,
+    private readonly config: Config,
+    private readonly sealer: Sealer,
+    private readonly log: Logger,
+  ) {
     this.hosts = { mxHost: config.mxHost, trackingHost: new URL(config.publicUrl).hostname };
   }
 
@@ -68,20 +84,45 @@ export class Domains {
 
   private summary(d: DomainRow) {
     return {
-      id: d.id, name: d.name, status: d.status, created_at: d.created_at, region: d.region,
-      open_tracking: d.open_tracking, click_tracking: d.click_tracking,
+      id: d.id,
+      name: d.name,
+      status: d.status,
+      created_at: d.created_at,
+      region: d.region,
+      open_tracking: d.open_tracking,
+      click_tracking: d.click_tracking,
       capabilities: { sending: d.sending ? 'enabled' : 'disabled', receiving: d.receiving ? 'enabled' : 'disabled' },
     };
   }
 
   private detail(d: DomainRow) {
-    return { ...this.summary(d), tracking_subdomain: d.tracking_subdomain, custom_return_path: d.custom_return_path, tls: d.tls, dkim_ed25519: Boolean(d.dkim_ed25519_public_key), records: this.records(d) };
+    return {
+      ...this.summary(d),
+      tracking_subdomain: d.tracking_subdomain,
+      custom_return_path: d.custom_return_path,
+      tls: d.tls,
+      dkim_ed25519: Boolean(d.dkim_ed25519_public_key),
+      records: this.records(d),
+    };
   }
 
   /** domain.created|updated|deleted for webhooks, in the caller's transaction when it has one. */
-  private event(db: Queryable, type: 'domain.created' | 'domain.updated' | 'domain.deleted', d: DomainRow, extra: Record<string, unknown> = {}): Promise<void> {
+  private event(
+    db: Queryable,
+    type: 'domain.created' | 'domain.updated' | 'domain.deleted',
+    d: DomainRow,
+    extra: Record<string, unknown> = {},
+  ): Promise<void> {
     const created = isoOf(d.created_at as Date | string);
-    return resourceEventInsert(db, d.team_id, d.id, type, { id: d.id, name: d.name, status: d.status, created_at: created, region: d.region, records: this.records(d), ...extra });
+    return resourceEventInsert(db, d.team_id, d.id, type, {
+      id: d.id,
+      name: d.name,
+      status: d.status,
+      created_at: created,
+      region: d.region,
+      records: this.records(d),
+      ...extra,
+    });
   }
 
   /** domain.updated for a change of the reputation guard's state (reputation/guard.ts), in its transaction. */
@@ -102,11 +143,18 @@ export class Domains {
     if (!REGIONS.includes(region)) throw new AppError('invalid_region');
     const sending = enabled('capabilities.sending', input.capabilities?.sending, true);
     const receiving = enabled('capabilities.receiving', input.capabilities?.receiving, false);
-    if (!sending && !receiving) throw new AppError('validation_error', 'At least one of `capabilities.sending` and `capabilities.receiving` must be enabled.');
+    if (!sending && !receiving)
+      throw new AppError(
+        'validation_error',
+        'At least one of `capabilities.sending` and `capabilities.receiving` must be enabled.',
+      );
     const returnPath = normalizeSubdomain('custom_return_path', input.custom_return_path ?? 'send');
-    const tracking = input.tracking_subdomain ? normalizeSubdomain('tracking_subdomain', input.tracking_subdomain) : null;
+    const tracking = input.tracking_subdomain
+      ? normalizeSubdomain('tracking_subdomain', input.tracking_subdomain)
+      : null;
     const tls = tlsOf(input.tls) ?? 'opportunistic';
-    if (await domainExistsByName(this.pool, name)) throw new AppError('forbidden', `The \`${name}\` domain has been registered already.`);
+    if (await domainExistsByName(this.pool, name))
+      throw new AppError('forbidden', `The \`${name}\` domain has been registered already.`);
     const { publicKey, privateKey } = await generateKeyPairAsync('rsa', {
       modulusLength: 2048,
       publicKeyEncoding: { type: 'spki', format: 'der' },
@@ -117,21 +165,56 @@ export class Domains {
     try {
       row = await withTx(this.pool, async (tx) => {
         const inserted = await domainInsert(tx, {
-        id: uuid(), team_id: teamId, name, region, custom_return_path: returnPath,
-        open_tracking: input.open_tracking ?? false, click_tracking: input.click_tracking ?? false, tls, sending, receiving,
-        tracking_subdomain: tracking, dkim_selector: DKIM_SELECTOR, dkim_algorithm: 'rsa',
-        dkim_public_key: (publicKey as Buffer).toString('base64'), dkim_private_key: this.sealer.seal(privateKey as string),
-        dkim_ed25519_public_key: ed?.publicKey ?? null, dkim_ed25519_private_key: ed?.sealedPrivateKey ?? null,
+          id: uuid(),
+          team_id: teamId,
+          name,
+          region,
+          custom_return_path: returnPath,
+          open_tracking: input.open_tracking ?? false,
+          click_tracking: input.click_tracking ?? false,
+          tls,
+          sending,
+          receiving,
+          tracking_subdomain: tracking,
+          dkim_selector: DKIM_SELECTOR,
+          dkim_algorithm: 'rsa',
+          dkim_public_key: (publicKey as Buffer).toString('base64'),
+          dkim_private_key: this.sealer.seal(privateKey as string),
+          dkim_ed25519_public_key: ed?.publicKey ?? null,
+          dkim_ed25519_private_key: ed?.sealedPrivateKey ?? null,
         });
         await this.event(tx, 'domain.created', inserted);
         return inserted;
       });
     } catch (err) {
-      if ((err as { code?: string }).code === '23505') throw new AppError('forbidden', `The \`${name}\` domain has been registered already.`);
+      if ((err as { code?: string }).code === '23505')
+        throw new AppError('forbidden', `The \`${name}\` domain has been registered already.`);
       throw err;
     }
-    const { id, name: n, created_at, status, open_tracking, click_tracking, tracking_subdomain, capabilities, records, region: r } = this.detail(row);
-    return { id, name: n, created_at, status, open_tracking, click_tracking, tracking_subdomain, capabilities, records, region: r };
+    const {
+      id,
+      name: n,
+      created_at,
+      status,
+      open_tracking,
+      click_tracking,
+      tracking_subdomain,
+      capabilities,
+      records,
+      region: r,
+    } = this.detail(row);
+    return {
+      id,
+      name: n,
+      created_at,
+      status,
+      open_tracking,
+      click_tracking,
+      tracking_subdomain,
+      capabilities,
+      records,
+      region: r,
+    };
   }
 
   async get(teamId: string, id: string) {
@@ -147,14 +230,27 @@ export class Domains {
     const d = await this.find(teamId, id);
     const sending = enabled('capabilities.sending', input.capabilities?.sending, d.sending);
     const receiving = enabled('capabilities.receiving', input.capabilities?.receiving, d.receiving);
-    if (!sending && !receiving) throw new AppError('validation_error', 'At least one of `capabilities.sending` and `capabilities.receiving` must be enabled.');
+    if (!sending && !receiving)
+      throw new AppError(
+        'validation_error',
+        'At least one of `capabilities.sending` and `capabilities.receiving` must be enabled.',
+      );
     const patch: Parameters<typeof domainUpdateSettings>[3] = {
-      open_tracking: input.open_tracking, click_tracking: input.click_tracking, tls: tlsOf(input.tls), sending, receiving,
+      open_tracking: input.open_tracking,
+      click_tracking: input.click_tracking,
+      tls: tlsOf(input.tls),
+      sending,
+      receiving,
     };
-    if (input.tracking_subdomain !== undefined) patch.tracking_subdomain = input.tracking_subdomain ? normalizeSubdomain('tracking_subdomain', input.tracking_subdomain) : null;
+    if (input.tracking_subdomain !== undefined)
+      patch.tracking_subdomain = input.tracking_subdomain
+        ? normalizeSubdomain('tracking_subdomain', input.tracking_subdomain)
+        : null;
     await domainUpdateSettings(this.pool, teamId, id, patch);
-    if (input.dkim_ed25519 === true && !d.dkim_ed25519_public_key) await domainSetEd25519Key(this.pool, teamId, id, await this.newEd25519Key());
-    if (input.dkim_ed25519 === false && d.dkim_ed25519_public_key) await domainSetEd25519Key(this.pool, teamId, id, null);
+    if (input.dkim_ed25519 === true && !d.dkim_ed25519_public_key)
+      await domainSetEd25519Key(this.pool, teamId, id, await this.newEd25519Key());
+    if (input.dkim_ed25519 === false && d.dkim_ed25519_public_key)
+      await domainSetEd25519Key(this.pool, teamId, id, null);
     // Capabilities or records changed: the aggregate status must follow.
     await this.refreshStatus(await this.find(teamId, id), false);
     await this.event(this.pool, 'domain.updated', await this.find(teamId, id));
@@ -167,16 +263,21 @@ export class Domains {
       publicKeyEncoding: { type: 'spki', format: 'der' },
       privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
     });
-    return { publicKey: (publicKey as Buffer).subarray(-32).toString('base64'), sealedPrivateKey: this.sealer.seal(privateKey as string) };
+    return {
+      publicKey: (publicKey as Buffer).subarray(-32).toString('base64'),
+      sealedPrivateKey: this.sealer.seal(privateKey as string),
+    };
   }
 
   async remove(teamId: string, id: string) {
     const d = isUuid(id) ? await domainFindById(this.pool, teamId, id) : undefined;
-    const deleted = d && await withTx(this.pool, async (tx) => {
-      if (!(await domainDelete(tx, teamId, id))) return false;
-      await this.event(tx, 'domain.deleted', d);
-      return true;
-    });
+    const deleted =
+      d &&
+      (await withTx(this.pool, async (tx) => {
+        if (!(await domainDelete(tx, teamId, id))) return false;
+        await this.event(tx, 'domain.deleted', d);
+        return true;
+      }));
     if (!deleted) throw notFound('Domain');
     return { object: 'domain' as const, id, deleted: true };
   }
@@ -185,7 +286,7 @@ export class Domains {
   async verify(teamId: string, id: string) {
     const d = await this.find(teamId, id);
     const now = new Date();
-    const started = d.status === 'verified' || d.status === 'temporary_failure' ? d.verify_started_at ?? now : now;
+    const started = d.status === 'verified' || d.status === 'temporary_failure' ? (d.verify_started_at ?? now) : now;
     await this.check(d, started, now);
     return { object: 'domain' as const, id };
   }
@@ -194,7 +295,10 @@ export class Domains {
     const status = domainStatus(domainRecords(d, this.hosts), d.record_status);
     if (status !== d.status) {
       await domainSaveVerification(this.pool, d.id, {
-        status, recordStatus: d.record_status, verifyStartedAt: d.verify_started_at, verifiedAt: d.verified_at,
+        status,
+        recordStatus: d.record_status,
+        verifyStartedAt: d.verify_started_at,
+        verifiedAt: d.verified_at,
         nextCheckAt: d.verify_started_at ? nextCheckAt(status, new Date(), d.verify_started_at) : null,
       });
       if (announce) await this.event(this.pool, 'domain.updated', { ...d, status });
@@ -205,15 +309,24 @@ export class Domains {
     const specs = domainRecords(d, this.hosts);
     const checks: Record<string, RecordCheck> = {};
     if (this.config.deliveryMode === 'capture') {
-      for (const s of specs) checks[s.key] = { status: 'verified', checked_at: now.toISOString(), detail: 'capture mode: DNS not checked' };
+      for (const s of specs)
+        checks[s.key] = { status: 'verified', checked_at: now.toISOString(), detail: 'capture mode: DNS not checked' };
     } else {
       const resolver = createResolver(this.config.dnsServers);
       const outcomes = await Promise.all(specs.map((s) => checkRecord(s, resolver)));
-      specs.forEach((s, i) => { checks[s.key] = nextRecordCheck(d.record_status[s.key], outcomes[i], now, verifyStartedAt); });
+      specs.forEach((s, i) => {
+        checks[s.key] = nextRecordCheck(d.record_status[s.key], outcomes[i], now, verifyStartedAt);
+      });
     }
     const status = domainStatus(specs, checks);
-    const verifiedAt = status === 'verified' ? d.verified_at ?? now : d.verified_at;
-    await domainSaveVerification(this.pool, d.id, { status, recordStatus: checks, verifyStartedAt, verifiedAt, nextCheckAt: nextCheckAt(status, now, verifyStartedAt) });
+    const verifiedAt = status === 'verified' ? (d.verified_at ?? now) : d.verified_at;
+    await domainSaveVerification(this.pool, d.id, {
+      status,
+      recordStatus: checks,
+      verifyStartedAt,
+      verifiedAt,
+      nextCheckAt: nextCheckAt(status, now, verifyStartedAt),
+    });
     if (status !== d.status) {
       this.log.info('domain status changed', { domain: d.name, from: d.status, to: status });
       await this.event(this.pool, 'domain.updated', { ...d, status, record_status: checks });
@@ -226,7 +339,10 @@ export class Domains {
     const due = await domainsClaimDueChecks(this.pool, limit, 600);
     for (const { id, team_id } of due) {
       const d = await domainFindById(this.pool, team_id, id);
-      if (d) await this.check(d, d.verify_started_at ?? new Date(), new Date()).catch((err) => this.log.error('domain re-check failed', { err, domain: d.name }));
+      if (d)
+        await this.check(d, d.verify_started_at ?? new Date(), new Date()).catch((err) =>
+          this.log.error('domain re-check failed', { err, domain: d.name }),
+        );
     }
     return due.length;
   }
@@ -248,15 +364,29 @@ export class Domains {
     const sendState = capabilityStates(domainRecords(row, this.hosts), row.record_status).sending;
     if (sendState !== 'verified' && sendState !== 'temporary_failure') return undefined;
     try {
-      const keys: DkimKey[] = [{ domain: row.name, selector: row.dkim_selector, privateKey: this.sealer.open(row.dkim_private_key), algorithm: 'rsa-sha256' }];
+      const keys: DkimKey[] = [
+        {
+          domain: row.name,
+          selector: row.dkim_selector,
+          privateKey: this.sealer.open(row.dkim_private_key),
+          algorithm: 'rsa-sha256',
+        },
+      ];
       // Ed25519 signs only while its own record is verified: a receiver that finds no key for a
       // signature reports it as failed, and the RSA signature carries the message meanwhile.
       if (row.dkim_ed25519_private_key && row.record_status.dkim_ed25519?.status === 'verified') {
-        keys.push({ domain: row.name, selector: DKIM_ED25519_SELECTOR, privateKey: this.sealer.open(row.dkim_ed25519_private_key), algorithm: 'ed25519-sha256' });
+        keys.push({
+          domain: row.name,
+          selector: DKIM_ED25519_SELECTOR,
+          privateKey: this.sealer.open(row.dkim_ed25519_private_key),
+          algorithm: 'ed25519-sha256',
+        });
       }
       return { row, keys };
     } catch {
-      throw new Error(`cannot decrypt the DKIM key of ${row.name}: MAILROOM_SECRET_KEY is not the one it was sealed with (every process sharing a database must use the same secret)`);
+      throw new Error(
+        `cannot decrypt the DKIM key of ${row.name}: MAILROOM_SECRET_KEY is not the one it was sealed with (every process sharing a database must use the same secret)`,
+      );
     }
   }
 }

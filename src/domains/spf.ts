@@ -24,14 +24,26 @@ export async function analyzeSpf(domain: string, txt: TxtLookup): Promise<SpfAna
   const out: SpfAnalysis = { record: null, errors: [], warnings: [], lookups: 0, all: null };
   const records = ((await txt(domain)) ?? []).filter(isSpf);
   if (records.length === 0) return out;
-  if (records.length > 1) out.errors.push(`${domain} publishes ${records.length} SPF records; receivers treat that as permerror`);
+  if (records.length > 1)
+    out.errors.push(`${domain} publishes ${records.length} SPF records; receivers treat that as permerror`);
   out.record = records[0];
   await walk(domain, records[0], out, 0, new Set([domain.toLowerCase()]), txt, true);
-  if (out.lookups > MAX_LOOKUPS) out.errors.push(`${out.lookups} DNS lookups (include, a, mx, ptr, exists, redirect) counted recursively; the limit is ${MAX_LOOKUPS}`);
+  if (out.lookups > MAX_LOOKUPS)
+    out.errors.push(
+      `${out.lookups} DNS lookups (include, a, mx, ptr, exists, redirect) counted recursively; the limit is ${MAX_LOOKUPS}`,
+    );
   return out;
 }
 
-async function walk(domain: string, record: string, out: SpfAnalysis, depth: number, seen: Set<string>, txt: TxtLookup, top: boolean): Promise<void> {
+async function walk(
+  domain: string,
+  record: string,
+  out: SpfAnalysis,
+  depth: number,
+  seen: Set<string>,
+  txt: TxtLookup,
+  top: boolean,
+): Promise<void> {
   const terms = record.trim().split(/\s+/).slice(1);
   let redirect: string | null = null;
   let hasAll = false;
@@ -49,7 +61,10 @@ async function walk(domain: string, record: string, out: SpfAnalysis, depth: num
     }
     const m = /^([+\-~?]?)([a-z0-9]+)(?::(.*?))?(\/\/?\d+)?$/i.exec(term);
     const mech = m?.[2].toLowerCase();
-    if (!m || !mech || !MECHANISMS.has(mech)) { out.errors.push(`unknown term "${term}"${where}`); continue; }
+    if (!m || !mech || !MECHANISMS.has(mech)) {
+      out.errors.push(`unknown term "${term}"${where}`);
+      continue;
+    }
     const arg = m[3];
     if (LOOKUP_TERMS.has(mech)) out.lookups++;
     switch (mech) {
@@ -59,17 +74,24 @@ async function walk(domain: string, record: string, out: SpfAnalysis, depth: num
         if (top) out.all = `${m[1] || '+'}all`;
         break;
       case 'ip4':
-        if (!arg || !IP4.test(arg + (m[4] ?? '')) || arg.split('.').some((o) => Number(o) > 255)) out.errors.push(`"${term}" is not a valid ip4: mechanism${where}`);
+        if (!arg || !IP4.test(arg + (m[4] ?? '')) || arg.split('.').some((o) => Number(o) > 255))
+          out.errors.push(`"${term}" is not a valid ip4: mechanism${where}`);
         break;
       case 'ip6':
-        if (!arg || !IP6.test(term.slice(term.indexOf(':') + 1))) out.errors.push(`"${term}" is not a valid ip6: mechanism${where}`);
+        if (!arg || !IP6.test(term.slice(term.indexOf(':') + 1)))
+          out.errors.push(`"${term}" is not a valid ip6: mechanism${where}`);
         break;
       case 'ptr':
-        out.warnings.push(`"${term}" uses ptr, which RFC 7208 says not to use (slow, and some receivers ignore it)${where}`);
+        out.warnings.push(
+          `"${term}" uses ptr, which RFC 7208 says not to use (slow, and some receivers ignore it)${where}`,
+        );
         break;
       case 'include':
       case 'exists':
-        if (!arg) { out.errors.push(`"${term}" needs a domain${where}`); break; }
+        if (!arg) {
+          out.errors.push(`"${term}" needs a domain${where}`);
+          break;
+        }
         if (mech === 'include') await follow(arg, `include:${arg}`, out, depth, seen, txt);
         break;
     }
@@ -80,14 +102,29 @@ async function walk(domain: string, record: string, out: SpfAnalysis, depth: num
   }
 }
 
-async function follow(target: string, label: string, out: SpfAnalysis, depth: number, seen: Set<string>, txt: TxtLookup, asTop = false): Promise<void> {
+async function follow(
+  target: string,
+  label: string,
+  out: SpfAnalysis,
+  depth: number,
+  seen: Set<string>,
+  txt: TxtLookup,
+  asTop = false,
+): Promise<void> {
   if (target.includes('%')) return; // a macro: expands per message, cannot be followed here
   const key = target.toLowerCase().replace(/\.$/, '');
-  if (seen.has(key)) { out.errors.push(`${label} loops back to a record already included`); return; }
+  if (seen.has(key)) {
+    out.errors.push(`${label} loops back to a record already included`);
+    return;
+  }
   if (depth >= MAX_LOOKUPS || out.lookups > MAX_LOOKUPS) return; // already over the limit: counting further adds nothing
   const records = ((await txt(key)) ?? []).filter(isSpf);
   if (records.length !== 1) {
-    out.errors.push(records.length ? `${label}: ${key} publishes ${records.length} SPF records` : `${label}: ${key} publishes no SPF record (permerror)`);
+    out.errors.push(
+      records.length
+        ? `${label}: ${key} publishes ${records.length} SPF records`
+        : `${label}: ${key} publishes no SPF record (permerror)`,
+    );
     return;
   }
   await walk(key, records[0], out, depth + 1, new Set([...seen, key]), txt, asTop);

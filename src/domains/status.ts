@@ -8,17 +8,31 @@ import type { DnsRecordSpec } from './records.js';
 
 export const GIVE_UP_MS = 72 * 3600_000;
 
-export function nextRecordCheck(prev: RecordCheck | undefined, outcome: CheckOutcome, now: Date, verifyStartedAt: Date): RecordCheck {
+export function nextRecordCheck(
+  prev: RecordCheck | undefined,
+  outcome: CheckOutcome,
+  now: Date,
+  verifyStartedAt: Date,
+): RecordCheck {
   const at = now.toISOString();
   if (outcome.result === 'found') return { status: 'verified', checked_at: at };
   const wasVerified = prev?.status === 'verified' || prev?.status === 'temporary_failure';
   if (wasVerified) {
     const since = prev?.failing_since ?? at;
     const expired = now.getTime() - Date.parse(since) > GIVE_UP_MS;
-    return { status: expired && outcome.result === 'missing' ? 'failed' : 'temporary_failure', checked_at: at, failing_since: since, detail: outcome.detail };
+    return {
+      status: expired && outcome.result === 'missing' ? 'failed' : 'temporary_failure',
+      checked_at: at,
+      failing_since: since,
+      detail: outcome.detail,
+    };
   }
   const expired = now.getTime() - verifyStartedAt.getTime() > GIVE_UP_MS;
-  return { status: expired && outcome.result === 'missing' ? 'failed' : 'pending', checked_at: at, detail: outcome.detail };
+  return {
+    status: expired && outcome.result === 'missing' ? 'failed' : 'pending',
+    checked_at: at,
+    detail: outcome.detail,
+  };
 }
 
 type CapabilityState = 'verified' | 'pending' | 'failed' | 'temporary_failure' | 'not_started';
@@ -32,7 +46,10 @@ function capabilityState(states: RecordState[]): CapabilityState {
 }
 
 /** Per-capability state of the required records (`sending`, `receiving`). */
-export function capabilityStates(specs: DnsRecordSpec[], checks: Record<string, RecordCheck>): Partial<Record<'sending' | 'receiving', CapabilityState>> {
+export function capabilityStates(
+  specs: DnsRecordSpec[],
+  checks: Record<string, RecordCheck>,
+): Partial<Record<'sending' | 'receiving', CapabilityState>> {
   const out: Partial<Record<'sending' | 'receiving', CapabilityState>> = {};
   for (const cap of ['sending', 'receiving'] as const) {
     const req = specs.filter((s) => s.requiredFor === cap);
@@ -55,9 +72,13 @@ export function domainStatus(specs: DnsRecordSpec[], checks: Record<string, Reco
 export function nextCheckAt(status: string, now: Date, verifyStartedAt: Date | null): Date | null {
   const age = verifyStartedAt ? now.getTime() - verifyStartedAt.getTime() : 0;
   switch (status) {
-    case 'verified': return new Date(now.getTime() + 6 * 3600_000);
-    case 'failed': return null; // until the user asks again
-    case 'temporary_failure': return new Date(now.getTime() + 3600_000);
-    default: return new Date(now.getTime() + (age < 3600_000 ? 5 * 60_000 : 3600_000));
+    case 'verified':
+      return new Date(now.getTime() + 6 * 3600_000);
+    case 'failed':
+      return null; // until the user asks again
+    case 'temporary_failure':
+      return new Date(now.getTime() + 3600_000);
+    default:
+      return new Date(now.getTime() + (age < 3600_000 ? 5 * 60_000 : 3600_000));
   }
 }

@@ -11,7 +11,12 @@ import type { Domains } from '../domains/service.js';
 import type { DomainRow } from '../store/domains.js';
 import type { Pool, Queryable } from '../store/db.js';
 import {
-  emailsInsertAccepted, emailsInsertPage, type AcceptedEmail, type EmailPage, type EventInsert, type IdempotencyCompletion,
+  emailsInsertAccepted,
+  emailsInsertPage,
+  type AcceptedEmail,
+  type EmailPage,
+  type EventInsert,
+  type IdempotencyCompletion,
 } from '../store/emails.js';
 import { DELIVERY_PRIORITY } from '../store/jobs.js';
 import { topicFind } from '../store/topics.js';
@@ -44,24 +49,49 @@ export interface AcceptorOptions {
 }
 
 /** What the check step found: the sending domain and the send's topic. */
-export interface Checked { domain: DomainRow; topicId: string | null }
+export interface Checked {
+  domain: DomainRow;
+  topicId: string | null;
+}
 
 /** One email as accepted, composed by the caller: what its row, event and delivery jobs are made of. */
 export interface EmailDraft {
   id: string;
-  from: Address; to: Address[]; cc: Address[]; bcc: Address[]; replyTo: Address[]; subject: string;
-  html: string | null; text: string | null; headers: { name: string; value: string }[]; tags: { name: string; value: string }[];
-  scheduledAt: Date | null; messageId: string; raw: Buffer;
-  listMail: boolean; listId: string | null; broadcastId: string | null; automationId: string | null;
+  from: Address;
+  to: Address[];
+  cc: Address[];
+  bcc: Address[];
+  replyTo: Address[];
+  subject: string;
+  html: string | null;
+  text: string | null;
+  headers: { name: string; value: string }[];
+  tags: { name: string; value: string }[];
+  scheduledAt: Date | null;
+  messageId: string;
+  raw: Buffer;
+  listMail: boolean;
+  listId: string | null;
+  broadcastId: string | null;
+  automationId: string | null;
 }
 
 /** What a page's emails share (a broadcast's). */
 export interface PageHead {
-  from: Address; replyTo: string[]; headers: { name: string; value: string }[]; topicId: string | null; listId: string; broadcastId: string;
+  from: Address;
+  replyTo: string[];
+  headers: { name: string; value: string }[];
+  topicId: string | null;
+  listId: string;
+  broadcastId: string;
 }
 
 /** One copy of a page: one recipient, its subject, and the values its body is rendered from later. */
-export interface PageCopy { to: Address; subject: string; personalization: unknown }
+export interface PageCopy {
+  to: Address;
+  subject: string;
+  personalization: unknown;
+}
 
 type Pending = { email: AcceptedEmail; completion?: IdempotencyCompletion };
 
@@ -78,9 +108,17 @@ export class EmailAcceptor {
   private readonly batcher: Batcher<Pending, void>;
   private readonly domainCache = new Map<string, { row: DomainRow; until: number }>();
 
-  constructor(private readonly pool: Pool, private readonly domains: Domains, private readonly opts: AcceptorOptions = {}) {
+  constructor(
+    private readonly pool: Pool,
+    private readonly domains: Domains,
+    private readonly opts: AcceptorOptions = {},
+  ) {
     this.batcher = new Batcher<Pending, void>(async (items) => {
-      await emailsInsertAccepted(this.pool, items.map((i) => i.email), items.flatMap((i) => (i.completion ? [i.completion] : [])));
+      await emailsInsertAccepted(
+        this.pool,
+        items.map((i) => i.email),
+        items.flatMap((i) => (i.completion ? [i.completion] : [])),
+      );
       return items.map(() => undefined);
     });
   }
@@ -93,7 +131,11 @@ export class EmailAcceptor {
     let row = hit && hit.until > now ? hit.row : undefined;
     if (!row) {
       row = (await this.domains.sendingDomain(ctx.teamId, name))?.row;
-      if (!row) throw new AppError('domain_not_verified', `The \`${name}\` domain is not verified. Please, add and verify your domain.`);
+      if (!row)
+        throw new AppError(
+          'domain_not_verified',
+          `The \`${name}\` domain is not verified. Please, add and verify your domain.`,
+        );
       if (this.domainCache.size > 10_000) this.domainCache.clear();
       this.domainCache.set(cacheKey, { row, until: now + DOMAIN_CACHE_MS });
     }
@@ -108,7 +150,10 @@ export class EmailAcceptor {
    * the guard (list mail is held while the domain is paused), the topic (422 for one the team does
    * not have), and, for API and SMTP sends, the recipients against the team's rate: before any work.
    */
-  async check(ctx: SendContext, a: { fromDomain: string; topicId?: string | null; recipients: number }): Promise<Checked> {
+  async check(
+    ctx: SendContext,
+    a: { fromDomain: string; topicId?: string | null; recipients: number },
+  ): Promise<Checked> {
     const domain = await this.sendingDomain(ctx, a.fromDomain);
     await this.opts.guard?.(ctx.teamId, domain, isListSource(ctx));
     const topicId = await this.topic(ctx.teamId, a.topicId ?? undefined);
@@ -120,7 +165,11 @@ export class EmailAcceptor {
   private async topic(teamId: string, topicId: string | undefined): Promise<string | null> {
     if (topicId === undefined) return null;
     const t = isUuid(topicId) ? await topicFind(this.pool, teamId, topicId.toLowerCase()) : undefined;
-    if (!t) throw new AppError('validation_error', `Invalid \`topic_id\` field: no topic has the id ${shown(topicId.slice(0, 100))}.`);
+    if (!t)
+      throw new AppError(
+        'validation_error',
+        `Invalid \`topic_id\` field: no topic has the id ${shown(topicId.slice(0, 100))}.`,
+      );
     return t.id;
   }
 
@@ -129,12 +178,30 @@ export class EmailAcceptor {
     const scheduled = d.scheduledAt !== null;
     const owner = ctx.dataTeamId ?? ctx.teamId;
     const row: AcceptedEmail['row'] = {
-      id: d.id, team_id: owner, domain_id: c.domain.id, api_key_id: ctx.apiKeyId, source: ctx.source, message_id: d.messageId,
-      from_header: formatAddress(d.from), to_addrs: d.to.map((a) => a.address), cc_addrs: d.cc.map((a) => a.address),
-      bcc_addrs: d.bcc.map((a) => a.address), reply_to: d.replyTo.map((a) => a.address), subject: d.subject,
-      html: d.html, text_body: d.text, headers: d.headers.length ? d.headers : null, tags: d.tags,
-      scheduled_at: d.scheduledAt?.toISOString() ?? null, last_event: scheduled ? 'scheduled' : 'sent', created_at: now.toISOString(), topic_id: c.topicId,
-      list_unsubscribe: d.listMail, list_id: d.listId, broadcast_id: d.broadcastId, automation_id: d.automationId,
+      id: d.id,
+      team_id: owner,
+      domain_id: c.domain.id,
+      api_key_id: ctx.apiKeyId,
+      source: ctx.source,
+      message_id: d.messageId,
+      from_header: formatAddress(d.from),
+      to_addrs: d.to.map((a) => a.address),
+      cc_addrs: d.cc.map((a) => a.address),
+      bcc_addrs: d.bcc.map((a) => a.address),
+      reply_to: d.replyTo.map((a) => a.address),
+      subject: d.subject,
+      html: d.html,
+      text_body: d.text,
+      headers: d.headers.length ? d.headers : null,
+      tags: d.tags,
+      scheduled_at: d.scheduledAt?.toISOString() ?? null,
+      last_event: scheduled ? 'scheduled' : 'sent',
+      created_at: now.toISOString(),
+      topic_id: c.topicId,
+      list_unsubscribe: d.listMail,
+      list_id: d.listId,
+      broadcast_id: d.broadcastId,
+      automation_id: d.automationId,
       // Not analyzed yet: the insight rules run off the request path (insights/compose-insights.ts).
       insights: null,
     };
@@ -146,8 +213,21 @@ export class EmailAcceptor {
       byDomain.set(a.domain, set);
     }
     const jobs = [...byDomain].map(([rd, rcpts]) => ({
-      payload: { email_id: d.id, team_id: owner, domain: rd, recipients: [...rcpts], ...(scheduled ? { scheduled: true as const } : {}) }, run_at: runAt, region: c.domain.region,
-      priority: ctx.source === 'broadcast' ? DELIVERY_PRIORITY.broadcast : ctx.source === 'automation' ? DELIVERY_PRIORITY.automation : DELIVERY_PRIORITY.transactional,
+      payload: {
+        email_id: d.id,
+        team_id: owner,
+        domain: rd,
+        recipients: [...rcpts],
+        ...(scheduled ? { scheduled: true as const } : {}),
+      },
+      run_at: runAt,
+      region: c.domain.region,
+      priority:
+        ctx.source === 'broadcast'
+          ? DELIVERY_PRIORITY.broadcast
+          : ctx.source === 'automation'
+            ? DELIVERY_PRIORITY.automation
+            : DELIVERY_PRIORITY.transactional,
     }));
     return { row, raw: d.raw, event: acceptedEvent(row, scheduled, now), jobs };
   }
@@ -165,9 +245,24 @@ export class EmailAcceptor {
     const from = formatAddress(head.from);
     const headers = head.headers.length ? head.headers : null;
     const p: EmailPage = {
-      team_id: ctx.teamId, domain_id: c.domain.id, api_key_id: ctx.apiKeyId, from_header: from, reply_to: head.replyTo,
-      headers, topic_id: c.topicId, list_id: head.listId, broadcast_id: head.broadcastId, created_at: now.toISOString(), region: c.domain.region,
-      ids: [], message_ids: [], addresses: [], recipient_domains: [], subjects: [], personalizations: [], events: [],
+      team_id: ctx.teamId,
+      domain_id: c.domain.id,
+      api_key_id: ctx.apiKeyId,
+      from_header: from,
+      reply_to: head.replyTo,
+      headers,
+      topic_id: c.topicId,
+      list_id: head.listId,
+      broadcast_id: head.broadcastId,
+      created_at: now.toISOString(),
+      region: c.domain.region,
+      ids: [],
+      message_ids: [],
+      addresses: [],
+      recipient_domains: [],
+      subjects: [],
+      personalizations: [],
+      events: [],
     };
     for (const copy of copies(c.domain)) {
       const id = uuid();
@@ -178,10 +273,24 @@ export class EmailAcceptor {
       p.recipient_domains.push(copy.to.domain);
       p.subjects.push(copy.subject);
       p.personalizations.push(copy.personalization);
-      p.events.push(acceptedEvent({
-        id, team_id: ctx.teamId, created_at: now, from_header: from, to_addrs: [copy.to.address], subject: copy.subject, message_id: messageId,
-        tags: [], headers, broadcast_id: head.broadcastId,
-      }, false, now));
+      p.events.push(
+        acceptedEvent(
+          {
+            id,
+            team_id: ctx.teamId,
+            created_at: now,
+            from_header: from,
+            to_addrs: [copy.to.address],
+            subject: copy.subject,
+            message_id: messageId,
+            tags: [],
+            headers,
+            broadcast_id: head.broadcastId,
+          },
+          false,
+          now,
+        ),
+      );
     }
     return p;
   }

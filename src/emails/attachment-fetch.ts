@@ -25,7 +25,10 @@ export interface Fetched {
   contentType?: string;
 }
 
-interface Target { address: string; family: 4 | 6 }
+interface Target {
+  address: string;
+  family: 4 | 6;
+}
 type Hop = { redirect: string } | Fetched;
 
 /** URL without credentials or query string, safe to echo in errors and logs. */
@@ -41,8 +44,10 @@ export async function fetchAttachment(url: string, opts: FetchOptions): Promise<
     throw new AppError('invalid_attachment', 'Attachment `path` must be a valid http or https URL.');
   }
   for (let hop = 0; ; hop++) {
-    const fail = (why: string) => new AppError('invalid_attachment', `Could not fetch attachment from ${shownUrl(current)}: ${why}.`);
-    if (current.protocol !== 'http:' && current.protocol !== 'https:') throw fail('only http and https URLs are supported');
+    const fail = (why: string) =>
+      new AppError('invalid_attachment', `Could not fetch attachment from ${shownUrl(current)}: ${why}.`);
+    if (current.protocol !== 'http:' && current.protocol !== 'https:')
+      throw fail('only http and https URLs are supported');
     const target = await resolveTarget(current, opts, deadline, fail);
     const res = await request(current, target, opts.maxBytes, deadline, fail);
     if ('content' in res) return res;
@@ -55,7 +60,12 @@ export async function fetchAttachment(url: string, opts: FetchOptions): Promise<
   }
 }
 
-async function resolveTarget(u: URL, opts: FetchOptions, deadline: number, fail: (why: string) => AppError): Promise<Target> {
+async function resolveTarget(
+  u: URL,
+  opts: FetchOptions,
+  deadline: number,
+  fail: (why: string) => AppError,
+): Promise<Target> {
   const host = u.hostname.replace(/^\[(.*)\]$/, '$1');
   let addresses: Target[];
   if (isIP(host)) {
@@ -69,7 +79,8 @@ async function resolveTarget(u: URL, opts: FetchOptions, deadline: number, fail:
     }
   }
   if (addresses.length === 0) throw fail(`the host ${host} does not resolve`);
-  const allowed = (ip: string) => opts.allowPrivateNetworks || (opts.allowAddress ? opts.allowAddress(ip) : blockedAddressReason(ip) === null);
+  const allowed = (ip: string) =>
+    opts.allowPrivateNetworks || (opts.allowAddress ? opts.allowAddress(ip) : blockedAddressReason(ip) === null);
   // Refuse when ANY address is non-public: a host that mixes public and private answers is a rebinding setup.
   const refused = addresses.find((a) => !allowed(a.address));
   if (refused) {
@@ -79,7 +90,13 @@ async function resolveTarget(u: URL, opts: FetchOptions, deadline: number, fail:
   return addresses[0];
 }
 
-function request(u: URL, target: Target, maxBytes: number, deadline: number, fail: (why: string) => AppError): Promise<Hop> {
+function request(
+  u: URL,
+  target: Target,
+  maxBytes: number,
+  deadline: number,
+  fail: (why: string) => AppError,
+): Promise<Hop> {
   return new Promise<Hop>((resolve, reject) => {
     const pinned: LookupFunction = (_host, options, cb) => {
       if (options.all) (cb as unknown as (e: null, a: Target[]) => void)(null, [target]);
@@ -106,7 +123,11 @@ function request(u: URL, target: Target, maxBytes: number, deadline: number, fai
       clearTimeout(timer);
       fn();
     };
-    const abort = (err: AppError) => settle(() => { reject(err); req.destroy(); });
+    const abort = (err: AppError) =>
+      settle(() => {
+        reject(err);
+        req.destroy();
+      });
     const timer = setTimeout(() => abort(fail('timed out')), remaining);
     req.on('error', (err) => settle(() => reject(fail(err.message || 'connection failed'))));
     req.on('response', (res) => {
@@ -129,10 +150,12 @@ function request(u: URL, target: Target, maxBytes: number, deadline: number, fai
         chunks.push(chunk);
       });
       res.on('error', (err) => settle(() => reject(fail(err.message || 'the connection broke'))));
-      res.on('end', () => settle(() => {
-        const contentType = res.headers['content-type'];
-        resolve({ content: Buffer.concat(chunks), ...(contentType ? { contentType } : {}) });
-      }));
+      res.on('end', () =>
+        settle(() => {
+          const contentType = res.headers['content-type'];
+          resolve({ content: Buffer.concat(chunks), ...(contentType ? { contentType } : {}) });
+        }),
+      );
     });
     req.end();
   });
@@ -142,6 +165,8 @@ class DeadlineError extends Error {}
 
 function withDeadline<T>(p: Promise<T>, deadline: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new DeadlineError()), Math.max(0, deadline - Date.now())); });
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DeadlineError()), Math.max(0, deadline - Date.now()));
+  });
   return Promise.race([p, expired]).finally(() => clearTimeout(timer));
 }

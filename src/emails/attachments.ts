@@ -15,7 +15,8 @@ interface AttachmentMeta {
   /** Inline image id (`content_id` or legacy `inline_content_id`), without angle brackets. */
   contentId?: string;
 }
-export type Attachment = AttachmentMeta & ({ content: Buffer; path?: undefined } | { path: string; content?: undefined });
+export type Attachment = AttachmentMeta &
+  ({ content: Buffer; path?: undefined } | { path: string; content?: undefined });
 export type ResolvedAttachment = AttachmentMeta & { content: Buffer; contentType: string };
 
 export const MAX_FILENAME = 255;
@@ -32,7 +33,8 @@ export const base64Size = (bytes: number): number => Math.ceil(bytes / 3) * 4;
 
 function bytesFromArray(data: unknown[], at: string): Buffer {
   for (const b of data) {
-    if (!Number.isInteger(b) || (b as number) < 0 || (b as number) > 255) throw bad(`${at} \`content\` arrays must hold integers from 0 to 255.`);
+    if (!Number.isInteger(b) || (b as number) < 0 || (b as number) > 255)
+      throw bad(`${at} \`content\` arrays must hold integers from 0 to 255.`);
   }
   return Buffer.from(data as number[]);
 }
@@ -41,12 +43,16 @@ function bytesFromArray(data: unknown[], at: string): Buffer {
 export function decodeContent(content: unknown, at = 'attachments[0]'): Buffer {
   if (typeof content === 'string') {
     const s = content.replace(/\s+/g, '');
-    if (!BASE64.test(s) || s.replace(/=+$/, '').length % 4 === 1) throw bad(`Attachment ${at} \`content\` must be base64-encoded.`);
+    if (!BASE64.test(s) || s.replace(/=+$/, '').length % 4 === 1)
+      throw bad(`Attachment ${at} \`content\` must be base64-encoded.`);
     return Buffer.from(s, s.includes('-') || s.includes('_') ? 'base64url' : 'base64');
   }
   if (Array.isArray(content)) return bytesFromArray(content, `Attachment ${at}`);
-  if (isObject(content) && content.type === 'Buffer' && Array.isArray(content.data)) return bytesFromArray(content.data, `Attachment ${at}`);
-  throw bad(`Attachment ${at} \`content\` must be a base64 string, an array of bytes or {"type":"Buffer","data":[...]}.`);
+  if (isObject(content) && content.type === 'Buffer' && Array.isArray(content.data))
+    return bytesFromArray(content.data, `Attachment ${at}`);
+  throw bad(
+    `Attachment ${at} \`content\` must be a base64 string, an array of bytes or {"type":"Buffer","data":[...]}.`,
+  );
 }
 
 function checkHeaderSafe(field: string, v: string): string {
@@ -78,7 +84,8 @@ export function normalizeAttachment(raw: unknown, index: number): Attachment {
   if (raw.filename !== undefined && raw.filename !== null && raw.filename !== false) {
     if (typeof raw.filename !== 'string') throw bad(`Attachment ${at} \`filename\` must be a string.`);
     checkHeaderSafe(`${at}.filename`, raw.filename);
-    if (raw.filename.length > MAX_FILENAME) throw bad(`Attachment ${at} \`filename\` must be at most ${MAX_FILENAME} characters.`);
+    if (raw.filename.length > MAX_FILENAME)
+      throw bad(`Attachment ${at} \`filename\` must be at most ${MAX_FILENAME} characters.`);
     filename = raw.filename.trim() || undefined;
   }
 
@@ -87,7 +94,8 @@ export function normalizeAttachment(raw: unknown, index: number): Attachment {
     if (typeof raw.content_type !== 'string') throw bad(`Attachment ${at} \`content_type\` must be a string.`);
     checkHeaderSafe(`${at}.content_type`, raw.content_type);
     const type = raw.content_type.split(';')[0].trim();
-    if (!MIME_TYPE.test(type)) throw bad(`Attachment ${at} \`content_type\` must be a MIME type like \`application/pdf\`.`);
+    if (!MIME_TYPE.test(type))
+      throw bad(`Attachment ${at} \`content_type\` must be a MIME type like \`application/pdf\`.`);
     contentType = type.toLowerCase();
   }
 
@@ -98,7 +106,10 @@ export function normalizeAttachment(raw: unknown, index: number): Attachment {
     checkHeaderSafe(`${at}.content_id`, cid);
     const bare = cid.trim().replace(/^<(.*)>$/, '$1');
     if (bare.length > MAX_CONTENT_ID) throw bad(`Attachment ${at} \`content_id\` must be less than 128 characters.`);
-    if (!/^[\x21-\x7e]+$/.test(bare) || /[<>"\\]/.test(bare)) throw bad(`Attachment ${at} \`content_id\` may only hold printable ASCII without spaces, quotes or angle brackets.`);
+    if (!/^[\x21-\x7e]+$/.test(bare) || /[<>"\\]/.test(bare))
+      throw bad(
+        `Attachment ${at} \`content_id\` may only hold printable ASCII without spaces, quotes or angle brackets.`,
+      );
     contentId = bare;
   }
 
@@ -119,7 +130,8 @@ export function normalizeAttachment(raw: unknown, index: number): Attachment {
   } catch {
     throw bad(`Attachment ${at} \`path\` must be a valid http or https URL.`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw bad(`Attachment ${at} \`path\` must be an http or https URL.`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw bad(`Attachment ${at} \`path\` must be an http or https URL.`);
   const name = filename ?? filenameFromUrl(url);
   const type = contentType ?? fromName(name);
   return { ...meta, ...(name ? { filename: name } : {}), ...(type ? { contentType: type } : {}), path: url.href };

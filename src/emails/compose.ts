@@ -37,7 +37,8 @@ function mergeHeaders(caller: Record<string, string>, ours: Record<string, strin
   for (const [k, v] of Object.entries(caller)) if (!oursLower.has(k.toLowerCase())) out[k] = v;
   for (const [k, v] of Object.entries(ours)) {
     // Ours are trusted but cheap to guard: a line break here would be header injection.
-    if (UNSAFE_HEADER_CHARS.test(k) || UNSAFE_HEADER_CHARS.test(v) || /[\s:]/.test(k)) throw new Error(`composeMessage: unsafe extra header ${JSON.stringify(k)}`);
+    if (UNSAFE_HEADER_CHARS.test(k) || UNSAFE_HEADER_CHARS.test(v) || /[\s:]/.test(k))
+      throw new Error(`composeMessage: unsafe extra header ${JSON.stringify(k)}`);
     out[k] = v;
   }
   return out;
@@ -48,7 +49,8 @@ function mergeHeaders(caller: Record<string, string>, ours: Record<string, strin
  * resolveAttachments (a `path` here is a programming error, not a client error).
  */
 export async function composeMessage(req: SendRequest, opts: ComposeOptions): Promise<Composed> {
-  if (!/^[a-z0-9.-]{1,253}$/i.test(opts.messageIdDomain)) throw new Error(`composeMessage: bad messageIdDomain ${JSON.stringify(opts.messageIdDomain)}`);
+  if (!/^[a-z0-9.-]{1,253}$/i.test(opts.messageIdDomain))
+    throw new Error(`composeMessage: bad messageIdDomain ${JSON.stringify(opts.messageIdDomain)}`);
   const messageId = opts.messageId ?? `<${randomUUID()}@${opts.messageIdDomain}>`;
   const attachments = req.attachments.map((a) => {
     if (!a.content) throw new Error('composeMessage: resolve `path` attachments before composing');
@@ -70,8 +72,16 @@ export async function composeMessage(req: SendRequest, opts: ComposeOptions): Pr
 
   if (!req.attachments.length) {
     const raw = writeSimpleMessage({
-      from: req.from, to: req.to, cc: req.cc, replyTo: req.replyTo, subject: req.subject, messageId, date: opts.date,
-      text, html, headers,
+      from: req.from,
+      to: req.to,
+      cc: req.cc,
+      replyTo: req.replyTo,
+      subject: req.subject,
+      messageId,
+      date: opts.date,
+      text,
+      html,
+      headers,
     });
     return { raw, messageId };
   }

@@ -36,7 +36,10 @@ const NOT_RECORDED = new Set(['x-mailer', 'x-mailroom-tags']);
 const MAX_RECORDED = 50;
 const MAX_HEADER_BLOCK = 1024 * 1024;
 
-interface Field { name: string; lines: string[] }
+interface Field {
+  name: string;
+  lines: string[];
+}
 
 /** Splits the header block (latin1, so bytes survive) into fields, folded lines kept with their field. */
 function headerFields(block: string): Field[] {
@@ -54,28 +57,45 @@ function headerFields(block: string): Field[] {
 
 /** The unfolded value of a field, decoded as UTF-8 (8-bit headers are RFC 6532 UTF-8). */
 const valueOf = (f: Field): string =>
-  Buffer.from(f.lines.join('').slice(f.lines[0].indexOf(':') + 1), 'latin1').toString('utf8').trim();
+  Buffer.from(f.lines.join('').slice(f.lines[0].indexOf(':') + 1), 'latin1')
+    .toString('utf8')
+    .trim();
 
 /** Bare LF or bare CR line ends become CRLF, so the header split and DKIM see one form. */
 function toCrlf(raw: Buffer): Buffer {
   let bare = false;
   for (let i = raw.indexOf(10); i !== -1; i = raw.indexOf(10, i + 1)) {
-    if (i === 0 || raw[i - 1] !== 13) { bare = true; break; }
+    if (i === 0 || raw[i - 1] !== 13) {
+      bare = true;
+      break;
+    }
   }
   if (!bare && raw.indexOf(13) === -1) return raw;
   if (!bare) {
-    for (let i = raw.indexOf(13); i !== -1; i = raw.indexOf(13, i + 1)) if (raw[i + 1] !== 10) { bare = true; break; }
+    for (let i = raw.indexOf(13); i !== -1; i = raw.indexOf(13, i + 1))
+      if (raw[i + 1] !== 10) {
+        bare = true;
+        break;
+      }
   }
   return bare ? Buffer.from(raw.toString('latin1').replace(/\r\n|\r|\n/g, '\r\n'), 'latin1') : raw;
 }
 
 /** `X-Mailroom-Tags: a=b, c=d` → tags, validated like the API's `tags`. */
 export function parseTagsHeader(value: string): Tag[] {
-  const tags = value.split(',').map((s) => s.trim()).filter(Boolean).map((pair) => {
-    const eq = pair.indexOf('=');
-    if (eq < 0) throw invalidField('tags', `X-Mailroom-Tags entries must be name=value (got ${JSON.stringify(pair.slice(0, 80))}).`);
-    return { name: pair.slice(0, eq).trim(), value: pair.slice(eq + 1).trim() };
-  });
+  const tags = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      if (eq < 0)
+        throw invalidField(
+          'tags',
+          `X-Mailroom-Tags entries must be name=value (got ${JSON.stringify(pair.slice(0, 80))}).`,
+        );
+      return { name: pair.slice(0, eq).trim(), value: pair.slice(eq + 1).trim() };
+    });
   return validateTags(tags);
 }
 
@@ -91,7 +111,9 @@ function headerAddresses(v: unknown): Address[] {
       else if (a.address) {
         try {
           out.push({ ...parseAddress(a.address, 'to'), ...(a.name ? { name: noNul(a.name) } : {}) });
-        } catch { /* a malformed display address: the envelope decides who receives it */ }
+        } catch {
+          /* a malformed display address: the envelope decides who receives it */
+        }
       }
     }
   };
@@ -99,14 +121,26 @@ function headerAddresses(v: unknown): Address[] {
   return out;
 }
 
-interface Parsed { headers: Map<string, unknown>; text?: string; html?: string; attachments: { filename?: string; contentType: string; sha256: string }[] }
+interface Parsed {
+  headers: Map<string, unknown>;
+  text?: string;
+  html?: string;
+  attachments: { filename?: string; contentType: string; sha256: string }[];
+}
 
 /** Parses bodies and decoded headers; attachment contents are hashed and dropped, never held. */
 function parseMime(raw: Buffer): Promise<Parsed> {
   return new Promise((resolve, reject) => {
-    const parser = new MailParser({ skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true, skipImageLinks: true });
+    const parser = new MailParser({
+      skipHtmlToText: true,
+      skipTextToHtml: true,
+      skipTextLinks: true,
+      skipImageLinks: true,
+    });
     const out: Parsed = { headers: new Map(), attachments: [] };
-    parser.on('headers', (h) => { out.headers = h as Map<string, unknown>; });
+    parser.on('headers', (h) => {
+      out.headers = h as Map<string, unknown>;
+    });
     parser.on('data', (data: AttachmentStream | MessageText) => {
       if (data.type === 'text') {
         // The line break that ends the part is transport, not content; '' is "no text part".
@@ -121,7 +155,9 @@ function parseMime(raw: Buffer): Promise<Parsed> {
         data.release();
       });
     });
-    parser.on('error', (err: Error) => reject(new AppError('validation_error', `The message could not be parsed as MIME: ${err.message}`)));
+    parser.on('error', (err: Error) =>
+      reject(new AppError('validation_error', `The message could not be parsed as MIME: ${err.message}`)),
+    );
     parser.on('end', () => resolve(out));
     parser.end(raw);
   });
@@ -144,7 +180,10 @@ function parseSimple(fields: Field[], body: Buffer): Parsed | undefined {
   if (ct.length > 1 || cte.length > 1) return undefined;
   let kind = 'text';
   if (ct.length) {
-    const [type, ...params] = valueOf(ct[0]).split(';').map((x) => x.trim()).filter(Boolean);
+    const [type, ...params] = valueOf(ct[0])
+      .split(';')
+      .map((x) => x.trim())
+      .filter(Boolean);
     const m = SIMPLE_TYPE.exec(type.toLowerCase());
     if (!m || params.some((p) => !SIMPLE_CHARSET.test(p))) return undefined;
     kind = m[1] === 'html' ? 'html' : 'text';
@@ -162,28 +201,50 @@ function parseSimple(fields: Field[], body: Buffer): Parsed | undefined {
   return { headers, [kind]: content, attachments: [] };
 }
 
-const headerTitle = (name: string) => name.replace(/(^|-)([a-z])/g, (_m, d: string, c: string) => d + c.toUpperCase()).replace(/^Message-Id$/, 'Message-ID');
+const headerTitle = (name: string) =>
+  name
+    .replace(/(^|-)([a-z])/g, (_m, d: string, c: string) => d + c.toUpperCase())
+    .replace(/^Message-Id$/, 'Message-ID');
 
 /**
  * Parses a submitted message. Recipients are the envelope's: those in the To/Cc headers are
  * recorded as to/cc, every other envelope recipient as bcc (Bcc headers are removed, never sent).
  */
-export async function parseSubmission(rawIn: Buffer, envelope: Envelope, opts: { fullParser?: boolean } = {}): Promise<SubmittedMessage> {
+export async function parseSubmission(
+  rawIn: Buffer,
+  envelope: Envelope,
+  opts: { fullParser?: boolean } = {},
+): Promise<SubmittedMessage> {
   const raw = toCrlf(rawIn);
   let end = raw.indexOf('\r\n\r\n');
   if (raw.subarray(0, 2).toString('latin1') === '\r\n') end = -2; // no header block at all
   const headerEnd = end === -1 ? raw.length : end;
-  if (headerEnd > MAX_HEADER_BLOCK) throw new AppError('validation_error', `The message header block is larger than ${MAX_HEADER_BLOCK} bytes.`);
-  const block = end === -2 ? '' : raw.subarray(0, headerEnd).toString('latin1').replace(/(\r\n)+$/, '');
+  if (headerEnd > MAX_HEADER_BLOCK)
+    throw new AppError('validation_error', `The message header block is larger than ${MAX_HEADER_BLOCK} bytes.`);
+  const block =
+    end === -2
+      ? ''
+      : raw
+          .subarray(0, headerEnd)
+          .toString('latin1')
+          .replace(/(\r\n)+$/, '');
   const body = end === -1 ? Buffer.alloc(0) : raw.subarray(Math.max(0, end) + (end === -2 ? 2 : 4));
   const fields = block ? headerFields(block) : [];
   if (block.includes('\0')) throw new AppError('validation_error', 'The message headers contain NUL bytes.');
   const broken = fields.find((f) => !f.name || !/^[\x21-\x39\x3b-\x7e]+$/.test(f.name));
-  if (broken) throw new AppError('validation_error', `Malformed header line: ${JSON.stringify(broken.lines[0].slice(0, 80))} (each header line must be "Name: value", continuation lines start with a space).`);
+  if (broken)
+    throw new AppError(
+      'validation_error',
+      `Malformed header line: ${JSON.stringify(broken.lines[0].slice(0, 80))} (each header line must be "Name: value", continuation lines start with a space).`,
+    );
   const counted = new Map<string, number>();
   for (const f of fields) if (SINGLE_HEADERS.has(f.name)) counted.set(f.name, (counted.get(f.name) ?? 0) + 1);
   const twice = [...counted].find(([name, n]) => n > 1 && name !== 'bcc'); // Bcc lines are removed anyway
-  if (twice) throw new AppError('message_malformed', `The message has ${twice[1]} ${headerTitle(twice[0])} headers; RFC 5322 allows one.`);
+  if (twice)
+    throw new AppError(
+      'message_malformed',
+      `The message has ${twice[1]} ${headerTitle(twice[0])} headers; RFC 5322 allows one.`,
+    );
 
   const kept = fields.filter((f) => !DROPPED.has(f.name));
   const first = (name: string) => fields.find((f) => f.name === name);
@@ -199,7 +260,8 @@ export async function parseSubmission(rawIn: Buffer, envelope: Envelope, opts: {
 
   const stripped = Buffer.concat([
     Buffer.from(keptFinal.map((f) => f.lines.join('\r\n')).join('\r\n') + (keptFinal.length ? '\r\n' : ''), 'latin1'),
-    Buffer.from('\r\n'), body,
+    Buffer.from('\r\n'),
+    body,
   ]);
   const simple = opts.fullParser ? undefined : parseSimple(keptFinal, body);
   const parsed = simple ?? (await parseMime(stripped));
@@ -209,12 +271,18 @@ export async function parseSubmission(rawIn: Buffer, envelope: Envelope, opts: {
   }
 
   const fromList = headerAddresses(parsed.headers.get('from'));
-  if (fromList.length !== 1) throw new AppError('invalid_from_address', 'The message must have a From header with exactly one valid address (`email@example.com` or `Name <email@example.com>`).');
+  if (fromList.length !== 1)
+    throw new AppError(
+      'invalid_from_address',
+      'The message must have a From header with exactly one valid address (`email@example.com` or `Name <email@example.com>`).',
+    );
   const from = fromList[0];
   const inHeader = (list: Address[]) => new Set(list.map((a) => a.address.toLowerCase()));
   const toSet = inHeader(headerAddresses(parsed.headers.get('to')));
   const ccSet = inHeader(headerAddresses(parsed.headers.get('cc')));
-  const to: Address[] = [], cc: Address[] = [], bcc: Address[] = [];
+  const to: Address[] = [],
+    cc: Address[] = [],
+    bcc: Address[] = [];
   for (const r of envelope.rcptTo) {
     const k = r.address.toLowerCase();
     (toSet.has(k) ? to : ccSet.has(k) ? cc : bcc).push(r);
@@ -226,28 +294,56 @@ export async function parseSubmission(rawIn: Buffer, envelope: Envelope, opts: {
     const name = f.lines[0].slice(0, f.lines[0].indexOf(':')).trim();
     try {
       Object.assign(recorded, validateHeaders({ [name]: valueOf(f) }));
-    } catch { /* kept in the message, just not recorded */ }
+    } catch {
+      /* kept in the message, just not recorded */
+    }
   }
-  const subject = typeof parsed.headers.get('subject') === 'string' ? noNul(parsed.headers.get('subject') as string) : '';
+  const subject =
+    typeof parsed.headers.get('subject') === 'string' ? noNul(parsed.headers.get('subject') as string) : '';
   const request: SendRequest = {
-    from, to, cc, bcc, replyTo: headerAddresses(parsed.headers.get('reply-to')), subject,
+    from,
+    to,
+    cc,
+    bcc,
+    replyTo: headerAddresses(parsed.headers.get('reply-to')),
+    subject,
     ...(parsed.html !== undefined ? { html: parsed.html } : {}),
     ...(parsed.text !== undefined ? { text: parsed.text } : {}),
-    headers: recorded, attachments: [], tags,
+    headers: recorded,
+    attachments: [],
+    tags,
   };
   const fingerprint = {
-    mail_from: envelope.mailFrom.address, from: from.address, to: to.map((a) => a.address), cc: cc.map((a) => a.address), bcc: bcc.map((a) => a.address),
-    subject, html: parsed.html ?? null, text: parsed.text ?? null, tags, headers: recorded, attachments: parsed.attachments,
+    mail_from: envelope.mailFrom.address,
+    from: from.address,
+    to: to.map((a) => a.address),
+    cc: cc.map((a) => a.address),
+    bcc: bcc.map((a) => a.address),
+    subject,
+    html: parsed.html ?? null,
+    text: parsed.text ?? null,
+    tags,
+    headers: recorded,
+    attachments: parsed.attachments,
   };
   const mailer = first('x-mailer') ?? first('user-agent');
   return {
-    request, stripped, ...(messageId ? { messageId } : {}), hasDate: Boolean(first('date')),
-    ...(idempotencyKey !== undefined ? { idempotencyKey } : {}), ...(mailer ? { userAgent: valueOf(mailer).slice(0, 256) } : {}), fingerprint,
+    request,
+    stripped,
+    ...(messageId ? { messageId } : {}),
+    hasDate: Boolean(first('date')),
+    ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
+    ...(mailer ? { userAgent: valueOf(mailer).slice(0, 256) } : {}),
+    fingerprint,
   };
 }
 
 /** The message to store and sign: Message-ID (on the sending domain) and Date added when missing. */
-export function finishMessage(msg: SubmittedMessage, messageIdDomain: string, now: Date): { raw: Buffer; messageId: string } {
+export function finishMessage(
+  msg: SubmittedMessage,
+  messageIdDomain: string,
+  now: Date,
+): { raw: Buffer; messageId: string } {
   const messageId = msg.messageId ?? `<${randomUUID()}@${messageIdDomain}>`;
   const added = [
     ...(msg.messageId ? [] : [`Message-ID: ${messageId}`]),

@@ -7,27 +7,76 @@ export const MAX_SCHEDULE_MS = 30 * 24 * 3600 * 1000;
 
 /** Abbreviations users write. Generic names follow DST (IANA zone); explicit ones are fixed offsets (minutes). */
 const ZONES: Record<string, string | number> = {
-  utc: 0, gmt: 0, z: 0,
-  et: 'America/New_York', est: -300, edt: -240,
-  ct: 'America/Chicago', cst: -360, cdt: -300,
-  mt: 'America/Denver', mst: -420, mdt: -360,
-  pt: 'America/Los_Angeles', pst: -480, pdt: -420,
-  akt: 'America/Anchorage', hst: -600,
-  bst: 60, ist: 330, wet: 'Europe/Lisbon', cet: 'Europe/Berlin', cest: 120, eet: 'Europe/Athens', eest: 180,
-  jst: 540, kst: 540, sgt: 480, hkt: 480, aest: 600, aedt: 660, nzst: 720, nzdt: 780,
+  utc: 0,
+  gmt: 0,
+  z: 0,
+  et: 'America/New_York',
+  est: -300,
+  edt: -240,
+  ct: 'America/Chicago',
+  cst: -360,
+  cdt: -300,
+  mt: 'America/Denver',
+  mst: -420,
+  mdt: -360,
+  pt: 'America/Los_Angeles',
+  pst: -480,
+  pdt: -420,
+  akt: 'America/Anchorage',
+  hst: -600,
+  bst: 60,
+  ist: 330,
+  wet: 'Europe/Lisbon',
+  cet: 'Europe/Berlin',
+  cest: 120,
+  eet: 'Europe/Athens',
+  eest: 180,
+  jst: 540,
+  kst: 540,
+  sgt: 480,
+  hkt: 480,
+  aest: 600,
+  aedt: 660,
+  nzst: 720,
+  nzdt: 780,
 };
 
-const UNITS: Record<string, number> = { s: 1e3, sec: 1e3, second: 1e3, m: 6e4, min: 6e4, minute: 6e4, h: 36e5, hr: 36e5, hour: 36e5, d: 864e5, day: 864e5, w: 6048e5, week: 6048e5 };
+const UNITS: Record<string, number> = {
+  s: 1e3,
+  sec: 1e3,
+  second: 1e3,
+  m: 6e4,
+  min: 6e4,
+  minute: 6e4,
+  h: 36e5,
+  hr: 36e5,
+  hour: 36e5,
+  d: 864e5,
+  day: 864e5,
+  w: 6048e5,
+  week: 6048e5,
+};
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 
-const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+const ISO =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 const RELATIVE = /^in\s+(\d+|an?)\s*([a-z]+?)s?$/;
 const CLOCK = /^(?:(\d{1,2})(?:[:.](\d{2}))?\s*(am|pm|a\.m\.|p\.m\.)?|noon|midnight)$/;
-const DAY = /^(?:(?:on\s+)?(today|tomorrow|(?:next\s+|this\s+)?(?:sun|mon|tue|tues|wed|thu|thur|thurs|fri|sat)[a-z]*)\s+)?(?:at\s+)?(.+)$/;
+const DAY =
+  /^(?:(?:on\s+)?(today|tomorrow|(?:next\s+|this\s+)?(?:sun|mon|tue|tues|wed|thu|thur|thurs|fri|sat)[a-z]*)\s+)?(?:at\s+)?(.+)$/;
 
 /** Offset (minutes east of UTC) of an IANA zone at an instant. */
 function zoneOffset(zone: string, at: number): number {
-  const f = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+  const f = new Intl.DateTimeFormat('en-US', {
+    timeZone: zone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    second: 'numeric',
+  });
   const p = Object.fromEntries(f.formatToParts(new Date(at)).map((x) => [x.type, x.value]));
   const asUtc = Date.UTC(+p.year, +p.month - 1, +p.day, +p.hour, +p.minute, +p.second);
   return Math.round((asUtc - Math.floor(at / 1000) * 1000) / 60000);
@@ -46,7 +95,10 @@ function wallToInstant(zone: Zone, y: number, mo: number, d: number, h: number, 
 
 /** Splits a trailing zone (`ET`, `UTC+2`, `+05:30`, `Europe/Paris`) off the phrase. */
 function splitZone(s: string): { rest: string; zone: Zone } | null {
-  const m = /^(.*?)\s*(?:\(?\b([a-z]{1,5})\)?|(?:utc|gmt)?([+-])(\d{1,2})(?::?(\d{2}))?|\b([a-z]+\/[a-z_]+(?:\/[a-z_]+)?))$/i.exec(s);
+  const m =
+    /^(.*?)\s*(?:\(?\b([a-z]{1,5})\)?|(?:utc|gmt)?([+-])(\d{1,2})(?::?(\d{2}))?|\b([a-z]+\/[a-z_]+(?:\/[a-z_]+)?))$/i.exec(
+      s,
+    );
   if (m?.[2] && ZONES[m[2].toLowerCase()] !== undefined) return { rest: m[1], zone: ZONES[m[2].toLowerCase()] };
   if (m?.[3] && m[1]) return { rest: m[1], zone: (m[3] === '-' ? -1 : 1) * (+m[4] * 60 + +(m[5] ?? 0)) };
   if (m?.[6]) {
@@ -131,9 +183,14 @@ export function parseScheduledAt(input: string, now: Date): Date {
   const s = input.trim();
   const when = s.length <= 100 ? (parseIso(s) ?? parseNatural(s, now)) : null;
   if (!when || Number.isNaN(when.getTime())) {
-    throw invalidField('scheduled_at', `could not understand ${JSON.stringify(s.slice(0, 100))}. Use ISO 8601 (2025-06-01T09:00:00Z) or phrases like "in 10 minutes", "tomorrow at 9am ET", "Friday at 3pm".`);
+    throw invalidField(
+      'scheduled_at',
+      `could not understand ${JSON.stringify(s.slice(0, 100))}. Use ISO 8601 (2025-06-01T09:00:00Z) or phrases like "in 10 minutes", "tomorrow at 9am ET", "Friday at 3pm".`,
+    );
   }
-  if (when.getTime() <= now.getTime()) throw new AppError('validation_error', `scheduled_at must be in the future (got ${when.toISOString()}).`);
-  if (when.getTime() - now.getTime() > MAX_SCHEDULE_MS) throw new AppError('validation_error', `scheduled_at must be within 30 days (got ${when.toISOString()}).`);
+  if (when.getTime() <= now.getTime())
+    throw new AppError('validation_error', `scheduled_at must be in the future (got ${when.toISOString()}).`);
+  if (when.getTime() - now.getTime() > MAX_SCHEDULE_MS)
+    throw new AppError('validation_error', `scheduled_at must be within 30 days (got ${when.toISOString()}).`);
   return when;
 }

@@ -49,7 +49,13 @@ const HTML_ESC: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;
 export type TrackingDomain = Pick<DomainRow, 'name' | 'open_tracking' | 'click_tracking'>;
 
 /** A template rendered for a send (templates/ sits above emails/: the composition root supplies it). */
-export interface RenderedTemplateFields { from: string | null; subject: string | null; replyTo: string[] | null; html: string; text: string | null }
+export interface RenderedTemplateFields {
+  from: string | null;
+  subject: string | null;
+  replyTo: string[] | null;
+  html: string;
+  text: string | null;
+}
 export type TemplateRender = (teamId: string, ref: string, variables: unknown) => Promise<RenderedTemplateFields>;
 
 const absent = (v: unknown) => v === undefined || v === null || v === '';
@@ -66,7 +72,11 @@ export class EmailSender {
   private readonly unsubscribe?: UnsubscribeSigner;
   private readonly templates?: TemplateRender;
 
-  constructor(private readonly accept: EmailAcceptor, private readonly config: Config, opts: SenderOptions = {}) {
+  constructor(
+    private readonly accept: EmailAcceptor,
+    private readonly config: Config,
+    opts: SenderOptions = {},
+  ) {
     this.tracking = opts.tracking;
     this.unsubscribe = opts.unsubscribe;
     this.templates = opts.templates;
@@ -78,9 +88,16 @@ export class EmailSender {
   }
 
   /** Validates a request body and turns it into an email ready to commit. */
-  async prepare(ctx: SendContext, body: unknown, opts: { allowAttachments: boolean; now?: Date; prebuilt?: PrebuiltMessage }): Promise<AcceptedEmail> {
+  async prepare(
+    ctx: SendContext,
+    body: unknown,
+    opts: { allowAttachments: boolean; now?: Date; prebuilt?: PrebuiltMessage },
+  ): Promise<AcceptedEmail> {
     const now = opts.now ?? new Date();
-    const req = validateSendRequest(await this.withTemplate(ctx, body), { allowAttachments: opts.allowAttachments, now });
+    const req = validateSendRequest(await this.withTemplate(ctx, body), {
+      allowAttachments: opts.allowAttachments,
+      now,
+    });
     return this.prepareValidated(ctx, req, now, opts.prebuilt);
   }
 
@@ -92,15 +109,31 @@ export class EmailSender {
   private async withTemplate(ctx: SendContext, body: unknown): Promise<unknown> {
     const t = templateRefOf(body);
     if (!t) return body;
-    if (!this.templates) throw new AppError('validation_error', 'Invalid `template` field: templates are not available in this process.');
+    if (!this.templates)
+      throw new AppError('validation_error', 'Invalid `template` field: templates are not available in this process.');
     const r = await this.templates(ctx.teamId, t.ref, t.variables);
     const b = body as Record<string, unknown>;
     const from = absent(b.from) ? r.from : b.from;
     const subject = absent(b.subject) ? r.subject : b.subject;
-    if (absent(from)) throw new AppError('missing_required_field', 'Missing `from` field: the template has no default sender, so the request must give one.');
-    if (absent(subject)) throw new AppError('missing_required_field', 'Missing `subject` field: the template has no default subject, so the request must give one.');
+    if (absent(from))
+      throw new AppError(
+        'missing_required_field',
+        'Missing `from` field: the template has no default sender, so the request must give one.',
+      );
+    if (absent(subject))
+      throw new AppError(
+        'missing_required_field',
+        'Missing `subject` field: the template has no default subject, so the request must give one.',
+      );
     const { template: _template, ...rest } = b;
-    return { ...rest, from, subject, reply_to: absent(b.reply_to) ? r.replyTo ?? undefined : b.reply_to, html: r.html, ...(r.text === null ? {} : { text: r.text }) };
+    return {
+      ...rest,
+      from,
+      subject,
+      reply_to: absent(b.reply_to) ? (r.replyTo ?? undefined) : b.reply_to,
+      html: r.html,
+      ...(r.text === null ? {} : { text: r.text }),
+    };
   }
 
   /**
@@ -114,28 +147,62 @@ export class EmailSender {
   }
 
   /** A validated request through the check step, composed (unless prebuilt), as the acceptor's one-email form. */
-  async prepareValidated(ctx: SendContext, req: SendRequest, now: Date, prebuilt?: PrebuiltMessage, list?: ListMail): Promise<AcceptedEmail> {
-    const checked = await this.accept.check(ctx, { fromDomain: req.from.domain, topicId: req.topicId, recipients: req.to.length + req.cc.length + req.bcc.length });
+  async prepareValidated(
+    ctx: SendContext,
+    req: SendRequest,
+    now: Date,
+    prebuilt?: PrebuiltMessage,
+    list?: ListMail,
+  ): Promise<AcceptedEmail> {
+    const checked = await this.accept.check(ctx, {
+      fromDomain: req.from.domain,
+      topicId: req.topicId,
+      recipients: req.to.length + req.cc.length + req.bcc.length,
+    });
     const { domain, topicId } = checked;
     const id = list?.id ?? uuid(); // before composing: tracking links carry it
     const listMail = Boolean(topicId) || list !== undefined;
-    if (list?.listId !== undefined && !/^[\x20-\x7e]{1,500}$/.test(list.listId)) throw new Error('prepareValidated: List-Id must be printable ASCII');
+    if (list?.listId !== undefined && !/^[\x20-\x7e]{1,500}$/.test(list.listId))
+      throw new Error('prepareValidated: List-Id must be printable ASCII');
     const ownUnsubscribeUrl = listMail && this.unsubscribe ? this.unsubscribe.url(id, 0) : undefined;
     if (listMail) req = this.withUnsubscribeUrl(req, ownUnsubscribeUrl);
     let composed = prebuilt;
     if (!composed) {
       const attachments = req.attachments.some((a) => a.path)
-        ? await resolveAttachments(req.attachments, { allowPrivateNetworks: this.config.allowPrivateNetworks, maxBytes: pathAttachmentBudget(req), timeoutMs: 15_000 })
+        ? await resolveAttachments(req.attachments, {
+            allowPrivateNetworks: this.config.allowPrivateNetworks,
+            maxBytes: pathAttachmentBudget(req),
+            timeoutMs: 15_000,
+          })
         : req.attachments;
       const tracked = this.tracked(id, req, domain, ownUnsubscribeUrl);
       composed = await composeMessage({ ...req, ...tracked, attachments }, { messageIdDomain: domain.name, date: now });
     }
-    return this.accept.email(ctx, checked, {
-      id, from: req.from, to: req.to, cc: req.cc, bcc: req.bcc, replyTo: req.replyTo, subject: req.subject,
-      html: req.html ?? null, text: req.text ?? null, headers: Object.entries(req.headers).map(([name, value]) => ({ name, value })), tags: req.tags,
-      scheduledAt: req.scheduledAt ?? null, messageId: composed.messageId, raw: composed.raw,
-      listMail, listId: list?.listId ?? null, broadcastId: list?.broadcastId ?? null, automationId: list?.automationId ?? null,
-    }, now);
+    return this.accept.email(
+      ctx,
+      checked,
+      {
+        id,
+        from: req.from,
+        to: req.to,
+        cc: req.cc,
+        bcc: req.bcc,
+        replyTo: req.replyTo,
+        subject: req.subject,
+        html: req.html ?? null,
+        text: req.text ?? null,
+        headers: Object.entries(req.headers).map(([name, value]) => ({ name, value })),
+        tags: req.tags,
+        scheduledAt: req.scheduledAt ?? null,
+        messageId: composed.messageId,
+        raw: composed.raw,
+        listMail,
+        listId: list?.listId ?? null,
+        broadcastId: list?.broadcastId ?? null,
+        automationId: list?.automationId ?? null,
+      },
+      now,
+    );
   }
 
   /**
@@ -144,11 +211,17 @@ export class EmailSender {
    * gives a list email, for the email's stored id, Message-ID and date. html and text are what
    * GET /emails/:id shows (as sent, before tracking); raw is the message to sign and send.
    */
-  async composeStored(req: SendRequest, e: { id: string; messageId: string; date: Date }, domain: TrackingDomain): Promise<{ html: string | null; text: string | null; raw: Buffer }> {
+  async composeStored(
+    req: SendRequest,
+    e: { id: string; messageId: string; date: Date },
+    domain: TrackingDomain,
+  ): Promise<{ html: string | null; text: string | null; raw: Buffer }> {
     const ownUnsubscribeUrl = this.unsubscribe ? this.unsubscribe.url(e.id, 0) : undefined;
     req = this.withUnsubscribeUrl(req, ownUnsubscribeUrl);
-    const composed = await composeMessage({ ...req, ...this.tracked(e.id, req, domain, ownUnsubscribeUrl) },
-      { messageIdDomain: domain.name, date: e.date, messageId: e.messageId });
+    const composed = await composeMessage(
+      { ...req, ...this.tracked(e.id, req, domain, ownUnsubscribeUrl) },
+      { messageIdDomain: domain.name, date: e.date, messageId: e.messageId },
+    );
     return { html: req.html ?? null, text: req.text ?? null, raw: composed.raw };
   }
 
@@ -157,8 +230,21 @@ export class EmailSender {
    * MAILROOM_PUBLIC_URL (Resend uses a verified tracking subdomain instead). The text part is
    * derived from the original HTML, so its links are not rewritten. The stored html stays as sent.
    */
-  private tracked(id: string, req: SendRequest, domain: TrackingDomain, ownUnsubscribeUrl?: string): Partial<SendRequest> {
-    const html = trackedHtml({ id, html: req.html, headers: req.headers, domain, publicUrl: this.config.publicUrl, sign: this.tracking, ownUnsubscribeUrl });
+  private tracked(
+    id: string,
+    req: SendRequest,
+    domain: TrackingDomain,
+    ownUnsubscribeUrl?: string,
+  ): Partial<SendRequest> {
+    const html = trackedHtml({
+      id,
+      html: req.html,
+      headers: req.headers,
+      domain,
+      publicUrl: this.config.publicUrl,
+      sign: this.tracking,
+      ownUnsubscribeUrl,
+    });
     return html === undefined ? {} : { text: plainTextFor(req), html };
   }
 
@@ -170,8 +256,17 @@ export class EmailSender {
   private withUnsubscribeUrl(req: SendRequest, url: string | undefined): SendRequest {
     const uses = (s: string | undefined) => s !== undefined && new RegExp(UNSUBSCRIBE_TAG.source).test(s);
     if (!url || !(uses(req.html) || uses(req.text))) return req;
-    if (distinctRecipients(req.to.map((a) => a.address), req.cc.map((a) => a.address), req.bcc.map((a) => a.address)).length !== 1) {
-      throw new AppError('validation_error', '`{{{RESEND_UNSUBSCRIBE_URL}}}` is a link for one recipient: an email sent for a topic that uses it must have exactly one recipient (send one email per recipient, e.g. with /emails/batch).');
+    if (
+      distinctRecipients(
+        req.to.map((a) => a.address),
+        req.cc.map((a) => a.address),
+        req.bcc.map((a) => a.address),
+      ).length !== 1
+    ) {
+      throw new AppError(
+        'validation_error',
+        '`{{{RESEND_UNSUBSCRIBE_URL}}}` is a link for one recipient: an email sent for a topic that uses it must have exactly one recipient (send one email per recipient, e.g. with /emails/batch).',
+      );
     }
     const html = url.replace(/[&<>"']/g, (c) => HTML_ESC[c]);
     return {

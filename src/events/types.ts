@@ -6,29 +6,60 @@
 // events (POST /events/send, for automations) are a second kind and do not belong to this list.
 // Imports nothing: every layer may use it.
 
-interface Spec { public: boolean; emitted: boolean }
+interface Spec {
+  public: boolean;
+  emitted: boolean;
+}
 const pub = (emitted = true): Spec => ({ public: true, emitted });
 const internal: Spec = { public: false, emitted: true };
 
 export const EVENT_TYPES = {
   // The life of an outbound email (resend-compat 9.3).
-  'email.sent': pub(), 'email.scheduled': pub(), 'email.delivered': pub(), 'email.delivery_delayed': pub(),
-  'email.complained': pub(), 'email.bounced': pub(), 'email.opened': pub(), 'email.clicked': pub(),
-  'email.failed': pub(), 'email.suppressed': pub(),
+  'email.sent': pub(),
+  'email.scheduled': pub(),
+  'email.delivered': pub(),
+  'email.delivery_delayed': pub(),
+  'email.complained': pub(),
+  'email.bounced': pub(),
+  'email.opened': pub(),
+  'email.clicked': pub(),
+  'email.failed': pub(),
+  'email.suppressed': pub(),
   // Inbound mail.
   'email.received': pub(),
   // On an email's timeline only.
-  'email.canceled': internal, 'email.delivery_attempt': internal, 'email.auto_replied': internal,
-  'email.report_ignored': internal, 'email.unsubscribed': internal,
+  'email.canceled': internal,
+  'email.delivery_attempt': internal,
+  'email.auto_replied': internal,
+  'email.report_ignored': internal,
+  'email.unsubscribed': internal,
   // A team's resources.
-  'contact.created': pub(), 'contact.updated': pub(), 'contact.deleted': pub(), 'contact.topics.updated': pub(false),
-  'domain.created': pub(), 'domain.updated': pub(), 'domain.deleted': pub(),
-  'suppression.added': pub(), 'suppression.removed': pub(),
-  'topic.created': pub(), 'topic.updated': pub(), 'topic.deleted': pub(),
-  'inbox.created': pub(false), 'inbox.updated': pub(false), 'inbox.deleted': pub(false), 'inbox.thread.created': pub(false),
-  'inbox.thread.folder.updated': pub(false), 'inbox.thread.assigned': pub(false), 'inbox.thread.unassigned': pub(false),
-  'inbox.thread.labels.updated': pub(false), 'inbox.email.received': pub(false), 'inbox.email.sent': pub(false),
-  'inbox.draft.created': pub(false), 'inbox.draft.updated': pub(false), 'inbox.draft.sent': pub(false), 'inbox.draft.deleted': pub(false),
+  'contact.created': pub(),
+  'contact.updated': pub(),
+  'contact.deleted': pub(),
+  'contact.topics.updated': pub(false),
+  'domain.created': pub(),
+  'domain.updated': pub(),
+  'domain.deleted': pub(),
+  'suppression.added': pub(),
+  'suppression.removed': pub(),
+  'topic.created': pub(),
+  'topic.updated': pub(),
+  'topic.deleted': pub(),
+  'inbox.created': pub(false),
+  'inbox.updated': pub(false),
+  'inbox.deleted': pub(false),
+  'inbox.thread.created': pub(false),
+  'inbox.thread.folder.updated': pub(false),
+  'inbox.thread.assigned': pub(false),
+  'inbox.thread.unassigned': pub(false),
+  'inbox.thread.labels.updated': pub(false),
+  'inbox.email.received': pub(false),
+  'inbox.email.sent': pub(false),
+  'inbox.draft.created': pub(false),
+  'inbox.draft.updated': pub(false),
+  'inbox.draft.sent': pub(false),
+  'inbox.draft.deleted': pub(false),
 } as const satisfies Record<string, Spec>;
 
 export type EventType = keyof typeof EVENT_TYPES;

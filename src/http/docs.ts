@@ -7,13 +7,21 @@ export async function registerDocs(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Mailroom API', version: '0.1.0', description: 'Self-hosted email delivery with a Resend-compatible API.' },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key (re_...)' } } },
+      info: {
+        title: 'Mailroom API',
+        version: '0.1.0',
+        description: 'Self-hosted email delivery with a Resend-compatible API.',
+      },
+      components: {
+        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key (re_...)' } },
+      },
       security: [{ bearer: [] }],
     },
   });
   app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
-  app.get('/docs', { config: { public: true }, schema: { hide: true } }, async (_req, reply) => reply.type('text/html; charset=utf-8').send(DOCS_PAGE));
+  app.get('/docs', { config: { public: true }, schema: { hide: true } }, async (_req, reply) =>
+    reply.type('text/html; charset=utf-8').send(DOCS_PAGE),
+  );
 }
 
 const DOCS_PAGE = `<!doctype html>

@@ -16,33 +16,59 @@ const fieldOf = (instancePath: string): string => instancePath.replace(/^\//, ''
 export function validationToAppError(errors: SchemaError[], part: string): AppError {
   const required = errors.find((e) => e.keyword === 'required');
   if (required) {
-    const props = (required.params.requiredProperties as string[] | undefined) ?? [required.params.missingProperty as string];
+    const props = (required.params.requiredProperties as string[] | undefined) ?? [
+      required.params.missingProperty as string,
+    ];
     const prefix = required.instancePath ? `${fieldOf(required.instancePath)}.` : '';
     return new AppError('missing_required_field', `Missing \`${prefix}${props[0]}\` field.`);
   }
   const first = errors[0];
   if (!first) return new AppError('validation_error');
   const field = fieldOf(first.instancePath);
-  const consts = errors.filter((e) => e.instancePath === first.instancePath && e.keyword === 'const').map((e) => JSON.stringify(e.params.allowedValue));
-  const why = consts.length ? `must be one of ${consts.join(', ')}` : first.message ?? 'is invalid';
+  const consts = errors
+    .filter((e) => e.instancePath === first.instancePath && e.keyword === 'const')
+    .map((e) => JSON.stringify(e.params.allowedValue));
+  const why = consts.length ? `must be one of ${consts.join(', ')}` : (first.message ?? 'is invalid');
   if (field === 'body' && part === 'body') return new AppError('validation_error', `Invalid request body: ${why}.`);
-  return new AppError('validation_error', `Invalid \`${field}\` ${part === 'querystring' ? 'parameter' : 'field'}: ${why}.`);
+  return new AppError(
+    'validation_error',
+    `Invalid \`${field}\` ${part === 'querystring' ? 'parameter' : 'field'}: ${why}.`,
+  );
 }
 
 /** Errors of the pg driver and pool that mean the database cannot be reached right now. */
-const DB_DOWN_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE', '57P01', '57P02', '57P03', '53300']);
+const DB_DOWN_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+]);
 export function isDatabaseUnavailable(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown } | null;
   if (!e || typeof e !== 'object') return false;
   if (typeof e.code === 'string' && (DB_DOWN_CODES.has(e.code) || e.code.startsWith('08'))) return true;
   const m = typeof e.message === 'string' ? e.message : '';
-  return /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|Client has encountered a connection error/.test(m);
+  return /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|Client has encountered a connection error/.test(
+    m,
+  );
 }
 
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
   if (isDatabaseUnavailable(err)) return new AppError('database_unavailable');
-  const e = err as { code?: string; statusCode?: number; validation?: SchemaError[]; validationContext?: string; message?: string };
+  const e = err as {
+    code?: string;
+    statusCode?: number;
+    validation?: SchemaError[];
+    validationContext?: string;
+    message?: string;
+  };
   if (e.validation) return validationToAppError(e.validation, e.validationContext ?? 'body');
   switch (e.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':

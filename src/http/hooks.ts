@@ -14,7 +14,9 @@ export function installApiHooks(app: FastifyInstance, deps: ApiDeps): void {
     let authError: unknown;
     try {
       // No Authorization header + a dashboard session cookie: the session's team (sessions.ts).
-      req.auth = (await deps.dashboard?.sessions.authenticateApi(req)) ?? await deps.apiKeys.authenticate(req.headers.authorization);
+      req.auth =
+        (await deps.dashboard?.sessions.authenticateApi(req)) ??
+        (await deps.apiKeys.authenticate(req.headers.authorization));
     } catch (err) {
       authError = err;
     }
@@ -25,7 +27,8 @@ export function installApiHooks(app: FastifyInstance, deps: ApiDeps): void {
     // Unknown routes answer 404/405 whatever the key; the key only attributes the log entry.
     if (authError && !req.is404) throw authError;
     if (!decision.allowed) throw new AppError('rate_limit_exceeded');
-    if (req.auth?.permission === 'sending_access' && !req.routeOptions.config?.sending) throw new AppError('restricted_api_key');
+    if (req.auth?.permission === 'sending_access' && !req.routeOptions.config?.sending)
+      throw new AppError('restricted_api_key');
   });
 
   app.addHook('onSend', async (req, _reply, payload) => {
@@ -34,11 +37,19 @@ export function installApiHooks(app: FastifyInstance, deps: ApiDeps): void {
   });
 
   app.addHook('onResponse', async (req, reply) => {
-    counters.httpRequests.inc({ method: req.method, route: req.routeOptions.url ?? '(unmatched)', status: reply.statusCode });
+    counters.httpRequests.inc({
+      method: req.method,
+      route: req.routeOptions.url ?? '(unmatched)',
+      status: reply.statusCode,
+    });
     if (req.routeOptions.config?.public || (req.auth && 'session' in req.auth)) return; // the log is for API requests, not dashboard clicks
     const parse = (s: string | undefined) => {
       if (!s) return null;
-      try { return JSON.parse(s); } catch { return null; }
+      try {
+        return JSON.parse(s);
+      } catch {
+        return null;
+      }
     };
     const response = parse(req.responsePayload);
     deps.recorder.record({

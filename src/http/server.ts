@@ -32,9 +32,16 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
     clientErrorHandler: (err, socket) => {
       if (!socket.writable) return socket.destroy();
       const appErr = toAppError(err);
-      const status = (err as { code?: string }).code === 'HPE_HEADER_OVERFLOW' ? 431 : appErr.status < 500 ? appErr.status : 400;
-      const body = JSON.stringify(status === appErr.status ? appErr.toBody() : { statusCode: 400, message: 'The request could not be read.', name: 'validation_error' });
-      socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 414 ? 'URI Too Long' : 'Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      const status =
+        (err as { code?: string }).code === 'HPE_HEADER_OVERFLOW' ? 431 : appErr.status < 500 ? appErr.status : 400;
+      const body = JSON.stringify(
+        status === appErr.status
+          ? appErr.toBody()
+          : { statusCode: 400, message: 'The request could not be read.', name: 'validation_error' },
+      );
+      socket.end(
+        `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 414 ? 'URI Too Long' : 'Bad Request'}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
     },
   });
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
@@ -55,8 +62,10 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
 
   app.setErrorHandler((err, req, reply) => {
     const appErr = toAppError(err);
-    if (appErr.status >= 500 && appErr.code === 'application_error') deps.log.error('request failed', { err, method: req.method, url: req.url });
-    if (appErr.code === 'method_not_allowed' && (err as { allow?: string }).allow) reply.header('allow', (err as { allow?: string }).allow);
+    if (appErr.status >= 500 && appErr.code === 'application_error')
+      deps.log.error('request failed', { err, method: req.method, url: req.url });
+    if (appErr.code === 'method_not_allowed' && (err as { allow?: string }).allow)
+      reply.header('allow', (err as { allow?: string }).allow);
     return reply.status(appErr.status).send(appErr.toBody());
   });
 
@@ -64,7 +73,14 @@ export async function buildServer(deps: ApiDeps): Promise<FastifyInstance> {
   const routes: { method: string; re: RegExp }[] = [];
   app.addHook('onRoute', (r) => {
     const methods = Array.isArray(r.method) ? r.method : [r.method];
-    const re = new RegExp('^' + r.url.replace(/\/+$/, '').replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.*') + '/?$');
+    const re = new RegExp(
+      '^' +
+        r.url
+          .replace(/\/+$/, '')
+          .replace(/:[^/]+/g, '[^/]+')
+          .replace(/\*/g, '.*') +
+        '/?$',
+    );
     for (const m of methods) if (m !== 'HEAD') routes.push({ method: m, re });
   });
   app.setNotFoundHandler(async (req, reply) => {

@@ -27,5 +27,9 @@ export function unstorableField(v: unknown, path = '', depth = 0): string | unde
 
 export function assertStorableText(v: unknown, part: 'body' | 'parameter' | 'query parameter'): void {
   const field = unstorableField(v);
-  if (field) throw new AppError('validation_error', `Invalid \`${field.replace(/[^\x20-\x7e]/g, '?')}\` ${part === 'body' ? 'field' : part}: it contains a NUL character or invalid UTF-16 (a lone surrogate).`);
+  if (field)
+    throw new AppError(
+      'validation_error',
+      `Invalid \`${field.replace(/[^\x20-\x7e]/g, '?')}\` ${part === 'body' ? 'field' : part}: it contains a NUL character or invalid UTF-16 (a lone surrogate).`,
+    );
 }

@@ -1,5 +1,11 @@
 // What the HTTP layer adds to Fastify's request and route config, and the services it is given.
-import type { FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault } from 'fastify';
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+} from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../lib/log.js';
@@ -24,7 +30,13 @@ import type { Unsubscribes } from '../contacts/unsubscribe.js';
 import type { SessionRequestAuth } from '../dashboard-auth/sessions.js';
 
 /** The Fastify instance routes register on: request parts are typed from their TypeBox schemas. */
-export type ApiApp = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
+export type ApiApp = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
 
 export interface ApiDeps {
   config: Config;

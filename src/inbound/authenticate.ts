@@ -5,33 +5,64 @@ import { authenticate } from 'mailauth';
 import type { ResolveFn } from './dns-cache.js';
 
 export type AuthVerdict = 'pass' | 'fail' | 'gray' | 'processing_failed' | 'unknown';
-export interface Authentication { spf: AuthVerdict; dkim: AuthVerdict; dmarc: AuthVerdict; arc: AuthVerdict }
+export interface Authentication {
+  spf: AuthVerdict;
+  dkim: AuthVerdict;
+  dmarc: AuthVerdict;
+  arc: AuthVerdict;
+}
 
 /** mailauth's result words (RFC 8601) to Resend's. */
 export function verdict(result: string | undefined): AuthVerdict {
   switch (result) {
-    case 'pass': return 'pass';
-    case 'fail': case 'softfail': case 'policy': return 'fail';
-    case 'neutral': case 'none': return 'gray';
-    case 'temperror': case 'permerror': return 'processing_failed';
-    default: return 'unknown';
+    case 'pass':
+      return 'pass';
+    case 'fail':
+    case 'softfail':
+    case 'policy':
+      return 'fail';
+    case 'neutral':
+    case 'none':
+      return 'gray';
+    case 'temperror':
+    case 'permerror':
+      return 'processing_failed';
+    default:
+      return 'unknown';
   }
 }
 
 type Status = { status?: { result?: string } } | false | undefined;
 const resultOf = (x: Status) => (x && typeof x === 'object' ? x.status?.result : undefined);
 
-export async function authenticateInbound(input: Buffer | Readable, env: { ip: string; helo: string; sender: string; mta: string; resolve: ResolveFn }): Promise<Authentication> {
+export async function authenticateInbound(
+  input: Buffer | Readable,
+  env: { ip: string; helo: string; sender: string; mta: string; resolve: ResolveFn },
+): Promise<Authentication> {
   try {
     const res = await authenticate(input, {
-      ip: env.ip, helo: env.helo, sender: env.sender, mta: env.mta, disableBimi: true,
+      ip: env.ip,
+      helo: env.helo,
+      sender: env.sender,
+      mta: env.mta,
+      disableBimi: true,
       resolver: env.resolve as (name: string, type: string) => Promise<never>,
     });
     // DKIM: pass when any signature passes (the aligned one matters for DMARC, reported separately).
     const dkimResults = (res.dkim?.results ?? []).map((r: { status?: { result?: string } }) => r.status?.result);
     const dkim = dkimResults.includes('pass') ? 'pass' : verdict(dkimResults[0]);
-    return { spf: verdict(resultOf(res.spf as Status)), dkim, dmarc: verdict(resultOf(res.dmarc as Status)), arc: verdict(resultOf(res.arc as Status)) };
+    return {
+      spf: verdict(resultOf(res.spf as Status)),
+      dkim,
+      dmarc: verdict(resultOf(res.dmarc as Status)),
+      arc: verdict(resultOf(res.arc as Status)),
+    };
   } catch {
-    return { spf: 'processing_failed', dkim: 'processing_failed', dmarc: 'processing_failed', arc: 'processing_failed' };
+    return {
+      spf: 'processing_failed',
+      dkim: 'processing_failed',
+      dmarc: 'processing_failed',
+      arc: 'processing_failed',
+    };
   }
 }

@@ -13,9 +13,19 @@ import type { Pool } from '../store/db.js';
 import { counters } from '../lib/metrics.js';
 import { reportsIn, type DmarcRow, type Refusal } from './dmarc-report.js';
 
-export interface IngestResult { stored: number; duplicates: number; foreign: number; refused: Refusal[] }
+export interface IngestResult {
+  stored: number;
+  duplicates: number;
+  foreign: number;
+  refused: Refusal[];
+}
 
-export async function ingestDmarcReports(pool: Pool, teamId: string, receivedEmailId: string, attachments: Buffer[]): Promise<IngestResult> {
+export async function ingestDmarcReports(
+  pool: Pool,
+  teamId: string,
+  receivedEmailId: string,
+  attachments: Buffer[],
+): Promise<IngestResult> {
   const out: IngestResult = { stored: 0, duplicates: 0, foreign: 0, refused: [] };
   const owned = new Map<string, DomainRow | undefined>();
   const domainOf = async (name: string | null): Promise<DomainRow | undefined> => {
@@ -43,13 +53,25 @@ export async function ingestDmarcReports(pool: Pool, teamId: string, receivedEma
         g.rows.push(row);
         groups.set(d.id, g);
       }
-      if (!groups.size) { out.foreign++; continue; }
+      if (!groups.size) {
+        out.foreign++;
+        continue;
+      }
       for (const { domain, rows } of groups.values()) {
         const id = await dmarcReportInsert(pool, {
-          teamId, domainId: domain.id, receivedEmailId, orgName: r.orgName, orgEmail: r.orgEmail, reportId: r.reportId,
-          dateBegin: r.dateBegin, dateEnd: r.dateEnd, policy: r.policy, rows,
+          teamId,
+          domainId: domain.id,
+          receivedEmailId,
+          orgName: r.orgName,
+          orgEmail: r.orgEmail,
+          reportId: r.reportId,
+          dateBegin: r.dateBegin,
+          dateEnd: r.dateEnd,
+          policy: r.policy,
+          rows,
         });
-        if (id) out.stored++; else out.duplicates++;
+        if (id) out.stored++;
+        else out.duplicates++;
       }
     }
   }

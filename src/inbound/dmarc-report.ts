@@ -17,7 +17,10 @@ export interface DmarcRow {
   dkim: string;
   spf: string;
   headerFrom: string | null;
-  authResults: { dkim: { domain: string; selector: string | null; result: string }[]; spf: { domain: string; scope: string | null; result: string }[] };
+  authResults: {
+    dkim: { domain: string; selector: string | null; result: string }[];
+    spf: { domain: string; scope: string | null; result: string }[];
+  };
 }
 
 export interface DmarcReport {
@@ -26,19 +29,35 @@ export interface DmarcReport {
   reportId: string;
   dateBegin: Date;
   dateEnd: Date;
-  policy: { domain: string; adkim: string | null; aspf: string | null; p: string | null; sp: string | null; pct: number | null };
+  policy: {
+    domain: string;
+    adkim: string | null;
+    aspf: string | null;
+    p: string | null;
+    sp: string | null;
+    pct: number | null;
+  };
   rows: DmarcRow[];
 }
 
 /** Whether an attachment may hold a report, by its type or name (checked again by its bytes). */
 export function mayBeReport(contentType: string, filename: string | null): boolean {
   const f = (filename ?? '').toLowerCase();
-  return /(^|\/)(x-)?(zip|gzip|x-gzip|x-zip-compressed|xml|octet-stream)$/.test(contentType.toLowerCase()) || /\.(xml|gz|zip)$/.test(f);
+  return (
+    /(^|\/)(x-)?(zip|gzip|x-gzip|x-zip-compressed|xml|octet-stream)$/.test(contentType.toLowerCase()) ||
+    /\.(xml|gz|zip)$/.test(f)
+  );
 }
 
-export type Refusal = { reason: 'too_large' | 'too_many_files' | 'corrupt' | 'busy' | 'timeout' | 'failed'; detail: string };
+export type Refusal = {
+  reason: 'too_large' | 'too_many_files' | 'corrupt' | 'busy' | 'timeout' | 'failed';
+  detail: string;
+};
 /** What one attachment held: its reports, or why it was not read. */
-export interface ReportsRead { reports: DmarcReport[]; refused?: Refusal }
+export interface ReportsRead {
+  reports: DmarcReport[];
+  refused?: Refusal;
+}
 
 const MAX_ZIP_FILES = 20; // a reporter sends one report per zip
 
@@ -50,15 +69,25 @@ export async function unpackReport(bytes: Uint8Array): Promise<Inflated> {
   return { ok: true, files: [{ name: '', data: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) }] };
 }
 
-const LISTS = new Set(['feedback.record', 'feedback.record.auth_results.dkim', 'feedback.record.auth_results.spf', 'feedback.record.row.policy_evaluated.reason']);
+const LISTS = new Set([
+  'feedback.record',
+  'feedback.record.auth_results.dkim',
+  'feedback.record.auth_results.spf',
+  'feedback.record.row.policy_evaluated.reason',
+]);
 const parser = new XMLParser({
-  ignoreAttributes: true, parseTagValue: false, trimValues: true, processEntities: false,
+  ignoreAttributes: true,
+  parseTagValue: false,
+  trimValues: true,
+  processEntities: false,
   isArray: (_name: string, jpath: unknown) => LISTS.has(String(jpath)),
 });
 
 type Node = Record<string, unknown> | undefined;
-const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() ? v.trim() : typeof v === 'number' ? String(v) : null);
-const obj = (v: unknown): Node => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
+const str = (v: unknown): string | null =>
+  typeof v === 'string' && v.trim() ? v.trim() : typeof v === 'number' ? String(v) : null;
+const obj = (v: unknown): Node =>
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 const low = (v: unknown, dflt = ''): string => (str(v) ?? dflt).toLowerCase();
 
 /** Parses one XML document; null when it is not a DMARC aggregate report. Throws on broken XML. */
@@ -86,18 +115,39 @@ export function parseAggregateReport(xml: Buffer | string): DmarcReport | null {
     if (!row || !ip || !Number.isSafeInteger(count) || count < 0) continue;
     const auth = obj(r?.auth_results);
     rows.push({
-      sourceIp: ip, count, disposition: low(ev?.disposition, 'none'), dkim: low(ev?.dkim, 'fail'), spf: low(ev?.spf, 'fail'),
+      sourceIp: ip,
+      count,
+      disposition: low(ev?.disposition, 'none'),
+      dkim: low(ev?.dkim, 'fail'),
+      spf: low(ev?.spf, 'fail'),
       headerFrom: str(obj(r?.identifiers)?.header_from)?.toLowerCase() ?? null,
       authResults: {
-        dkim: ((auth?.dkim as unknown[]) ?? []).map(obj).filter(Boolean).map((d) => ({ domain: low(d!.domain), selector: str(d!.selector), result: low(d!.result, 'none') })),
-        spf: ((auth?.spf as unknown[]) ?? []).map(obj).filter(Boolean).map((s) => ({ domain: low(s!.domain), scope: str(s!.scope), result: low(s!.result, 'none') })),
+        dkim: ((auth?.dkim as unknown[]) ?? [])
+          .map(obj)
+          .filter(Boolean)
+          .map((d) => ({ domain: low(d!.domain), selector: str(d!.selector), result: low(d!.result, 'none') })),
+        spf: ((auth?.spf as unknown[]) ?? [])
+          .map(obj)
+          .filter(Boolean)
+          .map((s) => ({ domain: low(s!.domain), scope: str(s!.scope), result: low(s!.result, 'none') })),
       },
     });
   }
   const pct = str(pol?.pct);
   return {
-    orgName, orgEmail: str(meta?.email), reportId, dateBegin: new Date(begin * 1000), dateEnd: new Date(end * 1000),
-    policy: { domain, adkim: str(pol?.adkim), aspf: str(pol?.aspf), p: str(pol?.p), sp: str(pol?.sp), pct: pct === null ? null : Number(pct) },
+    orgName,
+    orgEmail: str(meta?.email),
+    reportId,
+    dateBegin: new Date(begin * 1000),
+    dateEnd: new Date(end * 1000),
+    policy: {
+      domain,
+      adkim: str(pol?.adkim),
+      aspf: str(pol?.aspf),
+      p: str(pol?.p),
+      sp: str(pol?.sp),
+      pct: pct === null ? null : Number(pct),
+    },
     rows,
   };
 }
@@ -111,14 +161,20 @@ export async function readReports(bytes: Uint8Array): Promise<ReportsRead> {
     try {
       const r = parseAggregateReport(f.data);
       if (r) reports.push(r);
-    } catch { /* not well-formed XML: not a report */ }
+    } catch {
+      /* not well-formed XML: not a report */
+    }
   }
   return { reports };
 }
 
 // One worker for the process: reports are rare, and a queue of 16 attachments (10 MB each at most)
 // bounds what a flood of them can hold in memory. 60 s covers a 50 MB report on a busy core.
-const reader = new WorkerTask<Uint8Array, ReportsRead>(siblingModule(import.meta.url, 'dmarc-report.worker'), { timeoutMs: 60_000, maxPending: 16, maxHeapMb: 1024 });
+const reader = new WorkerTask<Uint8Array, ReportsRead>(siblingModule(import.meta.url, 'dmarc-report.worker'), {
+  timeoutMs: 60_000,
+  maxPending: 16,
+  maxHeapMb: 1024,
+});
 
 /** readReports in the worker thread, so neither inflating nor parsing holds the event loop. */
 export async function reportsIn(bytes: Uint8Array): Promise<ReportsRead> {

@@ -10,7 +10,11 @@ const NEGATIVE = new Set(['ENOTFOUND', 'ENODATA', 'NXDOMAIN', 'ENONAME']);
 
 export type ResolveFn = (name: string, type: string) => Promise<unknown>;
 
-export function cachedResolve(resolver: Pick<Resolver, 'resolve'>, cacheMs: number, now: () => number = Date.now): ResolveFn {
+export function cachedResolve(
+  resolver: Pick<Resolver, 'resolve'>,
+  cacheMs: number,
+  now: () => number = Date.now,
+): ResolveFn {
   if (cacheMs <= 0) return (name, type) => resolver.resolve(name, type as never) as Promise<unknown>;
   const cache = new Map<string, { until: number; value?: unknown; error?: unknown }>();
   const inflight = new Map<string, Promise<unknown>>();
@@ -23,10 +27,18 @@ export function cachedResolve(resolver: Pick<Resolver, 'resolve'>, cacheMs: numb
     }
     const pending = inflight.get(key);
     if (pending) return pending;
-    const p = (resolver.resolve(name, type as never) as Promise<unknown>).then(
-      (value) => { remember(key, { until: now() + cacheMs, value }); return value; },
-      (error: { code?: string }) => { if (NEGATIVE.has(error?.code ?? '')) remember(key, { until: now() + cacheMs, error }); throw error; },
-    ).finally(() => inflight.delete(key));
+    const p = (resolver.resolve(name, type as never) as Promise<unknown>)
+      .then(
+        (value) => {
+          remember(key, { until: now() + cacheMs, value });
+          return value;
+        },
+        (error: { code?: string }) => {
+          if (NEGATIVE.has(error?.code ?? '')) remember(key, { until: now() + cacheMs, error });
+          throw error;
+        },
+      )
+      .finally(() => inflight.delete(key));
     inflight.set(key, p);
     return p;
   };

@@ -17,15 +17,25 @@ const PATHS: Record<DownloadKind, (id: string) => string> = {
 
 export class DownloadLinks {
   private readonly key: Buffer;
-  constructor(instanceSecret: string, private readonly publicUrl: string) {
-    this.key = Buffer.from(hkdfSync('sha256', Buffer.from(instanceSecret, 'utf8'), Buffer.alloc(0), 'mailroom-inbound-downloads', 32));
+  constructor(
+    instanceSecret: string,
+    private readonly publicUrl: string,
+  ) {
+    this.key = Buffer.from(
+      hkdfSync('sha256', Buffer.from(instanceSecret, 'utf8'), Buffer.alloc(0), 'mailroom-inbound-downloads', 32),
+    );
   }
 
   private sig(kind: DownloadKind, id: string, expires: number): string {
     return createHmac('sha256', this.key).update(`${kind}:${id}:${expires}`).digest('base64url');
   }
 
-  link(kind: DownloadKind, id: string, now = Date.now(), ttlMs = LINK_TTL_MS): { download_url: string; expires_at: string } {
+  link(
+    kind: DownloadKind,
+    id: string,
+    now = Date.now(),
+    ttlMs = LINK_TTL_MS,
+  ): { download_url: string; expires_at: string } {
     const expires = Math.floor((now + ttlMs) / 1000);
     return {
       download_url: `${this.publicUrl}${PATHS[kind](id)}?expires=${expires}&signature=${this.sig(kind, id, expires)}`,
@@ -33,7 +43,13 @@ export class DownloadLinks {
     };
   }
 
-  valid(kind: DownloadKind, id: string, expires: string | undefined, signature: string | undefined, now = Date.now()): boolean {
+  valid(
+    kind: DownloadKind,
+    id: string,
+    expires: string | undefined,
+    signature: string | undefined,
+    now = Date.now(),
+  ): boolean {
     if (!expires || !signature || !/^\d{1,12}$/.test(expires) || Number(expires) * 1000 < now) return false;
     const want = Buffer.from(this.sig(kind, id, Number(expires)));
     const got = Buffer.from(signature);

@@ -67,9 +67,12 @@ function decodeQuotedPrintable(s: string): Buffer {
 
 function decodeBody(body: Buffer, encoding: string | undefined): Buffer {
   switch ((encoding ?? '').trim().toLowerCase()) {
-    case 'base64': return Buffer.from(body.toString('latin1').replace(/[^A-Za-z0-9+/=]/g, ''), 'base64');
-    case 'quoted-printable': return decodeQuotedPrintable(body.toString('latin1'));
-    default: return body;
+    case 'base64':
+      return Buffer.from(body.toString('latin1').replace(/[^A-Za-z0-9+/=]/g, ''), 'base64');
+    case 'quoted-printable':
+      return decodeQuotedPrintable(body.toString('latin1'));
+    default:
+      return body;
   }
 }
 
@@ -111,7 +114,9 @@ export function parseMime(buf: Buffer, depth = 0): MimePart {
       const parsed = libmime.parseHeaderValue(ct);
       contentType = parsed.value.toLowerCase() || 'text/plain';
       params = Object.fromEntries(Object.entries(parsed.params).map(([k, v]) => [k.toLowerCase(), String(v)]));
-    } catch { /* keep text/plain */ }
+    } catch {
+      /* keep text/plain */
+    }
   }
   const part: MimePart = { headers, contentType, params, body: rawBody, children: [] };
   if (depth >= MAX_DEPTH) return part;
@@ -120,7 +125,8 @@ export function parseMime(buf: Buffer, depth = 0): MimePart {
     return part;
   }
   part.body = decodeBody(rawBody, headers.get('content-transfer-encoding')?.[0]);
-  if (contentType === 'message/rfc822' || contentType === 'message/global') part.children = [parseMime(part.body, depth + 1)];
+  if (contentType === 'message/rfc822' || contentType === 'message/global')
+    part.children = [parseMime(part.body, depth + 1)];
   return part;
 }
 
@@ -141,5 +147,9 @@ export function partText(p: MimePart): string {
 }
 
 export const decodeWords = (v: string): string => {
-  try { return libmime.decodeWords(v); } catch { return v; }
+  try {
+    return libmime.decodeWords(v);
+  } catch {
+    return v;
+  }
 };

@@ -38,29 +38,44 @@ const addresses = (v: unknown): string[] => {
       else if (a.address) out.push(a.address);
     }
   };
-  for (const obj of ([] as AddressObject[]).concat((v as AddressObject | AddressObject[] | undefined) ?? [])) walk(obj.value ?? []);
+  for (const obj of ([] as AddressObject[]).concat((v as AddressObject | AddressObject[] | undefined) ?? []))
+    walk(obj.value ?? []);
   return out;
 };
-
 
 function headerMap(lines: HeaderLines): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const { key, line } of lines) {
-    const value = decodeWords(line.slice(line.indexOf(':') + 1).replace(/\r?\n[ \t]+/g, ' ').trim());
+    const value = decodeWords(
+      line
+        .slice(line.indexOf(':') + 1)
+        .replace(/\r?\n[ \t]+/g, ' ')
+        .trim(),
+    );
     const prev = out[key];
     out[key] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [prev, value];
   }
   return out;
 }
 
-export async function parseInbound(source: Readable, sink: AttachmentSink): Promise<ParsedInbound & { attachmentSizes: number[]; attachments: AttachmentMeta[] }> {
-  const parser = new MailParser({ skipImageLinks: true, skipTextToHtml: true, skipTextLinks: true, keepDeliveryStatus: true });
+export async function parseInbound(
+  source: Readable,
+  sink: AttachmentSink,
+): Promise<ParsedInbound & { attachmentSizes: number[]; attachments: AttachmentMeta[] }> {
+  const parser = new MailParser({
+    skipImageLinks: true,
+    skipTextToHtml: true,
+    skipTextLinks: true,
+    keepDeliveryStatus: true,
+  });
   let lines: HeaderLines = [];
   let html: string | null = null;
   let text: string | null = null;
   const attachments: AttachmentMeta[] = [];
   const pending: Promise<number>[] = [];
-  parser.on('headerLines', (l: HeaderLines) => { if (!lines.length) lines = l; });
+  parser.on('headerLines', (l: HeaderLines) => {
+    if (!lines.length) lines = l;
+  });
   parser.on('data', (data: Record<string, any>) => {
     if (data.type === 'text') {
       html = typeof data.html === 'string' ? data.html : null;
@@ -72,7 +87,8 @@ export async function parseInbound(source: Readable, sink: AttachmentSink): Prom
       filename: data.filename ?? null,
       contentType: String(data.contentType ?? 'application/octet-stream').toLowerCase(),
       contentId: data.cid ?? null,
-      contentDisposition: data.contentDisposition === 'inline' || (data.related && !data.contentDisposition) ? 'inline' : 'attachment',
+      contentDisposition:
+        data.contentDisposition === 'inline' || (data.related && !data.contentDisposition) ? 'inline' : 'attachment',
     };
     attachments.push(meta);
     const content = data.content as Readable;
@@ -91,9 +107,18 @@ export async function parseInbound(source: Readable, sink: AttachmentSink): Prom
   const fromList = addresses(h.from);
   const mid = typeof h.messageId === 'string' ? h.messageId.trim() : null;
   return {
-    headers: headerMap(lines), from: fromList[0] ?? '', to: addresses(h.to), cc: addresses(h.cc), bcc: addresses(h.bcc), replyTo: addresses(h.replyTo),
-    subject: typeof h.subject === 'string' ? h.subject : '', messageId: mid ? (mid.startsWith('<') ? mid : `<${mid}>`) : null,
-    html, text, attachments, attachmentSizes: sizes,
+    headers: headerMap(lines),
+    from: fromList[0] ?? '',
+    to: addresses(h.to),
+    cc: addresses(h.cc),
+    bcc: addresses(h.bcc),
+    replyTo: addresses(h.replyTo),
+    subject: typeof h.subject === 'string' ? h.subject : '',
+    messageId: mid ? (mid.startsWith('<') ? mid : `<${mid}>`) : null,
+    html,
+    text,
+    attachments,
+    attachmentSizes: sizes,
   };
 }
 

@@ -6,7 +6,12 @@ import { blobStream } from '../store/blobs.js';
 import type { Queryable } from '../store/db.js';
 import type { PageQuery } from '../store/paginate.js';
 import {
-  receivedAttachmentFind, receivedAttachmentList, receivedEmailExists, receivedEmailFind, receivedEmailList, receivedEmailRawBlob,
+  receivedAttachmentFind,
+  receivedAttachmentList,
+  receivedEmailExists,
+  receivedEmailFind,
+  receivedEmailList,
+  receivedEmailRawBlob,
 } from '../store/received-emails.js';
 
 export { blobStream };

@@ -28,14 +28,31 @@ export interface InboundEnvelope {
   tls: boolean;
 }
 
-export interface TeamDelivery { teamId: string; domainId: string; recipients: string[] }
+export interface TeamDelivery {
+  teamId: string;
+  domainId: string;
+  recipients: string[];
+}
 
 /** The email.received webhook data (resend-compat.md 9.3): no body, no headers, no tags. */
 export function receivedEventData(email: ReceivedInsert['email'], attachments: ReceivedAttachmentRow[]) {
   return {
-    email_id: email.id, created_at: new Date(email.created_at).toISOString(), from: email.from_addr, to: email.to_addrs,
-    bcc: email.bcc_addrs, cc: email.cc_addrs, received_for: email.received_for, message_id: email.message_id, subject: email.subject,
-    attachments: attachments.map((a) => ({ id: a.id, filename: a.filename, content_type: a.content_type, content_disposition: a.content_disposition, content_id: a.content_id })),
+    email_id: email.id,
+    created_at: new Date(email.created_at).toISOString(),
+    from: email.from_addr,
+    to: email.to_addrs,
+    bcc: email.bcc_addrs,
+    cc: email.cc_addrs,
+    received_for: email.received_for,
+    message_id: email.message_id,
+    subject: email.subject,
+    attachments: attachments.map((a) => ({
+      id: a.id,
+      filename: a.filename,
+      content_type: a.content_type,
+      content_disposition: a.content_disposition,
+      content_id: a.content_id,
+    })),
   };
 }
 
@@ -46,14 +63,22 @@ export class InboundReceiver {
   constructor(private readonly deps: { pool: Pool; config: Config; resolver: Resolver; log?: Logger }) {
     this.resolve = cachedResolve(deps.resolver, deps.config.mxDnsCacheSeconds * 1000);
     this.batch = new Batcher<{ items: ReceivedInsert[]; chunks: BlobChunk[] }, void>(async (writes) => {
-      await receivedEmailsInsert(deps.pool, writes.flatMap((w) => w.items), writes.flatMap((w) => w.chunks));
+      await receivedEmailsInsert(
+        deps.pool,
+        writes.flatMap((w) => w.items),
+        writes.flatMap((w) => w.chunks),
+      );
       return writes.map(() => undefined);
     });
   }
 
   authenticate(spool: Spool, env: InboundEnvelope): Promise<Authentication> {
     return authenticateInbound(spool.buffer() ?? spool.stream(), {
-      ip: env.clientIp, helo: env.helo, sender: env.mailFrom, mta: this.deps.config.mxHost, resolve: this.resolve,
+      ip: env.clientIp,
+      helo: env.helo,
+      sender: env.mailFrom,
+      mta: this.deps.config.mxHost,
+      resolve: this.resolve,
     });
   }
 
@@ -61,7 +86,12 @@ export class InboundReceiver {
    * Stores the message for one team; returns the received email's id. `auth` may still be
    * running: the raw message and its parts are written meanwhile, and the rows wait for it.
    */
-  async store(spool: Spool, env: InboundEnvelope, to: TeamDelivery, authPending: Promise<Authentication>): Promise<string> {
+  async store(
+    spool: Spool,
+    env: InboundEnvelope,
+    to: TeamDelivery,
+    authPending: Promise<Authentication>,
+  ): Promise<string> {
     const id = uuid();
     const createdAt = new Date().toISOString();
     const writer = new ChunkWriter(this.deps.pool);
@@ -72,31 +102,79 @@ export class InboundReceiver {
       const reportCandidates: Buffer[] = [];
       const parsed = await parseInbound(spool.stream(), async (meta, content) => {
         const blobId = uuid();
-        const size = await writer.writeBlob(blobId, mayBeReport(meta.contentType, meta.filename) ? keepCopy(content, reportCandidates) : content);
+        const size = await writer.writeBlob(
+          blobId,
+          mayBeReport(meta.contentType, meta.filename) ? keepCopy(content, reportCandidates) : content,
+        );
         attachments.push({
-          id: uuid(), email_id: id, team_id: to.teamId, position: meta.position, filename: meta.filename, content_type: meta.contentType,
-          content_id: meta.contentId, content_disposition: meta.contentDisposition, size, blob_id: blobId, created_at: createdAt,
+          id: uuid(),
+          email_id: id,
+          team_id: to.teamId,
+          position: meta.position,
+          filename: meta.filename,
+          content_type: meta.contentType,
+          content_id: meta.contentId,
+          content_disposition: meta.contentDisposition,
+          size,
+          blob_id: blobId,
+          created_at: createdAt,
         });
         return size;
       });
       attachments.sort((a, b) => a.position - b.position);
       const auth = await authPending;
       const email: ReceivedInsert['email'] = {
-        id, team_id: to.teamId, domain_id: to.domainId, mail_from: env.mailFrom, received_for: to.recipients,
-        from_addr: parsed.from, to_addrs: parsed.to, cc_addrs: parsed.cc, bcc_addrs: parsed.bcc, reply_to: parsed.replyTo,
-        subject: parsed.subject, message_id: parsed.messageId, html: parsed.html, text_body: parsed.text, headers: parsed.headers,
-        authentication: { ...auth }, client_ip: env.clientIp, helo: env.helo, tls: env.tls, raw_blob: rawBlob, raw_size: spool.size, created_at: createdAt,
+        id,
+        team_id: to.teamId,
+        domain_id: to.domainId,
+        mail_from: env.mailFrom,
+        received_for: to.recipients,
+        from_addr: parsed.from,
+        to_addrs: parsed.to,
+        cc_addrs: parsed.cc,
+        bcc_addrs: parsed.bcc,
+        reply_to: parsed.replyTo,
+        subject: parsed.subject,
+        message_id: parsed.messageId,
+        html: parsed.html,
+        text_body: parsed.text,
+        headers: parsed.headers,
+        authentication: { ...auth },
+        client_ip: env.clientIp,
+        helo: env.helo,
+        tls: env.tls,
+        raw_blob: rawBlob,
+        raw_size: spool.size,
+        created_at: createdAt,
       };
       const event = {
-        id: uuid(), email_id: id, team_id: to.teamId, type: 'email.received', recipient: null, data: receivedEventData(email, attachments),
-        detail: { mail_from: env.mailFrom, client_ip: env.clientIp, helo: env.helo, tls: env.tls, size: spool.size, authentication: auth }, created_at: createdAt,
+        id: uuid(),
+        email_id: id,
+        team_id: to.teamId,
+        type: 'email.received',
+        recipient: null,
+        data: receivedEventData(email, attachments),
+        detail: {
+          mail_from: env.mailFrom,
+          client_ip: env.clientIp,
+          helo: env.helo,
+          tls: env.tls,
+          size: spool.size,
+          authentication: auth,
+        },
+        created_at: createdAt,
       };
       const item = { email, attachments, event };
-      await writer.finish((db, chunks) => (db ? receivedEmailsInsert(db, [item], chunks) : this.batch.add({ items: [item], chunks })));
+      await writer.finish((db, chunks) =>
+        db ? receivedEmailsInsert(db, [item], chunks) : this.batch.add({ items: [item], chunks }),
+      );
       if (reportCandidates.length) {
-        const ingested = await ingestDmarcReports(this.deps.pool, to.teamId, id, reportCandidates)
-          .catch((err) => { this.deps.log?.error('storing DMARC reports failed', { err, email: id }); return undefined; });
-        for (const r of ingested?.refused ?? []) this.deps.log?.warn('DMARC report attachment not read', { email: id, reason: r.reason, detail: r.detail });
+        const ingested = await ingestDmarcReports(this.deps.pool, to.teamId, id, reportCandidates).catch((err) => {
+          this.deps.log?.error('storing DMARC reports failed', { err, email: id });
+          return undefined;
+        });
+        for (const r of ingested?.refused ?? [])
+          this.deps.log?.warn('DMARC report attachment not read', { email: id, reason: r.reason, detail: r.detail });
       }
       return id;
     } catch (err) {

@@ -19,7 +19,8 @@ const CACHE_MS = 5_000;
 const CACHE_MAX = 10_000;
 const RECEIVING_OK = new Set(['verified', 'temporary_failure']); // a record briefly missing does not bounce mail
 
-const uuidOf = (hex: string) => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`.toLowerCase();
+const uuidOf = (hex: string) =>
+  `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`.toLowerCase();
 
 export class InboundRouter {
   private cache = new Map<string, { rows: InboundDomain[]; until: number }>();
@@ -38,10 +39,14 @@ export class InboundRouter {
     const at = address.lastIndexOf('@');
     if (at <= 0) return { kind: 'refuse', error: new AppError('invalid_recipient', 'Recipient address is not valid.') };
     const local = address.slice(0, at);
-    const host = address.slice(at + 1).toLowerCase().replace(/\.$/, '');
+    const host = address
+      .slice(at + 1)
+      .toLowerCase()
+      .replace(/\.$/, '');
     for (const d of await this.domainsFor(host)) {
       if (d.name.toLowerCase() === host) {
-        if (d.receiving && RECEIVING_OK.has(d.receiving_status ?? '')) return { kind: 'receive', teamId: d.team_id, domainId: d.id };
+        if (d.receiving && RECEIVING_OK.has(d.receiving_status ?? ''))
+          return { kind: 'receive', teamId: d.team_id, domainId: d.id };
         continue;
       }
       if (!d.sending) continue;

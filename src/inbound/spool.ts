@@ -44,7 +44,11 @@ export class Spool {
     if (b) return b.subarray(0, max);
     const out = Buffer.alloc(Math.min(max, this.size));
     const fd = fs.openSync(this.file!.path, 'r');
-    try { fs.readSync(fd, out, 0, out.length, 0); } finally { fs.closeSync(fd); }
+    try {
+      fs.readSync(fd, out, 0, out.length, 0);
+    } finally {
+      fs.closeSync(fd);
+    }
     return out;
   }
 
@@ -65,7 +69,11 @@ export class Spool {
   dispose(): void {
     this.chunks = [];
     if (this.file) {
-      try { fs.closeSync(this.file.fd); } catch { /* already closed */ }
+      try {
+        fs.closeSync(this.file.fd);
+      } catch {
+        /* already closed */
+      }
       fs.rmSync(this.file.path, { force: true });
       this.file = undefined;
     }

@@ -30,7 +30,11 @@ export interface StoredEmailFacts {
 export class ComposeInsights {
   private readonly trackingHost: string;
 
-  constructor(private readonly config: Config, private readonly tracking?: TrackingSigner, private readonly unsubscribe?: UnsubscribeSigner) {
+  constructor(
+    private readonly config: Config,
+    private readonly tracking?: TrackingSigner,
+    private readonly unsubscribe?: UnsubscribeSigner,
+  ) {
     this.trackingHost = new URL(config.publicUrl).hostname.toLowerCase();
   }
 
@@ -38,22 +42,56 @@ export class ComposeInsights {
    * The findings of a stored email. `domain` is its sending domain's row, or undefined when the
    * domain is no longer usable (then only its name is known and its DKIM key counts as unpublished).
    */
-  of(e: StoredEmailFacts, domain: Pick<DomainRow, 'name' | 'tracking_subdomain' | 'record_status' | 'open_tracking' | 'click_tracking'> | undefined): Finding[] {
+  of(
+    e: StoredEmailFacts,
+    domain:
+      | Pick<DomainRow, 'name' | 'tracking_subdomain' | 'record_status' | 'open_tracking' | 'click_tracking'>
+      | undefined,
+  ): Finding[] {
     const from = parseAddress(e.from_header, 'from');
     const headers = Object.fromEntries((e.headers ?? []).map((h) => [h.name, h.value]));
-    const d = domain ?? { name: from.domain, tracking_subdomain: null, record_status: {}, open_tracking: false, click_tracking: false };
+    const d = domain ?? {
+      name: from.domain,
+      tracking_subdomain: null,
+      record_status: {},
+      open_tracking: false,
+      click_tracking: false,
+    };
     const html = e.html ?? undefined;
     const listMail = e.list_unsubscribe;
     const prebuilt = e.source === 'smtp'; // SMTP clients send their own MIME: a missing text part is missing
     // Click tracking lengthens every link: Gmail clips the HTML recipients get, not the one given.
-    const sent = html !== undefined && !prebuilt
-      ? trackedHtml({ id: e.id, html, headers, domain: d, publicUrl: this.config.publicUrl, sign: this.tracking,
-        ownUnsubscribeUrl: listMail && this.unsubscribe ? this.unsubscribe.url(e.id, 0) : undefined }) ?? html
-      : html;
-    return inspectMessage(messageFacts(
-      { from, replyTo: e.reply_to.map((a) => ({ address: a })), subject: e.subject, html, text: e.text_body ?? undefined, headers },
-      d as DomainRow,
-      { trackingHost: this.trackingHost, listMail, listUnsubscribeAdded: listMail && this.unsubscribe !== undefined, sentHtml: sent, prebuilt },
-    ));
+    const sent =
+      html !== undefined && !prebuilt
+        ? (trackedHtml({
+            id: e.id,
+            html,
+            headers,
+            domain: d,
+            publicUrl: this.config.publicUrl,
+            sign: this.tracking,
+            ownUnsubscribeUrl: listMail && this.unsubscribe ? this.unsubscribe.url(e.id, 0) : undefined,
+          }) ?? html)
+        : html;
+    return inspectMessage(
+      messageFacts(
+        {
+          from,
+          replyTo: e.reply_to.map((a) => ({ address: a })),
+          subject: e.subject,
+          html,
+          text: e.text_body ?? undefined,
+          headers,
+        },
+        d as DomainRow,
+        {
+          trackingHost: this.trackingHost,
+          listMail,
+          listUnsubscribeAdded: listMail && this.unsubscribe !== undefined,
+          sentHtml: sent,
+          prebuilt,
+        },
+      ),
+    );
   }
 }

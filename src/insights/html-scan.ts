@@ -5,7 +5,10 @@
 // library mailauth uses for DMARC alignment).
 import { getDomain, parse } from 'tldts';
 
-export interface HtmlImage { src: string; alt: string | undefined }
+export interface HtmlImage {
+  src: string;
+  alt: string | undefined;
+}
 
 const WORD_CHAR = /\w/;
 const attrRe = (name: string) => new RegExp(`\\s${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)'|([^\\s>]+))`, 'i');
@@ -18,7 +21,8 @@ const attr = (attrs: string, re: RegExp): string | undefined => {
 };
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', '#39': "'" };
-const decodeEntities = (s: string) => (s.includes('&') ? s.replace(/&(amp|lt|gt|quot|apos|nbsp|#39);/g, (_m, e: string) => ENTITIES[e]) : s);
+const decodeEntities = (s: string) =>
+  s.includes('&') ? s.replace(/&(amp|lt|gt|quot|apos|nbsp|#39);/g, (_m, e: string) => ENTITIES[e]) : s;
 
 /**
  * An email's HTML as the rules read it: links and images from one pass over the tags; the visible
@@ -40,8 +44,10 @@ export class HtmlScan {
     for (let i = html.indexOf('<'); i !== -1 && i < n; i = html.indexOf('<', i + 1)) {
       const c = html.charCodeAt(i + 1) | 0x20;
       let nameEnd: number;
-      if (c === 0x61) nameEnd = i + 2; // a
-      else if (c === 0x69 && (html.charCodeAt(i + 2) | 0x20) === 0x6d && (html.charCodeAt(i + 3) | 0x20) === 0x67) nameEnd = i + 4; // img
+      if (c === 0x61)
+        nameEnd = i + 2; // a
+      else if (c === 0x69 && (html.charCodeAt(i + 2) | 0x20) === 0x6d && (html.charCodeAt(i + 3) | 0x20) === 0x67)
+        nameEnd = i + 4; // img
       else continue;
       if (nameEnd < n && WORD_CHAR.test(html[nameEnd])) continue; // <abbr>, <image>: not the tag
       const end = html.indexOf('>', nameEnd);
@@ -64,15 +70,19 @@ export class HtmlScan {
 
   /** The distinct hosts of the images' absolute http(s) sources. */
   get imageHosts(): string[] {
-    return (this.imgHosts ??= [...new Set(this.images.map((i) => hostOf(i.src)).filter((h): h is string => h !== undefined))]);
+    return (this.imgHosts ??= [
+      ...new Set(this.images.map((i) => hostOf(i.src)).filter((h): h is string => h !== undefined)),
+    ]);
   }
 
   /** Visible text without tags, styles, scripts and comments, whitespace collapsed. */
   get visibleText(): string {
-    return (this.text ??= decodeEntities(this.html
-      .replace(/<(style|script|head|title)\b[\s\S]*?<\/\1\s*>/gi, ' ')
-      .replace(/<!--[\s\S]*?-->/g, ' ')
-      .replace(/<[^>]*>/g, ' '))
+    return (this.text ??= decodeEntities(
+      this.html
+        .replace(/<(style|script|head|title)\b[\s\S]*?<\/\1\s*>/gi, ' ')
+        .replace(/<!--[\s\S]*?-->/g, ' ')
+        .replace(/<[^>]*>/g, ' '),
+    )
       .replace(/\s+/g, ' ')
       .trim());
   }
@@ -86,7 +96,10 @@ export class HtmlScan {
     let n = 0;
     let skipping = '';
     for (const m of this.html.slice(Math.max(0, body)).matchAll(/<(\/?)(style|script|title)\b[^>]*>|>([^<]+)/gi)) {
-      if (m[2]) { skipping = m[1] ? '' : m[2].toLowerCase(); continue; }
+      if (m[2]) {
+        skipping = m[1] ? '' : m[2].toLowerCase();
+        continue;
+      }
       if (skipping) continue;
       n += (decodeEntities(m[3]).match(/[\p{L}\p{N}]{3,}/gu) ?? []).length;
       if (n >= limit) return n;
@@ -109,11 +122,14 @@ export function hostOf(url: string): string | undefined {
   const m = /^(?:https?:)?\/\/([^/?#\s]*)/i.exec(url);
   if (!m) return undefined;
   const authority = m[1].slice(m[1].lastIndexOf('@') + 1);
-  const host = authority.startsWith('[') ? authority.slice(0, authority.indexOf(']') + 1) : authority.replace(/:\d*$/, '');
+  const host = authority.startsWith('[')
+    ? authority.slice(0, authority.indexOf(']') + 1)
+    : authority.replace(/:\d*$/, '');
   return host ? host.toLowerCase().replace(/\.$/, '') : undefined;
 }
 
-export const isIpHost = (host: string): boolean => /^\d{1,3}(?:\.\d{1,3}){3}$/.test(host) || host.startsWith('[') || /^0x[0-9a-f]+$|^\d{8,10}$/i.test(host);
+export const isIpHost = (host: string): boolean =>
+  /^\d{1,3}(?:\.\d{1,3}){3}$/.test(host) || host.startsWith('[') || /^0x[0-9a-f]+$|^\d{8,10}$/i.test(host);
 
 const orgCache = new Map<string, string>();
 /** The registrable domain (example.co.uk for a.b.example.co.uk); the host itself when unknown. Cached: emails repeat hosts. */

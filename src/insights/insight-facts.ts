@@ -6,7 +6,12 @@ import type { DomainRow } from '../store/domains.js';
 
 /** The parts of an email the rules read: a validated request, or an email as stored. */
 export interface MessageParts {
-  from: MailboxFacts; replyTo: MailboxFacts[]; subject: string; html?: string; text?: string; headers: Record<string, string>;
+  from: MailboxFacts;
+  replyTo: MailboxFacts[];
+  subject: string;
+  html?: string;
+  text?: string;
+  headers: Record<string, string>;
 }
 
 export interface FactsContext {
@@ -27,11 +32,18 @@ export function messageFacts(req: MessageParts, domain: DomainFacts, c: FactsCon
   const trackingHosts = [c.trackingHost];
   if (domain.tracking_subdomain) trackingHosts.push(`${domain.tracking_subdomain}.${domain.name}`.toLowerCase());
   return {
-    from: req.from, replyTo: req.replyTo, subject: req.subject, html: req.html,
+    from: req.from,
+    replyTo: req.replyTo,
+    subject: req.subject,
+    html: req.html,
     htmlBytes: c.sentHtml === undefined ? 0 : Buffer.byteLength(c.sentHtml),
-    text: req.text, textGenerated: !c.prebuilt && req.text === undefined && req.html !== undefined,
-    headers: req.headers, sendingDomain: domain.name.toLowerCase(), trackingHosts,
-    listMail: c.listMail, listUnsubscribeAdded: c.listUnsubscribeAdded,
+    text: req.text,
+    textGenerated: !c.prebuilt && req.text === undefined && req.html !== undefined,
+    headers: req.headers,
+    sendingDomain: domain.name.toLowerCase(),
+    trackingHosts,
+    listMail: c.listMail,
+    listUnsubscribeAdded: c.listUnsubscribeAdded,
     // Mailroom signs with the sending domain's key (the From domain); receivers can verify it only while the record is published.
     dkim: [{ domain: domain.name, published: domain.record_status.dkim?.status === 'verified' }],
   };

@@ -7,8 +7,13 @@ import type { DeliveryFacts, Finding, MessageFacts, Severity, Verdict } from './
 
 const ORDER: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
 
-const finding = (rule: Rule, v: Verdict): Finding =>
-  ({ id: rule.id, severity: rule.severity, title: v.title ?? rule.title, detail: v.detail, fix: v.fix ?? rule.fix });
+const finding = (rule: Rule, v: Verdict): Finding => ({
+  id: rule.id,
+  severity: rule.severity,
+  title: v.title ?? rule.title,
+  detail: v.detail,
+  fix: v.fix ?? rule.fix,
+});
 
 function run(rules: Rule[], check: (r: Rule) => Verdict | undefined): Finding[] {
   const out: Finding[] = [];

@@ -14,8 +14,12 @@ export type { EmailInsightsRow };
  * canceled) is analyzed now by `analyze` when given (the compose rules, insights/compose-insights.ts)
  * and stored, so it is computed once; without `analyze` (MAILROOM_INSIGHTS=false) it stays `analyzed: false`.
  */
-export async function emailInsights(db: Queryable, teamId: string, id: string, analyze?: (row: EmailInsightsRow) => Promise<Finding[]>):
-  Promise<{ analyzed: boolean; data: Finding[] }> {
+export async function emailInsights(
+  db: Queryable,
+  teamId: string,
+  id: string,
+  analyze?: (row: EmailInsightsRow) => Promise<Finding[]>,
+): Promise<{ analyzed: boolean; data: Finding[] }> {
   const row = isUuid(id) ? await emailInsightsFind(db, teamId, id.toLowerCase()) : undefined;
   if (!row) throw notFound('Email');
   let insights = row.insights;
@@ -30,16 +34,29 @@ export async function teamTopInsights(db: Queryable, teamId: string, days: numbe
   const top = await insightsTopFindings(db, teamId, days, TOP_SAMPLE);
   const rules = new Map(RULES.map((r) => [r.id, r]));
   return {
-    analyzed: top.analyzed, sampled: top.sampled,
-    data: top.data.map((f) => {
-      const rule = rules.get(f.id);
-      // A delivery finding's title and fix depend on the reply: the newest one is shown.
-      const generic = rule?.stage === 'compose';
-      return {
-        id: f.id, severity: rule?.severity ?? f.severity, title: generic ? rule.title : f.title, fix: generic ? rule.fix : f.fix, why: rule?.why ?? null,
-        emails: f.emails, share: top.analyzed ? f.emails / top.analyzed : 0, last_seen: new Date(f.last_seen).toISOString(), example_email_id: f.example_email_id,
-      };
-    }).sort((a, b) => b.emails - a.emails || SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || a.id.localeCompare(b.id)),
+    analyzed: top.analyzed,
+    sampled: top.sampled,
+    data: top.data
+      .map((f) => {
+        const rule = rules.get(f.id);
+        // A delivery finding's title and fix depend on the reply: the newest one is shown.
+        const generic = rule?.stage === 'compose';
+        return {
+          id: f.id,
+          severity: rule?.severity ?? f.severity,
+          title: generic ? rule.title : f.title,
+          fix: generic ? rule.fix : f.fix,
+          why: rule?.why ?? null,
+          emails: f.emails,
+          share: top.analyzed ? f.emails / top.analyzed : 0,
+          last_seen: new Date(f.last_seen).toISOString(),
+          example_email_id: f.example_email_id,
+        };
+      })
+      .sort(
+        (a, b) =>
+          b.emails - a.emails || SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || a.id.localeCompare(b.id),
+      ),
   };
 }
 

@@ -20,7 +20,10 @@ export class BufferedWriter<T> {
   dropped = 0;
   failed = 0;
 
-  constructor(private readonly write: (items: T[]) => Promise<void>, private readonly opts: BufferedWriterOptions) {}
+  constructor(
+    private readonly write: (items: T[]) => Promise<void>,
+    private readonly opts: BufferedWriterOptions,
+  ) {}
 
   push(item: T): void {
     if (this.buffer.length >= this.opts.maxBuffer) {
@@ -41,7 +44,9 @@ export class BufferedWriter<T> {
     while (this.flushing) await this.flushing;
     if (!this.buffer.length) return;
     const items = this.buffer.splice(0, this.opts.batch);
-    this.flushing = this.writeOrSplit(items).finally(() => { this.flushing = undefined; });
+    this.flushing = this.writeOrSplit(items).finally(() => {
+      this.flushing = undefined;
+    });
     await this.flushing;
     if (this.buffer.length) await this.flush();
   }
@@ -56,7 +61,10 @@ export class BufferedWriter<T> {
         this.opts.log.error(`${this.opts.name} write failed`, { err, items: 1 });
         return;
       }
-      this.opts.log.warn(`${this.opts.name} batch write failed; writing its items one by one`, { err, items: items.length });
+      this.opts.log.warn(`${this.opts.name} batch write failed; writing its items one by one`, {
+        err,
+        items: items.length,
+      });
     }
     for (const item of items) await this.writeOrSplit([item]);
   }

@@ -3,7 +3,20 @@
 // contacts/filter.ts, SQL is store/segment-filter.ts.
 import { timestampProblem } from './timestamp-text.js';
 
-export const OPS = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'contains', 'starts_with', 'ends_with', 'exists', 'is_empty', 'in'] as const;
+export const OPS = [
+  'eq',
+  'neq',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'contains',
+  'starts_with',
+  'ends_with',
+  'exists',
+  'is_empty',
+  'in',
+] as const;
 export type Op = (typeof OPS)[number];
 export const ENGAGEMENTS = ['delivered', 'opened', 'clicked', 'bounced', 'complained'] as const;
 export type Engagement = (typeof ENGAGEMENTS)[number];
@@ -13,7 +26,14 @@ export type FieldRule = { field: string; op: Op; value?: Scalar | Scalar[] };
 export type TopicRule = { topic: string; subscribed: boolean };
 export type EngagementRule = { engagement: Engagement; within_days?: number; never?: boolean };
 export type SegmentRule = { segment: string };
-export type Rule = { and: Rule[] } | { or: Rule[] } | { not: Rule } | FieldRule | TopicRule | EngagementRule | SegmentRule;
+export type Rule =
+  | { and: Rule[] }
+  | { or: Rule[] }
+  | { not: Rule }
+  | FieldRule
+  | TopicRule
+  | EngagementRule
+  | SegmentRule;
 
 /** The contact fields whose rules compare dates (a contact property is a string or a number). */
 export const DATE_FIELDS: readonly string[] = ['created_at'];

@@ -4,7 +4,10 @@
 // on the libuv threadpool in 64 kB steps, not on the calling thread's event loop.
 import { createGunzip, createInflateRaw, type Gunzip, type InflateRaw } from 'node:zlib';
 
-export interface InflatedFile { name: string; data: Buffer }
+export interface InflatedFile {
+  name: string;
+  data: Buffer;
+}
 export type Inflated =
   | { ok: true; files: InflatedFile[] }
   | { ok: false; reason: 'too_large' | 'too_many_files' | 'corrupt'; detail: string };
@@ -23,7 +26,8 @@ const tooLarge = (max: number): Inflated => ({ ok: false, reason: 'too_large', d
 const corrupt = (detail: string): Inflated => ({ ok: false, reason: 'corrupt', detail });
 
 export const isGzip = (b: Uint8Array) => b.length >= 2 && b[0] === 0x1f && b[1] === 0x8b;
-export const isZip = (b: Uint8Array) => b.length >= 4 && b[0] === 0x50 && b[1] === 0x4b && b[2] === 0x03 && b[3] === 0x04;
+export const isZip = (b: Uint8Array) =>
+  b.length >= 4 && b[0] === 0x50 && b[1] === 0x4b && b[2] === 0x03 && b[3] === 0x04;
 
 /** Inflates `input` through `z`, stopping (and destroying `z`) once more than `budget` bytes come out. */
 function inflateCounted(z: Gunzip | InflateRaw, input: Uint8Array, budget: number): Promise<Buffer | 'too_large'> {
@@ -42,8 +46,18 @@ function inflateCounted(z: Gunzip | InflateRaw, input: Uint8Array, budget: numbe
       }
       chunks.push(chunk);
     });
-    z.on('end', () => { if (!settled) { settled = true; resolve(Buffer.concat(chunks, size)); } });
-    z.on('error', (err) => { if (!settled) { settled = true; reject(err); } });
+    z.on('end', () => {
+      if (!settled) {
+        settled = true;
+        resolve(Buffer.concat(chunks, size));
+      }
+    });
+    z.on('error', (err) => {
+      if (!settled) {
+        settled = true;
+        reject(err);
+      }
+    });
     z.end(input);
   });
 }
@@ -58,13 +72,22 @@ export async function gunzipLimited(bytes: Uint8Array, { maxBytes }: InflateLimi
   }
 }
 
-interface ZipEntry { name: string; flags: number; method: number; compressedSize: number; localOffset: number }
+interface ZipEntry {
+  name: string;
+  flags: number;
+  method: number;
+  compressedSize: number;
+  localOffset: number;
+}
 
 /** The central directory's entries (no zip64, no multi-disk: a mail attachment is far below 4 GB). */
 function zipEntries(b: Buffer): ZipEntry[] | string {
   let end = -1;
   for (let i = b.length - 22; i >= Math.max(0, b.length - 22 - 0xffff); i--) {
-    if (b.readUInt32LE(i) === 0x06054b50) { end = i; break; }
+    if (b.readUInt32LE(i) === 0x06054b50) {
+      end = i;
+      break;
+    }
   }
   if (end < 0) return 'no end of central directory';
   const count = b.readUInt16LE(end + 10);
@@ -78,7 +101,10 @@ function zipEntries(b: Buffer): ZipEntry[] | string {
     if (p + 46 + nameLength > end) return 'broken central directory';
     entries.push({
       name: b.toString(flags & 0x800 ? 'utf8' : 'latin1', p + 46, p + 46 + nameLength),
-      flags, method: b.readUInt16LE(p + 10), compressedSize: b.readUInt32LE(p + 20), localOffset: b.readUInt32LE(p + 42),
+      flags,
+      method: b.readUInt16LE(p + 10),
+      compressedSize: b.readUInt32LE(p + 20),
+      localOffset: b.readUInt32LE(p + 42),
     });
     p += 46 + nameLength + b.readUInt16LE(p + 30) + b.readUInt16LE(p + 32);
   }
@@ -91,12 +117,16 @@ function zipEntries(b: Buffer): ZipEntry[] | string {
  * is ignored (a bomb declares 1,000 bytes for 2 GB). Encrypted entries and methods other than
  * stored and deflate are skipped.
  */
-export async function unzipLimited(bytes: Uint8Array, { maxBytes, maxFiles = 100, accept = () => true }: InflateLimits): Promise<Inflated> {
+export async function unzipLimited(
+  bytes: Uint8Array,
+  { maxBytes, maxFiles = 100, accept = () => true }: InflateLimits,
+): Promise<Inflated> {
   const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const entries = zipEntries(b);
   if (typeof entries === 'string') return corrupt(entries);
   const wanted = entries.filter((e) => accept(e.name) && !(e.flags & 1) && (e.method === 0 || e.method === 8));
-  if (wanted.length > maxFiles) return { ok: false, reason: 'too_many_files', detail: `${wanted.length} entries; at most ${maxFiles} are read` };
+  if (wanted.length > maxFiles)
+    return { ok: false, reason: 'too_many_files', detail: `${wanted.length} entries; at most ${maxFiles} are read` };
   const files: InflatedFile[] = [];
   let left = maxBytes;
   for (const e of wanted) {
@@ -108,7 +138,11 @@ export async function unzipLimited(bytes: Uint8Array, { maxBytes, maxFiles = 100
     let data: Buffer | 'too_large';
     if (e.method === 0) data = raw.length > left ? 'too_large' : Buffer.from(raw);
     else {
-      try { data = await inflateCounted(createInflateRaw({ chunkSize: STEP }), raw, left); } catch (err) { return corrupt(`${e.name}: ${(err as Error).message}`); }
+      try {
+        data = await inflateCounted(createInflateRaw({ chunkSize: STEP }), raw, left);
+      } catch (err) {
+        return corrupt(`${e.name}: ${(err as Error).message}`);
+      }
     }
     if (data === 'too_large') return tooLarge(maxBytes);
     left -= data.length;

@@ -24,9 +24,11 @@ export function jsonBoundsExceeded(v: unknown, bounds: JsonBounds): string | und
     const [x, depth] = stack.pop()!;
     if (!x || typeof x !== 'object') continue;
     if (depth > bounds.depth) return `nests more than ${bounds.depth} levels deep.`;
-    for (const child of Array.isArray(x) ? x : Object.values(x)) if (child && typeof child === 'object') stack.push([child, depth + 1]);
+    for (const child of Array.isArray(x) ? x : Object.values(x))
+      if (child && typeof child === 'object') stack.push([child, depth + 1]);
   }
   const text = JSON.stringify(v) ?? '';
-  if (Buffer.byteLength(text) > bounds.bytes) return `is larger than ${Math.round(bounds.bytes / 1024)} KB serialized as JSON.`;
+  if (Buffer.byteLength(text) > bounds.bytes)
+    return `is larger than ${Math.round(bounds.bytes / 1024)} KB serialized as JSON.`;
   return undefined;
 }

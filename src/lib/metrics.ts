@@ -14,7 +14,11 @@ const num = (v: number) => (Number.isFinite(v) ? String(v) : v > 0 ? '+Inf' : v 
 
 export class Family {
   private readonly series = new Map<string, { labels: Labels; value: number }>();
-  constructor(readonly name: string, readonly help: string, readonly type: 'counter' | 'gauge') {}
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly type: 'counter' | 'gauge',
+  ) {}
 
   private slot(labels: Labels) {
     const key = labelText(labels);
@@ -42,7 +46,10 @@ export class Family {
   }
 
   render(): string {
-    const lines = [`# HELP ${this.name} ${this.help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')}`, `# TYPE ${this.name} ${this.type}`];
+    const lines = [
+      `# HELP ${this.name} ${this.help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')}`,
+      `# TYPE ${this.name} ${this.type}`,
+    ];
     for (const s of this.series.values()) lines.push(`${this.name}${labelText(s.labels)} ${num(s.value)}`);
     return lines.join('\n');
   }
@@ -68,11 +75,32 @@ export class Registry {
 /** The counters the modules of this process add to (one registry per process). */
 export const registry = new Registry();
 export const counters = {
-  httpRequests: registry.counter('mailroom_http_requests_total', 'HTTP requests answered, by method, route pattern and status.'),
-  smtpSubmissions: registry.counter('mailroom_smtp_submissions_total', 'Messages submitted over SMTP, by result (accepted|refused) and reply code.'),
-  mxMessages: registry.counter('mailroom_mx_messages_total', 'Messages at the inbound MX listener, by result (accepted|refused) and reply code.'),
-  mxRecipients: registry.counter('mailroom_mx_recipients_total', 'Recipients offered to the inbound MX listener, by route (receive|return_path|refused).'),
-  deliveries: registry.counter('mailroom_deliveries_total', 'Per-recipient delivery attempts, by result (delivered|deferred|bounced).'),
-  dmarcAttachmentsRefused: registry.counter('mailroom_dmarc_attachments_refused_total', 'Attachments not read as DMARC reports, by reason (too_large|too_many_files|corrupt|busy|timeout|failed).'),
-  webhookAttempts: registry.counter('mailroom_webhook_attempts_total', 'Webhook requests, by result (success|failure).'),
+  httpRequests: registry.counter(
+    'mailroom_http_requests_total',
+    'HTTP requests answered, by method, route pattern and status.',
+  ),
+  smtpSubmissions: registry.counter(
+    'mailroom_smtp_submissions_total',
+    'Messages submitted over SMTP, by result (accepted|refused) and reply code.',
+  ),
+  mxMessages: registry.counter(
+    'mailroom_mx_messages_total',
+    'Messages at the inbound MX listener, by result (accepted|refused) and reply code.',
+  ),
+  mxRecipients: registry.counter(
+    'mailroom_mx_recipients_total',
+    'Recipients offered to the inbound MX listener, by route (receive|return_path|refused).',
+  ),
+  deliveries: registry.counter(
+    'mailroom_deliveries_total',
+    'Per-recipient delivery attempts, by result (delivered|deferred|bounced).',
+  ),
+  dmarcAttachmentsRefused: registry.counter(
+    'mailroom_dmarc_attachments_refused_total',
+    'Attachments not read as DMARC reports, by reason (too_large|too_many_files|corrupt|busy|timeout|failed).',
+  ),
+  webhookAttempts: registry.counter(
+    'mailroom_webhook_attempts_total',
+    'Webhook requests, by result (success|failure).',
+  ),
 };

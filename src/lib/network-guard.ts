@@ -85,12 +85,16 @@ export function blockedAddressReason(ip: string): string | null {
   if (family !== 6) return 'not an IP address';
   const b = v6(ip);
   const embedded =
-    b.slice(0, 10).every((x) => x === 0) && b[10] === 0xff && b[11] === 0xff ? b.slice(12, 16)
-      // IPv4-translated ::ffff:0:a.b.c.d (RFC 2765 SIIT): some stacks route it to the IPv4 address.
-      : b.slice(0, 8).every((x) => x === 0) && b[8] === 0xff && b[9] === 0xff && b[10] === 0 && b[11] === 0 ? b.slice(12, 16)
-      : inRange(b, [v6('64:ff9b::'), 96, '']) ? b.slice(12, 16)
-        : b[0] === 0x20 && b[1] === 0x02 ? b.slice(2, 6)
-          : null;
+    b.slice(0, 10).every((x) => x === 0) && b[10] === 0xff && b[11] === 0xff
+      ? b.slice(12, 16)
+      : // IPv4-translated ::ffff:0:a.b.c.d (RFC 2765 SIIT): some stacks route it to the IPv4 address.
+        b.slice(0, 8).every((x) => x === 0) && b[8] === 0xff && b[9] === 0xff && b[10] === 0 && b[11] === 0
+        ? b.slice(12, 16)
+        : inRange(b, [v6('64:ff9b::'), 96, ''])
+          ? b.slice(12, 16)
+          : b[0] === 0x20 && b[1] === 0x02
+            ? b.slice(2, 6)
+            : null;
   if (embedded) return blockedAddressReason(embedded.join('.'));
   return V6_BLOCKED.find((r) => inRange(b, r))?.[2] ?? null;
 }

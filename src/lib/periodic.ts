@@ -7,7 +7,13 @@ export interface Periodic {
   runNow(): Promise<void>;
 }
 
-export function every(name: string, intervalMs: number, task: () => Promise<unknown>, log: Logger, firstDelayMs = intervalMs): Periodic {
+export function every(
+  name: string,
+  intervalMs: number,
+  task: () => Promise<unknown>,
+  log: Logger,
+  firstDelayMs = intervalMs,
+): Periodic {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let stopped = false;

@@ -2,5 +2,8 @@
 // produced by SQL (`created_at::text` with the session TimeZone set to UTC in store/db.ts).
 /** A Postgres text timestamp (or a Date) as ISO 8601 in UTC, for webhook payloads. */
 export const isoOf = (d: Date | string): string =>
-  (typeof d === 'string' ? new Date(d.includes('T') ? d : d.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00')) : d).toISOString();
+  (typeof d === 'string'
+    ? new Date(d.includes('T') ? d : d.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00'))
+    : d
+  ).toISOString();
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

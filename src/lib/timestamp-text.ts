@@ -4,7 +4,8 @@
 // "2026-02-31", year 0000 and a -23:59 offset passed a Date.parse check, then every query of the
 // team that cast them failed. test/lib/timestamp-text.test.ts holds this against the real server.
 
-const FORM = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,6})?)?(Z|[+-](\d{2})(?::?(\d{2}))?)?)?$/;
+const FORM =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,6})?)?(Z|[+-](\d{2})(?::?(\d{2}))?)?)?$/;
 
 /** Whether `v` has the shape of a date or timestamp we read (its values may still be impossible). */
 export const isTimestampForm = (v: string): boolean => FORM.test(v);
@@ -20,7 +21,8 @@ const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
  */
 export function timestampProblem(v: string): string | undefined {
   const m = FORM.exec(v);
-  if (!m) return 'must be an ISO 8601 date or timestamp (2026-01-31, 2026-01-31T09:00:00Z or 2026-01-31T09:00:00+02:00).';
+  if (!m)
+    return 'must be an ISO 8601 date or timestamp (2026-01-31, 2026-01-31T09:00:00Z or 2026-01-31T09:00:00+02:00).';
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
   if (y < 1) return 'the year must be from 0001 to 9999.';
   if (mo < 1 || mo > 12) return `${m[2]} is not a month (01 to 12).`;
@@ -29,7 +31,8 @@ export function timestampProblem(v: string): string | undefined {
   if (m[4] !== undefined && (Number(m[4]) > 23 || Number(m[5]) > 59 || (m[6] !== undefined && Number(m[6]) > 59))) {
     return 'the time must be from 00:00:00 to 23:59:59.';
   }
-  if (m[8] !== undefined && (Number(m[8]) > 15 || (m[9] !== undefined && Number(m[9]) > 59))) return 'the UTC offset must be within ±15:59.';
+  if (m[8] !== undefined && (Number(m[8]) > 15 || (m[9] !== undefined && Number(m[9]) > 59)))
+    return 'the UTC offset must be within ±15:59.';
   return undefined;
 }
 

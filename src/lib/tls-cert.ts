@@ -7,9 +7,26 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { AsnConvert, OctetString } from '@peculiar/asn1-schema';
 import {
-  AlgorithmIdentifier, AttributeTypeAndValue, AttributeValue, BasicConstraints, Certificate, ExtendedKeyUsage, Extension,
-  Extensions, GeneralName, Name, RelativeDistinguishedName, SubjectAlternativeName, SubjectPublicKeyInfo, TBSCertificate, Validity,
-  Version, id_ce_basicConstraints, id_ce_extKeyUsage, id_ce_subjectAltName, id_kp_serverAuth,
+  AlgorithmIdentifier,
+  AttributeTypeAndValue,
+  AttributeValue,
+  BasicConstraints,
+  Certificate,
+  ExtendedKeyUsage,
+  Extension,
+  Extensions,
+  GeneralName,
+  Name,
+  RelativeDistinguishedName,
+  SubjectAlternativeName,
+  SubjectPublicKeyInfo,
+  TBSCertificate,
+  Validity,
+  Version,
+  id_ce_basicConstraints,
+  id_ce_extKeyUsage,
+  id_ce_subjectAltName,
+  id_kp_serverAuth,
 } from '@peculiar/asn1-x509';
 
 export interface TlsKeyPair {
@@ -24,14 +41,23 @@ const VALID_DAYS = 825;
 const RENEW_BEFORE_MS = 30 * 86_400_000;
 
 const pem = (label: string, der: ArrayBuffer | Buffer) =>
-  `-----BEGIN ${label}-----\n${Buffer.from(der as ArrayBuffer).toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n?$/, '\n')}-----END ${label}-----\n`;
+  `-----BEGIN ${label}-----\n${Buffer.from(der as ArrayBuffer)
+    .toString('base64')
+    .replace(/(.{64})/g, '$1\n')
+    .replace(/\n?$/, '\n')}-----END ${label}-----\n`;
 
 /** A self-signed server certificate for `hostnames` (the first is the subject CN). */
 export function selfSignedCertificate(hostnames: string[], now = new Date()): { key: string; cert: string } {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const algorithm = new AlgorithmIdentifier({ algorithm: ECDSA_WITH_SHA256 });
-  const name = new Name([new RelativeDistinguishedName([new AttributeTypeAndValue({ type: COMMON_NAME, value: new AttributeValue({ utf8String: hostnames[0] }) })])]);
-  const altNames = hostnames.map((h) => (isIP(h) === 4 ? new GeneralName({ iPAddress: h }) : new GeneralName({ dNSName: h })));
+  const name = new Name([
+    new RelativeDistinguishedName([
+      new AttributeTypeAndValue({ type: COMMON_NAME, value: new AttributeValue({ utf8String: hostnames[0] }) }),
+    ]),
+  ]);
+  const altNames = hostnames.map((h) =>
+    isIP(h) === 4 ? new GeneralName({ iPAddress: h }) : new GeneralName({ dNSName: h }),
+  );
   const serial = randomBytes(16);
   serial[0] = (serial[0] & 0x7f) | 0x40; // positive, and minimal in DER (a leading 0x00 is "illegal padding")
   const tbs = new TBSCertificate({
@@ -40,17 +66,34 @@ export function selfSignedCertificate(hostnames: string[], now = new Date()): { 
     signature: algorithm,
     issuer: name,
     subject: name,
-    validity: new Validity({ notBefore: new Date(now.getTime() - 3600_000), notAfter: new Date(now.getTime() + VALID_DAYS * 86_400_000) }),
+    validity: new Validity({
+      notBefore: new Date(now.getTime() - 3600_000),
+      notAfter: new Date(now.getTime() + VALID_DAYS * 86_400_000),
+    }),
     subjectPublicKeyInfo: AsnConvert.parse(publicKey.export({ type: 'spki', format: 'der' }), SubjectPublicKeyInfo),
     extensions: new Extensions([
-      new Extension({ extnID: id_ce_basicConstraints, critical: true, extnValue: new OctetString(AsnConvert.serialize(new BasicConstraints({ cA: false }))) }),
-      new Extension({ extnID: id_ce_extKeyUsage, extnValue: new OctetString(AsnConvert.serialize(new ExtendedKeyUsage([id_kp_serverAuth]))) }),
-      new Extension({ extnID: id_ce_subjectAltName, extnValue: new OctetString(AsnConvert.serialize(new SubjectAlternativeName(altNames))) }),
+      new Extension({
+        extnID: id_ce_basicConstraints,
+        critical: true,
+        extnValue: new OctetString(AsnConvert.serialize(new BasicConstraints({ cA: false }))),
+      }),
+      new Extension({
+        extnID: id_ce_extKeyUsage,
+        extnValue: new OctetString(AsnConvert.serialize(new ExtendedKeyUsage([id_kp_serverAuth]))),
+      }),
+      new Extension({
+        extnID: id_ce_subjectAltName,
+        extnValue: new OctetString(AsnConvert.serialize(new SubjectAlternativeName(altNames))),
+      }),
     ]),
   });
   const tbsDer = Buffer.from(AsnConvert.serialize(tbs));
   const signature = sign('sha256', tbsDer, privateKey); // DER-encoded ECDSA signature, as X.509 wants it
-  const cert = new Certificate({ tbsCertificate: tbs, signatureAlgorithm: algorithm, signatureValue: signature.buffer.slice(signature.byteOffset, signature.byteOffset + signature.length) });
+  const cert = new Certificate({
+    tbsCertificate: tbs,
+    signatureAlgorithm: algorithm,
+    signatureValue: signature.buffer.slice(signature.byteOffset, signature.byteOffset + signature.length),
+  });
   return {
     key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
     cert: pem('CERTIFICATE', AsnConvert.serialize(cert)),
@@ -70,9 +113,18 @@ function usable(key: string, cert: string, now: number): boolean {
  * The configured key pair, or the installation's generated one (created on first use and kept in
  * `dataDir` as smtp-tls.key / smtp-tls.crt, key file mode 0600).
  */
-export function loadTlsKeyPair(opts: { certFile?: string; keyFile?: string; dataDir: string; hostname: string }): TlsKeyPair {
+export function loadTlsKeyPair(opts: {
+  certFile?: string;
+  keyFile?: string;
+  dataDir: string;
+  hostname: string;
+}): TlsKeyPair {
   if (opts.certFile && opts.keyFile) {
-    return { cert: fs.readFileSync(opts.certFile, 'utf8'), key: fs.readFileSync(opts.keyFile, 'utf8'), generated: false };
+    return {
+      cert: fs.readFileSync(opts.certFile, 'utf8'),
+      key: fs.readFileSync(opts.keyFile, 'utf8'),
+      generated: false,
+    };
   }
   const keyPath = path.join(opts.dataDir, 'smtp-tls.key');
   const certPath = path.join(opts.dataDir, 'smtp-tls.crt');

@@ -5,7 +5,10 @@
 export class TtlCache<V> {
   private readonly entries = new Map<string, { until: number; value: V }>();
 
-  constructor(private readonly ttlMs: number, private readonly maxEntries: number) {}
+  constructor(
+    private readonly ttlMs: number,
+    private readonly maxEntries: number,
+  ) {}
 
   get(key: string): V | undefined {
     const hit = this.entries.get(key);

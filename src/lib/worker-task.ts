@@ -14,7 +14,12 @@ export interface WorkerTaskOptions {
 }
 
 export class WorkerTaskError extends Error {
-  constructor(readonly reason: 'busy' | 'timeout' | 'failed', message: string) { super(message); }
+  constructor(
+    readonly reason: 'busy' | 'timeout' | 'failed',
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 /**
@@ -33,16 +38,23 @@ export class WorkerTask<I, O> {
   private readonly pending = new Map<number, Pending>();
   private idle?: NodeJS.Timeout;
 
-  constructor(private readonly module: URL, private readonly opts: WorkerTaskOptions) {}
+  constructor(
+    private readonly module: URL,
+    private readonly opts: WorkerTaskOptions,
+  ) {}
 
   run(input: I): Promise<O> {
-    if (this.pending.size >= this.opts.maxPending) return Promise.reject(new WorkerTaskError('busy', `${this.pending.size} calls already waiting`));
+    if (this.pending.size >= this.opts.maxPending)
+      return Promise.reject(new WorkerTaskError('busy', `${this.pending.size} calls already waiting`));
     clearTimeout(this.idle);
     const w = (this.worker ??= this.start());
     w.ref();
     const id = this.nextId++;
     return new Promise<O>((resolve, reject) => {
-      const timer = setTimeout(() => void this.end(new WorkerTaskError('timeout', `no answer within ${this.opts.timeoutMs} ms`)), this.opts.timeoutMs);
+      const timer = setTimeout(
+        () => void this.end(new WorkerTaskError('timeout', `no answer within ${this.opts.timeoutMs} ms`)),
+        this.opts.timeoutMs,
+      );
       timer.unref();
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, timer });
       w.postMessage({ id, input });
@@ -58,7 +70,10 @@ export class WorkerTask<I, O> {
     const resourceLimits = { maxOldGenerationSizeMb: this.opts.maxHeapMb };
     const href = this.module.href;
     const w = href.endsWith('.ts')
-      ? new Worker(`import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((m) => m.register()).then(() => import(${JSON.stringify(href)}))`, { eval: true, resourceLimits })
+      ? new Worker(
+          `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((m) => m.register()).then(() => import(${JSON.stringify(href)}))`,
+          { eval: true, resourceLimits },
+        )
       : new Worker(this.module, { resourceLimits });
     w.on('message', (m: { id: number; output?: unknown; error?: string }) => {
       const p = this.pending.get(m.id);
@@ -73,8 +88,12 @@ export class WorkerTask<I, O> {
         this.idle.unref();
       }
     });
-    w.on('error', (err) => { if (this.worker === w) void this.end(new WorkerTaskError('failed', `the worker failed: ${err.message}`)); });
-    w.on('exit', (code) => { if (this.worker === w) void this.end(new WorkerTaskError('failed', `the worker exited (${code})`)); });
+    w.on('error', (err) => {
+      if (this.worker === w) void this.end(new WorkerTaskError('failed', `the worker failed: ${err.message}`));
+    });
+    w.on('exit', (code) => {
+      if (this.worker === w) void this.end(new WorkerTaskError('failed', `the worker exited (${code})`));
+    });
     return w;
   }
 
@@ -82,7 +101,10 @@ export class WorkerTask<I, O> {
     const w = this.worker;
     this.worker = undefined;
     clearTimeout(this.idle);
-    for (const p of this.pending.values()) { clearTimeout(p.timer); p.reject(err); }
+    for (const p of this.pending.values()) {
+      clearTimeout(p.timer);
+      p.reject(err);
+    }
     this.pending.clear();
     await w?.terminate();
   }

@@ -34,10 +34,12 @@ function checkAddrSpec(spec: string): { reason: string } | { local: string; doma
   const local = spec.slice(0, at);
   const rawDomain = spec.slice(at + 1);
   if (local.length > MAX_LOCAL_PART) return { reason: `the part before @ is longer than ${MAX_LOCAL_PART} characters` };
-  if (!DOT_ATOM.test(local) && !QUOTED_LOCAL.test(local)) return { reason: 'the part before @ contains characters that are not allowed' };
+  if (!DOT_ATOM.test(local) && !QUOTED_LOCAL.test(local))
+    return { reason: 'the part before @ contains characters that are not allowed' };
   const domain = toAsciiDomain(rawDomain);
   if (typeof domain !== 'string') return domain;
-  if (local.length + 1 + domain.length > MAX_ADDRESS) return { reason: `the address is longer than ${MAX_ADDRESS} characters` };
+  if (local.length + 1 + domain.length > MAX_ADDRESS)
+    return { reason: `the address is longer than ${MAX_ADDRESS} characters` };
   return { local, domain };
 }
 
@@ -66,7 +68,8 @@ function checkDomain(raw: string): string | { reason: string } {
   if (ascii.length > MAX_DOMAIN) return { reason: `the domain is longer than ${MAX_DOMAIN} characters` };
   const labels = ascii.split('.');
   if (labels.length < 2) return { reason: 'the domain must contain a dot' };
-  if (!labels.every((l) => LABEL.test(l))) return { reason: 'each domain label must be 1-63 letters, digits or hyphens' };
+  if (!labels.every((l) => LABEL.test(l)))
+    return { reason: 'each domain label must be 1-63 letters, digits or hyphens' };
   // TLDs are never all-numeric; this also catches dotted IPv4 (and WHATWG's `0x7f.1` → `127.0.0.1`).
   if (/^[0-9]+$/.test(labels[labels.length - 1])) return { reason: 'IP addresses are not accepted as domains' };
   return ascii;
@@ -107,7 +110,8 @@ export function parseAddress(s: string, field = 'to'): Address {
   if (UNSAFE_HEADER_CHARS.test(s)) throw invalidField(field, 'line breaks and control characters are not allowed.');
   const parts = splitNameAddr(s.trim());
   if (!parts) throw bad('use `email@example.com` or `Name <email@example.com>`');
-  if (parts.name !== undefined && parts.name.length > MAX_DISPLAY_NAME) throw bad(`the name is longer than ${MAX_DISPLAY_NAME} characters`);
+  if (parts.name !== undefined && parts.name.length > MAX_DISPLAY_NAME)
+    throw bad(`the name is longer than ${MAX_DISPLAY_NAME} characters`);
   const spec = checkAddrSpec(parts.spec);
   if ('reason' in spec) throw bad(spec.reason);
   const name = parts.name?.trim() || undefined;
@@ -126,6 +130,8 @@ export function parseAddressList(v: unknown, field = 'to'): Address[] {
 /** `Name <addr>` for display and storage, quoting the name when it holds RFC 5322 specials. */
 export function formatAddress(a: Address): string {
   if (!a.name) return a.address;
-  const name = /^[\p{L}\p{N} !#$%&'*+\-/=?^_`{|}~]+$/u.test(a.name) ? a.name : `"${a.name.replace(/(["\\])/g, '\\$1')}"`;
+  const name = /^[\p{L}\p{N} !#$%&'*+\-/=?^_`{|}~]+$/u.test(a.name)
+    ? a.name
+    : `"${a.name.replace(/(["\\])/g, '\\$1')}"`;
   return `${name} <${a.address}>`;
 }

@@ -3,12 +3,56 @@
 // lists "- item" / "1. item"; <head>, <style>, <script> are dropped. Never wraps lines.
 
 const ENTITIES: Record<string, string> = {
-  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', ensp: ' ', emsp: ' ', thinsp: ' ',
-  copy: '©', reg: '®', trade: '™', hellip: '…', mdash: '—', ndash: '–', lsquo: '‘', rsquo: '’',
-  sbquo: '‚', ldquo: '“', rdquo: '”', bdquo: '„', bull: '•', middot: '·', euro: '€', pound: '£',
-  yen: '¥', cent: '¢', sect: '§', para: '¶', deg: '°', plusmn: '±', times: '×', divide: '÷',
-  laquo: '«', raquo: '»', iexcl: '¡', iquest: '¿', shy: '', zwnj: '', zwj: '', lrm: '', rlm: '',
-  rarr: '→', larr: '←', uarr: '↑', darr: '↓', check: '✓', hearts: '♥', star: '☆', frac12: '½',
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: ' ',
+  ensp: ' ',
+  emsp: ' ',
+  thinsp: ' ',
+  copy: '©',
+  reg: '®',
+  trade: '™',
+  hellip: '…',
+  mdash: '—',
+  ndash: '–',
+  lsquo: '‘',
+  rsquo: '’',
+  sbquo: '‚',
+  ldquo: '“',
+  rdquo: '”',
+  bdquo: '„',
+  bull: '•',
+  middot: '·',
+  euro: '€',
+  pound: '£',
+  yen: '¥',
+  cent: '¢',
+  sect: '§',
+  para: '¶',
+  deg: '°',
+  plusmn: '±',
+  times: '×',
+  divide: '÷',
+  laquo: '«',
+  raquo: '»',
+  iexcl: '¡',
+  iquest: '¿',
+  shy: '',
+  zwnj: '',
+  zwj: '',
+  lrm: '',
+  rlm: '',
+  rarr: '→',
+  larr: '←',
+  uarr: '↑',
+  darr: '↓',
+  check: '✓',
+  hearts: '♥',
+  star: '☆',
+  frac12: '½',
 };
 
 /** Decodes named and numeric character references; unknown names are left as written. */
@@ -22,10 +66,51 @@ export function decodeEntities(s: string): string {
 }
 
 // Blank line around these; a single line break around BLOCK.
-const PARAGRAPH = new Set(['p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'table', 'blockquote', 'pre', 'hr', 'ul', 'ol', 'dl', 'figure', 'address']);
-const BLOCK = new Set(['div', 'tr', 'li', 'dt', 'dd', 'section', 'article', 'header', 'footer', 'main', 'nav', 'aside', 'center', 'form', 'fieldset', 'tbody', 'thead', 'tfoot', 'caption', 'figcaption', 'details', 'summary']);
+const PARAGRAPH = new Set([
+  'p',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'table',
+  'blockquote',
+  'pre',
+  'hr',
+  'ul',
+  'ol',
+  'dl',
+  'figure',
+  'address',
+]);
+const BLOCK = new Set([
+  'div',
+  'tr',
+  'li',
+  'dt',
+  'dd',
+  'section',
+  'article',
+  'header',
+  'footer',
+  'main',
+  'nav',
+  'aside',
+  'center',
+  'form',
+  'fieldset',
+  'tbody',
+  'thead',
+  'tfoot',
+  'caption',
+  'figcaption',
+  'details',
+  'summary',
+]);
 const DROPPED = /<(head|style|script|title|template|noscript|svg|object)\b[^>]*>[\s\S]*?<\/\1\s*>/gi;
-const TOKEN = /<!--[\s\S]*?(?:-->|$)|<!\[CDATA\[[\s\S]*?\]\]>|<![^>]*>|<\?[^>]*>|<(\/?)([a-z][a-z0-9:-]*)((?:[^>"']|"[^"]*"|'[^']*')*)>|[^<]+|</gi;
+const TOKEN =
+  /<!--[\s\S]*?(?:-->|$)|<!\[CDATA\[[\s\S]*?\]\]>|<![^>]*>|<\?[^>]*>|<(\/?)([a-z][a-z0-9:-]*)((?:[^>"']|"[^"]*"|'[^']*')*)>|[^<]+|</gi;
 
 const attr = (attrs: string, name: string): string | undefined => {
   const m = new RegExp(`(?:^|\\s)${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)'|([^\\s>]+))`, 'i').exec(attrs);
@@ -40,7 +125,9 @@ export function htmlToText(html: string): string {
   const links: { href?: string; start: number }[] = [];
   // Breaks are pending until text arrives, so runs of closing/opening blocks collapse to one.
   let pendingBreak = 0;
-  const brk = (n: number) => { if (out) pendingBreak = Math.max(pendingBreak, n); };
+  const brk = (n: number) => {
+    if (out) pendingBreak = Math.max(pendingBreak, n);
+  };
   const emit = (s: string, indent = '') => {
     if (!s) return;
     if (pendingBreak) {
@@ -66,10 +153,15 @@ export function htmlToText(html: string): string {
       continue;
     }
     const tag = rawTag.toLowerCase();
-    if (tag === 'br') { emit('\n'); pendingBreak = 0; continue; }
+    if (tag === 'br') {
+      emit('\n');
+      pendingBreak = 0;
+      continue;
+    }
     if (tag === 'pre') pre += closing ? -1 : 1;
     if (tag === 'ul' || tag === 'ol') {
-      if (closing) lists.pop(); else lists.push({ ordered: tag === 'ol', n: 0 });
+      if (closing) lists.pop();
+      else lists.push({ ordered: tag === 'ol', n: 0 });
       brk(lists.length > (closing ? 0 : 1) ? 1 : 2); // a nested list hugs its parent item
       continue;
     }

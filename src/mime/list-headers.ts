@@ -11,7 +11,8 @@ export function withListHeaders(raw: Buffer, headers: [string, string][]): Buffe
   const kept: string[] = [];
   let dropping = false;
   for (const line of lines) {
-    if (/^[ \t]/.test(line)) { // a folded continuation belongs to the field above
+    if (/^[ \t]/.test(line)) {
+      // a folded continuation belongs to the field above
       if (!dropping) kept.push(line);
       continue;
     }

@@ -19,7 +19,11 @@ function addressName(name: string): string {
 }
 
 export function addressList(list: Address[]): string {
-  return list.map((a) => (a.name ? `${addressName(a.name)} <${a.address}>` : PLAIN_ADDRESS.test(a.address) ? a.address : `<${a.address}>`)).join(', ');
+  return list
+    .map((a) =>
+      a.name ? `${addressName(a.name)} <${a.address}>` : PLAIN_ADDRESS.test(a.address) ? a.address : `<${a.address}>`,
+    )
+    .join(', ');
 }
 
 /** Unstructured header text: encoded words when not printable ASCII. */

@@ -41,7 +41,8 @@ const NO_WORDS = new Int32Array(0);
 /** The input, with its 4-byte aligned middle as words (offset 'base' in bytes). */
 function view(bytes: Uint8Array) {
   const base = (4 - (bytes.byteOffset & 3)) & 3;
-  const words = base > bytes.length ? NO_WORDS : new Int32Array(bytes.buffer, bytes.byteOffset + base, (bytes.length - base) >> 2);
+  const words =
+    base > bytes.length ? NO_WORDS : new Int32Array(bytes.buffer, bytes.byteOffset + base, (bytes.length - base) >> 2);
   return { bytes, words, base };
 }
 
@@ -152,7 +153,10 @@ function wrap(e: Buffer, n: number, breaks: Int32Array, lines: number): string {
       let j = k;
       for (; j < lines && breaks[j] < wend; j++) {
         const b = breaks[j];
-        if (b + 1 < wend && e[b] === CR && e[b + 1] === LF) { end = b + 2; break; }
+        if (b + 1 < wend && e[b] === CR && e[b + 1] === LF) {
+          end = b + 2;
+          break;
+        }
       }
       // so does an LF at the window's end
       if (end < 0 && e[wend - 1] === LF) end = wend;
@@ -171,7 +175,11 @@ function wrap(e: Buffer, n: number, breaks: Int32Array, lines: number): string {
     if (wlen > LINE - MARGIN) {
       // after the last of ' \t.,!?' in the last MARGIN characters
       for (let i = wend - 1; i >= wend - MARGIN; i--) {
-        if (PUNCT[e[i]] === 1) { lineEnd = i + 1; cut = true; break; }
+        if (PUNCT[e[i]] === 1) {
+          lineEnd = i + 1;
+          cut = true;
+          break;
+        }
       }
     }
     if (!cut && (e[wend - 1] === EQ || (wlen >= 2 && e[wend - 2] === EQ) || (wlen >= 3 && e[wend - 3] === EQ))) {

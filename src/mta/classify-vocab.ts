@@ -193,8 +193,10 @@ export const NO_MAILBOX = anyOf(
   /onbekende (?:gebruiker|ontvanger|geadresseerde)|(?:gebruiker|ontvanger|adres)\w*(?: \S+){0,2} bestaat niet/,
   /(?:uzytkownik|odbiorca|adresat|konto)(?: \S+){0,2} nie istnieje|nie ma takiego (?:uzytkownika|konta|adresu)/,
   /(?:uzivatel|adresat|prijemce|schranka|adresa)(?: \S+){0,2} neexistuje|neznamy (?:uzivatel|adresat|prijemce)/,
-  cyr('(?:пользовател~|адресат~|получател~|ящик~|користувач~|отримувач~)(?: \\S+){0,2} ' +
-    'не (?:найден~|существует|знайден~|існує)'), // ru, uk
+  cyr(
+    '(?:пользовател~|адресат~|получател~|ящик~|користувач~|отримувач~)(?: \\S+){0,2} ' +
+      'не (?:найден~|существует|знайден~|існує)',
+  ), // ru, uk
   cyr('нет такого (?:пользователя|адресата|ящика)|неизвестн~ (?:пользовател~|адресат~|получател~)'),
   /(?:用户|用戶|使用者|收件人|收件者|邮箱|郵箱|信箱|帐号|账号|帳號|账户|帳戶|地址)[^，。,.]{0,6}不存在|查无此|无此用户/,
   /(?:ユーザー?|宛先|アカウント|メールアドレス)[^。]{0,12}(?:存在しません|見つかりません)/, // ja

@@ -102,13 +102,24 @@ const RULES: Rule[] = [
   { classes: [5], action: 'defer', subType: 'General', category: 'temporary', text: V.TRY_LATER },
   // Rate limits and volume throttling (Gmail 4.7.28 / 4.7.0, Yahoo TSS04/TSS11, Microsoft 4.7.500,
   // QQ "frequency limited"). Gmail's 5.7.28 is a block for the same flood, not a rate: below.
-  { classes: [4, 5], action: 'defer', subType: 'General', category: 'rate_limit', enhanced: /^4\.7\.(?:28|500)$/,
-    text: V.RATE },
+  {
+    classes: [4, 5],
+    action: 'defer',
+    subType: 'General',
+    category: 'rate_limit',
+    enhanced: /^4\.7\.(?:28|500)$/,
+    text: V.RATE,
+  },
   // Our sending IP or domain is blocked: blocklists, reputation (Microsoft 5.7.606-649 banned
   // IP / 5.7.708 / 5.7.750 / S3140 / S3150, RFC 5.7.28 mail flood, Spamhaus, Yahoo TSS09/PH01,
   // Comcast, Orange OFR_506, T-Online (BL), Proofpoint, Mimecast, Barracuda). Never the recipient's fault.
-  { classes: [5], subType: 'General', category: 'blocklist', enhanced: /^5\.7\.(?:28|60[6-9]|6[1-4]\d|708|750|511)$/,
-    text: V.BLOCKLIST },
+  {
+    classes: [5],
+    subType: 'General',
+    category: 'blocklist',
+    enhanced: /^5\.7\.(?:28|60[6-9]|6[1-4]\d|708|750|511)$/,
+    text: V.BLOCKLIST,
+  },
   // Sender authentication (SPF, DKIM, DMARC, ARC, rDNS/HELO; RFC 7372 5.7.20-24, Gmail
   // 5.7.25-5.7.27, Microsoft 5.7.509/5.7.515, Mimecast anti-spoofing): our setup, not the recipient.
   { classes: [5], subType: 'General', category: 'auth', enhanced: /^5\.7\.(?:2[0-7]|29|509|515|30)$/, text: V.AUTH },
@@ -119,8 +130,13 @@ const RULES: Rule[] = [
   // Mailbox full: 4.2.2 stays a deferral, 5.2.2 bounces.
   { classes: [4, 5], subType: 'MailboxFull', category: 'mailbox_full', enhanced: /^[45]\.2\.2$/, text: V.FULL },
   // Message too large: x.3.4, and x.2.3 "message length exceeds administrative limit".
-  { classes: [4, 5], subType: 'MessageTooLarge', category: 'message_size', enhanced: /^[45]\.(?:3\.4|2\.3)$/,
-    text: V.SIZE },
+  {
+    classes: [4, 5],
+    subType: 'MessageTooLarge',
+    category: 'message_size',
+    enhanced: /^[45]\.(?:3\.4|2\.3)$/,
+    text: V.SIZE,
+  },
   // Bad sender address (x.1.7 syntax, x.1.8 domain), or a sender domain without MX/A records (GMX).
   { classes: [5], subType: 'General', category: 'sender', enhanced: /^5\.1\.(?:7|8)$/, text: V.SENDER },
   // Relaying refused: the host does not take mail for this domain.
@@ -132,8 +148,13 @@ const RULES: Rule[] = [
   // Unknown or disabled recipient (x.1.1 bad mailbox, x.1.3 bad syntax, x.1.6 moved, x.2.1
   // disabled; Microsoft 5.1.10 and 5.4.1 "Access denied"). The only rule that suppresses the
   // recipient: a text that names a nonexistent or closed mailbox.
-  { classes: [5], subType: 'NoEmail', category: 'recipient', enhanced: /^5\.1\.(?:0|1|3|6|10)$|^5\.2\.1$|^5\.4\.1$/,
-    text: V.NO_MAILBOX },
+  {
+    classes: [5],
+    subType: 'NoEmail',
+    category: 'recipient',
+    enhanced: /^5\.1\.(?:0|1|3|6|10)$|^5\.2\.1$|^5\.4\.1$/,
+    text: V.NO_MAILBOX,
+  },
   // Policy refusals; any other 5.7.x code is one too, when neither the text nor a specific code said more.
   { classes: [5], subType: 'ContentRejected', category: 'policy', weak: /^5\.7\.\d+$/, vague: true, text: V.POLICY },
   // Protocol errors on our side (should not happen; bounce so the message does not loop).

@@ -3,7 +3,15 @@
 // Every expected outcome is a per-recipient value; it throws only on bugs.
 import { resolveDestination } from './mx.js';
 import { ConnectError, type Lease, type Pool, type Target, type TlsPolicy } from './pool.js';
-import { fromReply, fromTransaction, localFailure, type Attempt, type RecipientResult, type SendError, type SendInfo } from './results.js';
+import {
+  fromReply,
+  fromTransaction,
+  localFailure,
+  type Attempt,
+  type RecipientResult,
+  type SendError,
+  type SendInfo,
+} from './results.js';
 
 export type { RecipientResult } from './results.js';
 
@@ -14,9 +22,7 @@ export interface OutboundMessage {
   tls: TlsPolicy;
 }
 
-export type Route =
-  | { mode: 'mx'; domain: string; port: number; dns: string[] }
-  | { mode: 'relay'; url: string }; // smtp[s]://user:pass@host:port
+export type Route = { mode: 'mx'; domain: string; port: number; dns: string[] } | { mode: 'relay'; url: string }; // smtp[s]://user:pass@host:port
 
 export interface DeliverOptions {
   heloName: string;
@@ -44,7 +50,10 @@ interface NextHost {
 
 export async function deliver(msg: OutboundMessage, route: Route, opts: DeliverOptions): Promise<RecipientResult[]> {
   const recipients = [...new Set(msg.recipients)];
-  const plan = route.mode === 'relay' ? relayCandidates(route.url, msg.tls, opts.heloName, opts.localAddress) : await mxCandidates(msg, recipients, route, opts);
+  const plan =
+    route.mode === 'relay'
+      ? relayCandidates(route.url, msg.tls, opts.heloName, opts.localAddress)
+      : await mxCandidates(msg, recipients, route, opts);
   if ('results' in plan) return inCallerOrder(msg.recipients, plan.results);
 
   const candidates = plan.candidates.slice(0, MAX_CANDIDATES);
@@ -91,14 +100,26 @@ async function mxCandidates(
         candidates: dest.hosts.flatMap((h) =>
           (h.addresses ?? [h.host]).map((address) => ({
             mxHost: h.host,
-            target: { address, port: route.port, servername: h.host, tls: msg.tls, heloName: opts.heloName, localAddress: opts.localAddress },
+            target: {
+              address,
+              port: route.port,
+              servername: h.host,
+              tls: msg.tls,
+              heloName: opts.heloName,
+              localAddress: opts.localAddress,
+            },
           })),
         ),
       };
   }
 }
 
-function relayCandidates(url: string, tls: TlsPolicy, heloName: string, localAddress?: string): { candidates: Candidate[] } {
+function relayCandidates(
+  url: string,
+  tls: TlsPolicy,
+  heloName: string,
+  localAddress?: string,
+): { candidates: Candidate[] } {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -107,9 +128,15 @@ function relayCandidates(url: string, tls: TlsPolicy, heloName: string, localAdd
   }
   const secure = parsed.protocol === 'smtps:';
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
-  const auth = parsed.username ? { user: decodeURIComponent(parsed.username), pass: decodeURIComponent(parsed.password) } : undefined;
+  const auth = parsed.username
+    ? { user: decodeURIComponent(parsed.username), pass: decodeURIComponent(parsed.password) }
+    : undefined;
   const port = Number(parsed.port) || (secure ? 465 : 587);
-  return { candidates: [{ mxHost: host, target: { address: host, port, servername: host, tls, secure, heloName, auth, localAddress } }] };
+  return {
+    candidates: [
+      { mxHost: host, target: { address: host, port, servername: host, tls, secure, heloName, auth, localAddress } },
+    ],
+  };
 }
 
 function use8Bit(raw: Buffer): boolean {
@@ -119,20 +146,33 @@ function use8Bit(raw: Buffer): boolean {
 
 function send(lease: Lease, msg: OutboundMessage, recipients: string[]): Promise<{ info?: SendInfo; err?: SendError }> {
   return new Promise((resolve) => {
-    const envelope = { from: msg.mailFrom || false, to: recipients, size: msg.raw.length, use8BitMime: use8Bit(msg.raw) } as const;
-    lease.connection.send(envelope, msg.raw, (err, info) => resolve(err ? { err: err as SendError } : { info: info as SendInfo }));
+    const envelope = {
+      from: msg.mailFrom || false,
+      to: recipients,
+      size: msg.raw.length,
+      use8BitMime: use8Bit(msg.raw),
+    } as const;
+    lease.connection.send(envelope, msg.raw, (err, info) =>
+      resolve(err ? { err: err as SendError } : { info: info as SendInfo }),
+    );
   });
 }
 
 /** nodemailer keeps RCPT results of a transaction whose DATA failed only on its private envelope. */
 function envelopeState(lease: Lease): { accepted?: string[]; rcptErrors?: SendError[] } {
-  const env = (lease.connection as unknown as { _envelope?: { accepted?: string[]; rejectedErrors?: SendError[] } })._envelope;
+  const env = (lease.connection as unknown as { _envelope?: { accepted?: string[]; rejectedErrors?: SendError[] } })
+    ._envelope;
   return { accepted: env?.accepted, rcptErrors: env?.rejectedErrors };
 }
 
 const NETWORK_CODES = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EPROTOCOL', 'ETLS', 'ESTREAM']);
 
-async function attempt(msg: OutboundMessage, recipients: string[], c: Candidate, pool: Pool): Promise<RecipientResult[] | NextHost> {
+async function attempt(
+  msg: OutboundMessage,
+  recipients: string[],
+  c: Candidate,
+  pool: Pool,
+): Promise<RecipientResult[] | NextHost> {
   const where = `${c.mxHost}${c.mxHost === c.target.address ? '' : ` [${c.target.address}]`}:${c.target.port}`;
   // A reused connection the server has silently dropped fails at once; retry on a fresh one.
   for (let tries = 0; tries < 2; tries++) {
@@ -156,7 +196,14 @@ async function attempt(msg: OutboundMessage, recipients: string[], c: Candidate,
     if (e.code === 'EMESSAGE' && !e.response && /larger than allowed/.test(e.message)) {
       // nodemailer refused before sending: the message is larger than the server's SIZE.
       lease.release();
-      return recipients.map((r) => localFailure(r, 'bounced', '5.3.4', `message too large for ${where}: ${e.message}`, { ...at, code: 552, category: 'message_size', subType: 'MessageTooLarge' }));
+      return recipients.map((r) =>
+        localFailure(r, 'bounced', '5.3.4', `message too large for ${where}: ${e.message}`, {
+          ...at,
+          code: 552,
+          category: 'message_size',
+          subType: 'MessageTooLarge',
+        }),
+      );
     }
     const state = envelopeState(lease);
     if (!e.responseCode || (e.code && NETWORK_CODES.has(e.code) && e.command !== 'DATA')) {
@@ -168,7 +215,14 @@ async function attempt(msg: OutboundMessage, recipients: string[], c: Candidate,
     }
     lease.release({ dirty: true });
     if (e.command === 'MAIL FROM' && e.responseCode >= 400 && e.responseCode < 500) {
-      return { next: true, reason: `${where} answered MAIL FROM with ${e.response}`, enhanced: '4.4.0', tls: at.tls, mxHost: c.mxHost, reply: e.response };
+      return {
+        next: true,
+        reason: `${where} answered MAIL FROM with ${e.response}`,
+        enhanced: '4.4.0',
+        tls: at.tls,
+        mxHost: c.mxHost,
+        reply: e.response,
+      };
     }
     return fromTransaction(recipients, { err: e, ...state }, at);
   }

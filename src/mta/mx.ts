@@ -97,14 +97,17 @@ async function lookup(domain: string, resolver: Resolver): Promise<Destination> 
     // RFC 5321 5.1: no MX records, the domain's own address is an implicit MX of priority 0.
     try {
       const addresses = await addressesOf(resolver, domain);
-      if (addresses.length === 0) return { kind: 'nxdomain', detail: `domain ${domain} has no MX and no address records` };
+      if (addresses.length === 0)
+        return { kind: 'nxdomain', detail: `domain ${domain} has no MX and no address records` };
       return { kind: 'hosts', hosts: [{ host: domain, priority: 0, addresses }] };
     } catch (err) {
       return { kind: 'temporary', error: (err as Error).message };
     }
   }
 
-  const ordered = shuffleEqualPriorities(mx.map((r) => ({ host: r.exchange.toLowerCase().replace(/\.$/, ''), priority: r.priority }))).slice(0, MAX_HOSTS);
+  const ordered = shuffleEqualPriorities(
+    mx.map((r) => ({ host: r.exchange.toLowerCase().replace(/\.$/, ''), priority: r.priority })),
+  ).slice(0, MAX_HOSTS);
   const resolved = await Promise.allSettled(ordered.map((h) => addressesOf(resolver, h.host)));
   const hosts: MxHost[] = [];
   let temporary: string | undefined;
@@ -133,7 +136,10 @@ export async function resolveDestination(domain: string, opts: ResolveOptions = 
   const resolver = resolverFor(servers, timeoutMs);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<Destination>((resolve) => {
-    timer = setTimeout(() => resolve({ kind: 'temporary', error: `DNS lookup of ${name} timed out after ${timeoutMs} ms` }), timeoutMs);
+    timer = setTimeout(
+      () => resolve({ kind: 'temporary', error: `DNS lookup of ${name} timed out after ${timeoutMs} ms` }),
+      timeoutMs,
+    );
   });
   let value: Destination;
   try {

@@ -32,7 +32,12 @@ export interface Lease {
 }
 
 export class ConnectError extends Error {
-  constructor(message: string, readonly response?: string, readonly responseCode?: number, readonly policy = false) {
+  constructor(
+    message: string,
+    readonly response?: string,
+    readonly responseCode?: number,
+    readonly policy = false,
+  ) {
     super(message);
   }
 }
@@ -68,7 +73,17 @@ export class Pool {
 
   async acquire(target: Target): Promise<Lease> {
     if (this.closing) throw new ConnectError('connection pool is shut down');
-    const key = JSON.stringify([target.address, target.port, target.servername, target.tls, target.secure, target.heloName, target.auth?.user, target.auth?.pass, target.localAddress]);
+    const key = JSON.stringify([
+      target.address,
+      target.port,
+      target.servername,
+      target.tls,
+      target.secure,
+      target.heloName,
+      target.auth?.user,
+      target.auth?.pass,
+      target.localAddress,
+    ]);
     const hostKey = `${target.address}:${target.port}`;
     const deadline = Date.now() + this.opts.timeoutMs;
     for (;;) {
@@ -108,8 +123,14 @@ export class Pool {
         (slot) =>
           new Promise<void>((resolve) => {
             if (slot.closed) return resolve();
-            const timer = setTimeout(() => { slot.connection.close(); resolve(); }, 1000);
-            slot.connection.once('end', () => { clearTimeout(timer); resolve(); });
+            const timer = setTimeout(() => {
+              slot.connection.close();
+              resolve();
+            }, 1000);
+            slot.connection.once('end', () => {
+              clearTimeout(timer);
+              resolve();
+            });
             this.retire(slot);
           }),
       ),
@@ -138,7 +159,8 @@ export class Pool {
         if (released) return;
         released = true;
         slot.messages++;
-        if (broken || this.closing || slot.closed || slot.messages >= this.opts.maxMessagesPerConnection) return this.retire(slot);
+        if (broken || this.closing || slot.closed || slot.messages >= this.opts.maxMessagesPerConnection)
+          return this.retire(slot);
         if (!dirty) return this.park(slot);
         slot.connection.reset((err) => (err ? this.retire(slot) : this.park(slot)));
       },
@@ -244,12 +266,15 @@ export class Pool {
       };
       connection.on('error', () => {}); // a late second socket error must not become an uncaught 'error'
       connection.once('error', fail);
-      const onEnd = () => fail(Object.assign(new Error('connection closed during the SMTP handshake'), { code: 'ECONNECTION' }));
+      const onEnd = () =>
+        fail(Object.assign(new Error('connection closed during the SMTP handshake'), { code: 'ECONNECTION' }));
       connection.once('end', onEnd);
       connection.connect((err) => {
         if (err) return fail(err as SmtpErr);
         if (!target.auth) return settle();
-        connection.login({ user: target.auth.user, pass: target.auth.pass }, (loginErr) => (loginErr ? fail(loginErr as SmtpErr) : settle()));
+        connection.login({ user: target.auth.user, pass: target.auth.pass }, (loginErr) =>
+          loginErr ? fail(loginErr as SmtpErr) : settle(),
+        );
       });
       function settle() {
         if (done) return;

@@ -85,10 +85,12 @@ export function fromTransaction(
   const { info, err } = outcome;
   if (info) {
     for (const r of info.accepted) byRecipient.set(r, fromReply(r, info.response, at));
-    for (const e of info.rejectedErrors ?? []) if (e.recipient && e.response) byRecipient.set(e.recipient, fromReply(e.recipient, e.response, at));
+    for (const e of info.rejectedErrors ?? [])
+      if (e.recipient && e.response) byRecipient.set(e.recipient, fromReply(e.recipient, e.response, at));
   } else if (err) {
     const rejected = err.rejectedErrors ?? outcome.rcptErrors ?? [];
-    for (const e of rejected) if (e.recipient && e.response) byRecipient.set(e.recipient, fromReply(e.recipient, e.response, at));
+    for (const e of rejected)
+      if (e.recipient && e.response) byRecipient.set(e.recipient, fromReply(e.recipient, e.response, at));
     if (err.response) {
       // A MAIL FROM or DATA reply applies to every recipient that has no RCPT reply of its own.
       const applies = err.command === 'DATA' && outcome.accepted ? outcome.accepted : recipients;
@@ -98,6 +100,9 @@ export function fromTransaction(
   return recipients.map(
     (r) =>
       byRecipient.get(r) ??
-      localFailure(r, 'deferred', '4.4.2', `no reply for this recipient${err ? `: ${err.message}` : ''}`, { ...at, category: 'network' }),
+      localFailure(r, 'deferred', '4.4.2', `no reply for this recipient${err ? `: ${err.message}` : ''}`, {
+        ...at,
+        category: 'network',
+      }),
   );
 }

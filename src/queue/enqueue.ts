@@ -40,7 +40,20 @@ export function enqueueMany(db: Queryable, jobs: NewJob[]): Promise<string[]> {
  * RECURRING_MAX_ATTEMPTS times, then logged and left for its next slot. The handler is registered
  * with a worker like any other.
  */
-export function scheduleRecurring(db: Queryable, kind: KnownJobKind, everyMs: number, opts: { payload?: unknown; region?: string; firstRunAt?: Date } = {}): Promise<string> {
-  if (!Number.isInteger(everyMs) || everyMs <= 0) throw new RangeError(`everyMs must be a positive integer, got ${everyMs}`);
-  return jobUpsertRecurring(db, { kind, everyMs, maxAttempts: RECURRING_MAX_ATTEMPTS, payload: opts.payload ?? {}, region: opts.region, firstRunAt: opts.firstRunAt });
+export function scheduleRecurring(
+  db: Queryable,
+  kind: KnownJobKind,
+  everyMs: number,
+  opts: { payload?: unknown; region?: string; firstRunAt?: Date } = {},
+): Promise<string> {
+  if (!Number.isInteger(everyMs) || everyMs <= 0)
+    throw new RangeError(`everyMs must be a positive integer, got ${everyMs}`);
+  return jobUpsertRecurring(db, {
+    kind,
+    everyMs,
+    maxAttempts: RECURRING_MAX_ATTEMPTS,
+    payload: opts.payload ?? {},
+    region: opts.region,
+    firstRunAt: opts.firstRunAt,
+  });
 }

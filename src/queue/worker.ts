@@ -9,8 +9,19 @@ import { randomBytes } from 'node:crypto';
 import type { Pool } from '../store/db.js';
 import type { Logger } from '../lib/log.js';
 import {
-  isJobKind, JOBS_CHANNEL, jobsDeleteMany, jobMarkFailed, jobReschedule, jobRescheduleRecurring, jobRetryLater,
-  jobsClaimDue, jobsNextRunIn, jobsReleaseLeases, jobsRenewLeases, type JobFilter, type JobRow,
+  isJobKind,
+  JOBS_CHANNEL,
+  jobsDeleteMany,
+  jobMarkFailed,
+  jobReschedule,
+  jobRescheduleRecurring,
+  jobRetryLater,
+  jobsClaimDue,
+  jobsNextRunIn,
+  jobsReleaseLeases,
+  jobsRenewLeases,
+  type JobFilter,
+  type JobRow,
 } from '../store/jobs.js';
 import { backoffMs, type BackoffOptions } from './backoff.js';
 import { JobListener } from './listener.js';
@@ -44,7 +55,10 @@ export type Handler<P = any> = (job: Job<P>, ctx: JobContext) => Promise<void | 
  * Many jobs of one kind at once. Returns nothing (all done), or one result per job in order: its
  * outcome, or `{ error }` (that job failed, retried with backoff). Throwing fails every job.
  */
-export type BatchHandler<P = any> = (jobs: Job<P>[], ctx: JobContext) => Promise<void | (void | JobOutcome | { error: unknown })[]>;
+export type BatchHandler<P = any> = (
+  jobs: Job<P>[],
+  ctx: JobContext,
+) => Promise<void | (void | JobOutcome | { error: unknown })[]>;
 
 export interface WorkerOptions {
   pool: Pool;
@@ -114,24 +128,37 @@ export class Worker {
     this.handlers = opts.handlers;
     this.batchHandlers = opts.batchHandlers ?? {};
     const kinds = opts.kinds ?? [...Object.keys(opts.handlers), ...Object.keys(this.batchHandlers)];
-    const missing = kinds.filter((k) => typeof opts.handlers[k] !== 'function' && typeof this.batchHandlers[k] !== 'function');
+    const missing = kinds.filter(
+      (k) => typeof opts.handlers[k] !== 'function' && typeof this.batchHandlers[k] !== 'function',
+    );
     if (missing.length) throw new Error(`no handler for job kinds: ${missing.join(', ')}`);
-    const unregistered = [...new Set([...kinds, ...Object.keys(opts.handlers), ...Object.keys(this.batchHandlers)])].filter((k) => !isJobKind(k));
-    if (unregistered.length) throw new Error(`job kinds not registered (store/jobs.ts JOB_KINDS): ${unregistered.join(', ')}`);
+    const unregistered = [
+      ...new Set([...kinds, ...Object.keys(opts.handlers), ...Object.keys(this.batchHandlers)]),
+    ].filter((k) => !isJobKind(k));
+    if (unregistered.length)
+      throw new Error(`job kinds not registered (store/jobs.ts JOB_KINDS): ${unregistered.join(', ')}`);
     this.onlyBatches = kinds.length > 0 && kinds.every((k) => typeof this.batchHandlers[k] === 'function');
     this.filter = { kinds, regions: opts.regions };
     this.concurrency = opts.concurrency ?? 10;
     this.batchSize = opts.batchSize ?? this.concurrency;
-    this.refillAt = this.onlyBatches ? 1 : Math.min(this.concurrency, Math.max(1, opts.refillAt ?? Math.floor(this.batchSize / 4)));
+    this.refillAt = this.onlyBatches
+      ? 1
+      : Math.min(this.concurrency, Math.max(1, opts.refillAt ?? Math.floor(this.batchSize / 4)));
     this.leaseMs = opts.leaseMs ?? 60_000;
     this.maxIdleMs = opts.maxIdleMs ?? Math.min(5_000, this.leaseMs);
     this.stopTimeoutMs = opts.stopTimeoutMs ?? 30_000;
     this.backoff = opts.backoff ?? {};
     this.listener = new JobListener({
-      config: { ...this.pool.options, password: this.pool.options.password, application_name: 'mailroom-jobs-listener' },
+      config: {
+        ...this.pool.options,
+        password: this.pool.options.password,
+        application_name: 'mailroom-jobs-listener',
+      },
       channel: JOBS_CHANNEL,
       log: this.log,
-      onNotify: (kind) => { if (!kind || this.filter.kinds.includes(kind)) this.wake(); },
+      onNotify: (kind) => {
+        if (!kind || this.filter.kinds.includes(kind)) this.wake();
+      },
       onConnect: () => this.wake(),
     });
   }
@@ -143,7 +170,11 @@ export class Worker {
     this.renewTimer = setInterval(() => void this.renewLeases(), Math.max(50, this.leaseMs / 3));
     await this.listener.start();
     this.wake();
-    this.log.info('worker started', { kinds: this.filter.kinds, regions: this.filter.regions, concurrency: this.concurrency });
+    this.log.info('worker started', {
+      kinds: this.filter.kinds,
+      regions: this.filter.regions,
+      concurrency: this.concurrency,
+    });
   }
 
   /**
@@ -159,7 +190,12 @@ export class Worker {
     await this.loop;
     let timer: NodeJS.Timeout | undefined;
     const drained = Promise.all([...this.running.values()].map((r) => r.done)).then(() => true);
-    const inTime = await Promise.race([drained, new Promise<boolean>((r) => { timer = setTimeout(() => r(false), timeoutMs); })]);
+    const inTime = await Promise.race([
+      drained,
+      new Promise<boolean>((r) => {
+        timer = setTimeout(() => r(false), timeoutMs);
+      }),
+    ]);
     clearTimeout(timer);
     clearInterval(this.renewTimer);
     if (!inTime) {
@@ -169,8 +205,9 @@ export class Worker {
         r.released = true;
         r.abort.abort(new Error('worker stopped'));
       }
-      await jobsReleaseLeases(this.pool, this.id, ids)
-        .catch((err) => this.log.error('could not release leases; they will expire', { err, ids }));
+      await jobsReleaseLeases(this.pool, this.id, ids).catch((err) =>
+        this.log.error('could not release leases; they will expire', { err, ids }),
+      );
       this.log.warn('worker stopped with handlers still running; their jobs were released', { jobIds: ids });
     }
     await listenerClosed;
@@ -206,8 +243,11 @@ export class Worker {
       }
       if (!this.started) {
         // stop() was called while claiming: hand these straight back rather than start them.
-        await jobsReleaseLeases(this.pool, this.id, rows.map((r) => r.id))
-          .catch((err) => this.log.warn('could not release leases; they will expire', { err }));
+        await jobsReleaseLeases(
+          this.pool,
+          this.id,
+          rows.map((r) => r.id),
+        ).catch((err) => this.log.warn('could not release leases; they will expire', { err }));
         return;
       }
       const units = new Map<string, JobRow[]>();
@@ -231,9 +271,15 @@ export class Worker {
    * path. Given back unrun, due at once; this worker's claims never match them again.
    */
   private giveBack(rows: JobRow[]): void {
-    this.log.error('claimed jobs of a kind this worker does not run; giving them back unrun', { jobIds: rows.map((r) => r.id), kinds: [...new Set(rows.map((r) => r.kind))] });
-    void jobsReleaseLeases(this.pool, this.id, rows.map((r) => r.id))
-      .catch((err) => this.log.warn('could not release leases; they will expire', { err }));
+    this.log.error('claimed jobs of a kind this worker does not run; giving them back unrun', {
+      jobIds: rows.map((r) => r.id),
+      kinds: [...new Set(rows.map((r) => r.kind))],
+    });
+    void jobsReleaseLeases(
+      this.pool,
+      this.id,
+      rows.map((r) => r.id),
+    ).catch((err) => this.log.warn('could not release leases; they will expire', { err }));
   }
 
   /** Nothing due now: wake when the next scheduled job is, or after maxIdleMs (expired leases). */
@@ -255,7 +301,10 @@ export class Worker {
     if (this.idleTimer && this.idleUntil <= until) return;
     clearTimeout(this.idleTimer);
     this.idleUntil = until;
-    this.idleTimer = setTimeout(() => { this.idleTimer = undefined; this.wake(); }, ms);
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = undefined;
+      this.wake();
+    }, ms);
   }
 
   private run(row: JobRow): void {
@@ -282,7 +331,9 @@ export class Worker {
     const r: Running = { abort: new AbortController(), settling: false, released: false, done: Promise.resolve() };
     for (const row of rows) this.running.set(row.id, r);
     this.busy++;
-    r.done = this.executeBatch(rows, r).finally(() => { for (const row of rows) this.running.delete(row.id); });
+    r.done = this.executeBatch(rows, r).finally(() => {
+      for (const row of rows) this.running.delete(row.id);
+    });
   }
 
   private async executeBatch(rows: JobRow[], r: Running): Promise<void> {
@@ -290,16 +341,27 @@ export class Worker {
     let results: void | (void | JobOutcome | { error: unknown })[] = undefined;
     let failure: { err: unknown } | undefined;
     try {
-      results = await this.batchHandlers[rows[0].kind](rows.map(toJob), { workerId: this.id, log, signal: r.abort.signal });
+      results = await this.batchHandlers[rows[0].kind](rows.map(toJob), {
+        workerId: this.id,
+        log,
+        signal: r.abort.signal,
+      });
     } catch (err) {
       failure = { err };
     }
     if (!this.freeSlot(r)) return;
-    await Promise.all(rows.map((row, i) => {
-      const res = results?.[i];
-      const failed = failure ?? (res && 'error' in res ? { err: res.error } : undefined);
-      return this.settle(row, failed, failed ? undefined : (res as void | JobOutcome), this.log.child({ jobId: row.id, kind: row.kind, attempt: row.attempts }));
-    }));
+    await Promise.all(
+      rows.map((row, i) => {
+        const res = results?.[i];
+        const failed = failure ?? (res && 'error' in res ? { err: res.error } : undefined);
+        return this.settle(
+          row,
+          failed,
+          failed ? undefined : (res as void | JobOutcome),
+          this.log.child({ jobId: row.id, kind: row.kind, attempt: row.attempts }),
+        );
+      }),
+    );
   }
 
   /** The handler returned: frees its slot before the outcome is written (the next claim overlaps the write); false when released. */
@@ -310,19 +372,26 @@ export class Worker {
     return !r.released;
   }
 
-  private async settle(row: JobRow, failure: { err: unknown } | undefined, outcome: void | JobOutcome, log: Logger): Promise<void> {
+  private async settle(
+    row: JobRow,
+    failure: { err: unknown } | undefined,
+    outcome: void | JobOutcome,
+    log: Logger,
+  ): Promise<void> {
     try {
       const kept = failure ? await this.recordFailure(row, failure.err, log) : await this.recordOutcome(row, outcome);
-      if (!kept) log.warn('the job\'s lease was taken over before it finished; it may have run twice');
+      if (!kept) log.warn("the job's lease was taken over before it finished; it may have run twice");
     } catch (err) {
-      log.error('could not record the job\'s outcome; it will run again when its lease expires', { err });
+      log.error("could not record the job's outcome; it will run again when its lease expires", { err });
     }
   }
 
   private recordOutcome(row: JobRow, outcome: void | JobOutcome): Promise<boolean> {
     if (outcome && 'retryAt' in outcome) {
       // Not notified: without this, a job due again in 10 ms could wait out a whole idle sleep.
-      return jobReschedule(this.pool, this.id, row.id, outcome.retryAt).finally(() => this.sleep(outcome.retryAt.getTime() - Date.now()));
+      return jobReschedule(this.pool, this.id, row.id, outcome.retryAt).finally(() =>
+        this.sleep(outcome.retryAt.getTime() - Date.now()),
+      );
     }
     if (row.every_ms !== null) return this.rescheduleRecurring(row, null);
     return this.deletes.add(row.id);
@@ -337,7 +406,10 @@ export class Worker {
       return jobRetryLater(this.pool, this.id, row.id, delayMs, error).finally(() => this.sleep(delayMs));
     }
     if (row.every_ms !== null) {
-      log.error('recurring job failed on every attempt; skipping to its next run', { err, maxAttempts: row.max_attempts });
+      log.error('recurring job failed on every attempt; skipping to its next run', {
+        err,
+        maxAttempts: row.max_attempts,
+      });
       return this.rescheduleRecurring(row, error);
     }
     log.error('job failed on every attempt; kept in state failed', { err, maxAttempts: row.max_attempts });
@@ -369,8 +441,16 @@ export class Worker {
 
 function toJob(row: JobRow): Job {
   return {
-    id: row.id, kind: row.kind, payload: row.payload, key: row.key, region: row.region, runAt: row.run_at,
-    attempt: row.attempts, maxAttempts: row.max_attempts, recurring: row.every_ms !== null, createdAt: row.created_at,
+    id: row.id,
+    kind: row.kind,
+    payload: row.payload,
+    key: row.key,
+    region: row.region,
+    runAt: row.run_at,
+    attempt: row.attempts,
+    maxAttempts: row.max_attempts,
+    recurring: row.every_ms !== null,
+    createdAt: row.created_at,
   };
 }
 

@@ -22,7 +22,12 @@ export interface RateLimiter {
 const WINDOW_MS = 1000;
 
 function decide(limit: number, count: number, windowEnd: number, now: number): RateDecision {
-  return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), reset: Math.max(1, Math.ceil((windowEnd - now) / 1000)) };
+  return {
+    allowed: count <= limit,
+    limit,
+    remaining: Math.max(0, limit - count),
+    reset: Math.max(1, Math.ceil((windowEnd - now) / 1000)),
+  };
 }
 
 export function memoryLimiter(limit: number): RateLimiter {
@@ -46,7 +51,12 @@ export function memoryLimiter(limit: number): RateLimiter {
 
 export async function redisLimiter(limit: number, url: string, log: Logger): Promise<RateLimiter> {
   const { Redis } = await import('ioredis');
-  const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true, connectTimeout: 2000 });
+  const redis = new Redis(url, {
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    lazyConnect: true,
+    connectTimeout: 2000,
+  });
   redis.on('error', () => undefined); // reported per request below
   await redis.connect();
   let warned = 0;
@@ -55,7 +65,11 @@ export async function redisLimiter(limit: number, url: string, log: Logger): Pro
       const now = Date.now();
       const window = Math.floor(now / WINDOW_MS);
       try {
-        const res = await redis.multi().incrby(`mailroom:rl:${key}:${window}`, cost).pexpire(`mailroom:rl:${key}:${window}`, WINDOW_MS * 2).exec();
+        const res = await redis
+          .multi()
+          .incrby(`mailroom:rl:${key}:${window}`, cost)
+          .pexpire(`mailroom:rl:${key}:${window}`, WINDOW_MS * 2)
+          .exec();
         const count = Number(res?.[0]?.[1] ?? 0);
         return decide(limit, count, (window + 1) * WINDOW_MS, now);
       } catch (err) {

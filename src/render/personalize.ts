@@ -44,7 +44,11 @@ export interface Compiled {
 }
 
 const TAG = /\{\{\{\s*([A-Za-z0-9_][\w.]*)\s*(?:\|([^}]*))?\}\}\}/g;
-const LEGACY: Record<string, 'email' | 'first_name' | 'last_name'> = { FIRST_NAME: 'first_name', LAST_NAME: 'last_name', EMAIL: 'email' };
+const LEGACY: Record<string, 'email' | 'first_name' | 'last_name'> = {
+  FIRST_NAME: 'first_name',
+  LAST_NAME: 'last_name',
+  EMAIL: 'email',
+};
 const FIELDS = new Set(['email', 'first_name', 'last_name']);
 /** A template variable's key (resend-compat 1.1: `[A-Za-z0-9_]`, at most 50 characters). */
 export const VARIABLE_KEY = /^[A-Za-z0-9_]{1,50}$/;
@@ -52,7 +56,8 @@ export const VARIABLE_KEY = /^[A-Za-z0-9_]{1,50}$/;
 function slotOf(name: string, fallback: string | undefined, raw: string, variables: boolean): Slot | undefined {
   if (name === 'RESEND_UNSUBSCRIBE_URL') return { kind: 'unsubscribe', raw };
   if (LEGACY[name]) return { kind: 'field', field: LEGACY[name], fallback };
-  if (!name.startsWith('contact.')) return variables && VARIABLE_KEY.test(name) ? { kind: 'variable', key: name, fallback } : undefined;
+  if (!name.startsWith('contact.'))
+    return variables && VARIABLE_KEY.test(name) ? { kind: 'variable', key: name, fallback } : undefined;
   const key = name.slice('contact.'.length);
   if (FIELDS.has(key)) return { kind: 'field', field: key as 'email' | 'first_name' | 'last_name', fallback };
   if (/^properties\.\w{1,50}$/.test(key)) return { kind: 'property', key: key.slice('properties.'.length), fallback };
@@ -84,10 +89,11 @@ const present = (v: unknown): v is string | number => v !== null && v !== undefi
 
 function valueOf(slot: Slot, ctx: RenderContext): string {
   switch (slot.kind) {
-    case 'unsubscribe': return ctx.unsubscribeUrl ?? slot.raw;
+    case 'unsubscribe':
+      return ctx.unsubscribeUrl ?? slot.raw;
     case 'field': {
       const v = ctx.contact[slot.field];
-      return present(v) ? String(v) : slot.fallback ?? '';
+      return present(v) ? String(v) : (slot.fallback ?? '');
     }
     case 'property': {
       const own = ctx.contact.properties?.[slot.key];

@@ -18,8 +18,23 @@ import { withTx, type Pool, type Queryable } from '../store/db.js';
 import { domainFindById, type DomainRow } from '../store/domains.js';
 import { automationStepJobsWakeForTeam, deliverJobsHoldForBroadcast } from '../store/jobs.js';
 import {
-  broadcastsPausedByGuard, broadcastsSendingFromDomain, bucketOf, reputationAlerts, reputationBucket, reputationFind, reputationHourly,
-  reputationLock, reputationOverview, reputationResume, reputationSet, reputationSums, reputationWarnings, ZERO_COUNTS, type Counts, type GuardState, type ReputationRow,
+  broadcastsPausedByGuard,
+  broadcastsSendingFromDomain,
+  bucketOf,
+  reputationAlerts,
+  reputationBucket,
+  reputationFind,
+  reputationHourly,
+  reputationLock,
+  reputationOverview,
+  reputationResume,
+  reputationSet,
+  reputationSums,
+  reputationWarnings,
+  ZERO_COUNTS,
+  type Counts,
+  type GuardState,
+  type ReputationRow,
 } from '../store/reputation.js';
 import { judge, ratesOf, type Window } from './judge.js';
 import { GUARD_MARK, type PauseCheck } from './pause-check.js';
@@ -27,15 +42,27 @@ import { GUARD_MARK, type PauseCheck } from './pause-check.js';
 export { GUARD_MARK };
 
 /** `pauses`: the acceptor's check (pause-check.ts), told when a state changes; `broadcasts`: to resume the ones it paused. */
-export interface GuardDeps { pool: Pool; config: Config; log: Logger; domains: Domains; pauses: PauseCheck; broadcasts: Broadcasts }
-export interface CheckPayload { domain_id: string; team_id: string }
+export interface GuardDeps {
+  pool: Pool;
+  config: Config;
+  log: Logger;
+  domains: Domains;
+  pauses: PauseCheck;
+  broadcasts: Broadcasts;
+}
+export interface CheckPayload {
+  domain_id: string;
+  team_id: string;
+}
 
 const HOUR = 3600_000;
 const WEEK = 7 * 24 * HOUR;
 
 const minus = (a: Counts, b: Counts): Counts => ({
-  delivered: Math.max(0, a.delivered - b.delivered), bounced: Math.max(0, a.bounced - b.bounced),
-  hard_bounced: Math.max(0, a.hard_bounced - b.hard_bounced), complained: Math.max(0, a.complained - b.complained),
+  delivered: Math.max(0, a.delivered - b.delivered),
+  bounced: Math.max(0, a.bounced - b.bounced),
+  hard_bounced: Math.max(0, a.hard_bounced - b.hard_bounced),
+  complained: Math.max(0, a.complained - b.complained),
 });
 
 export class ReputationGuard {
@@ -49,7 +76,10 @@ export class ReputationGuard {
     const sums = await reputationSums(db, domainId, from);
     const base = r.baseline ?? ZERO_COUNTS;
     const counts = sums.map((c, i) => (rb && from[i].getTime() === rb.getTime() ? minus(c, base) : c));
-    return [{ label: 'the last hour', counts: counts[0] }, { label: 'the last 7 days', counts: counts[1] }];
+    return [
+      { label: 'the last hour', counts: counts[0] },
+      { label: 'the last 7 days', counts: counts[1] },
+    ];
   }
 
   /**
@@ -70,13 +100,29 @@ export class ReputationGuard {
         return r.state;
       }
       await reputationSet(tx, domainId, { state: v.state, reason: v.reason, since: true });
-      await domains.announceReputation(tx, d, { state: v.state, reason: v.reason, since: new Date().toISOString(), previous_state: r.state });
+      await domains.announceReputation(tx, d, {
+        state: v.state,
+        reason: v.reason,
+        since: new Date().toISOString(),
+        previous_state: r.state,
+      });
       this.deps.pauses.forget(domainId);
       if (v.state === 'paused') {
         const paused = await this.pauseBroadcasts(tx, d, v.reason!);
-        log.warn('reputation guard paused a domain', { domain: d.name, domain_id: d.id, reason: v.reason, broadcasts_paused: paused });
+        log.warn('reputation guard paused a domain', {
+          domain: d.name,
+          domain_id: d.id,
+          reason: v.reason,
+          broadcasts_paused: paused,
+        });
       } else {
-        log.info('reputation guard state changed', { domain: d.name, domain_id: d.id, from: r.state, to: v.state, reason: v.reason });
+        log.info('reputation guard state changed', {
+          domain: d.name,
+          domain_id: d.id,
+          from: r.state,
+          to: v.state,
+          reason: v.reason,
+        });
       }
       return v.state;
     });
@@ -111,18 +157,42 @@ export class ReputationGuard {
       const r = await reputationLock(tx, teamId, d.id);
       if (r.state !== 'paused') return false;
       const bucket = bucketOf(new Date());
-      await reputationResume(tx, d.id, by, { ...(await reputationBucket(tx, d.id, bucket)), bucket: bucket.toISOString() });
-      await domains.announceReputation(tx, d, { state: 'ok', reason: `resumed by ${by}`, since: new Date().toISOString(), previous_state: 'paused' });
+      await reputationResume(tx, d.id, by, {
+        ...(await reputationBucket(tx, d.id, bucket)),
+        bucket: bucket.toISOString(),
+      });
+      await domains.announceReputation(tx, d, {
+        state: 'ok',
+        reason: `resumed by ${by}`,
+        since: new Date().toISOString(),
+        previous_state: 'paused',
+      });
       return true;
     });
-    if (!resumed) throw new AppError('validation_error', `The domain \`${d.name}\` is not paused by the reputation guard: there is nothing to resume.`);
+    if (!resumed)
+      throw new AppError(
+        'validation_error',
+        `The domain \`${d.name}\` is not paused by the reputation guard: there is nothing to resume.`,
+      );
     this.deps.pauses.forget(d.id);
     let broadcasts = 0;
     for (const b of await broadcastsPausedByGuard(pool, teamId, d.name, GUARD_MARK)) {
-      await svc.resume(teamId, b).then(() => broadcasts++, (err) => log.warn('reputation guard: a paused broadcast did not resume', { broadcast_id: b, err: (err as Error).message }));
+      await svc.resume(teamId, b).then(
+        () => broadcasts++,
+        (err) =>
+          log.warn('reputation guard: a paused broadcast did not resume', {
+            broadcast_id: b,
+            err: (err as Error).message,
+          }),
+      );
     }
     await automationStepJobsWakeForTeam(pool, teamId);
-    log.info('reputation guard resumed a domain', { domain: d.name, domain_id: d.id, by, broadcasts_resumed: broadcasts });
+    log.info('reputation guard resumed a domain', {
+      domain: d.name,
+      domain_id: d.id,
+      by,
+      broadcasts_resumed: broadcasts,
+    });
     return this.view(teamId, d.id);
   }
 
@@ -132,18 +202,35 @@ export class ReputationGuard {
     const d = await this.domain(teamId, id);
     const now = new Date();
     const r = await reputationFind(pool, d.id);
-    const [hour, week] = await reputationSums(pool, d.id, [bucketOf(new Date(now.getTime() - HOUR)), bucketOf(new Date(now.getTime() - WEEK))]);
+    const [hour, week] = await reputationSums(pool, d.id, [
+      bucketOf(new Date(now.getTime() - HOUR)),
+      bucketOf(new Date(now.getTime() - WEEK)),
+    ]);
     const first = new Date(Math.floor(now.getTime() / HOUR) * HOUR - 167 * HOUR);
     const byHour = new Map((await reputationHourly(pool, d.id, first)).map((p) => [new Date(p.hour).getTime(), p]));
     const series = Array.from({ length: 168 }, (_, i) => {
       const at = first.getTime() + i * HOUR;
       const c: Counts = byHour.get(at) ?? ZERO_COUNTS;
-      return { hour: new Date(at).toISOString(), delivered: c.delivered, bounced: c.bounced, hard_bounced: c.hard_bounced, complained: c.complained, ...ratesOf(c) };
+      return {
+        hour: new Date(at).toISOString(),
+        delivered: c.delivered,
+        bounced: c.bounced,
+        hard_bounced: c.hard_bounced,
+        complained: c.complained,
+        ...ratesOf(c),
+      };
     });
     const win = (c: Counts) => ({ ...c, ...ratesOf(c) });
     return {
-      object: 'domain_reputation' as const, domain_id: d.id, name: d.name, enabled: config.reputationGuard,
-      state: r?.state ?? 'ok', reason: r?.reason ?? null, since: r?.since ?? null, resumed_at: r?.resumed_at ?? null, resumed_by: r?.resumed_by ?? null,
+      object: 'domain_reputation' as const,
+      domain_id: d.id,
+      name: d.name,
+      enabled: config.reputationGuard,
+      state: r?.state ?? 'ok',
+      reason: r?.reason ?? null,
+      since: r?.since ?? null,
+      resumed_at: r?.resumed_at ?? null,
+      resumed_by: r?.resumed_by ?? null,
       pauses: { list_mail: true, transactional: config.reputationPauseTransactional },
       thresholds: {
         complaint_rate: { warn: config.reputationComplaintWarn, act: config.reputationComplaintAct },
@@ -162,13 +249,16 @@ export class ReputationGuard {
 
   /** Worker: the `reputation.check` job. */
   job() {
-    return async (job: Job<CheckPayload>): Promise<void> => { await this.evaluate(job.payload.team_id, job.payload.domain_id); };
+    return async (job: Job<CheckPayload>): Promise<void> => {
+      await this.evaluate(job.payload.team_id, job.payload.domain_id);
+    };
   }
 
   /** Worker, periodic: warnings end by themselves as the windows slide. */
   async sweep(): Promise<number> {
     let n = 0;
-    for (const w of await reputationWarnings(this.deps.pool)) if ((await this.evaluate(w.team_id, w.domain_id)) !== 'warning') n++;
+    for (const w of await reputationWarnings(this.deps.pool))
+      if ((await this.evaluate(w.team_id, w.domain_id)) !== 'warning') n++;
     return n;
   }
 }

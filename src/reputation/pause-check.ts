@@ -13,7 +13,10 @@ export const GUARD_MARK = 'reputation guard';
 
 export class PauseCheck {
   private readonly cache = new Map<string, { state: GuardState; reason: string | null; until: number }>();
-  constructor(private readonly pool: Pool, private readonly config: Config) {}
+  constructor(
+    private readonly pool: Pool,
+    private readonly config: Config,
+  ) {}
 
   /** The acceptor's guard: throws AppError('domain_paused') for list mail (and transactional, when so configured) from a paused domain. */
   readonly check: SendGuard = async (teamId, domain, bulk) => {
@@ -30,7 +33,10 @@ export class PauseCheck {
       this.cache.set(domain.id, hit);
     }
     if (hit.state === 'paused') {
-      throw new AppError('domain_paused', `The domain \`${domain.name}\` is paused by the ${GUARD_MARK}: ${hit.reason ?? 'paused'}. A person must resume it (POST /domains/${domain.id}/reputation/resume, or the dashboard).`);
+      throw new AppError(
+        'domain_paused',
+        `The domain \`${domain.name}\` is paused by the ${GUARD_MARK}: ${hit.reason ?? 'paused'}. A person must resume it (POST /domains/${domain.id}/reputation/resume, or the dashboard).`,
+      );
     }
   };
 

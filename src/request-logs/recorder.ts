@@ -10,7 +10,15 @@ import { requestLogInsertMany, type RequestLogRow } from '../store/request-logs.
 const FLUSH_MS = 250;
 const BATCH = 500;
 const MAX_BUFFER = 50_000; // beyond this, entries are dropped (and counted) rather than exhaust memory
-const SECRET_KEYS = new Set(['token', 'signing_secret', 'password', 'secret', 'api_key', 'private_key', 'authorization']);
+const SECRET_KEYS = new Set([
+  'token',
+  'signing_secret',
+  'password',
+  'secret',
+  'api_key',
+  'private_key',
+  'authorization',
+]);
 const MAX_STRING = 10_000;
 
 function elideContent(x: unknown): string {
@@ -21,7 +29,8 @@ function elideContent(x: unknown): string {
 }
 
 /** A string PostgreSQL's text and jsonb accept: no NUL, no lone surrogate. */
-export const storableText = (s: string): string => s.replace(/\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+export const storableText = (s: string): string =>
+  s.replace(/\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
 
 export function sanitizeBody(v: unknown, key = '', depth = 0): unknown {
   if (depth > 20) return '[elided: too deep]';
@@ -53,7 +62,13 @@ export class RequestLogRecorder {
   private readonly writer: BufferedWriter<RequestLogRow>;
 
   constructor(db: Queryable, log: Logger) {
-    this.writer = new BufferedWriter((rows) => requestLogInsertMany(db, rows), { name: 'request log', flushMs: FLUSH_MS, batch: BATCH, maxBuffer: MAX_BUFFER, log });
+    this.writer = new BufferedWriter((rows) => requestLogInsertMany(db, rows), {
+      name: 'request log',
+      flushMs: FLUSH_MS,
+      batch: BATCH,
+      maxBuffer: MAX_BUFFER,
+      log,
+    });
   }
 
   get dropped(): number {
@@ -68,7 +83,11 @@ export class RequestLogRecorder {
   record(row: RequestLogRow): void {
     const clean: Record<string, unknown> = {};
     for (const [k, x] of Object.entries(row)) clean[k] = typeof x === 'string' ? storableText(x) : x;
-    this.writer.push({ ...(clean as unknown as RequestLogRow), request_body: sanitizeBody(row.request_body), response_body: sanitizeBody(row.response_body) });
+    this.writer.push({
+      ...(clean as unknown as RequestLogRow),
+      request_body: sanitizeBody(row.request_body),
+      response_body: sanitizeBody(row.response_body),
+    });
   }
 
   flush(): Promise<void> {

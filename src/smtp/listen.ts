@@ -11,16 +11,33 @@ import type { SubmissionServer } from './server.js';
 const SHUTDOWN_SWEEP_MS = 20;
 
 /** What every listener of ours shares: TLS 1.2+, the extensions advertised, no reverse DNS, no library logging. */
-export function commonServerOptions(tls: { key: string | Buffer; cert: string | Buffer }, name: string): SMTPServerOptions {
+export function commonServerOptions(
+  tls: { key: string | Buffer; cert: string | Buffer },
+  name: string,
+): SMTPServerOptions {
   return {
-    key: tls.key, cert: tls.cert, minVersion: 'TLSv1.2', name, logger: false,
-    hideSTARTTLS: false, hidePIPELINING: false, hide8BITMIME: false, hideSMTPUTF8: false, hideENHANCEDSTATUSCODES: false,
-    hideDSN: true, hideREQUIRETLS: true, disableReverseLookup: true, maxClients: 10_000,
+    key: tls.key,
+    cert: tls.cert,
+    minVersion: 'TLSv1.2',
+    name,
+    logger: false,
+    hideSTARTTLS: false,
+    hidePIPELINING: false,
+    hide8BITMIME: false,
+    hideSMTPUTF8: false,
+    hideENHANCEDSTATUSCODES: false,
+    hideDSN: true,
+    hideREQUIRETLS: true,
+    disableReverseLookup: true,
+    maxClients: 10_000,
   };
 }
 
 export async function listenAll<L extends { host: string; port: number }>(
-  entries: L[], make: (l: L) => SubmissionServer, log: Logger, what: string,
+  entries: L[],
+  make: (l: L) => SubmissionServer,
+  log: Logger,
+  what: string,
 ): Promise<{ servers: SubmissionServer[]; bound: L[] }> {
   const servers: SubmissionServer[] = [];
   const bound: L[] = [];
@@ -28,10 +45,15 @@ export async function listenAll<L extends { host: string; port: number }>(
     for (const l of entries) {
       const server = make(l);
       // Socket and TLS errors of single clients: the connection is gone, the server goes on.
-      server.on('error', (err: Error & { code?: string }) => log.debug(`${what} client error`, { err: err.message, code: err.code }));
+      server.on('error', (err: Error & { code?: string }) =>
+        log.debug(`${what} client error`, { err: err.message, code: err.code }),
+      );
       await new Promise<void>((resolve, reject) => {
         server.server.once('error', reject);
-        server.listen(l.port, l.host, () => { server.server.off('error', reject); resolve(); });
+        server.listen(l.port, l.host, () => {
+          server.server.off('error', reject);
+          resolve();
+        });
       });
       servers.push(server);
       const addr = server.server.address() as AddressInfo;
@@ -45,14 +67,17 @@ export async function listenAll<L extends { host: string; port: number }>(
   return { servers, bound };
 }
 
-const closeServers = (servers: SubmissionServer[]) => Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+const closeServers = (servers: SubmissionServer[]) =>
+  Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
 
 export function gracefulCloser(servers: SubmissionServer[]): () => Promise<void> {
   let closing: Promise<void> | undefined;
   return () => {
     closing ??= (async () => {
       const reply = new AppError('service_unavailable').toSmtp();
-      const tell = () => { for (const s of servers) for (const c of s.idleConnections()) c.send(reply.code, reply.message); };
+      const tell = () => {
+        for (const s of servers) for (const c of s.idleConnections()) c.send(reply.code, reply.message);
+      };
       const sweep = setInterval(tell, SHUTDOWN_SWEEP_MS);
       const done = closeServers(servers);
       tell();

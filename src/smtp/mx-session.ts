@@ -30,7 +30,10 @@ export interface MxDeps {
 }
 
 type Handlers = Required<Pick<SMTPServerOptions, 'onConnect' | 'onClose' | 'onMailFrom' | 'onRcptTo' | 'onData'>>;
-interface MxState { routes: Map<string, Route>; spool?: Spool }
+interface MxState {
+  routes: Map<string, Route>;
+  spool?: Spool;
+}
 
 const RATE_WINDOW_MS = 60_000;
 const stateOf = (s: SMTPServerSession): MxState => {
@@ -56,7 +59,9 @@ export function mxHandlers(deps: MxDeps): Handlers {
     const st = stateOf(session);
     const env: InboundEnvelope = {
       mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-      clientIp: session.remoteAddress, helo: session.hostNameAppearsAs ?? '', tls: Boolean(session.secure),
+      clientIp: session.remoteAddress,
+      helo: session.hostNameAppearsAs ?? '',
+      tls: Boolean(session.secure),
     };
     const teams = new Map<string, TeamDelivery>();
     const returnPaths: { rcpt: string; route: Extract<Route, { kind: 'return_path' }> }[] = [];
@@ -80,7 +85,13 @@ export function mxHandlers(deps: MxDeps): Handlers {
     if (returnPaths.length) {
       const raw = await spool.readAll();
       for (const { rcpt, route } of returnPaths) {
-        const out = await handleReturnPathMessage({ pool: deps.pool, log }, raw, { teamId: route.teamId, domainId: route.domainId, emailId: route.emailId, rcpt, mailFrom: env.mailFrom });
+        const out = await handleReturnPathMessage({ pool: deps.pool, log }, raw, {
+          teamId: route.teamId,
+          domainId: route.domainId,
+          emailId: route.emailId,
+          rcpt,
+          mailFrom: env.mailFrom,
+        });
         ids.push(`${out.kind}${out.emailId ? `:${out.emailId}` : ''}`);
       }
     }
@@ -115,42 +126,56 @@ export function mxHandlers(deps: MxDeps): Handlers {
         if (rate.size > 100_000) rate.clear();
         rate.set(session.remoteAddress, { start: now, n: 1 });
       } else if (++r.n > config.mxRateLimit) {
-        return callback(smtpError(new AppError('rate_limit_exceeded', 'Too many messages from your address, try again later.')));
+        return callback(
+          smtpError(new AppError('rate_limit_exceeded', 'Too many messages from your address, try again later.')),
+        );
       }
       stateOf(session).routes.clear();
       callback();
     },
     onRcptTo(address, session, callback) {
-      deps.router.route(address.address).then((route) => {
-        counters.mxRecipients.inc({ route: route.kind === 'refuse' ? 'refused' : route.kind });
-        if (route.kind === 'refuse') return callback(smtpError(route.error));
-        if (route.kind === 'unsubscribe' && !deps.unsubscribes.valid(route.token)) return callback(smtpError(new AppError('not_found', 'No such unsubscribe address.')));
-        stateOf(session).routes.set(address.address.toLowerCase(), route);
-        callback();
-      }, (err) => callback(fail(err, 'recipient lookup')));
+      deps.router.route(address.address).then(
+        (route) => {
+          counters.mxRecipients.inc({ route: route.kind === 'refuse' ? 'refused' : route.kind });
+          if (route.kind === 'refuse') return callback(smtpError(route.error));
+          if (route.kind === 'unsubscribe' && !deps.unsubscribes.valid(route.token))
+            return callback(smtpError(new AppError('not_found', 'No such unsubscribe address.')));
+          stateOf(session).routes.set(address.address.toLowerCase(), route);
+          callback();
+        },
+        (err) => callback(fail(err, 'recipient lookup')),
+      );
     },
     onData(stream: SMTPServerDataStream, session, callback) {
       const spool = new Spool(spoolDir);
       stateOf(session).spool = spool;
-      stream.on('data', (chunk: Buffer) => { if (!stream.sizeExceeded) spool.write(chunk); });
+      stream.on('data', (chunk: Buffer) => {
+        if (!stream.sizeExceeded) spool.write(chunk);
+      });
       stream.once('end', () => {
         const finish = async () => {
-          if (stream.sizeExceeded) throw new AppError('payload_too_large', `Message size exceeds the limit of ${config.mxMaxSize} bytes.`);
+          if (stream.sizeExceeded)
+            throw new AppError('payload_too_large', `Message size exceeds the limit of ${config.mxMaxSize} bytes.`);
           const reason = malformedReason(spool.head());
           if (reason) throw new AppError('message_malformed', `Malformed message: ${reason}.`);
           return process(spool, session);
         };
-        finish().then(
-          (ids) => { counters.mxMessages.inc({ result: 'accepted', code: 250 }); callback(null, `2.0.0 Ok: queued as ${ids.join(' ')}`); },
-          (err) => {
-            const reply = fail(err, 'storing a message');
-            counters.mxMessages.inc({ result: 'refused', code: reply.responseCode });
-            callback(reply);
-          },
-        ).finally(() => {
-          spool.dispose();
-          if (stateOf(session).spool === spool) stateOf(session).spool = undefined;
-        });
+        finish()
+          .then(
+            (ids) => {
+              counters.mxMessages.inc({ result: 'accepted', code: 250 });
+              callback(null, `2.0.0 Ok: queued as ${ids.join(' ')}`);
+            },
+            (err) => {
+              const reply = fail(err, 'storing a message');
+              counters.mxMessages.inc({ result: 'refused', code: reply.responseCode });
+              callback(reply);
+            },
+          )
+          .finally(() => {
+            spool.dispose();
+            if (stateOf(session).spool === spool) stateOf(session).spool = undefined;
+          });
       });
     },
   };

@@ -26,26 +26,49 @@ export interface Mx {
   close(): Promise<void>;
 }
 
-export async function startMx(deps: { config: Config; log: Logger; pool: Pool; unsubscribes: Unsubscribes }): Promise<Mx> {
+export async function startMx(deps: {
+  config: Config;
+  log: Logger;
+  pool: Pool;
+  unsubscribes: Unsubscribes;
+}): Promise<Mx> {
   const { config, log, pool } = deps;
-  const tls = loadTlsKeyPair({ certFile: config.tlsCert, keyFile: config.tlsKey, dataDir: config.dataDir, hostname: config.mxHost });
+  const tls = loadTlsKeyPair({
+    certFile: config.tlsCert,
+    keyFile: config.tlsKey,
+    dataDir: config.dataDir,
+    hostname: config.mxHost,
+  });
   // Spool files of a previous run that was killed mid-message: those messages were never acknowledged.
   fs.rmSync(path.join(config.dataDir, 'inbound-spool'), { recursive: true, force: true });
   const handlers = mxHandlers({
-    config, log, pool, router: new InboundRouter(pool), unsubscribes: deps.unsubscribes,
+    config,
+    log,
+    pool,
+    router: new InboundRouter(pool),
+    unsubscribes: deps.unsubscribes,
     receiver: new InboundReceiver({ pool, config, resolver: createResolver(config.dnsServers), log }),
   });
-  const { servers, bound } = await listenAll(config.mxListen, () => new SubmissionServer({
-    ...commonServerOptions(tls, config.mxHost),
-    ...handlers,
-    secure: false,
-    banner: 'Mailroom ESMTP',
-    size: config.mxMaxSize,
-    authOptional: true,
-    disabledCommands: ['AUTH'],
-    maxRecipients: MAX_RECIPIENTS,
-    socketTimeout: IDLE_TIMEOUT_MS,
-    closeTimeout: CLOSE_TIMEOUT_MS,
-  }, config.smtpDataTimeoutMs), log, 'smtp mx');
+  const { servers, bound } = await listenAll(
+    config.mxListen,
+    () =>
+      new SubmissionServer(
+        {
+          ...commonServerOptions(tls, config.mxHost),
+          ...handlers,
+          secure: false,
+          banner: 'Mailroom ESMTP',
+          size: config.mxMaxSize,
+          authOptional: true,
+          disabledCommands: ['AUTH'],
+          maxRecipients: MAX_RECIPIENTS,
+          socketTimeout: IDLE_TIMEOUT_MS,
+          closeTimeout: CLOSE_TIMEOUT_MS,
+        },
+        config.smtpDataTimeoutMs,
+      ),
+    log,
+    'smtp mx',
+  );
   return { listeners: bound, close: gracefulCloser(servers) };
 }

@@ -58,7 +58,10 @@ class SubmissionConnection extends SMTPConnection {
 
 export class SubmissionServer extends SMTPServer {
   /** `dataTimeoutMs`: the longest a client may take to send one message's DATA (0 = no limit). */
-  constructor(options: SMTPServerOptions, readonly dataTimeoutMs = 0) {
+  constructor(
+    options: SMTPServerOptions,
+    readonly dataTimeoutMs = 0,
+  ) {
     super(options);
   }
 

@@ -32,8 +32,14 @@ export interface SubmissionDeps {
 }
 
 /** The token is kept (in memory) so that every transaction re-checks the key: a deleted key stops within seconds. */
-interface SessionUser { key: ApiKeyAuth; token: string; trusted: boolean }
-type Handlers = Required<Pick<SMTPServerOptions, 'onConnect' | 'onClose' | 'onAuth' | 'onMailFrom' | 'onRcptTo' | 'onData'>>;
+interface SessionUser {
+  key: ApiKeyAuth;
+  token: string;
+  trusted: boolean;
+}
+type Handlers = Required<
+  Pick<SMTPServerOptions, 'onConnect' | 'onClose' | 'onAuth' | 'onMailFrom' | 'onRcptTo' | 'onData'>
+>;
 
 const USERNAMES = new Set(['mailroom', 'resend']);
 
@@ -44,7 +50,12 @@ export function smtpError(err: AppError, code?: number): Error & { responseCode:
 }
 
 const userOf = (session: SMTPServerSession): SessionUser => session.user as SessionUser;
-const contextOf = (u: SessionUser): SendContext => ({ teamId: u.key.team_id, apiKeyId: u.key.id, keyDomainId: u.key.domain_id, source: 'smtp' });
+const contextOf = (u: SessionUser): SendContext => ({
+  teamId: u.key.team_id,
+  apiKeyId: u.key.id,
+  keyDomainId: u.key.domain_id,
+  source: 'smtp',
+});
 
 export function submissionHandlers(deps: SubmissionDeps): Handlers {
   const { config, log } = deps;
@@ -58,7 +69,8 @@ export function submissionHandlers(deps: SubmissionDeps): Handlers {
     if (bits === undefined) trusted.addAddress(ip, family);
     else trusted.addSubnet(ip, Number(bits), family);
   }
-  const isTrusted = (ip: string) => config.smtpTrustedNetworks.length > 0 && trusted.check(ip, isIPv6(ip) ? 'ipv6' : 'ipv4');
+  const isTrusted = (ip: string) =>
+    config.smtpTrustedNetworks.length > 0 && trusted.check(ip, isIPv6(ip) ? 'ipv6' : 'ipv4');
 
   const asAppError = (err: unknown, what: string): AppError => {
     if (err instanceof AppError) return err;
@@ -67,16 +79,40 @@ export function submissionHandlers(deps: SubmissionDeps): Handlers {
   };
 
   /** SMTP transactions are in the request log as endpoint `smtp` (method POST: the log's enum). */
-  const record = (session: SMTPServerSession, started: number, outcome: { status: number; body: unknown; error?: string }, request: unknown, userAgent: string | null = null) => {
+  const record = (
+    session: SMTPServerSession,
+    started: number,
+    outcome: { status: number; body: unknown; error?: string },
+    request: unknown,
+    userAgent: string | null = null,
+  ) => {
     const u = userOf(session);
-    counters.smtpSubmissions.inc({ result: outcome.status === 200 ? 'accepted' : 'refused', error: outcome.error ?? '' });
+    counters.smtpSubmissions.inc({
+      result: outcome.status === 200 ? 'accepted' : 'refused',
+      error: outcome.error ?? '',
+    });
     deps.recorder.record({
-      id: uuid(), team_id: u?.key.team_id ?? null, api_key_id: u?.key.id ?? null, method: 'POST', endpoint: 'smtp', path: 'smtp',
-      status: outcome.status, error_name: outcome.error ?? null, user_agent: userAgent, ip: session.remoteAddress,
-      request_body: request, response_body: outcome.body, duration_ms: Date.now() - started, created_at: new Date(started).toISOString(),
+      id: uuid(),
+      team_id: u?.key.team_id ?? null,
+      api_key_id: u?.key.id ?? null,
+      method: 'POST',
+      endpoint: 'smtp',
+      path: 'smtp',
+      status: outcome.status,
+      error_name: outcome.error ?? null,
+      user_agent: userAgent,
+      ip: session.remoteAddress,
+      request_body: request,
+      response_body: outcome.body,
+      duration_ms: Date.now() - started,
+      created_at: new Date(started).toISOString(),
     });
   };
-  const refusal = (err: AppError) => ({ status: err.status, body: { ...err.toBody(), smtp: `${err.toSmtp().code} ${err.toSmtp().message}` }, error: err.spec.name });
+  const refusal = (err: AppError) => ({
+    status: err.status,
+    body: { ...err.toBody(), smtp: `${err.toSmtp().code} ${err.toSmtp().message}` },
+    error: err.spec.name,
+  });
 
   async function accept(raw: Buffer, session: SMTPServerSession): Promise<{ id: string; msg: SubmittedMessage }> {
     const u = userOf(session);
@@ -88,13 +124,19 @@ export function submissionHandlers(deps: SubmissionDeps): Handlers {
     };
     const msg = await parseSubmission(raw, envelope);
     const domain = await deps.sender.sendingDomain(ctx, msg.request.from.domain);
-    const res = await withIdempotency(deps.pool, { teamId: ctx.teamId, method: 'POST', path: 'smtp' }, msg.idempotencyKey, msg.fingerprint, async (complete) => {
-      const now = new Date();
-      const email = await deps.sender.prepareValidated(ctx, msg.request, now, finishMessage(msg, domain.name, now));
-      const body = { id: email.row.id };
-      await deps.sender.commit(email, complete(200, body));
-      return { status: 200, body };
-    });
+    const res = await withIdempotency(
+      deps.pool,
+      { teamId: ctx.teamId, method: 'POST', path: 'smtp' },
+      msg.idempotencyKey,
+      msg.fingerprint,
+      async (complete) => {
+        const now = new Date();
+        const email = await deps.sender.prepareValidated(ctx, msg.request, now, finishMessage(msg, domain.name, now));
+        const body = { id: email.row.id };
+        await deps.sender.commit(email, complete(200, body));
+        return { status: 200, body };
+      },
+    );
     return { id: (res.body as { id: string }).id, msg };
   }
 
@@ -105,14 +147,25 @@ export function submissionHandlers(deps: SubmissionDeps): Handlers {
       perIp.set(ip, n);
       counted.add(session.id);
       if (n > config.smtpMaxConnectionsPerIp) {
-        return callback(smtpError(new AppError('rate_limit_exceeded', `Too many connections from ${ip}; at most ${config.smtpMaxConnectionsPerIp} at a time.`), 421));
+        return callback(
+          smtpError(
+            new AppError(
+              'rate_limit_exceeded',
+              `Too many connections from ${ip}; at most ${config.smtpMaxConnectionsPerIp} at a time.`,
+            ),
+            421,
+          ),
+        );
       }
       if (!isTrusted(ip)) return callback();
       // A trusted network submits as the configured key, without TLS or AUTH (see README).
-      deps.apiKeys.verifyToken(config.smtpTrustedApiKey ?? '').then((key) => {
-        session.user = { key, token: config.smtpTrustedApiKey ?? '', trusted: true } satisfies SessionUser;
-        callback();
-      }, (err) => callback(smtpError(asAppError(err, 'trusted-network key'), 421)));
+      deps.apiKeys.verifyToken(config.smtpTrustedApiKey ?? '').then(
+        (key) => {
+          session.user = { key, token: config.smtpTrustedApiKey ?? '', trusted: true } satisfies SessionUser;
+          callback();
+        },
+        (err) => callback(smtpError(asAppError(err, 'trusted-network key'), 421)),
+      );
     },
 
     onClose(session) {
@@ -126,24 +179,36 @@ export function submissionHandlers(deps: SubmissionDeps): Handlers {
     onAuth(auth, session, callback) {
       const ip = session.remoteAddress;
       if (!lockout.begin(ip)) {
-        return callback(smtpError(new AppError('rate_limit_exceeded', `Too many failed authentication attempts from ${ip}; try again in ${Math.ceil(lockout.lockedFor(ip) / 60_000)} minutes.`)));
+        return callback(
+          smtpError(
+            new AppError(
+              'rate_limit_exceeded',
+              `Too many failed authentication attempts from ${ip}; try again in ${Math.ceil(lockout.lockedFor(ip) / 60_000)} minutes.`,
+            ),
+          ),
+        );
       }
       const failed = (message: string) => callback(smtpError(new AppError('invalid_api_key', message)));
-      if (!USERNAMES.has((auth.username ?? '').toLowerCase())) return failed('Invalid username: use `resend` (or `mailroom`) and an API key as the password.');
-      deps.apiKeys.verifyToken(auth.password ?? '').then((key) => {
-        lockout.succeed(ip);
-        callback(null, { user: { key, token: auth.password ?? '', trusted: false } satisfies SessionUser });
-      }, (err) => {
-        if (err instanceof AppError && err.code === 'invalid_api_key') return failed('Invalid API key.');
-        lockout.succeed(ip); // our failure, not a guess
-        callback(smtpError(asAppError(err, 'authentication')));
-      });
+      if (!USERNAMES.has((auth.username ?? '').toLowerCase()))
+        return failed('Invalid username: use `resend` (or `mailroom`) and an API key as the password.');
+      deps.apiKeys.verifyToken(auth.password ?? '').then(
+        (key) => {
+          lockout.succeed(ip);
+          callback(null, { user: { key, token: auth.password ?? '', trusted: false } satisfies SessionUser });
+        },
+        (err) => {
+          if (err instanceof AppError && err.code === 'invalid_api_key') return failed('Invalid API key.');
+          lockout.succeed(ip); // our failure, not a guess
+          callback(smtpError(asAppError(err, 'authentication')));
+        },
+      );
     },
 
     onMailFrom(address, session, callback) {
       const started = Date.now();
       const check = async () => {
-        if (!address.address) throw new AppError('invalid_from_address', 'The null sender (MAIL FROM:<>) cannot submit mail.');
+        if (!address.address)
+          throw new AppError('invalid_from_address', 'The null sender (MAIL FROM:<>) cannot submit mail.');
         let from;
         try {
           from = parseAddress(address.address, 'from');
@@ -156,11 +221,14 @@ export function submissionHandlers(deps: SubmissionDeps): Handlers {
         const decision = await deps.limiter.consume(`team:${u.key.team_id}`);
         if (!decision.allowed) throw new AppError('rate_limit_exceeded');
       };
-      check().then(() => callback(), (err) => {
-        const e = asAppError(err, 'MAIL FROM');
-        record(session, started, refusal(e), { mail_from: address.address });
-        callback(smtpError(e));
-      });
+      check().then(
+        () => callback(),
+        (err) => {
+          const e = asAppError(err, 'MAIL FROM');
+          record(session, started, refusal(e), { mail_from: address.address });
+          callback(smtpError(e));
+        },
+      );
     },
 
     onRcptTo(address, _session, callback) {
@@ -168,33 +236,62 @@ export function submissionHandlers(deps: SubmissionDeps): Handlers {
         parseAddress(address.address, 'to');
         callback();
       } catch (err) {
-        callback(smtpError(new AppError('invalid_recipient', (err as Error).message.replace(/^Invalid `to` field: /, 'Invalid recipient: '))));
+        callback(
+          smtpError(
+            new AppError(
+              'invalid_recipient',
+              (err as Error).message.replace(/^Invalid `to` field: /, 'Invalid recipient: '),
+            ),
+          ),
+        );
       }
     },
 
     onData(stream: SMTPServerDataStream, session, callback) {
       const started = Date.now();
       const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => { if (!stream.sizeExceeded) chunks.push(chunk); });
-      stream.on('error', () => { /* the client left mid-DATA: nothing was stored, nobody to answer */ });
+      stream.on('data', (chunk: Buffer) => {
+        if (!stream.sizeExceeded) chunks.push(chunk);
+      });
+      stream.on('error', () => {
+        /* the client left mid-DATA: nothing was stored, nobody to answer */
+      });
       stream.on('end', () => {
-        const envelope = { mail_from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', rcpt_to: session.envelope.rcptTo.map((r) => r.address) };
+        const envelope = {
+          mail_from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+          rcpt_to: session.envelope.rcptTo.map((r) => r.address),
+        };
         if (stream.sizeExceeded) {
-          const e = new AppError('payload_too_large', `The message is larger than the limit of ${config.smtpMaxSize} bytes.`);
+          const e = new AppError(
+            'payload_too_large',
+            `The message is larger than the limit of ${config.smtpMaxSize} bytes.`,
+          );
           record(session, started, refusal(e), { envelope, size: stream.byteLength });
           return callback(smtpError(e));
         }
         const raw = Buffer.concat(chunks);
-        accept(raw, session).then(({ id, msg }) => {
-          const r = msg.request;
-          const summary = { envelope, from: r.from.address, to: r.to.map((a) => a.address), cc: r.cc.map((a) => a.address), bcc: r.bcc.map((a) => a.address), subject: r.subject, tags: r.tags, size: raw.length };
-          record(session, started, { status: 200, body: { id } }, summary, msg.userAgent ?? null);
-          callback(null, `2.0.0 Ok: queued as ${id}`);
-        }, (err) => {
-          const e = asAppError(err, 'DATA');
-          record(session, started, refusal(e), { envelope, size: raw.length });
-          callback(smtpError(e));
-        });
+        accept(raw, session).then(
+          ({ id, msg }) => {
+            const r = msg.request;
+            const summary = {
+              envelope,
+              from: r.from.address,
+              to: r.to.map((a) => a.address),
+              cc: r.cc.map((a) => a.address),
+              bcc: r.bcc.map((a) => a.address),
+              subject: r.subject,
+              tags: r.tags,
+              size: raw.length,
+            };
+            record(session, started, { status: 200, body: { id } }, summary, msg.userAgent ?? null);
+            callback(null, `2.0.0 Ok: queued as ${id}`);
+          },
+          (err) => {
+            const e = asAppError(err, 'DATA');
+            record(session, started, refusal(e), { envelope, size: raw.length });
+            callback(smtpError(e));
+          },
+        );
       });
     },
   };

@@ -21,7 +21,12 @@ export interface Submission {
 
 export async function startSubmission(deps: SubmissionDeps): Promise<Submission> {
   const { config, log } = deps;
-  const tls = loadTlsKeyPair({ certFile: config.tlsCert, keyFile: config.tlsKey, dataDir: config.dataDir, hostname: config.mxHost });
+  const tls = loadTlsKeyPair({
+    certFile: config.tlsCert,
+    keyFile: config.tlsKey,
+    dataDir: config.dataDir,
+    hostname: config.mxHost,
+  });
   if (tls.generated) log.info('generated a self-signed TLS certificate for SMTP', { dir: config.dataDir });
   const handlers = submissionHandlers(deps);
 
@@ -33,13 +38,21 @@ export async function startSubmission(deps: SubmissionDeps): Promise<Submission>
     size: config.smtpMaxSize,
     authMethods: ['PLAIN', 'LOGIN'],
     authOptional: false,
-    authRequiredMessage: new AppError('missing_api_key', 'Authentication required: AUTH PLAIN or LOGIN (after STARTTLS) with username `resend` and an API key as the password.').toSmtp().message,
+    authRequiredMessage: new AppError(
+      'missing_api_key',
+      'Authentication required: AUTH PLAIN or LOGIN (after STARTTLS) with username `resend` and an API key as the password.',
+    ).toSmtp().message,
     disabledCommands: l.security === 'tls' ? ['STARTTLS'] : [],
     maxRecipients: MAX_RECIPIENTS,
     socketTimeout: IDLE_TIMEOUT_MS,
     closeTimeout: CLOSE_TIMEOUT_MS,
   });
 
-  const { servers, bound } = await listenAll(config.smtpListen, (l) => new SubmissionServer(optionsFor(l), config.smtpDataTimeoutMs), log, 'smtp submission');
+  const { servers, bound } = await listenAll(
+    config.smtpListen,
+    (l) => new SubmissionServer(optionsFor(l), config.smtpDataTimeoutMs),
+    log,
+    'smtp submission',
+  );
   return { listeners: bound, close: gracefulCloser(servers) };
 }

@@ -18,7 +18,18 @@ export interface ApiKeyListItem {
   last_used_at: string | null;
 }
 
-export async function apiKeyInsert(db: Queryable, k: { id: string; teamId: string; name: string; tokenHash: string; tokenHint: string; permission: Permission; domainId: string | null }): Promise<void> {
+export async function apiKeyInsert(
+  db: Queryable,
+  k: {
+    id: string;
+    teamId: string;
+    name: string;
+    tokenHash: string;
+    tokenHint: string;
+    permission: Permission;
+    domainId: string | null;
+  },
+): Promise<void> {
   await db.query(
     `INSERT INTO api_keys (id, team_id, name, token_hash, token_hint, permission, domain_id) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
     [k.id, k.teamId, k.name, k.tokenHash, k.tokenHint, k.permission, k.domainId],
@@ -26,19 +37,29 @@ export async function apiKeyInsert(db: Queryable, k: { id: string; teamId: strin
 }
 
 export async function apiKeyFindByHash(db: Queryable, tokenHash: string): Promise<ApiKeyAuth | undefined> {
-  const { rows } = await db.query<ApiKeyAuth>('SELECT id, team_id, permission, domain_id FROM api_keys WHERE token_hash = $1', [tokenHash]);
+  const { rows } = await db.query<ApiKeyAuth>(
+    'SELECT id, team_id, permission, domain_id FROM api_keys WHERE token_hash = $1',
+    [tokenHash],
+  );
   return rows[0];
 }
 
 export async function apiKeyList(db: Queryable, teamId: string, page: PageQuery): Promise<Page<ApiKeyListItem>> {
   return paginate<ApiKeyListItem>(db, {
-    table: 'api_keys', teamId, page,
+    table: 'api_keys',
+    teamId,
+    page,
     columns: 'id, name, created_at::text AS created_at, last_used_at::text AS last_used_at',
   });
 }
 
 /** The dashboard's view of every key of a team: what it may do, its domain and the token's first characters. */
-export interface ApiKeyDetail extends ApiKeyListItem { permission: Permission; domain_id: string | null; domain_name: string | null; token_hint: string }
+export interface ApiKeyDetail extends ApiKeyListItem {
+  permission: Permission;
+  domain_id: string | null;
+  domain_name: string | null;
+  token_hint: string;
+}
 
 export async function apiKeyListDetailed(db: Queryable, teamId: string): Promise<ApiKeyDetail[]> {
   const { rows } = await db.query<ApiKeyDetail>(
@@ -50,12 +71,19 @@ export async function apiKeyListDetailed(db: Queryable, teamId: string): Promise
 }
 
 export async function apiKeyDelete(db: Queryable, teamId: string, id: string): Promise<string | undefined> {
-  const { rows } = await db.query<{ token_hash: string }>('DELETE FROM api_keys WHERE team_id = $1 AND id = $2 RETURNING token_hash', [teamId, id]);
+  const { rows } = await db.query<{ token_hash: string }>(
+    'DELETE FROM api_keys WHERE team_id = $1 AND id = $2 RETURNING token_hash',
+    [teamId, id],
+  );
   return rows[0]?.token_hash;
 }
 
 export async function apiKeyRename(db: Queryable, teamId: string, id: string, name: string): Promise<boolean> {
-  const { rowCount } = await db.query('UPDATE api_keys SET name = $3 WHERE team_id = $1 AND id = $2', [teamId, id, name]);
+  const { rowCount } = await db.query('UPDATE api_keys SET name = $3 WHERE team_id = $1 AND id = $2', [
+    teamId,
+    id,
+    name,
+  ]);
   return Boolean(rowCount);
 }
 

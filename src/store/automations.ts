@@ -9,43 +9,96 @@ import { automationStepJobsInsertSql, automationWakeJobsInsertSql, JOBS_CHANNEL 
 import { paginate, type Page, type PageQuery } from './paginate.js';
 
 export interface AutomationRow {
-  id: string; team_id: string; name: string; status: 'enabled' | 'disabled'; trigger_event: string;
+  id: string;
+  team_id: string;
+  name: string;
+  status: 'enabled' | 'disabled';
+  trigger_event: string;
   /** re-entry: after_end (a new run once the previous ended), always (a run per event), never (once per contact) */
   reentry: Reentry;
   /** the system events (`resend:...`) its trigger or waits name (the trigger of migration 0025 reads it) */
   listens: string[];
   /** the events its wait_for_event steps wait for */
   waits: string[];
-  steps: { key: string; type: string; config: Record<string, any> }[]; connections: { from: string; to: string; type: string }[];
-  created_at: string; updated_at: string | null;
+  steps: { key: string; type: string; config: Record<string, any> }[];
+  connections: { from: string; to: string; type: string }[];
+  created_at: string;
+  updated_at: string | null;
 }
 export const REENTRY = ['after_end', 'always', 'never'] as const;
 export type Reentry = (typeof REENTRY)[number];
-const COLUMNS = 'id, team_id, name, status, trigger_event, reentry, listens, waits, steps, connections, created_at::text AS created_at, updated_at::text AS updated_at';
+const COLUMNS =
+  'id, team_id, name, status, trigger_event, reentry, listens, waits, steps, connections, created_at::text AS created_at, updated_at::text AS updated_at';
 const LIST_COLUMNS = 'id, name, status, created_at::text AS created_at, updated_at::text AS updated_at';
 
-export type AutomationFields = Pick<AutomationRow, 'name' | 'status' | 'trigger_event' | 'reentry' | 'listens' | 'waits' | 'steps' | 'connections'>;
+export type AutomationFields = Pick<
+  AutomationRow,
+  'name' | 'status' | 'trigger_event' | 'reentry' | 'listens' | 'waits' | 'steps' | 'connections'
+>;
 
 export async function automationInsert(db: Queryable, teamId: string, f: AutomationFields): Promise<AutomationRow> {
   const { rows } = await db.query<AutomationRow>(
     `INSERT INTO automations (id, team_id, name, status, trigger_event, steps, connections, reentry, listens, waits) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${COLUMNS}`,
-    [uuid(), teamId, f.name, f.status, f.trigger_event, JSON.stringify(f.steps), JSON.stringify(f.connections), f.reentry, f.listens, f.waits]);
+    [
+      uuid(),
+      teamId,
+      f.name,
+      f.status,
+      f.trigger_event,
+      JSON.stringify(f.steps),
+      JSON.stringify(f.connections),
+      f.reentry,
+      f.listens,
+      f.waits,
+    ],
+  );
   return rows[0];
 }
 
-export async function automationFind(db: Queryable, teamId: string, id: string, lock = false): Promise<AutomationRow | undefined> {
-  const { rows } = await db.query<AutomationRow>(`SELECT ${COLUMNS} FROM automations WHERE team_id = $1 AND id = $2${lock ? ' FOR UPDATE' : ''}`, [teamId, id]);
+export async function automationFind(
+  db: Queryable,
+  teamId: string,
+  id: string,
+  lock = false,
+): Promise<AutomationRow | undefined> {
+  const { rows } = await db.query<AutomationRow>(
+    `SELECT ${COLUMNS} FROM automations WHERE team_id = $1 AND id = $2${lock ? ' FOR UPDATE' : ''}`,
+    [teamId, id],
+  );
   return rows[0];
 }
 
-export function automationList(db: Queryable, teamId: string, page: PageQuery, status?: string): Promise<Page<Pick<AutomationRow, 'id' | 'name' | 'status' | 'created_at' | 'updated_at'>>> {
-  return paginate(db, { table: 'automations', columns: LIST_COLUMNS, teamId, page, ...(status ? { where: 'status = $1', params: [status] } : {}) });
+export function automationList(
+  db: Queryable,
+  teamId: string,
+  page: PageQuery,
+  status?: string,
+): Promise<Page<Pick<AutomationRow, 'id' | 'name' | 'status' | 'created_at' | 'updated_at'>>> {
+  return paginate(db, {
+    table: 'automations',
+    columns: LIST_COLUMNS,
+    teamId,
+    page,
+    ...(status ? { where: 'status = $1', params: [status] } : {}),
+  });
 }
 
 export async function automationUpdate(db: Queryable, teamId: string, id: string, f: AutomationFields): Promise<void> {
   await db.query(
     `UPDATE automations SET name = $3, status = $4, trigger_event = $5, steps = $6, connections = $7, reentry = $8, listens = $9, waits = $10, updated_at = now() WHERE team_id = $1 AND id = $2`,
-    [teamId, id, f.name, f.status, f.trigger_event, JSON.stringify(f.steps), JSON.stringify(f.connections), f.reentry, f.listens, f.waits]);
+    [
+      teamId,
+      id,
+      f.name,
+      f.status,
+      f.trigger_event,
+      JSON.stringify(f.steps),
+      JSON.stringify(f.connections),
+      f.reentry,
+      f.listens,
+      f.waits,
+    ],
+  );
 }
 
 export async function automationDelete(db: Queryable, teamId: string, id: string): Promise<boolean> {
@@ -54,30 +107,61 @@ export async function automationDelete(db: Queryable, teamId: string, id: string
 }
 
 /** The enabled automations triggered by these (team, event name) pairs, in one query. */
-export async function automationsEnabledByTriggers(db: Queryable, keys: { team_id: string; name: string }[]): Promise<AutomationRow[]> {
+export async function automationsEnabledByTriggers(
+  db: Queryable,
+  keys: { team_id: string; name: string }[],
+): Promise<AutomationRow[]> {
   if (!keys.length) return [];
   const { rows } = await db.query<AutomationRow>(
     `SELECT ${COLUMNS} FROM automations WHERE status = 'enabled' AND (team_id, trigger_event) IN (SELECT * FROM unnest($1::uuid[], $2::text[]))`,
-    [keys.map((k) => k.team_id), keys.map((k) => k.name)]);
+    [keys.map((k) => k.team_id), keys.map((k) => k.name)],
+  );
   return rows;
 }
 
 /** Automations by id (whatever their status): the ones that runs being advanced belong to. */
 export async function automationsByIds(db: Queryable, ids: string[]): Promise<AutomationRow[]> {
   if (!ids.length) return [];
-  const { rows } = await db.query<AutomationRow>(`SELECT ${COLUMNS} FROM automations WHERE id = ANY($1::uuid[])`, [ids]);
+  const { rows } = await db.query<AutomationRow>(`SELECT ${COLUMNS} FROM automations WHERE id = ANY($1::uuid[])`, [
+    ids,
+  ]);
   return rows;
 }
 
 export interface RunRow {
-  id: string; automation_id: string; team_id: string; contact_id: string | null; email: string; event: Record<string, unknown>;
-  status: 'running' | 'completed' | 'failed' | 'cancelled'; started_at: string; completed_at: string | null; created_at: string;
+  id: string;
+  automation_id: string;
+  team_id: string;
+  contact_id: string | null;
+  email: string;
+  event: Record<string, unknown>;
+  status: 'running' | 'completed' | 'failed' | 'cancelled';
+  started_at: string;
+  completed_at: string | null;
+  created_at: string;
 }
-const RUN_COLUMNS = 'id, automation_id, team_id, contact_id, email, event, status, started_at::text AS started_at, completed_at::text AS completed_at, created_at::text AS created_at';
+const RUN_COLUMNS =
+  'id, automation_id, team_id, contact_id, email, event, status, started_at::text AS started_at, completed_at::text AS completed_at, created_at::text AS created_at';
 
-export interface RunStart { id: string; automationId: string; teamId: string; contactId: string; email: string; event: Record<string, unknown>; reentry: Reentry; eventId: string }
+export interface RunStart {
+  id: string;
+  automationId: string;
+  teamId: string;
+  contactId: string;
+  email: string;
+  event: Record<string, unknown>;
+  reentry: Reentry;
+  eventId: string;
+}
 /** A step a run reaches: pending (its step job runs it), waiting (a delay parked at once: output {until}, with its wake-up) or completed (a trigger). */
-export interface RunStepNew { run_id: string; key: string; type: string; status: 'pending' | 'waiting' | 'completed'; output: unknown; wait_event: string | null }
+export interface RunStepNew {
+  run_id: string;
+  key: string;
+  type: string;
+  status: 'pending' | 'waiting' | 'completed';
+  output: unknown;
+  wait_event: string | null;
+}
 
 /**
  * New running runs, many candidates in one statement, each unless its re-entry rule refuses it:
@@ -112,15 +196,41 @@ export async function automationRunsStart(tx: Tx, runs: RunStart[], steps: RunSt
      sj AS (${automationStepJobsInsertSql("(SELECT run_id, key FROM st WHERE status = 'pending')")}),
      wj AS (${automationWakeJobsInsertSql("(SELECT run_id, key, (output->>'until')::timestamptz AS run_at FROM st WHERE status = 'waiting')")})
      SELECT id, (SELECT pg_notify($15, kind) FROM sj LIMIT 1) AS notified, (SELECT pg_notify($15, kind) FROM wj LIMIT 1) AS notified_wake FROM runs`,
-    [runs.map((r) => r.id), runs.map((r) => r.automationId), runs.map((r) => r.teamId), runs.map((r) => r.contactId), runs.map((r) => r.email),
-      runs.map((r) => JSON.stringify(r.event)), runs.map((r) => r.reentry), runs.map((r) => r.eventId),
-      steps.map((s) => s.run_id), steps.map((s) => s.key), steps.map((s) => s.type), steps.map((s) => s.status),
-      steps.map((s) => (s.output === null || s.output === undefined ? null : JSON.stringify(s.output))), steps.map((s) => s.wait_event), JOBS_CHANNEL]);
+    [
+      runs.map((r) => r.id),
+      runs.map((r) => r.automationId),
+      runs.map((r) => r.teamId),
+      runs.map((r) => r.contactId),
+      runs.map((r) => r.email),
+      runs.map((r) => JSON.stringify(r.event)),
+      runs.map((r) => r.reentry),
+      runs.map((r) => r.eventId),
+      steps.map((s) => s.run_id),
+      steps.map((s) => s.key),
+      steps.map((s) => s.type),
+      steps.map((s) => s.status),
+      steps.map((s) => (s.output === null || s.output === undefined ? null : JSON.stringify(s.output))),
+      steps.map((s) => s.wait_event),
+      JOBS_CHANNEL,
+    ],
+  );
   return new Set(rows.map((r) => r.id));
 }
 
-export interface StepDone { run_id: string; key: string; output: unknown; status: 'completed' | 'skipped' }
-export interface StepNext { run_id: string; key: string; type: string; wait_event: string | null; status: 'pending' | 'waiting'; output: unknown }
+export interface StepDone {
+  run_id: string;
+  key: string;
+  output: unknown;
+  status: 'completed' | 'skipped';
+}
+export interface StepNext {
+  run_id: string;
+  key: string;
+  type: string;
+  wait_event: string | null;
+  status: 'pending' | 'waiting';
+  output: unknown;
+}
 
 /**
  * Steps finished, one or many at once (each completed or skipped with its output; the caller holds
@@ -130,7 +240,12 @@ export interface StepNext { run_id: string; key: string; type: string; wait_even
  * statement. A wait_for_event step names its event (wait_event) from the start, so that an event
  * arriving before the step job parks it as waiting is remembered on the step (runStepRememberEvent).
  */
-export async function runStepsCompleteAndAdvance(tx: Tx, done: StepDone[], next: StepNext[], endIfDone: string[]): Promise<{ ended: string[] }> {
+export async function runStepsCompleteAndAdvance(
+  tx: Tx,
+  done: StepDone[],
+  next: StepNext[],
+  endIfDone: string[],
+): Promise<{ ended: string[] }> {
   if (!done.length && !next.length && !endIfDone.length) return { ended: [] };
   const { rows } = await tx.query<{ ended: string[] | null }>(
     `WITH d AS (SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $12::text[]) AS d (run_id, key, output, status)),
@@ -154,27 +269,49 @@ export async function runStepsCompleteAndAdvance(tx: Tx, done: StepDone[], next:
                            AND (s.run_id, s.key) NOT IN (SELECT run_id, key FROM d))
        RETURNING r.id)
      SELECT (SELECT array_agg(id) FROM ended) AS ended, (SELECT count(*) FROM done) AS done, (SELECT pg_notify($9, kind) FROM sj LIMIT 1) AS notified, (SELECT pg_notify($9, kind) FROM wj LIMIT 1) AS notified_wake`,
-    [done.map((x) => x.run_id), done.map((x) => x.key), done.map((x) => (x.output === undefined ? null : JSON.stringify(x.output))),
-      next.map((x) => x.run_id), next.map((x) => x.key), next.map((x) => x.type), next.map((x) => x.wait_event), endIfDone, JOBS_CHANNEL,
-      next.map((x) => x.status), next.map((x) => (x.output === null || x.output === undefined ? null : JSON.stringify(x.output))), done.map((x) => x.status)]);
+    [
+      done.map((x) => x.run_id),
+      done.map((x) => x.key),
+      done.map((x) => (x.output === undefined ? null : JSON.stringify(x.output))),
+      next.map((x) => x.run_id),
+      next.map((x) => x.key),
+      next.map((x) => x.type),
+      next.map((x) => x.wait_event),
+      endIfDone,
+      JOBS_CHANNEL,
+      next.map((x) => x.status),
+      next.map((x) => (x.output === null || x.output === undefined ? null : JSON.stringify(x.output))),
+      done.map((x) => x.status),
+    ],
+  );
   return { ended: rows[0].ended ?? [] };
 }
 
 /** The runs, row-locked in id order (the lock order everywhere: runs by id, then their steps). */
-export async function automationRunsLock(tx: Tx, ids: string[]): Promise<Pick<RunRow, 'id' | 'automation_id' | 'team_id' | 'status'>[]> {
+export async function automationRunsLock(
+  tx: Tx,
+  ids: string[],
+): Promise<Pick<RunRow, 'id' | 'automation_id' | 'team_id' | 'status'>[]> {
   if (!ids.length) return [];
-  const { rows } = await tx.query(`SELECT id, automation_id, team_id, status FROM automation_runs WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`, [ids]);
+  const { rows } = await tx.query(
+    `SELECT id, automation_id, team_id, status FROM automation_runs WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`,
+    [ids],
+  );
   return rows;
 }
 
 /** The steps, row-locked in (run, key) order, after their runs. */
-export async function runStepsLock(tx: Tx, keys: { run_id: string; key: string }[]): Promise<Pick<RunStepRow, 'run_id' | 'key' | 'type' | 'status'>[]> {
+export async function runStepsLock(
+  tx: Tx,
+  keys: { run_id: string; key: string }[],
+): Promise<Pick<RunStepRow, 'run_id' | 'key' | 'type' | 'status'>[]> {
   if (!keys.length) return [];
   const { rows } = await tx.query(
     `SELECT s.run_id, s.key, s.type, s.status FROM automation_run_steps s
      WHERE s.run_id = ANY($1::uuid[]) AND (s.run_id, s.key) IN (SELECT * FROM unnest($1::uuid[], $2::text[]))
      ORDER BY s.run_id, s.key FOR UPDATE OF s`,
-    [keys.map((k) => k.run_id), keys.map((k) => k.key)]);
+    [keys.map((k) => k.run_id), keys.map((k) => k.key)],
+  );
   return rows;
 }
 
@@ -184,63 +321,127 @@ export async function automationRunsEndIfDone(tx: Tx, ids: string[]): Promise<st
 }
 
 export async function automationRunFind(db: Queryable, runId: string, lock = false): Promise<RunRow | undefined> {
-  const { rows } = await db.query<RunRow>(`SELECT ${RUN_COLUMNS} FROM automation_runs WHERE id = $1${lock ? ' FOR UPDATE' : ''}`, [runId]);
+  const { rows } = await db.query<RunRow>(
+    `SELECT ${RUN_COLUMNS} FROM automation_runs WHERE id = $1${lock ? ' FOR UPDATE' : ''}`,
+    [runId],
+  );
   return rows[0];
 }
 
-export function automationRunList(db: Queryable, teamId: string, automationId: string, page: PageQuery, statuses: string[] | null): Promise<Page<RunRow>> {
-  return paginate<RunRow>(db, { table: 'automation_runs', columns: RUN_COLUMNS, teamId, page,
-    where: 'automation_id = $1 AND ($2::text[] IS NULL OR status = ANY($2::text[]))', params: [automationId, statuses] });
+export function automationRunList(
+  db: Queryable,
+  teamId: string,
+  automationId: string,
+  page: PageQuery,
+  statuses: string[] | null,
+): Promise<Page<RunRow>> {
+  return paginate<RunRow>(db, {
+    table: 'automation_runs',
+    columns: RUN_COLUMNS,
+    teamId,
+    page,
+    where: 'automation_id = $1 AND ($2::text[] IS NULL OR status = ANY($2::text[]))',
+    params: [automationId, statuses],
+  });
 }
 
 /** Ends a run; only a running one (returns whether it was). */
-export async function automationRunEnd(db: Queryable, runId: string, status: 'completed' | 'failed' | 'cancelled'): Promise<boolean> {
-  const { rowCount } = await db.query(`UPDATE automation_runs SET status = $2, completed_at = now() WHERE id = $1 AND status = 'running'`, [runId, status]);
+export async function automationRunEnd(
+  db: Queryable,
+  runId: string,
+  status: 'completed' | 'failed' | 'cancelled',
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE automation_runs SET status = $2, completed_at = now() WHERE id = $1 AND status = 'running'`,
+    [runId, status],
+  );
   return Boolean(rowCount);
 }
 
 /** stop: every running run of the automation cancelled, with its unfinished steps skipped. */
 export async function automationRunsCancelAll(tx: Tx, automationId: string): Promise<number> {
   const { rows } = await tx.query<{ id: string }>(
-    `UPDATE automation_runs SET status = 'cancelled', completed_at = now() WHERE automation_id = $1 AND status = 'running' RETURNING id`, [automationId]);
+    `UPDATE automation_runs SET status = 'cancelled', completed_at = now() WHERE automation_id = $1 AND status = 'running' RETURNING id`,
+    [automationId],
+  );
   await tx.query(
     `UPDATE automation_run_steps SET status = 'skipped', error = '{"reason":"cancelled"}', completed_at = now()
-     WHERE run_id = ANY($1::uuid[]) AND status IN ('pending', 'running', 'waiting')`, [rows.map((r) => r.id)]);
+     WHERE run_id = ANY($1::uuid[]) AND status IN ('pending', 'running', 'waiting')`,
+    [rows.map((r) => r.id)],
+  );
   return rows.length;
 }
 
 export interface RunStepRow {
-  run_id: string; key: string; type: string; status: 'pending' | 'running' | 'waiting' | 'completed' | 'failed' | 'skipped';
-  wait_event: string | null; output: Record<string, unknown> | null; error: Record<string, unknown> | null;
-  started_at: string | null; completed_at: string | null; created_at: string;
+  run_id: string;
+  key: string;
+  type: string;
+  status: 'pending' | 'running' | 'waiting' | 'completed' | 'failed' | 'skipped';
+  wait_event: string | null;
+  output: Record<string, unknown> | null;
+  error: Record<string, unknown> | null;
+  started_at: string | null;
+  completed_at: string | null;
+  created_at: string;
 }
-const STEP_COLUMNS = 'run_id, key, type, status, wait_event, output, error, started_at::text AS started_at, completed_at::text AS completed_at, created_at::text AS created_at';
+const STEP_COLUMNS =
+  'run_id, key, type, status, wait_event, output, error, started_at::text AS started_at, completed_at::text AS completed_at, created_at::text AS created_at';
 
 /** A pending wait's event, kept in its output until the step job enters the wait and takes it. */
-export async function runStepRememberEvent(tx: Tx, runId: string, key: string, received: Record<string, unknown>): Promise<void> {
+export async function runStepRememberEvent(
+  tx: Tx,
+  runId: string,
+  key: string,
+  received: Record<string, unknown>,
+): Promise<void> {
   await tx.query(
     `UPDATE automation_run_steps SET output = jsonb_build_object('early_event', $3::jsonb) WHERE run_id = $1 AND key = $2 AND status IN ('pending', 'running') AND output IS NULL`,
-    [runId, key, JSON.stringify(received)]);
+    [runId, key, JSON.stringify(received)],
+  );
 }
 
-export async function runStepFind(db: Queryable, runId: string, key: string, lock = false): Promise<RunStepRow | undefined> {
-  const { rows } = await db.query<RunStepRow>(`SELECT ${STEP_COLUMNS} FROM automation_run_steps WHERE run_id = $1 AND key = $2${lock ? ' FOR UPDATE' : ''}`, [runId, key]);
+export async function runStepFind(
+  db: Queryable,
+  runId: string,
+  key: string,
+  lock = false,
+): Promise<RunStepRow | undefined> {
+  const { rows } = await db.query<RunStepRow>(
+    `SELECT ${STEP_COLUMNS} FROM automation_run_steps WHERE run_id = $1 AND key = $2${lock ? ' FOR UPDATE' : ''}`,
+    [runId, key],
+  );
   return rows[0];
 }
 
 export async function runStepsOfRun(db: Queryable, runId: string): Promise<RunStepRow[]> {
-  const { rows } = await db.query<RunStepRow>(`SELECT ${STEP_COLUMNS} FROM automation_run_steps WHERE run_id = $1 ORDER BY created_at, key`, [runId]);
+  const { rows } = await db.query<RunStepRow>(
+    `SELECT ${STEP_COLUMNS} FROM automation_run_steps WHERE run_id = $1 ORDER BY created_at, key`,
+    [runId],
+  );
   return rows;
 }
 
 /** Sets a step's state; `started_at` is set on first leaving pending, `completed_at` on a final state. */
-export async function runStepSet(db: Queryable, runId: string, key: string, s: { status: RunStepRow['status']; output?: unknown; error?: unknown; waitEvent?: string | null }): Promise<void> {
+export async function runStepSet(
+  db: Queryable,
+  runId: string,
+  key: string,
+  s: { status: RunStepRow['status']; output?: unknown; error?: unknown; waitEvent?: string | null },
+): Promise<void> {
   await db.query(
     `UPDATE automation_run_steps SET status = $3, output = coalesce($4::jsonb, output), error = $5::jsonb, wait_event = $6,
        started_at = coalesce(started_at, now()),
        completed_at = CASE WHEN $3 IN ('completed', 'failed', 'skipped') THEN now() END
      WHERE run_id = $1 AND key = $2`,
-    [runId, key, s.status, s.output === undefined ? null : JSON.stringify(s.output), s.error === undefined ? null : JSON.stringify(s.error), s.waitEvent ?? null]);
+    [
+      runId,
+      key,
+      s.status,
+      s.output === undefined ? null : JSON.stringify(s.output),
+      s.error === undefined ? null : JSON.stringify(s.error),
+      s.waitEvent ?? null,
+    ],
+  );
 }
 
 /**
@@ -250,7 +451,10 @@ export async function runStepSet(db: Queryable, runId: string, key: string, s: {
  * event and a wait's timeout firing at once queue behind each other instead of deadlocking. `at`
  * is the triple's index.
  */
-export async function runStepsWaitingForMany(tx: Tx, keys: { team_id: string; email: string; name: string }[]): Promise<(RunStepRow & { at: number; run: RunRow })[]> {
+export async function runStepsWaitingForMany(
+  tx: Tx,
+  keys: { team_id: string; email: string; name: string }[],
+): Promise<(RunStepRow & { at: number; run: RunRow })[]> {
   if (!keys.length) return [];
   const params = [keys.map((k) => k.team_id), keys.map((k) => k.email), keys.map((k) => k.name)];
   // Candidates first, one index probe per triple (a join would hash every running run), then locked in id order.
@@ -260,10 +464,14 @@ export async function runStepsWaitingForMany(tx: Tx, keys: { team_id: string; em
        SELECT r.id FROM automation_runs r
        WHERE r.team_id = k.team_id AND r.email = k.email AND r.status = 'running'
          AND EXISTS (SELECT 1 FROM automation_run_steps s WHERE s.run_id = r.id AND s.status IN ('pending', 'running', 'waiting') AND s.wait_event = k.name)
-       OFFSET 0) x`, params);
+       OFFSET 0) x`,
+    params,
+  );
   if (!candidates.length) return [];
   const { rows: runs } = await tx.query<{ id: string }>(
-    `SELECT id FROM automation_runs WHERE id = ANY($1::uuid[]) AND status = 'running' ORDER BY id FOR UPDATE`, [candidates.map((r) => r.id)]);
+    `SELECT id FROM automation_runs WHERE id = ANY($1::uuid[]) AND status = 'running' ORDER BY id FOR UPDATE`,
+    [candidates.map((r) => r.id)],
+  );
   if (!runs.length) return [];
   const { rows } = await tx.query(
     `SELECT s.run_id, s.key, s.type, s.status, s.output, (k.ord - 1)::int AS at, r.automation_id, r.team_id, r.contact_id, r.email, r.event
@@ -271,18 +479,34 @@ export async function runStepsWaitingForMany(tx: Tx, keys: { team_id: string; em
      JOIN unnest($1::uuid[], $2::text[], $3::text[]) WITH ORDINALITY AS k (team_id, email, name, ord) ON r.team_id = k.team_id AND r.email = k.email AND s.wait_event = k.name
      WHERE s.run_id = ANY($4::uuid[]) AND s.status IN ('pending', 'running', 'waiting') AND r.status = 'running'
      ORDER BY s.run_id, s.key FOR UPDATE OF s`,
-    [...params, runs.map((r) => r.id)]);
-  return rows.map((x: any) => ({ ...x, run: { id: x.run_id, automation_id: x.automation_id, team_id: x.team_id, contact_id: x.contact_id, email: x.email, event: x.event } }));
+    [...params, runs.map((r) => r.id)],
+  );
+  return rows.map((x: any) => ({
+    ...x,
+    run: {
+      id: x.run_id,
+      automation_id: x.automation_id,
+      team_id: x.team_id,
+      contact_id: x.contact_id,
+      email: x.email,
+      event: x.event,
+    },
+  }));
 }
 
 /**
  * The oldest queued events (automation_event_queue) in the order recorded, with their team; `id` is
  * null for an event deleted since (its team was), which only leaves the queue.
  */
-export async function automationEventQueueHead(tx: Tx, limit: number): Promise<(Omit<CustomEventRow, 'id'> & { id: string | null; seq: string; team_id: string })[]> {
+export async function automationEventQueueHead(
+  tx: Tx,
+  limit: number,
+): Promise<(Omit<CustomEventRow, 'id'> & { id: string | null; seq: string; team_id: string })[]> {
   const { rows } = await tx.query(
     `SELECT q.seq, e.team_id, e.id, e.name, e.contact_id, e.email, e.payload, e.created_at::text AS created_at
-     FROM automation_event_queue q LEFT JOIN custom_events e ON e.id = q.event_id ORDER BY q.seq LIMIT $1`, [limit]);
+     FROM automation_event_queue q LEFT JOIN custom_events e ON e.id = q.event_id ORDER BY q.seq LIMIT $1`,
+    [limit],
+  );
   return rows;
 }
 

@@ -5,7 +5,11 @@ import type { Queryable } from './db.js';
 
 export const BLOB_CHUNK_BYTES = 256 * 1024;
 
-export interface BlobChunk { blob_id: string; n: number; data: Buffer }
+export interface BlobChunk {
+  blob_id: string;
+  n: number;
+  data: Buffer;
+}
 
 /**
  * The parameters that carry chunks to INSERT_CHUNKS_FROM: node-pg sends a Buffer parameter as
@@ -15,8 +19,17 @@ export interface BlobChunk { blob_id: string; n: number; data: Buffer }
 export function chunkParams(chunks: BlobChunk[]): [string[], number[], Buffer, number[], number[]] {
   const offsets: number[] = [];
   let at = 0;
-  for (const c of chunks) { offsets.push(at); at += c.data.length; }
-  return [chunks.map((c) => c.blob_id), chunks.map((c) => c.n), Buffer.concat(chunks.map((c) => c.data)), offsets, chunks.map((c) => c.data.length)];
+  for (const c of chunks) {
+    offsets.push(at);
+    at += c.data.length;
+  }
+  return [
+    chunks.map((c) => c.blob_id),
+    chunks.map((c) => c.n),
+    Buffer.concat(chunks.map((c) => c.data)),
+    offsets,
+    chunks.map((c) => c.data.length),
+  ];
 }
 
 /** SELECT rows for blob_chunks from chunkParams at parameter `$p` onwards ($p..$p+4). */
@@ -33,7 +46,10 @@ export async function blobChunksInsert(db: Queryable, chunks: BlobChunk[]): Prom
 export function blobStream(db: Queryable, blobId: string): Readable {
   async function* chunks() {
     for (let n = 0; ; n++) {
-      const { rows } = await db.query<{ data: Buffer }>('SELECT data FROM blob_chunks WHERE blob_id = $1 AND n = $2', [blobId, n]);
+      const { rows } = await db.query<{ data: Buffer }>('SELECT data FROM blob_chunks WHERE blob_id = $1 AND n = $2', [
+        blobId,
+        n,
+      ]);
       if (!rows[0]) return;
       yield rows[0].data;
     }
@@ -43,7 +59,9 @@ export function blobStream(db: Queryable, blobId: string): Readable {
 
 /** The whole blob (for small ones: inline images, reports). */
 export async function blobRead(db: Queryable, blobId: string): Promise<Buffer> {
-  const { rows } = await db.query<{ data: Buffer }>('SELECT data FROM blob_chunks WHERE blob_id = $1 ORDER BY n', [blobId]);
+  const { rows } = await db.query<{ data: Buffer }>('SELECT data FROM blob_chunks WHERE blob_id = $1 ORDER BY n', [
+    blobId,
+  ]);
   return Buffer.concat(rows.map((r) => r.data));
 }
 
@@ -60,7 +78,9 @@ export async function blobWriteStream(db: Queryable, blobId: string, input: Asyn
   let heldBytes = 0;
   let n = 0;
   let total = 0;
-  const flush = async (data: Buffer) => { await blobChunksInsert(db, [{ blob_id: blobId, n: n++, data }]); };
+  const flush = async (data: Buffer) => {
+    await blobChunksInsert(db, [{ blob_id: blobId, n: n++, data }]);
+  };
   for await (const piece of input) {
     held.push(piece);
     heldBytes += piece.length;

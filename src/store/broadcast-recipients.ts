@@ -9,7 +9,12 @@ export interface PageExclusions {
   topicOut: Set<string>;
 }
 
-export async function broadcastPageExclusions(db: Queryable, teamId: string, topicId: string | null, contacts: { id: string; email: string }[]): Promise<PageExclusions> {
+export async function broadcastPageExclusions(
+  db: Queryable,
+  teamId: string,
+  topicId: string | null,
+  contacts: { id: string; email: string }[],
+): Promise<PageExclusions> {
   if (!contacts.length) return { suppressed: new Set(), topicOut: new Set() };
   const { rows } = await db.query<{ kind: 'suppressed' | 'topic'; v: string }>(
     `SELECT 'suppressed' AS kind, s.email AS v FROM suppressions s WHERE s.team_id = $1 AND s.email = ANY($2::text[])
@@ -17,7 +22,8 @@ export async function broadcastPageExclusions(db: Queryable, teamId: string, top
      SELECT 'topic', c.id::text FROM unnest($3::uuid[]) AS c (id) JOIN topics t ON t.id = $4::uuid AND t.team_id = $1
        LEFT JOIN contact_topics ct ON ct.contact_id = c.id AND ct.topic_id = t.id
      WHERE coalesce(ct.subscription, t.default_subscription) = 'opt_out'`,
-    [teamId, contacts.map((c) => c.email.toLowerCase()), contacts.map((c) => c.id), topicId]);
+    [teamId, contacts.map((c) => c.email.toLowerCase()), contacts.map((c) => c.id), topicId],
+  );
   const out: PageExclusions = { suppressed: new Set(), topicOut: new Set() };
   for (const r of rows) (r.kind === 'suppressed' ? out.suppressed : out.topicOut).add(r.v);
   return out;

@@ -7,8 +7,18 @@ import type { Queryable } from './db.js';
 import { paginate, type Page, type PageQuery } from './paginate.js';
 
 export interface BroadcastCounts {
-  emails: number; queued: number; delivered: number; bounced: number; hard_bounced: number; complained: number;
-  opened: number; clicked: number; unsubscribed: number; suppressed: number; failed: number; canceled: number;
+  emails: number;
+  queued: number;
+  delivered: number;
+  bounced: number;
+  hard_bounced: number;
+  complained: number;
+  opened: number;
+  clicked: number;
+  unsubscribed: number;
+  suppressed: number;
+  failed: number;
+  canceled: number;
 }
 
 /** Emails of the broadcast having at least one event of each type (distinct emails, not events). */
@@ -31,31 +41,56 @@ export async function broadcastCounts(db: Queryable, id: string): Promise<Broadc
        count(DISTINCT email_id) FILTER (WHERE type = 'email.suppressed')::int AS suppressed,
        count(DISTINCT email_id) FILTER (WHERE type = 'email.failed')::int AS failed
      FROM ev`,
-    [id]);
+    [id],
+  );
   return rows[0];
 }
 
 /** The broadcast's delivery results as counted by the email_events trigger (0034): what the automatic pause reads. */
-export async function broadcastRateCounts(db: Queryable, id: string): Promise<{ delivered: number; bounced: number; hard_bounced: number; complained: number }> {
-  const { rows } = await db.query('SELECT delivered, bounced, hard_bounced, complained FROM broadcast_rate_counts WHERE broadcast_id = $1', [id]);
+export async function broadcastRateCounts(
+  db: Queryable,
+  id: string,
+): Promise<{ delivered: number; bounced: number; hard_bounced: number; complained: number }> {
+  const { rows } = await db.query(
+    'SELECT delivered, bounced, hard_bounced, complained FROM broadcast_rate_counts WHERE broadcast_id = $1',
+    [id],
+  );
   return rows[0] ?? { delivered: 0, bounced: 0, hard_bounced: 0, complained: 0 };
 }
 
-export const RECIPIENT_TYPES = ['sent', 'delivered', 'opened', 'clicked', 'bounced', 'complained', 'unsubscribed', 'suppressed'] as const;
-export type RecipientType = typeof RECIPIENT_TYPES[number];
+export const RECIPIENT_TYPES = [
+  'sent',
+  'delivered',
+  'opened',
+  'clicked',
+  'bounced',
+  'complained',
+  'unsubscribed',
+  'suppressed',
+] as const;
+export type RecipientType = (typeof RECIPIENT_TYPES)[number];
 export const BOUNCE_TYPES = ['permanent', 'transient', 'undetermined'] as const;
 
 export interface RecipientItem {
-  id: string; contact_id: string | null; email: string; count?: number;
-  clicked_links?: { url: string; clicks: number }[]; bounce_type?: string;
+  id: string;
+  contact_id: string | null;
+  email: string;
+  count?: number;
+  clicked_links?: { url: string; clicks: number }[];
+  bounce_type?: string;
 }
 
 /**
  * The broadcast's recipients whose email had an event of `type` (sent: every email), newest first,
  * paged by email id (the opaque cursor of resend-compat 7.5).
  */
-export async function broadcastRecipientsPage(db: Queryable, teamId: string, broadcastId: string, q: { type: RecipientType; email?: string; bounceType?: string },
-  page: PageQuery): Promise<Page<RecipientItem>> {
+export async function broadcastRecipientsPage(
+  db: Queryable,
+  teamId: string,
+  broadcastId: string,
+  q: { type: RecipientType; email?: string; bounceType?: string },
+  page: PageQuery,
+): Promise<Page<RecipientItem>> {
   const params: unknown[] = [broadcastId];
   const conds = ['broadcast_id = $1::uuid'];
   if (q.type !== 'sent') {
@@ -71,36 +106,54 @@ export async function broadcastRecipientsPage(db: Queryable, teamId: string, bro
     params.push(q.email);
     conds.push(`lower(to_addrs[1]) = lower($${params.length})`);
   }
-  const extra = q.type === 'opened'
-    ? `, (SELECT count(*)::int FROM email_events ev WHERE ev.email_id = emails.id AND ev.type = 'email.opened') AS count`
-    : q.type === 'clicked'
-      ? `, (SELECT count(*)::int FROM email_events ev WHERE ev.email_id = emails.id AND ev.type = 'email.clicked') AS count,
+  const extra =
+    q.type === 'opened'
+      ? `, (SELECT count(*)::int FROM email_events ev WHERE ev.email_id = emails.id AND ev.type = 'email.opened') AS count`
+      : q.type === 'clicked'
+        ? `, (SELECT count(*)::int FROM email_events ev WHERE ev.email_id = emails.id AND ev.type = 'email.clicked') AS count,
          (SELECT coalesce(json_agg(json_build_object('url', l.url, 'clicks', l.n) ORDER BY l.url), '[]') FROM (
             SELECT ev.data->'click'->>'link' AS url, count(*)::int AS n FROM email_events ev
             WHERE ev.email_id = emails.id AND ev.type = 'email.clicked' GROUP BY 1) l) AS clicked_links`
-      : q.type === 'bounced'
-        ? `, (SELECT coalesce(lower(ev.data->'bounce'->>'type'), 'undetermined') FROM email_events ev
+        : q.type === 'bounced'
+          ? `, (SELECT coalesce(lower(ev.data->'bounce'->>'type'), 'undetermined') FROM email_events ev
               WHERE ev.email_id = emails.id AND ev.type = 'email.bounced' ORDER BY ev.created_at DESC LIMIT 1) AS bounce_type`
-        : '';
+          : '';
   return paginate<RecipientItem>(db, {
-    table: 'emails', teamId, page, where: conds.join(' AND '), params,
+    table: 'emails',
+    teamId,
+    page,
+    where: conds.join(' AND '),
+    params,
     columns: `id, (SELECT c.id FROM contacts c WHERE c.team_id = emails.team_id AND c.email = lower(emails.to_addrs[1])) AS contact_id,
       to_addrs[1] AS email${extra}`,
   });
 }
 
-export interface ClickedLink { id: string; url: string; clicks: number; unique_clicks: number }
+export interface ClickedLink {
+  id: string;
+  url: string;
+  clicks: number;
+  unique_clicks: number;
+}
 
 const linkCursor = (url: string) => Buffer.from(url, 'utf8').toString('base64url');
 
 /** The links clicked in the broadcast's emails, by URL; the cursor is an opaque encoding of the URL. */
-export async function broadcastClickedLinks(db: Queryable, broadcastId: string, page: PageQuery): Promise<Page<ClickedLink>> {
+export async function broadcastClickedLinks(
+  db: Queryable,
+  broadcastId: string,
+  page: PageQuery,
+): Promise<Page<ClickedLink>> {
   const limit = page.limit ?? 20;
   const cursor = page.after ?? page.before;
   let url: string | null = null;
   if (cursor !== undefined) {
     url = Buffer.from(cursor, 'base64url').toString('utf8');
-    if (!url || linkCursor(url) !== cursor) throw new AppError('validation_error', `The \`${page.after ? 'after' : 'before'}\` cursor does not match any item.`);
+    if (!url || linkCursor(url) !== cursor)
+      throw new AppError(
+        'validation_error',
+        `The \`${page.after ? 'after' : 'before'}\` cursor does not match any item.`,
+      );
   }
   const before = page.before !== undefined;
   const { rows } = await db.query<{ url: string; clicks: number; unique_clicks: number }>(
@@ -109,7 +162,8 @@ export async function broadcastClickedLinks(db: Queryable, broadcastId: string, 
      WHERE e.broadcast_id = $1 AND ev.type = 'email.clicked'
        AND ($2::text IS NULL OR (CASE WHEN $3::boolean THEN ev.data->'click'->>'link' < $2 ELSE ev.data->'click'->>'link' > $2 END))
      GROUP BY 1 ORDER BY 1 ${before ? 'DESC' : 'ASC'} LIMIT $4`,
-    [broadcastId, url, before, limit + 1]);
+    [broadcastId, url, before, limit + 1],
+  );
   const hasMore = rows.length > limit;
   const data = rows.slice(0, limit);
   if (before) data.reverse();

@@ -7,16 +7,35 @@ import { paginate, type Page, type PageQuery } from './paginate.js';
 export type BroadcastStatus = 'draft' | 'scheduled' | 'queued' | 'sending' | 'sent' | 'canceled' | 'paused';
 
 export interface BroadcastContent {
-  name: string; segment_id: string | null; topic_id: string | null; from_header: string | null; subject: string | null;
-  reply_to: string[] | null; preview_text: string | null; html: string | null; text_body: string | null;
+  name: string;
+  segment_id: string | null;
+  topic_id: string | null;
+  from_header: string | null;
+  subject: string | null;
+  reply_to: string[] | null;
+  preview_text: string | null;
+  html: string | null;
+  text_body: string | null;
 }
 
 export interface BroadcastRow extends BroadcastContent {
-  id: string; team_id: string; status: BroadcastStatus; api_key_id: string | null;
-  scheduled_at: string | null; sent_at: string | null; completed_at: string | null; paused_at: string | null; pause_reason: string | null;
-  cursor_created_at: string | null; cursor_id: string | null;
-  recipients: number; skipped_unsubscribed: number; skipped_topic: number; skipped_suppressed: number;
-  created_at: string; updated_at: string;
+  id: string;
+  team_id: string;
+  status: BroadcastStatus;
+  api_key_id: string | null;
+  scheduled_at: string | null;
+  sent_at: string | null;
+  completed_at: string | null;
+  paused_at: string | null;
+  pause_reason: string | null;
+  cursor_created_at: string | null;
+  cursor_id: string | null;
+  recipients: number;
+  skipped_unsubscribed: number;
+  skipped_topic: number;
+  skipped_suppressed: number;
+  created_at: string;
+  updated_at: string;
 }
 
 const COLUMNS = `id, team_id, name, segment_id, topic_id, from_header, subject, reply_to, preview_text, html, text_body, status, api_key_id,
@@ -26,15 +45,38 @@ const COLUMNS = `id, team_id, name, segment_id, topic_id, from_header, subject, 
 const LIST_COLUMNS = `id, name, segment_id AS audience_id, segment_id, status, created_at::text AS created_at,
   scheduled_at::text AS scheduled_at, sent_at::text AS sent_at, topic_id`;
 
-export async function broadcastInsert(db: Queryable, teamId: string, id: string, c: BroadcastContent, apiKeyId: string | null): Promise<void> {
+export async function broadcastInsert(
+  db: Queryable,
+  teamId: string,
+  id: string,
+  c: BroadcastContent,
+  apiKeyId: string | null,
+): Promise<void> {
   await db.query(
     `INSERT INTO broadcasts (id, team_id, name, segment_id, topic_id, from_header, subject, reply_to, preview_text, html, text_body, api_key_id)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-    [id, teamId, c.name, c.segment_id, c.topic_id, c.from_header, c.subject, c.reply_to, c.preview_text, c.html, c.text_body, apiKeyId]);
+    [
+      id,
+      teamId,
+      c.name,
+      c.segment_id,
+      c.topic_id,
+      c.from_header,
+      c.subject,
+      c.reply_to,
+      c.preview_text,
+      c.html,
+      c.text_body,
+      apiKeyId,
+    ],
+  );
 }
 
 export async function broadcastFind(db: Queryable, teamId: string, id: string): Promise<BroadcastRow | undefined> {
-  const { rows } = await db.query<BroadcastRow>(`SELECT ${COLUMNS} FROM broadcasts WHERE team_id = $1 AND id = $2`, [teamId, id]);
+  const { rows } = await db.query<BroadcastRow>(`SELECT ${COLUMNS} FROM broadcasts WHERE team_id = $1 AND id = $2`, [
+    teamId,
+    id,
+  ]);
   return rows[0];
 }
 
@@ -45,8 +87,15 @@ export async function broadcastFindById(db: Queryable, id: string): Promise<Broa
 }
 
 export interface BroadcastListItem {
-  id: string; name: string; audience_id: string | null; segment_id: string | null; status: BroadcastStatus;
-  created_at: string; scheduled_at: string | null; sent_at: string | null; topic_id: string | null;
+  id: string;
+  name: string;
+  audience_id: string | null;
+  segment_id: string | null;
+  status: BroadcastStatus;
+  created_at: string;
+  scheduled_at: string | null;
+  sent_at: string | null;
+  topic_id: string | null;
 }
 
 export function broadcastList(db: Queryable, teamId: string, page: PageQuery): Promise<Page<BroadcastListItem>> {
@@ -54,23 +103,46 @@ export function broadcastList(db: Queryable, teamId: string, page: PageQuery): P
 }
 
 /** Replaces a draft's content; undefined when there is no such broadcast, else its status before (the change applies only to a draft). */
-export async function broadcastUpdateDraft(db: Queryable, teamId: string, id: string, c: BroadcastContent): Promise<BroadcastStatus | undefined> {
+export async function broadcastUpdateDraft(
+  db: Queryable,
+  teamId: string,
+  id: string,
+  c: BroadcastContent,
+): Promise<BroadcastStatus | undefined> {
   const { rows } = await db.query<{ status: BroadcastStatus }>(
     `WITH u AS (
        UPDATE broadcasts SET name = $3, segment_id = $4, topic_id = $5, from_header = $6, subject = $7, reply_to = $8, preview_text = $9,
          html = $10, text_body = $11, updated_at = now()
        WHERE team_id = $1 AND id = $2 AND status = 'draft' RETURNING status)
      SELECT status FROM u UNION ALL SELECT status FROM broadcasts WHERE team_id = $1 AND id = $2 AND NOT EXISTS (SELECT 1 FROM u)`,
-    [teamId, id, c.name, c.segment_id, c.topic_id, c.from_header, c.subject, c.reply_to, c.preview_text, c.html, c.text_body]);
+    [
+      teamId,
+      id,
+      c.name,
+      c.segment_id,
+      c.topic_id,
+      c.from_header,
+      c.subject,
+      c.reply_to,
+      c.preview_text,
+      c.html,
+      c.text_body,
+    ],
+  );
   return rows[0]?.status;
 }
 
 /** Deletes a draft; returns its status (deleted only when 'draft'), undefined when absent. */
-export async function broadcastDeleteDraft(db: Queryable, teamId: string, id: string): Promise<BroadcastStatus | undefined> {
+export async function broadcastDeleteDraft(
+  db: Queryable,
+  teamId: string,
+  id: string,
+): Promise<BroadcastStatus | undefined> {
   const { rows } = await db.query<{ status: BroadcastStatus }>(
     `WITH d AS (DELETE FROM broadcasts WHERE team_id = $1 AND id = $2 AND status = 'draft' RETURNING status)
      SELECT status FROM d UNION ALL SELECT status FROM broadcasts WHERE team_id = $1 AND id = $2 AND NOT EXISTS (SELECT 1 FROM d)`,
-    [teamId, id]);
+    [teamId, id],
+  );
   return rows[0]?.status;
 }
 
@@ -78,23 +150,33 @@ export async function broadcastDeleteDraft(db: Queryable, teamId: string, id: st
  * Moves a broadcast from one of `from` to `to` (with the columns a move sets); returns the row
  * after the move, or undefined when the broadcast was not in one of `from` (the caller reads why).
  */
-export async function broadcastMove(db: Queryable, teamId: string, id: string, from: BroadcastStatus[], to: BroadcastStatus,
-  set: { scheduledAt?: Date | null; pauseReason?: string | null } = {}): Promise<BroadcastRow | undefined> {
+export async function broadcastMove(
+  db: Queryable,
+  teamId: string,
+  id: string,
+  from: BroadcastStatus[],
+  to: BroadcastStatus,
+  set: { scheduledAt?: Date | null; pauseReason?: string | null } = {},
+): Promise<BroadcastRow | undefined> {
   const { rows } = await db.query<BroadcastRow>(
     `UPDATE broadcasts SET status = $4, updated_at = now(),
        scheduled_at = CASE WHEN $5::boolean THEN $6::timestamptz ELSE scheduled_at END,
        paused_at = CASE WHEN $4 = 'paused' THEN now() ELSE NULL END,
        pause_reason = CASE WHEN $4 = 'paused' THEN $7 ELSE NULL END
      WHERE team_id = $1 AND id = $2 AND status = ANY($3::text[]) RETURNING ${COLUMNS}`,
-    [teamId, id, from, to, set.scheduledAt !== undefined, set.scheduledAt ?? null, set.pauseReason ?? null]);
+    [teamId, id, from, to, set.scheduledAt !== undefined, set.scheduledAt ?? null, set.pauseReason ?? null],
+  );
   return rows[0];
 }
 
 export interface ExpansionStep {
   from: { created_at: string; id: string } | null; // the cursor the page was read after
-  to: { created_at: string; id: string } | null;   // the last contact of the page
+  to: { created_at: string; id: string } | null; // the last contact of the page
   done: boolean;
-  created: number; skippedUnsubscribed: number; skippedTopic: number; skippedSuppressed: number;
+  created: number;
+  skippedUnsubscribed: number;
+  skippedTopic: number;
+  skippedSuppressed: number;
 }
 
 /**
@@ -115,28 +197,44 @@ export async function broadcastAdvance(db: Queryable, id: string, s: ExpansionSt
        skipped_suppressed = skipped_suppressed + $9, updated_at = now()
      WHERE id = (SELECT id FROM l) AND status IN ('queued', 'sending') AND cursor_created_at IS NOT DISTINCT FROM $2::timestamptz
        AND cursor_id IS NOT DISTINCT FROM $10::uuid`,
-    [id, s.from?.created_at ?? null, s.to?.created_at ?? null, s.to?.id ?? null, s.done, s.created, s.skippedUnsubscribed, s.skippedTopic,
-      s.skippedSuppressed, s.from?.id ?? null]);
+    [
+      id,
+      s.from?.created_at ?? null,
+      s.to?.created_at ?? null,
+      s.to?.id ?? null,
+      s.done,
+      s.created,
+      s.skippedUnsubscribed,
+      s.skippedTopic,
+      s.skippedSuppressed,
+      s.from?.id ?? null,
+    ],
+  );
   return Boolean(rowCount);
 }
 
 /** A scheduled broadcast whose time came: queued (no-op for any other status). */
 export async function broadcastQueueDue(db: Queryable, id: string): Promise<void> {
-  await db.query(`UPDATE broadcasts SET status = 'queued', updated_at = now() WHERE id = $1 AND status = 'scheduled'`, [id]);
+  await db.query(`UPDATE broadcasts SET status = 'queued', updated_at = now() WHERE id = $1 AND status = 'scheduled'`, [
+    id,
+  ]);
 }
 
 /** The job's pause (rates over the threshold): only a broadcast still sending. */
 export async function broadcastPauseAuto(db: Queryable, id: string, reason: string): Promise<boolean> {
   const { rowCount } = await db.query(
     `UPDATE broadcasts SET status = 'paused', paused_at = now(), pause_reason = $2, updated_at = now() WHERE id = $1 AND status IN ('queued', 'sending')`,
-    [id, reason]);
+    [id, reason],
+  );
   return Boolean(rowCount);
 }
 
 /** How many of the broadcast's emails wait for delivery, counting at most `cap` (pacing). */
 export async function broadcastQueuedCount(db: Queryable, id: string, cap: number): Promise<number> {
   const { rows } = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM (SELECT 1 FROM emails WHERE broadcast_id = $1 AND last_event = 'sent' LIMIT $2) q`, [id, cap]);
+    `SELECT count(*)::int AS n FROM (SELECT 1 FROM emails WHERE broadcast_id = $1 AND last_event = 'sent' LIMIT $2) q`,
+    [id, cap],
+  );
   return rows[0].n;
 }
 
@@ -159,7 +257,8 @@ export async function broadcastEmailsCancelQueued(db: Queryable, teamId: string,
        jsonb_build_object('broadcast_id', $2::text, 'email_id', c.id, 'from', c.from_header, 'to', c.to_addrs, 'subject', c.subject,
          'message_id', c.message_id, 'created_at', to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')), now()
      FROM c`,
-    [teamId, id]);
+    [teamId, id],
+  );
   return rowCount ?? 0;
 }
 

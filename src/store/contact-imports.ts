@@ -9,7 +9,11 @@ import type { Queryable, Tx } from './db.js';
 import { paginate, type Page, type PageQuery } from './paginate.js';
 
 export type ImportStatus = 'queued' | 'in_progress' | 'completed' | 'failed';
-export interface FailedRow { row: number; email: string | null; reason: string }
+export interface FailedRow {
+  row: number;
+  email: string | null;
+  reason: string;
+}
 
 export interface ContactImportRow {
   id: string;
@@ -32,19 +36,42 @@ export interface ContactImportRow {
 const COLUMNS = `id, team_id, status, file_blob, options, run_id, total, created, updated, skipped, failed, failed_rows, error,
   created_at::text AS created_at, completed_at::text AS completed_at`;
 
-export async function contactImportInsert(tx: Tx, i: { id: string; teamId: string; blobId: string; bytes: number; options: unknown }): Promise<void> {
-  await tx.query('INSERT INTO contact_imports (id, team_id, file_blob, file_bytes, options) VALUES ($1, $2, $3, $4, $5)',
-    [i.id, i.teamId, i.blobId, i.bytes, JSON.stringify(i.options)]);
+export async function contactImportInsert(
+  tx: Tx,
+  i: { id: string; teamId: string; blobId: string; bytes: number; options: unknown },
+): Promise<void> {
+  await tx.query(
+    'INSERT INTO contact_imports (id, team_id, file_blob, file_bytes, options) VALUES ($1, $2, $3, $4, $5)',
+    [i.id, i.teamId, i.blobId, i.bytes, JSON.stringify(i.options)],
+  );
 }
 
-export async function contactImportFind(db: Queryable, teamId: string | undefined, id: string, lock = false): Promise<ContactImportRow | undefined> {
+export async function contactImportFind(
+  db: Queryable,
+  teamId: string | undefined,
+  id: string,
+  lock = false,
+): Promise<ContactImportRow | undefined> {
   const { rows } = await db.query<ContactImportRow>(
-    `SELECT ${COLUMNS} FROM contact_imports WHERE id = $1 AND ($2::uuid IS NULL OR team_id = $2)${lock ? ' FOR UPDATE' : ''}`, [id, teamId ?? null]);
+    `SELECT ${COLUMNS} FROM contact_imports WHERE id = $1 AND ($2::uuid IS NULL OR team_id = $2)${lock ? ' FOR UPDATE' : ''}`,
+    [id, teamId ?? null],
+  );
   return rows[0];
 }
 
-export async function contactImportList(db: Queryable, teamId: string, page: PageQuery, status?: ImportStatus): Promise<Page<ContactImportRow>> {
-  return paginate(db, { table: 'contact_imports', columns: COLUMNS, teamId, page, ...(status ? { where: 'status = $1', params: [status] } : {}) });
+export async function contactImportList(
+  db: Queryable,
+  teamId: string,
+  page: PageQuery,
+  status?: ImportStatus,
+): Promise<Page<ContactImportRow>> {
+  return paginate(db, {
+    table: 'contact_imports',
+    columns: COLUMNS,
+    teamId,
+    page,
+    ...(status ? { where: 'status = $1', params: [status] } : {}),
+  });
 }
 
 /**
@@ -55,15 +82,26 @@ export async function contactImportStartRun(db: Queryable, id: string, runId: st
   const { rows } = await db.query<{ old: string | null }>(
     `UPDATE contact_imports i SET status = 'in_progress', run_id = $2, started_at = now(), total = 0, created = 0, updated = 0, skipped = 0, failed = 0, failed_rows = '[]'
      FROM (SELECT run_id AS old FROM contact_imports WHERE id = $1 FOR UPDATE) prev
-     WHERE i.id = $1 AND i.status IN ('queued', 'in_progress') RETURNING prev.old`, [id, runId]);
+     WHERE i.id = $1 AND i.status IN ('queued', 'in_progress') RETURNING prev.old`,
+    [id, runId],
+  );
   if (!rows[0]) return false;
   if (rows[0].old) await contactImportRowsDelete(db, rows[0].old);
   return true;
 }
 
 /** Progress of the current run (rows read and failed so far); false when the run was replaced. */
-export async function contactImportProgress(db: Queryable, id: string, runId: string, total: number, failed: number): Promise<boolean> {
-  const { rowCount } = await db.query(`UPDATE contact_imports SET total = $3, failed = $4 WHERE id = $1 AND run_id = $2 AND status = 'in_progress'`, [id, runId, total, failed]);
+export async function contactImportProgress(
+  db: Queryable,
+  id: string,
+  runId: string,
+  total: number,
+  failed: number,
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE contact_imports SET total = $3, failed = $4 WHERE id = $1 AND run_id = $2 AND status = 'in_progress'`,
+    [id, runId, total, failed],
+  );
   return Boolean(rowCount);
 }
 
@@ -79,7 +117,8 @@ export interface StagedRow {
 // COPY's text format: backslash, tab, newline and carriage return escaped; \N is NULL.
 const SPECIAL = /[\\\t\n\r]/;
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
-const copyText = (v: string | null) => (v === null ? '\\N' : SPECIAL.test(v) ? v.replace(/[\\\t\n\r]/g, (c) => ESCAPES[c]) : v);
+const copyText = (v: string | null) =>
+  v === null ? '\\N' : SPECIAL.test(v) ? v.replace(/[\\\t\n\r]/g, (c) => ESCAPES[c]) : v;
 
 /**
  * Stages a run's rows with COPY FROM STDIN on `client` (held until end()): one statement for the
@@ -87,7 +126,9 @@ const copyText = (v: string | null) => (v === null ? '\\N' : SPECIAL.test(v) ? v
  * COPY 2-5 s where multi-row INSERTs of unnest arrays (5,000 rows each) took ~70 s.
  */
 export function contactImportRowsWriter(client: Tx, runId: string) {
-  const stream = client.query(copyFrom('COPY contact_import_rows (run_id, n, email, first_name, last_name, unsubscribed, properties) FROM STDIN'));
+  const stream = client.query(
+    copyFrom('COPY contact_import_rows (run_id, n, email, first_name, last_name, unsubscribed, properties) FROM STDIN'),
+  );
   stream.on('error', () => undefined); // seen through `done` (and by add() waiting for 'drain')
   const done = finished(stream);
   done.catch(() => undefined); // awaited by end()
@@ -107,7 +148,9 @@ export function contactImportRowsWriter(client: Tx, runId: string) {
       stream.end();
       await done;
     },
-    abort(err: Error): void { stream.destroy(err); },
+    abort(err: Error): void {
+      stream.destroy(err);
+    },
   };
 }
 
@@ -115,7 +158,12 @@ export async function contactImportRowsDelete(db: Queryable, runId: string): Pro
   await db.query('DELETE FROM contact_import_rows WHERE run_id = $1', [runId]);
 }
 
-export interface MergeCounts { staged: number; uniq: number; created: number; updated: number }
+export interface MergeCounts {
+  staged: number;
+  uniq: number;
+  created: number;
+  updated: number;
+}
 
 /**
  * Merges the run's staging rows into the team's contacts (the last row of an address wins). New
@@ -125,7 +173,16 @@ export interface MergeCounts { staged: number; uniq: number; created: number; up
  * statement: its parts see one snapshot, and the team's advisory lock (taken by the caller) keeps
  * two imports of a team from racing on the same addresses.
  */
-export async function contactImportMerge(tx: Tx, m: { teamId: string; runId: string; upsert: boolean; segments: string[]; topics: { id: string; subscription: string }[] }): Promise<MergeCounts> {
+export async function contactImportMerge(
+  tx: Tx,
+  m: {
+    teamId: string;
+    runId: string;
+    upsert: boolean;
+    segments: string[];
+    topics: { id: string; subscription: string }[];
+  },
+): Promise<MergeCounts> {
   // The default 4 MB made the two sorts of 500k rows spill to disk (~50 MB each).
   await tx.query("SET LOCAL work_mem = '128MB'");
   const { rows } = await tx.query<MergeCounts>(
@@ -155,7 +212,8 @@ export async function contactImportMerge(tx: Tx, m: { teamId: string; runId: str
        ON CONFLICT (contact_id, topic_id) DO UPDATE SET subscription = EXCLUDED.subscription, updated_at = now())
      SELECT (SELECT count(*) FROM contact_import_rows WHERE run_id = $2)::int AS staged, (SELECT count(*) FROM src)::int AS uniq,
             (SELECT count(*) FROM ins)::int AS created, (SELECT count(*) FROM upd)::int AS updated`,
-    [m.teamId, m.runId, m.upsert, m.segments, JSON.stringify(m.topics)]);
+    [m.teamId, m.runId, m.upsert, m.segments, JSON.stringify(m.topics)],
+  );
   return rows[0];
 }
 
@@ -165,15 +223,28 @@ export async function contactImportLockTeam(tx: Tx, teamId: string): Promise<voi
 }
 
 /** The end of an import, completed or failed: counts, reasons, no more file or staging rows. */
-export async function contactImportFinish(db: Queryable, id: string, runId: string | null, f: {
-  status: 'completed' | 'failed'; total: number; created: number; updated: number; skipped: number; failed: number; failedRows: FailedRow[]; error: string | null;
-}): Promise<boolean> {
+export async function contactImportFinish(
+  db: Queryable,
+  id: string,
+  runId: string | null,
+  f: {
+    status: 'completed' | 'failed';
+    total: number;
+    created: number;
+    updated: number;
+    skipped: number;
+    failed: number;
+    failedRows: FailedRow[];
+    error: string | null;
+  },
+): Promise<boolean> {
   const { rows } = await db.query<{ file_blob: string | null }>(
     `UPDATE contact_imports i SET status = $3, total = $4, created = $5, updated = $6, skipped = $7, failed = $8, failed_rows = $9, error = $10,
        completed_at = now(), file_blob = NULL
      FROM (SELECT file_blob FROM contact_imports WHERE id = $1 FOR UPDATE) prev
      WHERE i.id = $1 AND ($2::uuid IS NULL OR i.run_id = $2) AND i.status IN ('queued', 'in_progress') RETURNING prev.file_blob`,
-    [id, runId, f.status, f.total, f.created, f.updated, f.skipped, f.failed, JSON.stringify(f.failedRows), f.error]);
+    [id, runId, f.status, f.total, f.created, f.updated, f.skipped, f.failed, JSON.stringify(f.failedRows), f.error],
+  );
   if (!rows[0]) return false;
   if (runId) await contactImportRowsDelete(db, runId);
   if (rows[0].file_blob) await blobsDelete(db, [rows[0].file_blob]);

@@ -17,7 +17,11 @@ const COLUMNS = 'id, key, type, fallback_value, created_at::text AS created_at';
 const jsonOrNull = (v: PropertyValue | null): string | null => (v === null ? null : JSON.stringify(v)); // SQL NULL, not JSON null
 
 /** Inserts the property unless the team has that key already (then undefined). */
-export async function contactPropertyInsert(db: Queryable, teamId: string, p: Omit<ContactPropertyRow, 'id' | 'created_at'>): Promise<ContactPropertyRow | undefined> {
+export async function contactPropertyInsert(
+  db: Queryable,
+  teamId: string,
+  p: Omit<ContactPropertyRow, 'id' | 'created_at'>,
+): Promise<ContactPropertyRow | undefined> {
   const { rows } = await db.query<ContactPropertyRow>(
     `INSERT INTO contact_properties (id, team_id, key, type, fallback_value) VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT (team_id, key) DO NOTHING RETURNING ${COLUMNS}`,
@@ -26,8 +30,15 @@ export async function contactPropertyInsert(db: Queryable, teamId: string, p: Om
   return rows[0];
 }
 
-export async function contactPropertyFindById(db: Queryable, teamId: string, id: string): Promise<ContactPropertyRow | undefined> {
-  const { rows } = await db.query<ContactPropertyRow>(`SELECT ${COLUMNS} FROM contact_properties WHERE team_id = $1 AND id = $2`, [teamId, id]);
+export async function contactPropertyFindById(
+  db: Queryable,
+  teamId: string,
+  id: string,
+): Promise<ContactPropertyRow | undefined> {
+  const { rows } = await db.query<ContactPropertyRow>(
+    `SELECT ${COLUMNS} FROM contact_properties WHERE team_id = $1 AND id = $2`,
+    [teamId, id],
+  );
   return rows[0];
 }
 
@@ -36,7 +47,12 @@ export async function contactPropertyFindById(db: Queryable, teamId: string, id:
  * locks them until the transaction ends, so that a property cannot be deleted between the check
  * of a contact's values and their write.
  */
-export async function contactPropertiesFind(db: Queryable, teamId: string, keys?: string[], share = false): Promise<ContactPropertyRow[]> {
+export async function contactPropertiesFind(
+  db: Queryable,
+  teamId: string,
+  keys?: string[],
+  share = false,
+): Promise<ContactPropertyRow[]> {
   const { rows } = await db.query<ContactPropertyRow>(
     `SELECT ${COLUMNS} FROM contact_properties WHERE team_id = $1 ${keys ? 'AND key = ANY($2::text[])' : ''}
      ORDER BY created_at, id${share ? ' FOR SHARE' : ''}`,
@@ -45,19 +61,37 @@ export async function contactPropertiesFind(db: Queryable, teamId: string, keys?
   return rows;
 }
 
-export async function contactPropertyList(db: Queryable, teamId: string, page: PageQuery): Promise<Page<ContactPropertyRow>> {
+export async function contactPropertyList(
+  db: Queryable,
+  teamId: string,
+  page: PageQuery,
+): Promise<Page<ContactPropertyRow>> {
   return paginate(db, { table: 'contact_properties', columns: COLUMNS, teamId, page });
 }
 
-export async function contactPropertyUpdateFallback(db: Queryable, teamId: string, id: string, fallback: PropertyValue | null): Promise<boolean> {
-  const { rowCount } = await db.query('UPDATE contact_properties SET fallback_value = $3 WHERE team_id = $1 AND id = $2', [teamId, id, jsonOrNull(fallback)]);
+export async function contactPropertyUpdateFallback(
+  db: Queryable,
+  teamId: string,
+  id: string,
+  fallback: PropertyValue | null,
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    'UPDATE contact_properties SET fallback_value = $3 WHERE team_id = $1 AND id = $2',
+    [teamId, id, jsonOrNull(fallback)],
+  );
   return Boolean(rowCount);
 }
 
 /** Deletes the property and strips its key from the team's contacts. */
 export async function contactPropertyDelete(tx: Tx, teamId: string, id: string): Promise<boolean> {
-  const { rows } = await tx.query<{ key: string }>('DELETE FROM contact_properties WHERE team_id = $1 AND id = $2 RETURNING key', [teamId, id]);
+  const { rows } = await tx.query<{ key: string }>(
+    'DELETE FROM contact_properties WHERE team_id = $1 AND id = $2 RETURNING key',
+    [teamId, id],
+  );
   if (!rows[0]) return false;
-  await tx.query('UPDATE contacts SET properties = properties - $2 WHERE team_id = $1 AND properties ? $2', [teamId, rows[0].key]);
+  await tx.query('UPDATE contacts SET properties = properties - $2 WHERE team_id = $1 AND properties ? $2', [
+    teamId,
+    rows[0].key,
+  ]);
   return true;
 }

@@ -45,17 +45,22 @@ export async function contactsInsertBare(tx: Tx, rows: { team_id: string; email:
     `INSERT INTO contacts (id, team_id, email, first_name, last_name, unsubscribed, properties)
      SELECT id, team_id, email, NULL, NULL, false, '{}'::jsonb FROM unnest($1::uuid[], $2::uuid[], $3::text[]) WITH ORDINALITY AS t (id, team_id, email, ord) ORDER BY ord
      ON CONFLICT (team_id, email) DO NOTHING RETURNING ${COLUMNS}`,
-    [rows.map(() => uuid()), rows.map((r) => r.team_id), rows.map((r) => r.email)]);
+    [rows.map(() => uuid()), rows.map((r) => r.team_id), rows.map((r) => r.email)],
+  );
   return out;
 }
 
 /** The ids of the contacts with these (team, address) pairs that exist. */
-export async function contactIdsByEmail(db: Queryable, keys: { team_id: string; email: string }[]): Promise<{ id: string; team_id: string; email: string }[]> {
+export async function contactIdsByEmail(
+  db: Queryable,
+  keys: { team_id: string; email: string }[],
+): Promise<{ id: string; team_id: string; email: string }[]> {
   if (!keys.length) return [];
   const { rows } = await db.query(
     `SELECT x.id, x.team_id, x.email FROM unnest($1::uuid[], $2::text[]) AS k (team_id, email)
      CROSS JOIN LATERAL (SELECT c.id, c.team_id, c.email FROM contacts c WHERE c.team_id = k.team_id AND c.email = k.email OFFSET 0) x`,
-    [keys.map((k) => k.team_id), keys.map((k) => k.email)]);
+    [keys.map((k) => k.team_id), keys.map((k) => k.email)],
+  );
   return rows;
 }
 
@@ -67,9 +72,17 @@ export async function contactsByIds(db: Queryable, ids: string[]): Promise<Conta
 }
 
 /** By id when `key` is a UUID, else by (lowercased) address; `lock` row-locks it for an update. */
-export async function contactFind(db: Queryable, teamId: string, key: { id: string } | { email: string }, lock = false): Promise<ContactRow | undefined> {
+export async function contactFind(
+  db: Queryable,
+  teamId: string,
+  key: { id: string } | { email: string },
+  lock = false,
+): Promise<ContactRow | undefined> {
   const [cond, v] = 'id' in key ? ['id = $2::uuid', key.id] : ['email = $2', key.email];
-  const { rows } = await db.query<ContactRow>(`SELECT ${COLUMNS} FROM contacts WHERE team_id = $1 AND ${cond}${lock ? ' FOR UPDATE' : ''}`, [teamId, v]);
+  const { rows } = await db.query<ContactRow>(
+    `SELECT ${COLUMNS} FROM contacts WHERE team_id = $1 AND ${cond}${lock ? ' FOR UPDATE' : ''}`,
+    [teamId, v],
+  );
   return rows[0];
 }
 
@@ -83,19 +96,36 @@ export async function contactUpdate(tx: Tx, teamId: string, id: string, f: Conta
   return rows[0];
 }
 
-export async function contactDelete(tx: Tx, teamId: string, key: { id: string } | { email: string }): Promise<ContactRow | undefined> {
+export async function contactDelete(
+  tx: Tx,
+  teamId: string,
+  key: { id: string } | { email: string },
+): Promise<ContactRow | undefined> {
   const [cond, v] = 'id' in key ? ['id = $2::uuid', key.id] : ['email = $2', key.email];
-  const { rows } = await tx.query<ContactRow>(`DELETE FROM contacts WHERE team_id = $1 AND ${cond} RETURNING ${COLUMNS}`, [teamId, v]);
+  const { rows } = await tx.query<ContactRow>(
+    `DELETE FROM contacts WHERE team_id = $1 AND ${cond} RETURNING ${COLUMNS}`,
+    [teamId, v],
+  );
   return rows[0];
 }
 
 /** The team's contacts (a segment's: segment-contacts.ts). */
-export async function contactList(db: Queryable, teamId: string, page: PageQuery): Promise<Page<Omit<ContactRow, 'team_id' | 'properties' | 'created_ts' | 'updated_ts'>>> {
+export async function contactList(
+  db: Queryable,
+  teamId: string,
+  page: PageQuery,
+): Promise<Page<Omit<ContactRow, 'team_id' | 'properties' | 'created_ts' | 'updated_ts'>>> {
   return paginate(db, { table: 'contacts', columns: CONTACT_LIST_COLUMNS, teamId, page });
 }
 
 /** Records a contact.* event (the webhook `data` as given) in the caller's transaction. */
-export async function contactEventInsert(tx: Tx, teamId: string, contactId: string, type: string, data: Record<string, unknown>): Promise<void> {
+export async function contactEventInsert(
+  tx: Tx,
+  teamId: string,
+  contactId: string,
+  type: string,
+  data: Record<string, unknown>,
+): Promise<void> {
   await tx.query(
     'INSERT INTO email_events (id, email_id, team_id, type, recipient, data) VALUES ($1, $2, $3, $4, NULL, $5)',
     [uuid(), contactId, teamId, type, JSON.stringify(data)],
@@ -106,7 +136,10 @@ export async function contactEventInsert(tx: Tx, teamId: string, contactId: stri
  * contactEventInsert for many contacts in one statement. `data.segment_ids` and `data.audience_id`
  * are those of the contact's segments read in the same statement (what recordEvent reads first).
  */
-export async function contactEventsInsertWithSegments(tx: Tx, rows: { teamId: string; contactId: string; type: string; data: Record<string, unknown> }[]): Promise<void> {
+export async function contactEventsInsertWithSegments(
+  tx: Tx,
+  rows: { teamId: string; contactId: string; type: string; data: Record<string, unknown> }[],
+): Promise<void> {
   if (!rows.length) return;
   await tx.query(
     `INSERT INTO email_events (id, email_id, team_id, type, recipient, data)
@@ -114,5 +147,12 @@ export async function contactEventsInsertWithSegments(tx: Tx, rows: { teamId: st
      FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::jsonb[]) WITH ORDINALITY AS t (id, contact_id, team_id, type, data, ord)
      LEFT JOIN LATERAL (SELECT jsonb_agg(cs.segment_id ORDER BY cs.created_at) AS ids FROM contact_segments cs WHERE cs.contact_id = t.contact_id) s ON true
      ORDER BY t.ord`,
-    [rows.map(() => uuid()), rows.map((r) => r.contactId), rows.map((r) => r.teamId), rows.map((r) => r.type), rows.map((r) => JSON.stringify(r.data))]);
+    [
+      rows.map(() => uuid()),
+      rows.map((r) => r.contactId),
+      rows.map((r) => r.teamId),
+      rows.map((r) => r.type),
+      rows.map((r) => JSON.stringify(r.data)),
+    ],
+  );
 }

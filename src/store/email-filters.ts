@@ -5,16 +5,16 @@
 // exactly the unfiltered one.
 
 export interface EmailFilters {
-  status?: string;       // last_event
-  startDate?: Date;      // created_at >= start
-  endDate?: Date;        // created_at < end
+  status?: string; // last_event
+  startDate?: Date; // created_at >= start
+  endDate?: Date; // created_at < end
   domainId?: string;
   apiKeyId?: string;
   tag?: { name: string; value?: string };
-  recipient?: string;    // exact address, any case
+  recipient?: string; // exact address, any case
   subjectWords?: string[]; // every word must start a word of the subject
-  recipientPart?: string;  // part of a recipient address ("noah", "gmail.com"), any case; with subjectWords: either matches
-  broadcastId?: string;  // the emails of one broadcast (emails_broadcast_created, 0019)
+  recipientPart?: string; // part of a recipient address ("noah", "gmail.com"), any case; with subjectWords: either matches
+  broadcastId?: string; // the emails of one broadcast (emails_broadcast_created, 0019)
 }
 
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -33,14 +33,18 @@ export function emailFilterSql(f: EmailFilters): { where: string; params: unknow
   if (f.domainId) conds.push(`domain_id = ${p(f.domainId)}::uuid`);
   if (f.broadcastId) conds.push(`broadcast_id = ${p(f.broadcastId)}::uuid`);
   if (f.apiKeyId) conds.push(`api_key_id = ${p(f.apiKeyId)}::uuid`);
-  if (f.tag) conds.push(`tags @> ${p(JSON.stringify([f.tag.value === undefined ? { name: f.tag.name } : f.tag]))}::jsonb`);
+  if (f.tag)
+    conds.push(`tags @> ${p(JSON.stringify([f.tag.value === undefined ? { name: f.tag.name } : f.tag]))}::jsonb`);
   if (f.recipient) conds.push(`mailroom_lower_addrs(to_addrs) @> ARRAY[lower(${p(f.recipient)})]`);
   const either: string[] = [];
   if (f.subjectWords?.length) {
-    either.push(`to_tsvector('simple'::regconfig, subject) @@ to_tsquery('simple'::regconfig, ${p(f.subjectWords.map((w) => `${w}:*`).join(' & '))})`);
+    either.push(
+      `to_tsvector('simple'::regconfig, subject) @@ to_tsquery('simple'::regconfig, ${p(f.subjectWords.map((w) => `${w}:*`).join(' & '))})`,
+    );
   }
   // The trigram index emails_addrs_trgm (0029) answers this expression; a part has no spaces, so it never spans two addresses.
-  if (f.recipientPart) either.push(`mailroom_addrs_text(to_addrs) LIKE ${p(`%${likeEscape(f.recipientPart.toLowerCase())}%`)}`);
+  if (f.recipientPart)
+    either.push(`mailroom_addrs_text(to_addrs) LIKE ${p(`%${likeEscape(f.recipientPart.toLowerCase())}%`)}`);
   if (either.length) conds.push(either.length > 1 ? `(${either.join(' OR ')})` : either[0]);
   return conds.length ? { where: conds.join(' AND '), params } : undefined;
 }

@@ -72,7 +72,14 @@ export async function emailMetricsCounts(db: Queryable, q: MetricsQuery): Promis
 }
 
 async function rolledCounts(db: Queryable, q: MetricsQuery, start: Date, end: Date): Promise<MetricsCount[]> {
-  const params: unknown[] = [q.teamId, [...new Set([...q.types, ...q.detailTypes])], start, end, q.granularity, q.timezone];
+  const params: unknown[] = [
+    q.teamId,
+    [...new Set([...q.types, ...q.detailTypes])],
+    start,
+    end,
+    q.granularity,
+    q.timezone,
+  ];
   let where = 'team_id = $1 AND type = ANY($2::text[]) AND hour >= $3 AND hour < $4';
   if (q.domainIds?.length) {
     params.push(q.domainIds);
@@ -107,10 +114,13 @@ export async function emailMetricsRollup(db: Pool, maxHours = 24 * 7): Promise<n
       await client.query('BEGIN');
       await client.query(`INSERT INTO email_metrics_rollup (until)
         SELECT coalesce(date_trunc('hour', (SELECT min(created_at) FROM email_events)), date_trunc('hour', now())) ON CONFLICT DO NOTHING`);
-      const { rows: [s] } = await client.query<{ from: Date; to: Date }>(
+      const {
+        rows: [s],
+      } = await client.query<{ from: Date; to: Date }>(
         `SELECT r.until - interval '1 hour' AS from,
                 least(date_trunc('hour', now() - interval '10 minutes'), r.until - interval '1 hour' + interval '24 hours') AS to
-         FROM email_metrics_rollup r FOR UPDATE`);
+         FROM email_metrics_rollup r FOR UPDATE`,
+      );
       const hours = Math.round((s.to.getTime() - s.from.getTime()) / HOUR);
       if (hours <= 1) {
         await client.query('COMMIT');
@@ -145,7 +155,10 @@ async function liveCounts(db: Queryable, q: MetricsQuery): Promise<MetricsCount[
   if (q.types.length) {
     const c = parts(q, q.types);
     const n = q.types.includes('email.sent') ? `sum(${WEIGHT})::int` : 'count(*)::int';
-    const { rows } = await db.query<MetricsCount>(`SELECT ${c.select}, ${n} AS n FROM ${c.from} WHERE ${c.where} GROUP BY 1, 2, 3`, c.params);
+    const { rows } = await db.query<MetricsCount>(
+      `SELECT ${c.select}, ${n} AS n FROM ${c.from} WHERE ${c.where} GROUP BY 1, 2, 3`,
+      c.params,
+    );
     out.push(...rows);
   }
   if (q.detailTypes.length) {
@@ -164,7 +177,13 @@ async function liveCounts(db: Queryable, q: MetricsQuery): Promise<MetricsCount[
 }
 
 /** Every period start in the range, in the time zone (so empty periods show as zeros). */
-export async function metricsPeriods(db: Queryable, start: Date, end: Date, g: Granularity, timezone: string): Promise<Date[]> {
+export async function metricsPeriods(
+  db: Queryable,
+  start: Date,
+  end: Date,
+  g: Granularity,
+  timezone: string,
+): Promise<Date[]> {
   const { rows } = await db.query<{ p: Date }>(
     `SELECT s AT TIME ZONE $4::text AS p FROM generate_series(
        date_trunc($3::text, $1::timestamptz AT TIME ZONE $4::text),
@@ -177,6 +196,9 @@ export async function metricsPeriods(db: Queryable, start: Date, end: Date, g: G
 
 export async function domainNames(db: Queryable, teamId: string, ids: string[]): Promise<Map<string, string>> {
   if (!ids.length) return new Map();
-  const { rows } = await db.query<{ id: string; name: string }>('SELECT id, name FROM domains WHERE team_id = $1 AND id = ANY($2::uuid[])', [teamId, ids]);
+  const { rows } = await db.query<{ id: string; name: string }>(
+    'SELECT id, name FROM domains WHERE team_id = $1 AND id = ANY($2::uuid[])',
+    [teamId, ids],
+  );
   return new Map(rows.map((r) => [r.id, r.name]));
 }

@@ -9,7 +9,15 @@
 // the broadcast auto-pause), email_events_automations (0025: queues email events for
 // automations/event.job.ts).
 import type { Queryable } from './db.js';
-import { DELIVER_BATCH_JOB, DELIVER_JOB, deliverBatchJobsSql, deliverJobsDeleteScheduledSql, deliverJobsInsertSql, deliverJobsRescheduleScheduledSql, JOBS_CHANNEL } from './jobs.js';
+import {
+  DELIVER_BATCH_JOB,
+  DELIVER_JOB,
+  deliverBatchJobsSql,
+  deliverJobsDeleteScheduledSql,
+  deliverJobsInsertSql,
+  deliverJobsRescheduleScheduledSql,
+  JOBS_CHANNEL,
+} from './jobs.js';
 import { paginate, type Page, type PageQuery } from './paginate.js';
 import { emailFilterSql, type EmailFilters } from './email-filters.js';
 
@@ -48,12 +56,29 @@ export interface EventInsert {
 
 export interface AcceptedEmail {
   row: {
-    id: string; team_id: string; domain_id: string; api_key_id: string | null; source: string; message_id: string;
-    from_header: string; to_addrs: string[]; cc_addrs: string[]; bcc_addrs: string[]; reply_to: string[]; subject: string;
-    html: string | null; text_body: string | null; headers: { name: string; value: string }[] | null; tags: { name: string; value: string }[];
-    scheduled_at: string | null; last_event: string; created_at: string; topic_id?: string | null;
+    id: string;
+    team_id: string;
+    domain_id: string;
+    api_key_id: string | null;
+    source: string;
+    message_id: string;
+    from_header: string;
+    to_addrs: string[];
+    cc_addrs: string[];
+    bcc_addrs: string[];
+    reply_to: string[];
+    subject: string;
+    html: string | null;
+    text_body: string | null;
+    headers: { name: string; value: string }[] | null;
+    tags: { name: string; value: string }[];
+    scheduled_at: string | null;
+    last_event: string;
+    created_at: string;
+    topic_id?: string | null;
     /** list mail (topic, broadcast, automation): one-click unsubscribe headers per recipient at delivery */
-    list_unsubscribe?: boolean; list_id?: string | null;
+    list_unsubscribe?: boolean;
+    list_id?: string | null;
     /** the broadcast this email was sent for */
     broadcast_id?: string | null;
     /** the automation this email was sent for */
@@ -68,14 +93,23 @@ export interface AcceptedEmail {
 
 /** An idempotency key completed by the same statement that commits the emails it answered for. */
 export interface IdempotencyCompletion {
-  team_id: string; method: string; path: string; key: string; response_status: number; response_body: unknown;
+  team_id: string;
+  method: string;
+  path: string;
+  key: string;
+  response_status: number;
+  response_body: unknown;
 }
 
 /**
  * Inserts accepted emails with their first event and delivery jobs, and completes their
  * idempotency keys, atomically, in one round trip.
  */
-export async function emailsInsertAccepted(db: Queryable, emails: AcceptedEmail[], completions: IdempotencyCompletion[] = []): Promise<void> {
+export async function emailsInsertAccepted(
+  db: Queryable,
+  emails: AcceptedEmail[],
+  completions: IdempotencyCompletion[] = [],
+): Promise<void> {
   if (!emails.length && !completions.length) return;
   await db.query(
     `WITH e AS (
@@ -96,8 +130,14 @@ ${deliverJobsInsertSql('$4')}),
        FROM json_to_recordset($6::json) AS c (team_id uuid, method text, path text, key text, response_status int, response_body jsonb)
        WHERE ik.team_id = c.team_id AND ik.method = c.method AND ik.path = c.path AND ik.key = c.key)
      SELECT (SELECT count(*) FROM e) AS n, pg_notify($5, '${DELIVER_JOB}')`,
-    [JSON.stringify(emails.map((e) => e.row)), emails.map((e) => e.raw), JSON.stringify(emails.map((e) => e.event)),
-      JSON.stringify(emails.flatMap((e) => e.jobs)), JOBS_CHANNEL, JSON.stringify(completions)],
+    [
+      JSON.stringify(emails.map((e) => e.row)),
+      emails.map((e) => e.raw),
+      JSON.stringify(emails.map((e) => e.event)),
+      JSON.stringify(emails.flatMap((e) => e.jobs)),
+      JOBS_CHANNEL,
+      JSON.stringify(completions),
+    ],
   );
 }
 
@@ -110,11 +150,24 @@ ${deliverJobsInsertSql('$4')}),
  * domain, one job each (store/jobs.ts deliverBatchJobsSql).
  */
 export interface EmailPage {
-  team_id: string; domain_id: string; api_key_id: string | null; from_header: string; reply_to: string[];
-  headers: { name: string; value: string }[] | null; topic_id: string | null; list_id: string; broadcast_id: string;
+  team_id: string;
+  domain_id: string;
+  api_key_id: string | null;
+  from_header: string;
+  reply_to: string[];
+  headers: { name: string; value: string }[] | null;
+  topic_id: string | null;
+  list_id: string;
+  broadcast_id: string;
   /** ISO: the emails' created_at, when their delivery jobs are due (jobs.priority puts them behind transactional mail) */
-  created_at: string; region: string;
-  ids: string[]; message_ids: string[]; addresses: string[]; recipient_domains: string[]; subjects: string[]; personalizations: unknown[];
+  created_at: string;
+  region: string;
+  ids: string[];
+  message_ids: string[];
+  addresses: string[];
+  recipient_domains: string[];
+  subjects: string[];
+  personalizations: unknown[];
   /** each email's first event (same order as ids; its data travels as one JSON array) */
   events: EventInsert[];
 }
@@ -135,9 +188,28 @@ export async function emailsInsertPage(db: Queryable, p: EmailPage): Promise<voi
        SELECT r.event_id, r.id, $7, 'email.sent', NULL, d.data, $13::timestamptz FROM r JOIN jsonb_array_elements($18::jsonb) WITH ORDINALITY AS d (data, n) ON d.n = r.n),
      j AS (${deliverBatchJobsSql('r', '$7', '$16', '$13', '$19')})
      SELECT pg_notify($20, '${DELIVER_BATCH_JOB}')`,
-    [p.ids, p.message_ids, p.addresses, p.recipient_domains, p.subjects, p.personalizations.map((x) => JSON.stringify(x)),
-      p.team_id, p.domain_id, p.api_key_id, p.from_header, p.reply_to, p.headers === null ? null : JSON.stringify(p.headers), p.created_at,
-      p.topic_id, p.list_id, p.broadcast_id, p.events.map((e) => e.id), JSON.stringify(p.events.map((e) => e.data)), p.region, JOBS_CHANNEL],
+    [
+      p.ids,
+      p.message_ids,
+      p.addresses,
+      p.recipient_domains,
+      p.subjects,
+      p.personalizations.map((x) => JSON.stringify(x)),
+      p.team_id,
+      p.domain_id,
+      p.api_key_id,
+      p.from_header,
+      p.reply_to,
+      p.headers === null ? null : JSON.stringify(p.headers),
+      p.created_at,
+      p.topic_id,
+      p.list_id,
+      p.broadcast_id,
+      p.events.map((e) => e.id),
+      JSON.stringify(p.events.map((e) => e.data)),
+      p.region,
+      JOBS_CHANNEL,
+    ],
   );
 }
 
@@ -145,17 +217,34 @@ const RECORD_COLUMNS = `id, message_id, to_addrs AS "to", from_header AS "from",
   bcc_addrs AS bcc, cc_addrs AS cc, reply_to, last_event, scheduled_at::text AS scheduled_at`;
 
 export interface EmailListItem {
-  id: string; message_id: string; to: string[]; from: string; created_at: string; subject: string;
-  bcc: string[]; cc: string[]; reply_to: string[]; last_event: string; scheduled_at: string | null;
+  id: string;
+  message_id: string;
+  to: string[];
+  from: string;
+  created_at: string;
+  subject: string;
+  bcc: string[];
+  cc: string[];
+  reply_to: string[];
+  last_event: string;
+  scheduled_at: string | null;
 }
 export interface EmailRecord extends EmailListItem {
-  html: string | null; text: string | null; tags: { name: string; value: string }[];
+  html: string | null;
+  text: string | null;
+  tags: { name: string; value: string }[];
 }
 
 /** An email whose body is rendered on demand (a broadcast's: delivery/deferred.ts): what the renderer reads. */
 export interface DeferredEmail {
-  id: string; team_id: string; domain_id: string | null; broadcast_id: string | null; personalization: unknown;
-  message_id: string; to_addrs: string[]; created_at: Date | string;
+  id: string;
+  team_id: string;
+  domain_id: string | null;
+  broadcast_id: string | null;
+  personalization: unknown;
+  message_id: string;
+  to_addrs: string[];
+  created_at: Date | string;
 }
 
 /** A broadcast email's body is rendered on demand (delivery/deferred.ts): what the renderer needs, else null. */
@@ -163,36 +252,74 @@ const DEFERRED_COLUMN = `CASE WHEN personalization IS NOT NULL AND broadcast_id 
   'domain_id', domain_id, 'broadcast_id', broadcast_id, 'personalization', personalization, 'message_id', message_id, 'to_addrs', to_addrs,
   'created_at', created_at) END AS deferred`;
 
-export async function emailFindById(db: Queryable, teamId: string, id: string): Promise<(EmailRecord & { deferred: DeferredEmail | null }) | undefined> {
+export async function emailFindById(
+  db: Queryable,
+  teamId: string,
+  id: string,
+): Promise<(EmailRecord & { deferred: DeferredEmail | null }) | undefined> {
   const { rows } = await db.query<EmailRecord & { deferred: DeferredEmail | null }>(
-    `SELECT ${RECORD_COLUMNS}, html, text_body AS text, tags, topic_id, ${DEFERRED_COLUMN} FROM emails WHERE team_id = $1 AND id = $2`, [teamId, id]);
+    `SELECT ${RECORD_COLUMNS}, html, text_body AS text, tags, topic_id, ${DEFERRED_COLUMN} FROM emails WHERE team_id = $1 AND id = $2`,
+    [teamId, id],
+  );
   return rows[0];
 }
 
 /** The raw MIME of a team's email: undefined when there is no such email, raw null once purged (or rendered on demand: deferred). */
-export async function emailRawFind(db: Queryable, teamId: string, id: string): Promise<{ raw: Buffer | null; deferred: DeferredEmail | null } | undefined> {
-  const { rows } = await db.query<{ raw: Buffer | null; deferred: DeferredEmail | null }>(`SELECT raw, ${DEFERRED_COLUMN} FROM emails WHERE team_id = $1 AND id = $2`, [teamId, id]);
+export async function emailRawFind(
+  db: Queryable,
+  teamId: string,
+  id: string,
+): Promise<{ raw: Buffer | null; deferred: DeferredEmail | null } | undefined> {
+  const { rows } = await db.query<{ raw: Buffer | null; deferred: DeferredEmail | null }>(
+    `SELECT raw, ${DEFERRED_COLUMN} FROM emails WHERE team_id = $1 AND id = $2`,
+    [teamId, id],
+  );
   return rows[0];
 }
 
 /** The same for a signed public link (share page, attachment download): the signature names the email, not the key. */
-export async function emailRawById(db: Queryable, id: string): Promise<{ raw: Buffer | null; team_id: string; deferred: DeferredEmail | null } | undefined> {
-  const { rows } = await db.query<{ raw: Buffer | null; team_id: string; deferred: DeferredEmail | null }>(`SELECT raw, team_id, ${DEFERRED_COLUMN} FROM emails WHERE id = $1`, [id]);
+export async function emailRawById(
+  db: Queryable,
+  id: string,
+): Promise<{ raw: Buffer | null; team_id: string; deferred: DeferredEmail | null } | undefined> {
+  const { rows } = await db.query<{ raw: Buffer | null; team_id: string; deferred: DeferredEmail | null }>(
+    `SELECT raw, team_id, ${DEFERRED_COLUMN} FROM emails WHERE id = $1`,
+    [id],
+  );
   return rows[0];
 }
 
-export async function emailList(db: Queryable, teamId: string, page: PageQuery, filters: EmailFilters = {}): Promise<Page<EmailListItem>> {
+export async function emailList(
+  db: Queryable,
+  teamId: string,
+  page: PageQuery,
+  filters: EmailFilters = {},
+): Promise<Page<EmailListItem>> {
   const f = emailFilterSql(filters); // dashboard filters (email-filters.ts); none = the plain list
-  return paginate<EmailListItem>(db, { table: 'emails', columns: RECORD_COLUMNS, teamId, page, where: f?.where, params: f?.params });
+  return paginate<EmailListItem>(db, {
+    table: 'emails',
+    columns: RECORD_COLUMNS,
+    teamId,
+    page,
+    where: f?.where,
+    params: f?.params,
+  });
 }
 
 /** How many of the team's emails match the filters, counted up to `cap` (then `capped`): a number for the dashboard. */
-export async function emailCount(db: Queryable, teamId: string, filters: EmailFilters, cap: number): Promise<{ count: number; capped: boolean }> {
+export async function emailCount(
+  db: Queryable,
+  teamId: string,
+  filters: EmailFilters,
+  cap: number,
+): Promise<{ count: number; capped: boolean }> {
   const f = emailFilterSql(filters);
   const where = f ? ` AND (${f.where.replace(/\$(\d+)/g, (_, n) => `$${Number(n) + 1}`)})` : '';
   const params = [teamId, ...(f?.params ?? []), cap + 1];
   const { rows } = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM (SELECT 1 FROM emails WHERE team_id = $1${where} LIMIT $${params.length}) s`, params);
+    `SELECT count(*)::int AS n FROM (SELECT 1 FROM emails WHERE team_id = $1${where} LIMIT $${params.length}) s`,
+    params,
+  );
   return { count: Math.min(rows[0].n, cap), capped: rows[0].n > cap };
 }
 
@@ -201,26 +328,54 @@ export async function emailEventsList(db: Queryable, teamId: string, emailId: st
     `SELECT id, type, recipient, data, detail, created_at::text AS created_at FROM email_events WHERE team_id = $1 AND email_id = $2 ORDER BY created_at, id`,
     [teamId, emailId],
   );
-  return rows as { id: string; type: string; recipient: string | null; data: unknown; detail: unknown; created_at: string }[];
+  return rows as {
+    id: string;
+    type: string;
+    recipient: string | null;
+    data: unknown;
+    detail: unknown;
+    created_at: string;
+  }[];
 }
 
 /** "type recipient" of the email's events of these types (to record a repeated report once). */
 export async function emailEventKeys(db: Queryable, emailId: string, types: string[]): Promise<Set<string>> {
   const { rows } = await db.query<{ k: string }>(
-    `SELECT type || ' ' || coalesce(recipient, '') AS k FROM email_events WHERE email_id = $1 AND type = ANY($2::text[])`, [emailId, types]);
+    `SELECT type || ' ' || coalesce(recipient, '') AS k FROM email_events WHERE email_id = $1 AND type = ANY($2::text[])`,
+    [emailId, types],
+  );
   return new Set(rows.map((r) => r.k));
 }
 
 /** What the delivery job needs: the raw message, the sender's domain and its key, the event base. */
 export interface EmailForDelivery {
-  id: string; team_id: string; domain_id: string | null; message_id: string; from_header: string; subject: string;
-  to_addrs: string[]; headers: { name: string; value: string }[] | null; tags: { name: string; value: string }[];
-  last_event: string; delayed_once: boolean; raw: Buffer | null; created_at: Date;
-  cc_addrs: string[]; bcc_addrs: string[]; list_unsubscribe: boolean; list_id: string | null; broadcast_id: string | null; automation_id: string | null;
+  id: string;
+  team_id: string;
+  domain_id: string | null;
+  message_id: string;
+  from_header: string;
+  subject: string;
+  to_addrs: string[];
+  headers: { name: string; value: string }[] | null;
+  tags: { name: string; value: string }[];
+  last_event: string;
+  delayed_once: boolean;
+  raw: Buffer | null;
+  created_at: Date;
+  cc_addrs: string[];
+  bcc_addrs: string[];
+  list_unsubscribe: boolean;
+  list_id: string | null;
+  broadcast_id: string | null;
+  automation_id: string | null;
   /** a broadcast email's recipient values: its body is rendered at delivery (delivery/deferred.ts) */
   personalization: unknown;
   /** insights null: the compose rules have not run yet (then html and text_body are loaded for them, else null) */
-  unanalyzed: boolean; source: string; reply_to: string[]; html: string | null; text_body: string | null;
+  unanalyzed: boolean;
+  source: string;
+  reply_to: string[];
+  html: string | null;
+  text_body: string | null;
 }
 
 export interface DeliveryState {
@@ -240,7 +395,8 @@ export interface DeliveryLoad {
 }
 
 type LoadedRow = EmailForDelivery & {
-  progress: { recipient: string | null; type: string }[] | null; suppressed: { email: string; origin: string }[] | null;
+  progress: { recipient: string | null; type: string }[] | null;
+  suppressed: { email: string; origin: string }[] | null;
 };
 
 /**
@@ -254,7 +410,10 @@ type LoadedRow = EmailForDelivery & {
  * its last_event is read from the locked row, so `canceled` here means not claimed: do not send.
  * From then on the broadcast's cancel leaves it to this delivery (store/broadcasts.ts).
  */
-export async function emailsLoadForDelivery(db: Queryable, loads: DeliveryLoad[]): Promise<(DeliveryState | undefined)[]> {
+export async function emailsLoadForDelivery(
+  db: Queryable,
+  loads: DeliveryLoad[],
+): Promise<(DeliveryState | undefined)[]> {
   const { rows } = await db.query<LoadedRow & { n: number }>(
     `WITH q AS (SELECT * FROM json_to_recordset($1::json) AS q (n int, email_id uuid, recipients json)),
      claim AS MATERIALIZED (SELECT e.id, e.last_event FROM emails e WHERE e.id IN (SELECT email_id FROM q) AND e.broadcast_id IS NOT NULL ORDER BY e.id FOR NO KEY UPDATE),
@@ -281,21 +440,35 @@ export async function emailsLoadForDelivery(db: Queryable, loads: DeliveryLoad[]
   return out;
 }
 
-function deliveryState(email: EmailForDelivery, progress: LoadedRow['progress'], suppressed: LoadedRow['suppressed']): DeliveryState {
+function deliveryState(
+  email: EmailForDelivery,
+  progress: LoadedRow['progress'],
+  suppressed: LoadedRow['suppressed'],
+): DeliveryState {
   const done = new Set<string>();
   const perRecipient = new Map<string, number>();
   for (const r of progress ?? []) {
-    if (r.type === 'email.delivery_delayed' || r.type === 'email.delivery_attempt') perRecipient.set(r.recipient ?? '', (perRecipient.get(r.recipient ?? '') ?? 0) + 1);
+    if (r.type === 'email.delivery_delayed' || r.type === 'email.delivery_attempt')
+      perRecipient.set(r.recipient ?? '', (perRecipient.get(r.recipient ?? '') ?? 0) + 1);
     else if (r.recipient) done.add(r.recipient);
   }
-  return { email, done, deferrals: Math.max(0, ...perRecipient.values()), suppressed: new Map((suppressed ?? []).map((s) => [s.email, s.origin])) };
+  return {
+    email,
+    done,
+    deferrals: Math.max(0, ...perRecipient.values()),
+    suppressed: new Map((suppressed ?? []).map((s) => [s.email, s.origin])),
+  };
 }
 
 /**
  * Records events (one statement) and, when `lastEvent` is given, moves the email's last_event to
  * it, unless the email was canceled (later delivery events must not hide that).
  */
-export async function emailEventsInsert(db: Queryable, events: EventInsert[], opts: { lastEvent?: string; markDelayed?: boolean } = {}): Promise<void> {
+export async function emailEventsInsert(
+  db: Queryable,
+  events: EventInsert[],
+  opts: { lastEvent?: string; markDelayed?: boolean } = {},
+): Promise<void> {
   if (!events.length) return;
   await db.query(
     `WITH ev AS (
@@ -321,10 +494,15 @@ export interface EventGroup {
 export async function emailEventsInsertMany(db: Queryable, groups: EventGroup[]): Promise<void> {
   const events = groups.flatMap((g) => g.events);
   if (!events.length) return;
-  const updates = groups.filter((g) => g.events.length && (g.lastEvent || g.markDelayed || g.insight || g.composed))
+  const updates = groups
+    .filter((g) => g.events.length && (g.lastEvent || g.markDelayed || g.insight || g.composed))
     .map((g) => ({
-      email_id: g.events[0].email_id, last_event: g.lastEvent ?? null, mark_delayed: g.markDelayed ?? false,
-      insight: g.insight?.finding ?? null, insight_once: g.insight?.onceAmong ?? null, composed: g.composed ?? null,
+      email_id: g.events[0].email_id,
+      last_event: g.lastEvent ?? null,
+      mark_delayed: g.markDelayed ?? false,
+      insight: g.insight?.finding ?? null,
+      insight_once: g.insight?.onceAmong ?? null,
+      composed: g.composed ?? null,
     }));
   // The compose findings fill insights only while they are null (once per email, whichever job or
   // read got there first); the insight is then appended unless the email already has one of its
@@ -372,7 +550,10 @@ export async function emailCancel(db: Queryable, teamId: string, id: string, eve
 }
 
 export async function emailLastEvent(db: Queryable, teamId: string, id: string): Promise<string | undefined> {
-  const { rows } = await db.query<{ last_event: string }>('SELECT last_event FROM emails WHERE team_id = $1 AND id = $2', [teamId, id]);
+  const { rows } = await db.query<{ last_event: string }>(
+    'SELECT last_event FROM emails WHERE team_id = $1 AND id = $2',
+    [teamId, id],
+  );
   return rows[0]?.last_event;
 }
 
@@ -388,19 +569,38 @@ export async function emailsPurgeRaw(db: Queryable, days: number, limit = 1000):
 
 /** An email as later events (async bounces, complaints) need it; by id, or by Message-ID within a team's recent mail. */
 export interface EmailForReport {
-  id: string; team_id: string; domain_id: string | null; created_at: Date; from_header: string; to_addrs: string[]; cc_addrs: string[]; bcc_addrs: string[];
-  subject: string; message_id: string; tags: { name: string; value: string }[]; headers: { name: string; value: string }[] | null; delayed_once: boolean; last_event: string;
-  broadcast_id: string | null; automation_id: string | null;
+  id: string;
+  team_id: string;
+  domain_id: string | null;
+  created_at: Date;
+  from_header: string;
+  to_addrs: string[];
+  cc_addrs: string[];
+  bcc_addrs: string[];
+  subject: string;
+  message_id: string;
+  tags: { name: string; value: string }[];
+  headers: { name: string; value: string }[] | null;
+  delayed_once: boolean;
+  last_event: string;
+  broadcast_id: string | null;
+  automation_id: string | null;
 }
-const REPORT_COLUMNS = 'id, team_id, domain_id, created_at, from_header, to_addrs, cc_addrs, bcc_addrs, subject, message_id, tags, headers, delayed_once, last_event, broadcast_id, automation_id';
+const REPORT_COLUMNS =
+  'id, team_id, domain_id, created_at, from_header, to_addrs, cc_addrs, bcc_addrs, subject, message_id, tags, headers, delayed_once, last_event, broadcast_id, automation_id';
 
-export async function emailFindForReport(db: Queryable, by: { id: string } | { teamId: string; messageId: string }): Promise<EmailForReport | undefined> {
+export async function emailFindForReport(
+  db: Queryable,
+  by: { id: string } | { teamId: string; messageId: string },
+): Promise<EmailForReport | undefined> {
   // No index on message_id (it would cost every accepted email an index update): the lookup by
   // Message-ID, needed only for complaints without a VERP address, walks the team's last 45 days.
-  const { rows } = 'id' in by
-    ? await db.query<EmailForReport>(`SELECT ${REPORT_COLUMNS} FROM emails WHERE id = $1`, [by.id])
-    : await db.query<EmailForReport>(
-      `SELECT ${REPORT_COLUMNS} FROM emails WHERE team_id = $1 AND message_id = $2 AND created_at > now() - interval '45 days' ORDER BY created_at DESC LIMIT 1`,
-      [by.teamId, by.messageId]);
+  const { rows } =
+    'id' in by
+      ? await db.query<EmailForReport>(`SELECT ${REPORT_COLUMNS} FROM emails WHERE id = $1`, [by.id])
+      : await db.query<EmailForReport>(
+          `SELECT ${REPORT_COLUMNS} FROM emails WHERE team_id = $1 AND message_id = $2 AND created_at > now() - interval '45 days' ORDER BY created_at DESC LIMIT 1`,
+          [by.teamId, by.messageId],
+        );
   return rows[0];
 }

@@ -4,7 +4,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-export const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch (e) { return (e as NodeJS.ErrnoException).code === 'EPERM'; } };
+export const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
 
 /** True when `pid` is a postgres server for this data directory. */
 export function isOurPostmaster(pid: number, databaseDir: string): boolean {
@@ -50,7 +57,11 @@ export interface PostmasterState {
 export function postmasterState(databaseDir: string): PostmasterState {
   const pidFile = path.join(databaseDir, 'postmaster.pid');
   let lines: string[];
-  try { lines = fs.readFileSync(pidFile, 'utf8').split('\n'); } catch { return { pidFile, ours: false }; }
+  try {
+    lines = fs.readFileSync(pidFile, 'utf8').split('\n');
+  } catch {
+    return { pidFile, ours: false };
+  }
   const pid = Number(lines[0]);
   if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) return { pidFile, ours: false };
   const port = Number(lines[3]) || undefined;

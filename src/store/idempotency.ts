@@ -13,7 +13,10 @@ export interface IdempotencyRow {
  * Claims the key for this request: 'claimed', the existing row, or 'racing' when another request
  * committed its claim while ours waited (ON CONFLICT saw it, but our snapshot cannot read it).
  */
-export async function idempotencyClaim(db: Queryable, k: { teamId: string; method: string; path: string; key: string; hash: string }): Promise<IdempotencyRow | 'claimed' | 'racing'> {
+export async function idempotencyClaim(
+  db: Queryable,
+  k: { teamId: string; method: string; path: string; key: string; hash: string },
+): Promise<IdempotencyRow | 'claimed' | 'racing'> {
   const { rows } = await db.query<IdempotencyRow & { claimed: boolean }>(
     `WITH ins AS (
        INSERT INTO idempotency_keys (team_id, method, path, key, request_hash, state) VALUES ($1, $2, $3, $4, $5, 'in_flight')
@@ -30,7 +33,12 @@ export async function idempotencyClaim(db: Queryable, k: { teamId: string; metho
 }
 
 /** Replaces an expired or abandoned claim with ours; false if someone else got there first. */
-export async function idempotencyTakeOver(db: Queryable, k: { teamId: string; method: string; path: string; key: string; hash: string }, olderThanMs: number, state: 'in_flight' | 'done' | 'any'): Promise<boolean> {
+export async function idempotencyTakeOver(
+  db: Queryable,
+  k: { teamId: string; method: string; path: string; key: string; hash: string },
+  olderThanMs: number,
+  state: 'in_flight' | 'done' | 'any',
+): Promise<boolean> {
   const { rowCount } = await db.query(
     `UPDATE idempotency_keys SET request_hash = $5, state = 'in_flight', response_status = NULL, response_body = NULL, created_at = now()
      WHERE team_id = $1 AND method = $2 AND path = $3 AND key = $4 AND created_at < now() - $6::float8 * interval '1 millisecond'
@@ -40,8 +48,14 @@ export async function idempotencyTakeOver(db: Queryable, k: { teamId: string; me
   return Boolean(rowCount);
 }
 
-export async function idempotencyRelease(db: Queryable, k: { teamId: string; method: string; path: string; key: string }): Promise<void> {
-  await db.query(`DELETE FROM idempotency_keys WHERE team_id = $1 AND method = $2 AND path = $3 AND key = $4 AND state = 'in_flight'`, [k.teamId, k.method, k.path, k.key]);
+export async function idempotencyRelease(
+  db: Queryable,
+  k: { teamId: string; method: string; path: string; key: string },
+): Promise<void> {
+  await db.query(
+    `DELETE FROM idempotency_keys WHERE team_id = $1 AND method = $2 AND path = $3 AND key = $4 AND state = 'in_flight'`,
+    [k.teamId, k.method, k.path, k.key],
+  );
 }
 
 export async function idempotencyDeleteExpired(db: Queryable): Promise<number> {

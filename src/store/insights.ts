@@ -4,32 +4,64 @@ import type { Queryable } from './db.js';
 
 /** An email's insights, and when they are null (not analyzed yet) what the compose rules read. */
 export interface EmailInsightsRow {
-  insights: unknown[] | null; created_at: string;
-  id: string; team_id: string; domain_id: string | null; source: string; from_header: string; reply_to: string[]; subject: string;
-  html: string | null; text_body: string | null; headers: { name: string; value: string }[] | null; list_unsubscribe: boolean;
+  insights: unknown[] | null;
+  created_at: string;
+  id: string;
+  team_id: string;
+  domain_id: string | null;
+  source: string;
+  from_header: string;
+  reply_to: string[];
+  subject: string;
+  html: string | null;
+  text_body: string | null;
+  headers: { name: string; value: string }[] | null;
+  list_unsubscribe: boolean;
   /** a broadcast's email keeps no body: it is rendered from these (delivery/deferred.ts) */
-  broadcast_id: string | null; personalization: unknown; message_id: string; to_addrs: string[];
+  broadcast_id: string | null;
+  personalization: unknown;
+  message_id: string;
+  to_addrs: string[];
 }
 
 /** undefined: no such email; insights null: not analyzed (then the row carries its bodies, else html and text_body are null). */
-export async function emailInsightsFind(db: Queryable, teamId: string, id: string): Promise<EmailInsightsRow | undefined> {
+export async function emailInsightsFind(
+  db: Queryable,
+  teamId: string,
+  id: string,
+): Promise<EmailInsightsRow | undefined> {
   const { rows } = await db.query<EmailInsightsRow>(
     `SELECT insights, created_at::text AS created_at, id, team_id, domain_id, source, from_header, reply_to, subject,
        CASE WHEN insights IS NULL THEN html END AS html, CASE WHEN insights IS NULL THEN text_body END AS text_body, headers, list_unsubscribe,
        broadcast_id, personalization, message_id, to_addrs
-     FROM emails WHERE team_id = $1 AND id = $2`, [teamId, id]);
+     FROM emails WHERE team_id = $1 AND id = $2`,
+    [teamId, id],
+  );
   return rows[0];
 }
 
 /** Stores an email's compose findings unless it has insights already; returns the insights it now has. */
-export async function emailInsightsFill(db: Queryable, teamId: string, id: string, findings: unknown[]): Promise<unknown[] | null> {
+export async function emailInsightsFill(
+  db: Queryable,
+  teamId: string,
+  id: string,
+  findings: unknown[],
+): Promise<unknown[] | null> {
   const { rows } = await db.query<{ insights: unknown[] | null }>(
-    'UPDATE emails SET insights = coalesce(insights, $3::jsonb) WHERE team_id = $1 AND id = $2 RETURNING insights', [teamId, id, JSON.stringify(findings)]);
+    'UPDATE emails SET insights = coalesce(insights, $3::jsonb) WHERE team_id = $1 AND id = $2 RETURNING insights',
+    [teamId, id, JSON.stringify(findings)],
+  );
   return rows[0]?.insights ?? null;
 }
 
 export interface TopFinding {
-  id: string; severity: string; title: string; fix: string; emails: number; last_seen: string; example_email_id: string;
+  id: string;
+  severity: string;
+  title: string;
+  fix: string;
+  emails: number;
+  last_seen: string;
+  example_email_id: string;
 }
 
 /**
@@ -37,8 +69,13 @@ export interface TopFinding {
  * `sample` of the newest emails of the range (the emails_team_created index), so the answer stays
  * fast for a team sending millions; `sampled` says when that cap was reached.
  */
-export async function insightsTopFindings(db: Queryable, teamId: string, days: number, sample: number, limit = 50):
-  Promise<{ analyzed: number; sampled: boolean; data: TopFinding[] }> {
+export async function insightsTopFindings(
+  db: Queryable,
+  teamId: string,
+  days: number,
+  sample: number,
+  limit = 50,
+): Promise<{ analyzed: number; sampled: boolean; data: TopFinding[] }> {
   const { rows } = await db.query<{ analyzed: number; scanned: number; data: TopFinding[] | null }>(
     `WITH e AS (
        SELECT id, created_at, insights FROM emails

@@ -14,18 +14,27 @@ export const JOBS_CHANNEL = 'mailroom_jobs';
 
 /** Every job kind, once. A worker refuses a handler for a kind not listed here. */
 export const JOB_KINDS = {
-  'email.deliver': 'delivers one email to the recipients of one destination domain (payload: email_id, domain, recipients)',
-  'email.deliver_batch': 'delivers a run of a broadcast\'s one-recipient copies to one destination domain, one after another (payload: broadcast_id, domain, emails: [[email_id, recipient]]); claimed by a worker of its own',
-  'webhooks.dispatch': 'turns new outbox events into one message per subscribed endpoint (key "wake"; also queued by the trigger of 0005_webhooks.sql)',
+  'email.deliver':
+    'delivers one email to the recipients of one destination domain (payload: email_id, domain, recipients)',
+  'email.deliver_batch':
+    "delivers a run of a broadcast's one-recipient copies to one destination domain, one after another (payload: broadcast_id, domain, emails: [[email_id, recipient]]); claimed by a worker of its own",
+  'webhooks.dispatch':
+    'turns new outbox events into one message per subscribed endpoint (key "wake"; also queued by the trigger of 0005_webhooks.sql)',
   'webhooks.deliver': 'delivers the due messages of one endpoint (key = endpoint id: one running per endpoint)',
   'webhooks.sweep': 'recurring: repairs wake-ups lost to races',
   'webhooks.retention': 'recurring: drops old webhook messages and attempts',
-  'broadcasts.expand': 'turns a broadcast\'s segment into emails, one page per transaction with its cursor (key = broadcast id; paced behind delivery)',
-  'automations.event': 'starts and resumes the runs of the queued events (automation_event_queue), in order, one job at a time (key "wake", armed by automations_wake of 0025_automation_system_events.sql)',
-  'automations.step': 'runs one step of one automation run (payload: run_id, key; key = run_id:key); a legacy wake-up (payload wake: true, key run_id:key:wake) is resumed as automations.wake is',
-  'automations.wake': 'a delay elapsed or a wait timed out (payload: run_id, key; key = run_id:key:wake; run_at = when): claimed in batches by the timer worker, many resumed per transaction',
-  'reputation.check': 'judges one sending domain\'s bounce and complaint rates (key = domain id; queued by the trigger of 0024_reputation_guard.sql on a hard bounce or complaint)',
-  'contacts.import': 'parses one uploaded contact CSV and merges it into contacts (payload: import_id); a re-run starts over from the stored file',
+  'broadcasts.expand':
+    "turns a broadcast's segment into emails, one page per transaction with its cursor (key = broadcast id; paced behind delivery)",
+  'automations.event':
+    'starts and resumes the runs of the queued events (automation_event_queue), in order, one job at a time (key "wake", armed by automations_wake of 0025_automation_system_events.sql)',
+  'automations.step':
+    'runs one step of one automation run (payload: run_id, key; key = run_id:key); a legacy wake-up (payload wake: true, key run_id:key:wake) is resumed as automations.wake is',
+  'automations.wake':
+    'a delay elapsed or a wait timed out (payload: run_id, key; key = run_id:key:wake; run_at = when): claimed in batches by the timer worker, many resumed per transaction',
+  'reputation.check':
+    "judges one sending domain's bounce and complaint rates (key = domain id; queued by the trigger of 0024_reputation_guard.sql on a hard bounce or complaint)",
+  'contacts.import':
+    'parses one uploaded contact CSV and merges it into contacts (payload: import_id); a re-run starts over from the stored file',
 } as const;
 export type JobKind = keyof typeof JOB_KINDS;
 
@@ -42,9 +51,12 @@ const declared = new Map<string, string>();
  * is for); returns them typed, for enqueue. src/ never calls it (test/house): a kind production
  * runs is in JOB_KINDS.
  */
-export function registerJobKinds<const K extends string>(kinds: Record<K, string>): { readonly [P in K]: DeclaredJobKind<P> } {
+export function registerJobKinds<const K extends string>(
+  kinds: Record<K, string>,
+): { readonly [P in K]: DeclaredJobKind<P> } {
   for (const [k, what] of Object.entries<string>(kinds)) {
-    if (Object.hasOwn(JOB_KINDS, k)) throw new Error(`job kind ${k} is production's (JOB_KINDS): it cannot be declared again`);
+    if (Object.hasOwn(JOB_KINDS, k))
+      throw new Error(`job kind ${k} is production's (JOB_KINDS): it cannot be declared again`);
     declared.set(k, what);
   }
   return Object.fromEntries(Object.keys(kinds).map((k) => [k, k])) as { readonly [P in K]: DeclaredJobKind<P> };
@@ -105,7 +117,13 @@ export const DELIVERY_BATCH = 10;
  * (store/emails.ts emailsInsertPage). A job per copy cost a job row, a share of a claim (~60-75 us of
  * PostgreSQL with 50 in flight) and a delete for each copy.
  */
-export const deliverBatchJobsSql = (rows: string, teamId: string, broadcastId: string, runAt: string, region: string) => `
+export const deliverBatchJobsSql = (
+  rows: string,
+  teamId: string,
+  broadcastId: string,
+  runAt: string,
+  region: string,
+) => `
   INSERT INTO jobs (kind, payload, run_at, region, priority)
   SELECT '${DELIVER_BATCH_JOB}', jsonb_build_object('team_id', ${teamId}::uuid, 'domain', b.rcpt_domain, 'broadcast_id', ${broadcastId}::uuid, 'emails', b.emails),
          ${runAt}::timestamptz, ${region}, ${DELIVERY_PRIORITY.broadcast}
@@ -114,8 +132,14 @@ export const deliverBatchJobsSql = (rows: string, teamId: string, broadcastId: s
         GROUP BY x.rcpt_domain, (x.n - 1) / ${DELIVERY_BATCH}) b`;
 
 /** Inserts delivery jobs (`deliverJobsInsertSql`'s rows) and wakes the workers at commit. */
-export async function deliverJobsInsert(db: Queryable, jobs: { payload: unknown; run_at: string; region: string | null; priority?: number }[]): Promise<void> {
-  await db.query(`WITH j AS (${deliverJobsInsertSql('$1')}) SELECT pg_notify($2, '${DELIVER_JOB}')`, [JSON.stringify(jobs), JOBS_CHANNEL]);
+export async function deliverJobsInsert(
+  db: Queryable,
+  jobs: { payload: unknown; run_at: string; region: string | null; priority?: number }[],
+): Promise<void> {
+  await db.query(`WITH j AS (${deliverJobsInsertSql('$1')}) SELECT pg_notify($2, '${DELIVER_JOB}')`, [
+    JSON.stringify(jobs),
+    JOBS_CHANNEL,
+  ]);
 }
 
 /**
@@ -217,7 +241,7 @@ export interface JobFilter {
 
 // $1 = kinds, $2 = regions (null: any). Shared by the claim and the next-run query.
 const MATCHES = 'kind = ANY($1::text[]) AND ($2::text[] IS NULL OR region IS NULL OR region = ANY($2::text[]))';
-const CONFLICT = 'ON CONFLICT (kind, key) WHERE key IS NOT NULL AND state = \'pending\'';
+const CONFLICT = "ON CONFLICT (kind, key) WHERE key IS NOT NULL AND state = 'pending'";
 
 /**
  * Inserts a job and notifies workers in the same statement (the notification is delivered at the
@@ -231,7 +255,15 @@ export async function jobInsert(db: Queryable, j: JobInsert): Promise<string | u
        ${CONFLICT} DO NOTHING
        RETURNING id, kind)
      SELECT id, pg_notify($7, kind) FROM ins`,
-    [j.kind, JSON.stringify(j.payload ?? {}), j.runAt ?? null, j.key ?? null, j.region ?? null, j.maxAttempts ?? null, JOBS_CHANNEL],
+    [
+      j.kind,
+      JSON.stringify(j.payload ?? {}),
+      j.runAt ?? null,
+      j.key ?? null,
+      j.region ?? null,
+      j.maxAttempts ?? null,
+      JOBS_CHANNEL,
+    ],
   );
   return rows[0]?.id;
 }
@@ -248,8 +280,13 @@ export async function jobsInsertMany(db: Queryable, jobs: JobInsert[]): Promise<
        RETURNING id, kind)
      SELECT id, pg_notify($7, kind) FROM ins`,
     [
-      jobs.map((j) => j.kind), jobs.map((j) => JSON.stringify(j.payload ?? {})), jobs.map((j) => j.runAt ?? null),
-      jobs.map((j) => j.key ?? null), jobs.map((j) => j.region ?? null), jobs.map((j) => j.maxAttempts ?? null), JOBS_CHANNEL,
+      jobs.map((j) => j.kind),
+      jobs.map((j) => JSON.stringify(j.payload ?? {})),
+      jobs.map((j) => j.runAt ?? null),
+      jobs.map((j) => j.key ?? null),
+      jobs.map((j) => j.region ?? null),
+      jobs.map((j) => j.maxAttempts ?? null),
+      JOBS_CHANNEL,
     ],
   );
   return rows.map((r) => r.id);
@@ -259,7 +296,10 @@ export async function jobsInsertMany(db: Queryable, jobs: JobInsert[]): Promise<
  * Creates the one row of a recurring job (key 'recurring'), or updates its interval and payload.
  * Its schedule is kept across restarts unless the interval changes.
  */
-export async function jobUpsertRecurring(db: Queryable, j: { kind: KnownJobKind; everyMs: number; maxAttempts: number; payload: unknown; region?: string; firstRunAt?: Date }): Promise<string> {
+export async function jobUpsertRecurring(
+  db: Queryable,
+  j: { kind: KnownJobKind; everyMs: number; maxAttempts: number; payload: unknown; region?: string; firstRunAt?: Date },
+): Promise<string> {
   const { rows } = await db.query<{ id: string }>(
     `WITH up AS (
        INSERT INTO jobs (kind, payload, run_at, key, region, every_ms, max_attempts)
@@ -271,7 +311,15 @@ export async function jobUpsertRecurring(db: Queryable, j: { kind: KnownJobKind;
                        ELSE jobs.run_at END
        RETURNING id, kind)
      SELECT id, pg_notify($6, kind) FROM up`,
-    [j.kind, JSON.stringify(j.payload ?? {}), j.firstRunAt ?? null, j.region ?? null, j.everyMs, JOBS_CHANNEL, j.maxAttempts],
+    [
+      j.kind,
+      JSON.stringify(j.payload ?? {}),
+      j.firstRunAt ?? null,
+      j.region ?? null,
+      j.everyMs,
+      JOBS_CHANNEL,
+      j.maxAttempts,
+    ],
   );
   return rows[0].id;
 }
@@ -281,9 +329,17 @@ export async function jobUpsertRecurring(db: Queryable, j: { kind: KnownJobKind;
  * The statement is mailroom_jobs_claim (0033): an ordered walk of jobs_due_priority that stops at
  * the LIMIT whatever the table's statistics say.
  */
-export async function jobsClaimDue(db: Queryable, workerId: string, filter: JobFilter, limit: number, leaseMs: number): Promise<JobRow[]> {
-  const { rows } = await db.query<JobRow>('SELECT * FROM mailroom_jobs_claim($1::text[], $2::text[], $3::int, $4::text, $5::float8)',
-    [filter.kinds, filter.regions ?? null, limit, workerId, leaseMs]);
+export async function jobsClaimDue(
+  db: Queryable,
+  workerId: string,
+  filter: JobFilter,
+  limit: number,
+  leaseMs: number,
+): Promise<JobRow[]> {
+  const { rows } = await db.query<JobRow>(
+    'SELECT * FROM mailroom_jobs_claim($1::text[], $2::text[], $3::int, $4::text, $5::float8)',
+    [filter.kinds, filter.regions ?? null, limit, workerId, leaseMs],
+  );
   return rows;
 }
 
@@ -305,7 +361,12 @@ export async function jobsNextRunIn(db: Queryable, filter: JobFilter): Promise<n
 }
 
 /** Extends the leases still held; returns the ids whose lease was kept (the others were lost). */
-export async function jobsRenewLeases(db: Queryable, workerId: string, ids: string[], leaseMs: number): Promise<string[]> {
+export async function jobsRenewLeases(
+  db: Queryable,
+  workerId: string,
+  ids: string[],
+  leaseMs: number,
+): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(
     `UPDATE jobs SET locked_until = now() + $3::float8 * interval '1 millisecond'
      WHERE id = ANY($1::bigint[]) AND locked_by = $2 RETURNING id`,
@@ -326,7 +387,10 @@ export async function jobsReleaseLeases(db: Queryable, workerId: string, ids: st
 
 /** Finished one-off jobs, deleted in one statement; returns the ids deleted (still leased to us). */
 export async function jobsDeleteMany(db: Queryable, workerId: string, ids: string[]): Promise<string[]> {
-  const { rows } = await db.query<{ id: string }>('DELETE FROM jobs WHERE id = ANY($1::bigint[]) AND locked_by = $2 RETURNING id', [ids, workerId]);
+  const { rows } = await db.query<{ id: string }>(
+    'DELETE FROM jobs WHERE id = ANY($1::bigint[]) AND locked_by = $2 RETURNING id',
+    [ids, workerId],
+  );
   return rows.map((r) => r.id);
 }
 
@@ -341,7 +405,13 @@ export async function jobReschedule(db: Queryable, workerId: string, id: string,
 }
 
 /** A failed run with attempts left: due again after `delayMs`. */
-export async function jobRetryLater(db: Queryable, workerId: string, id: string, delayMs: number, error: string): Promise<boolean> {
+export async function jobRetryLater(
+  db: Queryable,
+  workerId: string,
+  id: string,
+  delayMs: number,
+  error: string,
+): Promise<boolean> {
   const { rowCount } = await db.query(
     `UPDATE jobs SET run_at = now() + $3::float8 * interval '1 millisecond', last_error = $4, locked_by = NULL, locked_until = NULL
      WHERE id = $1 AND locked_by = $2`,
@@ -364,7 +434,12 @@ export async function jobMarkFailed(db: Queryable, workerId: string, id: string,
  * A recurring job's run is over (succeeded, or failed out of attempts when `error` is set): due at
  * the first slot of its interval after now, so slots missed while nothing ran are skipped.
  */
-export async function jobRescheduleRecurring(db: Queryable, workerId: string, id: string, error: string | null): Promise<boolean> {
+export async function jobRescheduleRecurring(
+  db: Queryable,
+  workerId: string,
+  id: string,
+  error: string | null,
+): Promise<boolean> {
   const { rowCount } = await db.query(
     `UPDATE jobs SET
        run_at = run_at + every_ms * (floor(greatest(0, extract(epoch FROM now() - run_at) * 1000) / every_ms) + 1) * interval '1 millisecond',
@@ -376,11 +451,14 @@ export async function jobRescheduleRecurring(db: Queryable, workerId: string, id
 }
 
 /** Queue depth per kind and state, and how late the oldest due pending job of each kind is. */
-export async function jobsSummary(db: Queryable): Promise<{ kind: string; state: string; n: number; lag_seconds: number | null }[]> {
+export async function jobsSummary(
+  db: Queryable,
+): Promise<{ kind: string; state: string; n: number; lag_seconds: number | null }[]> {
   const { rows } = await db.query(
     `SELECT kind, state, count(*)::int AS n,
             extract(epoch FROM now() - min(run_at) FILTER (WHERE state = 'pending' AND run_at <= now() AND (locked_until IS NULL OR locked_until < now())))::float8 AS lag_seconds
-     FROM jobs GROUP BY kind, state`);
+     FROM jobs GROUP BY kind, state`,
+  );
   return rows;
 }
 

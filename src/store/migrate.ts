@@ -9,7 +9,10 @@ const MIGRATION_LOCK = 7_317_001; // arbitrary, constant advisory-lock key for m
 export const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
 export function listMigrations(dir = MIGRATIONS_DIR): { version: number; name: string; file: string }[] {
-  return fs.readdirSync(dir).filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f)).sort()
+  return fs
+    .readdirSync(dir)
+    .filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f))
+    .sort()
     .map((f) => ({ version: Number(f.slice(0, 4)), name: f.slice(5, -4), file: path.join(dir, f) }));
 }
 

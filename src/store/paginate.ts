@@ -15,14 +15,17 @@ export interface Page<T> {
   data: T[];
 }
 
-export async function paginate<T>(db: Queryable, opts: {
-  table: string; // a constant from code, never user input
-  columns: string;
-  teamId: string;
-  page: PageQuery;
-  where?: string; // extra SQL condition using parameters after the ones used here
-  params?: unknown[];
-}): Promise<Page<T>> {
+export async function paginate<T>(
+  db: Queryable,
+  opts: {
+    table: string; // a constant from code, never user input
+    columns: string;
+    teamId: string;
+    page: PageQuery;
+    where?: string; // extra SQL condition using parameters after the ones used here
+    params?: unknown[];
+  },
+): Promise<Page<T>> {
   const { table, columns, teamId, page } = opts;
   const params: unknown[] = [teamId, ...(opts.params ?? [])];
   const extra = opts.where ? ` AND (${opts.where.replace(/\$(\d+)/g, (_, n) => `$${Number(n) + 1}`)})` : '';
@@ -30,7 +33,11 @@ export async function paginate<T>(db: Queryable, opts: {
   let cursorCond = '';
   if (cursorId) {
     const found = await db.query(`SELECT 1 FROM ${table} WHERE team_id = $1 AND id = $2`, [teamId, cursorId]);
-    if (!found.rowCount) throw new AppError('validation_error', `The \`${page.after ? 'after' : 'before'}\` cursor does not match any item.`);
+    if (!found.rowCount)
+      throw new AppError(
+        'validation_error',
+        `The \`${page.after ? 'after' : 'before'}\` cursor does not match any item.`,
+      );
     params.push(cursorId);
     const c = `$${params.length}`;
     cursorCond = ` AND (created_at, id) ${page.after ? '<' : '>'} (SELECT created_at, id FROM ${table} WHERE id = ${c})`;

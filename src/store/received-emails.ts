@@ -7,18 +7,48 @@ import type { EventInsert } from './emails.js';
 import { paginate, type Page, type PageQuery } from './paginate.js';
 
 export interface ReceivedEmailRow {
-  id: string; team_id: string; domain_id: string | null; mail_from: string; received_for: string[];
-  from_addr: string; to_addrs: string[]; cc_addrs: string[]; bcc_addrs: string[]; reply_to: string[];
-  subject: string; message_id: string | null; html: string | null; text_body: string | null;
-  headers: Record<string, string | string[]>; authentication: Record<string, string> | null;
-  client_ip: string | null; helo: string | null; tls: boolean; raw_blob: string | null; raw_size: number; created_at: string;
+  id: string;
+  team_id: string;
+  domain_id: string | null;
+  mail_from: string;
+  received_for: string[];
+  from_addr: string;
+  to_addrs: string[];
+  cc_addrs: string[];
+  bcc_addrs: string[];
+  reply_to: string[];
+  subject: string;
+  message_id: string | null;
+  html: string | null;
+  text_body: string | null;
+  headers: Record<string, string | string[]>;
+  authentication: Record<string, string> | null;
+  client_ip: string | null;
+  helo: string | null;
+  tls: boolean;
+  raw_blob: string | null;
+  raw_size: number;
+  created_at: string;
 }
 export interface ReceivedAttachmentRow {
-  id: string; email_id: string; team_id: string; position: number; filename: string | null; content_type: string;
-  content_id: string | null; content_disposition: string; size: number; blob_id: string | null; created_at: string;
+  id: string;
+  email_id: string;
+  team_id: string;
+  position: number;
+  filename: string | null;
+  content_type: string;
+  content_id: string | null;
+  content_disposition: string;
+  size: number;
+  blob_id: string | null;
+  created_at: string;
 }
 
-export interface ReceivedInsert { email: ReceivedEmailRow; attachments: ReceivedAttachmentRow[]; event: EventInsert }
+export interface ReceivedInsert {
+  email: ReceivedEmailRow;
+  attachments: ReceivedAttachmentRow[];
+  event: EventInsert;
+}
 
 /** Inserts received emails with their remaining chunks, attachments and events, in one round trip. */
 export async function receivedEmailsInsert(db: Queryable, items: ReceivedInsert[], chunks: BlobChunk[]): Promise<void> {
@@ -29,7 +59,12 @@ export async function receivedEmailsInsert(db: Queryable, items: ReceivedInsert[
      ev AS (INSERT INTO email_events (id, email_id, team_id, type, recipient, data, detail, created_at)
             SELECT id, email_id, team_id, type, recipient, data, detail, created_at FROM json_populate_recordset(NULL::email_events, $3::json))
      SELECT 1`,
-    [JSON.stringify(items.map((i) => i.email)), JSON.stringify(items.flatMap((i) => i.attachments)), JSON.stringify(items.map((i) => i.event)), ...chunkParams(chunks)],
+    [
+      JSON.stringify(items.map((i) => i.email)),
+      JSON.stringify(items.flatMap((i) => i.attachments)),
+      JSON.stringify(items.map((i) => i.event)),
+      ...chunkParams(chunks),
+    ],
   );
 }
 
@@ -39,17 +74,53 @@ const LIST_COLUMNS = `id, to_addrs AS "to", from_addr AS "from", subject, messag
    FROM received_attachments a WHERE a.email_id = received_emails.id) AS attachments`;
 
 export interface ReceivedListItem {
-  id: string; to: string[]; from: string; subject: string; message_id: string | null; bcc: string[]; cc: string[]; reply_to: string[];
-  received_for: string[]; created_at: Date; attachments: { id: string; filename: string | null; content_type: string; content_id: string | null; content_disposition: string; size: number }[];
+  id: string;
+  to: string[];
+  from: string;
+  subject: string;
+  message_id: string | null;
+  bcc: string[];
+  cc: string[];
+  reply_to: string[];
+  received_for: string[];
+  created_at: Date;
+  attachments: {
+    id: string;
+    filename: string | null;
+    content_type: string;
+    content_id: string | null;
+    content_disposition: string;
+    size: number;
+  }[];
 }
 
-export async function receivedEmailList(db: Queryable, teamId: string, page: PageQuery): Promise<Page<ReceivedListItem>> {
+export async function receivedEmailList(
+  db: Queryable,
+  teamId: string,
+  page: PageQuery,
+): Promise<Page<ReceivedListItem>> {
   return paginate<ReceivedListItem>(db, { table: 'received_emails', columns: LIST_COLUMNS, teamId, page });
 }
 
-export async function receivedEmailFind(db: Queryable, teamId: string, id: string): Promise<(ReceivedListItem & { html: string | null; text: string | null; headers: Record<string, string | string[]>; authentication: Record<string, string> | null; raw_blob: string | null; raw_size: number }) | undefined> {
+export async function receivedEmailFind(
+  db: Queryable,
+  teamId: string,
+  id: string,
+): Promise<
+  | (ReceivedListItem & {
+      html: string | null;
+      text: string | null;
+      headers: Record<string, string | string[]>;
+      authentication: Record<string, string> | null;
+      raw_blob: string | null;
+      raw_size: number;
+    })
+  | undefined
+> {
   const { rows } = await db.query(
-    `SELECT ${LIST_COLUMNS}, html, text_body AS text, headers, authentication, raw_blob, raw_size FROM received_emails WHERE team_id = $1 AND id = $2`, [teamId, id]);
+    `SELECT ${LIST_COLUMNS}, html, text_body AS text, headers, authentication, raw_blob, raw_size FROM received_emails WHERE team_id = $1 AND id = $2`,
+    [teamId, id],
+  );
   return rows[0];
 }
 
@@ -59,19 +130,31 @@ export async function receivedEmailExists(db: Queryable, teamId: string, id: str
 }
 
 /** The raw message's blob, by email id alone (signed download links carry no team). */
-export async function receivedEmailRawBlob(db: Queryable, id: string): Promise<{ raw_blob: string | null; raw_size: number } | undefined> {
+export async function receivedEmailRawBlob(
+  db: Queryable,
+  id: string,
+): Promise<{ raw_blob: string | null; raw_size: number } | undefined> {
   const { rows } = await db.query('SELECT raw_blob, raw_size FROM received_emails WHERE id = $1', [id]);
   return rows[0];
 }
 
-export async function receivedAttachmentList(db: Queryable, teamId: string, emailId: string): Promise<ReceivedAttachmentRow[]> {
+export async function receivedAttachmentList(
+  db: Queryable,
+  teamId: string,
+  emailId: string,
+): Promise<ReceivedAttachmentRow[]> {
   const { rows } = await db.query<ReceivedAttachmentRow>(
-    'SELECT *, created_at::text AS created_at FROM received_attachments WHERE team_id = $1 AND email_id = $2 ORDER BY position', [teamId, emailId]);
+    'SELECT *, created_at::text AS created_at FROM received_attachments WHERE team_id = $1 AND email_id = $2 ORDER BY position',
+    [teamId, emailId],
+  );
   return rows;
 }
 
 export async function receivedAttachmentFind(db: Queryable, id: string): Promise<ReceivedAttachmentRow | undefined> {
-  const { rows } = await db.query<ReceivedAttachmentRow>('SELECT *, created_at::text AS created_at FROM received_attachments WHERE id = $1', [id]);
+  const { rows } = await db.query<ReceivedAttachmentRow>(
+    'SELECT *, created_at::text AS created_at FROM received_attachments WHERE id = $1',
+    [id],
+  );
   return rows[0];
 }
 
@@ -88,13 +171,22 @@ export async function receivedEmailsPurge(db: Queryable, days: number, limit = 5
   );
   const { rowCount } = await db.query(
     `UPDATE return_path_messages SET raw = NULL WHERE id IN (
-       SELECT id FROM return_path_messages WHERE raw IS NOT NULL AND created_at < now() - make_interval(days => $1) LIMIT $2)`, [days, limit]);
+       SELECT id FROM return_path_messages WHERE raw IS NOT NULL AND created_at < now() - make_interval(days => $1) LIMIT $2)`,
+    [days, limit],
+  );
   return rows[0].n + (rowCount ?? 0);
 }
 
 export interface ReturnPathMessageInsert {
-  id: string; team_id: string | null; email_id: string | null; kind: string; mail_from: string; rcpt_to: string;
-  subject: string | null; detail: unknown; raw: Buffer;
+  id: string;
+  team_id: string | null;
+  email_id: string | null;
+  kind: string;
+  mail_from: string;
+  rcpt_to: string;
+  subject: string | null;
+  detail: unknown;
+  raw: Buffer;
 }
 
 export async function returnPathMessageInsert(db: Queryable, m: ReturnPathMessageInsert): Promise<void> {

@@ -6,7 +6,12 @@ import type { Queryable } from './db.js';
 export type GuardState = 'ok' | 'warning' | 'paused';
 export const BUCKET_MS = 10 * 60_000;
 
-export interface Counts { delivered: number; bounced: number; hard_bounced: number; complained: number }
+export interface Counts {
+  delivered: number;
+  bounced: number;
+  hard_bounced: number;
+  complained: number;
+}
 export const ZERO_COUNTS: Counts = { delivered: 0, bounced: 0, hard_bounced: 0, complained: 0 };
 
 export interface ReputationRow {
@@ -23,7 +28,9 @@ export interface ReputationRow {
 /** The start of the 10-minute bucket holding `at` (the trigger's date_bin). */
 export const bucketOf = (at: Date) => new Date(Math.floor(at.getTime() / BUCKET_MS) * BUCKET_MS);
 
-const SUMS = (filter: string) => `coalesce(sum(delivered) FILTER (WHERE ${filter}), 0)::int, coalesce(sum(bounced) FILTER (WHERE ${filter}), 0)::int,
+const SUMS = (
+  filter: string,
+) => `coalesce(sum(delivered) FILTER (WHERE ${filter}), 0)::int, coalesce(sum(bounced) FILTER (WHERE ${filter}), 0)::int,
   coalesce(sum(hard_bounced) FILTER (WHERE ${filter}), 0)::int, coalesce(sum(complained) FILTER (WHERE ${filter}), 0)::int`;
 
 /** Sums of the domain's buckets from each start on (one query for several windows). */
@@ -32,7 +39,9 @@ export async function reputationSums(db: Queryable, domainId: string, starts: Da
   const min = new Date(Math.min(...starts.map((s) => s.getTime())));
   const cols = starts.map((_, i) => `ARRAY[${SUMS(`bucket >= $${i + 3}`)}] AS w${i}`).join(', ');
   const { rows } = await db.query<Record<string, number[]>>(
-    `SELECT ${cols} FROM domain_reputation_counts WHERE domain_id = $1 AND bucket >= $2`, [domainId, min, ...starts]);
+    `SELECT ${cols} FROM domain_reputation_counts WHERE domain_id = $1 AND bucket >= $2`,
+    [domainId, min, ...starts],
+  );
   return starts.map((_, i) => {
     const [delivered, bounced, hard_bounced, complained] = rows[0][`w${i}`];
     return { delivered, bounced, hard_bounced, complained };
@@ -42,68 +51,122 @@ export async function reputationSums(db: Queryable, domainId: string, starts: Da
 /** The counts of one bucket (the resume baseline). */
 export async function reputationBucket(db: Queryable, domainId: string, bucket: Date): Promise<Counts> {
   const { rows } = await db.query<Counts>(
-    'SELECT delivered, bounced, hard_bounced, complained FROM domain_reputation_counts WHERE domain_id = $1 AND bucket = $2', [domainId, bucket]);
+    'SELECT delivered, bounced, hard_bounced, complained FROM domain_reputation_counts WHERE domain_id = $1 AND bucket = $2',
+    [domainId, bucket],
+  );
   return rows[0] ?? ZERO_COUNTS;
 }
 
 /** Hourly sums from `from` on (hours without mail are absent). */
-export async function reputationHourly(db: Queryable, domainId: string, from: Date): Promise<(Counts & { hour: Date })[]> {
+export async function reputationHourly(
+  db: Queryable,
+  domainId: string,
+  from: Date,
+): Promise<(Counts & { hour: Date })[]> {
   const { rows } = await db.query<Counts & { hour: Date }>(
     `SELECT date_trunc('hour', bucket) AS hour, sum(delivered)::int AS delivered, sum(bounced)::int AS bounced,
        sum(hard_bounced)::int AS hard_bounced, sum(complained)::int AS complained
-     FROM domain_reputation_counts WHERE domain_id = $1 AND bucket >= $2 GROUP BY 1 ORDER BY 1`, [domainId, from]);
+     FROM domain_reputation_counts WHERE domain_id = $1 AND bucket >= $2 GROUP BY 1 ORDER BY 1`,
+    [domainId, from],
+  );
   return rows;
 }
 
 const STATE_COLUMNS = 'domain_id, team_id, state, reason, since, resumed_at, resumed_by, baseline';
 
-export async function reputationFind(db: Queryable, domainId: string, forUpdate = false): Promise<ReputationRow | undefined> {
-  const { rows } = await db.query<ReputationRow>(`SELECT ${STATE_COLUMNS} FROM domain_reputation WHERE domain_id = $1${forUpdate ? ' FOR UPDATE' : ''}`, [domainId]);
+export async function reputationFind(
+  db: Queryable,
+  domainId: string,
+  forUpdate = false,
+): Promise<ReputationRow | undefined> {
+  const { rows } = await db.query<ReputationRow>(
+    `SELECT ${STATE_COLUMNS} FROM domain_reputation WHERE domain_id = $1${forUpdate ? ' FOR UPDATE' : ''}`,
+    [domainId],
+  );
   return rows[0];
 }
 
 /** The row of the domain, created as `ok` when absent, locked for the caller's transaction. */
 export async function reputationLock(db: Queryable, teamId: string, domainId: string): Promise<ReputationRow> {
-  await db.query('INSERT INTO domain_reputation (domain_id, team_id) VALUES ($1, $2) ON CONFLICT (domain_id) DO NOTHING', [domainId, teamId]);
+  await db.query(
+    'INSERT INTO domain_reputation (domain_id, team_id) VALUES ($1, $2) ON CONFLICT (domain_id) DO NOTHING',
+    [domainId, teamId],
+  );
   return (await reputationFind(db, domainId, true))!;
 }
 
-export async function reputationSet(db: Queryable, domainId: string, s: { state: GuardState; reason: string | null; since?: boolean }): Promise<void> {
+export async function reputationSet(
+  db: Queryable,
+  domainId: string,
+  s: { state: GuardState; reason: string | null; since?: boolean },
+): Promise<void> {
   await db.query(
     `UPDATE domain_reputation SET state = $2, reason = $3, since = CASE WHEN $4::boolean THEN now() ELSE since END, updated_at = now() WHERE domain_id = $1`,
-    [domainId, s.state, s.reason, s.since ?? false]);
+    [domainId, s.state, s.reason, s.since ?? false],
+  );
 }
 
 /** A person lifted the pause: the rates the guard judges start again from now. */
-export async function reputationResume(db: Queryable, domainId: string, by: string, baseline: Counts & { bucket: string }): Promise<void> {
+export async function reputationResume(
+  db: Queryable,
+  domainId: string,
+  by: string,
+  baseline: Counts & { bucket: string },
+): Promise<void> {
   await db.query(
     `UPDATE domain_reputation SET state = 'ok', reason = NULL, since = now(), resumed_at = now(), resumed_by = $2, baseline = $3, updated_at = now()
-     WHERE domain_id = $1`, [domainId, by, JSON.stringify(baseline)]);
+     WHERE domain_id = $1`,
+    [domainId, by, JSON.stringify(baseline)],
+  );
 }
 
 /** The team's domains whose guard is not ok (the dashboard's banner). */
-export async function reputationAlerts(db: Queryable, teamId: string): Promise<{ domain_id: string; name: string; state: GuardState; reason: string | null; since: Date }[]> {
+export async function reputationAlerts(
+  db: Queryable,
+  teamId: string,
+): Promise<{ domain_id: string; name: string; state: GuardState; reason: string | null; since: Date }[]> {
   const { rows } = await db.query(
     `SELECT r.domain_id, d.name, r.state, r.reason, r.since FROM domain_reputation r JOIN domains d ON d.id = r.domain_id
-     WHERE r.team_id = $1 AND r.state <> 'ok' ORDER BY r.state DESC, d.name`, [teamId]);
+     WHERE r.team_id = $1 AND r.state <> 'ok' ORDER BY r.state DESC, d.name`,
+    [teamId],
+  );
   return rows as never;
 }
 
 /** Domains with a warning, for the periodic re-look (a warning ends on its own as the windows slide). */
-export async function reputationWarnings(db: Queryable, limit = 500): Promise<{ domain_id: string; team_id: string }[]> {
+export async function reputationWarnings(
+  db: Queryable,
+  limit = 500,
+): Promise<{ domain_id: string; team_id: string }[]> {
   const { rows } = await db.query<{ domain_id: string; team_id: string }>(
-    "SELECT domain_id, team_id FROM domain_reputation WHERE state = 'warning' ORDER BY updated_at LIMIT $1", [limit]);
+    "SELECT domain_id, team_id FROM domain_reputation WHERE state = 'warning' ORDER BY updated_at LIMIT $1",
+    [limit],
+  );
   return rows;
 }
 
 /** Every domain with mail in the last 7 days: its sums for the last hour and the 7 days, and its state (Prometheus). */
 export async function reputationOverview(db: Queryable, hourStart: Date, weekStart: Date, limit = 200) {
-  const { rows } = await db.query<{ domain_id: string; name: string; state: GuardState | null; hour: number[]; week: number[] }>(
+  const { rows } = await db.query<{
+    domain_id: string;
+    name: string;
+    state: GuardState | null;
+    hour: number[];
+    week: number[];
+  }>(
     `SELECT c.domain_id, d.name, r.state, ARRAY[${SUMS('bucket >= $1')}] AS hour, ARRAY[${SUMS('true')}] AS week
      FROM domain_reputation_counts c JOIN domains d ON d.id = c.domain_id LEFT JOIN domain_reputation r ON r.domain_id = c.domain_id
-     WHERE c.bucket >= $2 GROUP BY c.domain_id, d.name, r.state ORDER BY d.name LIMIT $3`, [hourStart, weekStart, limit]);
+     WHERE c.bucket >= $2 GROUP BY c.domain_id, d.name, r.state ORDER BY d.name LIMIT $3`,
+    [hourStart, weekStart, limit],
+  );
   const counts = (a: number[]): Counts => ({ delivered: a[0], bounced: a[1], hard_bounced: a[2], complained: a[3] });
-  return rows.map((r) => ({ domain_id: r.domain_id, name: r.name, state: r.state ?? 'ok', hour: counts(r.hour), week: counts(r.week) }));
+  return rows.map((r) => ({
+    domain_id: r.domain_id,
+    name: r.name,
+    state: r.state ?? 'ok',
+    hour: counts(r.hour),
+    week: counts(r.week),
+  }));
 }
 
 /** Retention: buckets older than 8 days are never read. */
@@ -116,14 +179,23 @@ export async function reputationCountsPurge(db: Queryable): Promise<number> {
 export async function broadcastsSendingFromDomain(db: Queryable, teamId: string, domain: string): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(
     `SELECT id FROM broadcasts WHERE team_id = $1 AND status IN ('queued', 'sending')
-       AND lower(substring(from_header from '@([^@<>[:space:]]+)>?[[:space:]]*$')) = lower($2) ORDER BY id`, [teamId, domain]);
+       AND lower(substring(from_header from '@([^@<>[:space:]]+)>?[[:space:]]*$')) = lower($2) ORDER BY id`,
+    [teamId, domain],
+  );
   return rows.map((r) => r.id);
 }
 
 /** The team's broadcasts the guard paused (by itself, or at the send path: their pause_reason names it): resumed with the domain. */
-export async function broadcastsPausedByGuard(db: Queryable, teamId: string, domain: string, mark: string): Promise<string[]> {
+export async function broadcastsPausedByGuard(
+  db: Queryable,
+  teamId: string,
+  domain: string,
+  mark: string,
+): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(
     `SELECT id FROM broadcasts WHERE team_id = $1 AND status = 'paused' AND strpos(pause_reason, $3) > 0
-       AND lower(substring(from_header from '@([^@<>[:space:]]+)>?[[:space:]]*$')) = lower($2)`, [teamId, domain, mark]);
+       AND lower(substring(from_header from '@([^@<>[:space:]]+)>?[[:space:]]*$')) = lower($2)`,
+    [teamId, domain, mark],
+  );
   return rows.map((r) => r.id);
 }

@@ -22,7 +22,9 @@ export interface RequestLogRow {
 /** One statement for the whole batch: the rows travel as one JSON parameter. */
 export async function requestLogInsertMany(db: Queryable, rows: RequestLogRow[]): Promise<void> {
   if (!rows.length) return;
-  await db.query('INSERT INTO request_logs SELECT * FROM json_populate_recordset(NULL::request_logs, $1::json)', [JSON.stringify(rows)]);
+  await db.query('INSERT INTO request_logs SELECT * FROM json_populate_recordset(NULL::request_logs, $1::json)', [
+    JSON.stringify(rows),
+  ]);
 }
 
 const LIST_COLUMNS = `id, created_at::text AS created_at, endpoint, method, status AS response_status, user_agent`;
@@ -35,18 +37,49 @@ export interface LogFilter {
   method?: string;
 }
 
-export async function requestLogList(db: Queryable, teamId: string, page: PageQuery, f: LogFilter = {}): Promise<Page<Record<string, unknown>>> {
+export async function requestLogList(
+  db: Queryable,
+  teamId: string,
+  page: PageQuery,
+  f: LogFilter = {},
+): Promise<Page<Record<string, unknown>>> {
   const conds: string[] = [];
   const params: unknown[] = [];
-  if (f.status !== undefined) { params.push(f.status); conds.push(`status = $${params.length}`); }
-  if (f.statusClass !== undefined) { params.push(f.statusClass * 100); conds.push(`status >= $${params.length} AND status < $${params.length} + 100`); }
-  if (f.endpoint) { params.push(f.endpoint); conds.push(`endpoint = $${params.length}`); }
-  if (f.apiKeyId) { params.push(f.apiKeyId); conds.push(`api_key_id = $${params.length}`); }
-  if (f.method) { params.push(f.method); conds.push(`method = $${params.length}`); }
-  return paginate(db, { table: 'request_logs', columns: LIST_COLUMNS, teamId, page, where: conds.join(' AND ') || undefined, params });
+  if (f.status !== undefined) {
+    params.push(f.status);
+    conds.push(`status = $${params.length}`);
+  }
+  if (f.statusClass !== undefined) {
+    params.push(f.statusClass * 100);
+    conds.push(`status >= $${params.length} AND status < $${params.length} + 100`);
+  }
+  if (f.endpoint) {
+    params.push(f.endpoint);
+    conds.push(`endpoint = $${params.length}`);
+  }
+  if (f.apiKeyId) {
+    params.push(f.apiKeyId);
+    conds.push(`api_key_id = $${params.length}`);
+  }
+  if (f.method) {
+    params.push(f.method);
+    conds.push(`method = $${params.length}`);
+  }
+  return paginate(db, {
+    table: 'request_logs',
+    columns: LIST_COLUMNS,
+    teamId,
+    page,
+    where: conds.join(' AND ') || undefined,
+    params,
+  });
 }
 
-export async function requestLogFind(db: Queryable, teamId: string, id: string): Promise<Record<string, unknown> | undefined> {
+export async function requestLogFind(
+  db: Queryable,
+  teamId: string,
+  id: string,
+): Promise<Record<string, unknown> | undefined> {
   const { rows } = await db.query(
     `SELECT ${LIST_COLUMNS}, request_body, response_body, error_name, duration_ms, api_key_id FROM request_logs WHERE team_id = $1 AND id = $2`,
     [teamId, id],
@@ -55,6 +88,8 @@ export async function requestLogFind(db: Queryable, teamId: string, id: string):
 }
 
 export async function requestLogDeleteOlderThan(db: Queryable, days: number): Promise<number> {
-  const { rowCount } = await db.query(`DELETE FROM request_logs WHERE created_at < now() - make_interval(days => $1)`, [days]);
+  const { rowCount } = await db.query(`DELETE FROM request_logs WHERE created_at < now() - make_interval(days => $1)`, [
+    days,
+  ]);
   return rowCount ?? 0;
 }

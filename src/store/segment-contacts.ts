@@ -8,8 +8,14 @@ import type { Queryable } from './db.js';
 import { paginate, type Page, type PageQuery } from './paginate.js';
 import { filterSql, topicDefaultsFind } from './segment-filter.js';
 
-export interface SegmentKind { id: string; filter: Rule | null }
-export type ContactListItem = Pick<ContactRow, 'id' | 'email' | 'first_name' | 'last_name' | 'created_at' | 'unsubscribed'>;
+export interface SegmentKind {
+  id: string;
+  filter: Rule | null;
+}
+export type ContactListItem = Pick<
+  ContactRow,
+  'id' | 'email' | 'first_name' | 'last_name' | 'created_at' | 'unsubscribed'
+>;
 
 /** The condition on `contacts` for the segment, its values pushed onto `params`. */
 async function conditionOf(db: Queryable, teamId: string, s: SegmentKind, params: unknown[]): Promise<string> {
@@ -21,11 +27,24 @@ async function conditionOf(db: Queryable, teamId: string, s: SegmentKind, params
 }
 
 /** One page of the segment's contacts (Resend cursors, newest first), as GET /contacts lists them. */
-export async function segmentContactsPage(db: Queryable, teamId: string, s: SegmentKind, page: PageQuery): Promise<Page<ContactListItem>> {
-  if (s.filter && page.limit !== undefined && !page.before) return filterPageWalk(db, teamId, s, { ...page, limit: page.limit });
+export async function segmentContactsPage(
+  db: Queryable,
+  teamId: string,
+  s: SegmentKind,
+  page: PageQuery,
+): Promise<Page<ContactListItem>> {
+  if (s.filter && page.limit !== undefined && !page.before)
+    return filterPageWalk(db, teamId, s, { ...page, limit: page.limit });
   const params: unknown[] = [];
   const where = await conditionOf(db, teamId, s, params);
-  return paginate<ContactListItem>(db, { table: 'contacts', columns: CONTACT_LIST_COLUMNS, teamId, page, where, params });
+  return paginate<ContactListItem>(db, {
+    table: 'contacts',
+    columns: CONTACT_LIST_COLUMNS,
+    teamId,
+    page,
+    where,
+    params,
+  });
 }
 
 /**
@@ -45,10 +64,19 @@ type Edge = { created_at: string; id: string };
  * When the windows do not fill the page, the rest is one query over the older contacts, planned as
  * PostgreSQL likes (a very rare filter: a full pass was always the price). Same rows as paginate().
  */
-export async function filterPageWalk(db: Queryable, teamId: string, s: SegmentKind, page: PageQuery & { limit: number }, windows: readonly number[] = WALK_WINDOWS): Promise<Page<ContactListItem>> {
+export async function filterPageWalk(
+  db: Queryable,
+  teamId: string,
+  s: SegmentKind,
+  page: PageQuery & { limit: number },
+  windows: readonly number[] = WALK_WINDOWS,
+): Promise<Page<ContactListItem>> {
   let cursor: Edge | null = null;
   if (page.after) {
-    const { rows } = await db.query<Edge>('SELECT created_at::text AS created_at, id FROM contacts WHERE team_id = $1 AND id = $2', [teamId, page.after]);
+    const { rows } = await db.query<Edge>(
+      'SELECT created_at::text AS created_at, id FROM contacts WHERE team_id = $1 AND id = $2',
+      [teamId, page.after],
+    );
     if (!rows[0]) throw new AppError('validation_error', 'The `after` cursor does not match any item.');
     cursor = rows[0];
   }
@@ -67,7 +95,9 @@ export async function filterPageWalk(db: Queryable, teamId: string, s: SegmentKi
     params.push(size, want - found.length);
     const { rows } = await db.query<ContactListItem>(
       `SELECT ${CONTACT_LIST_COLUMNS} FROM (SELECT * FROM contacts WHERE team_id = $1${after} ORDER BY created_at DESC, id DESC LIMIT $${params.length - 1}) contacts
-       WHERE ${where} ORDER BY contacts.created_at DESC, contacts.id DESC LIMIT $${params.length}`, params);
+       WHERE ${where} ORDER BY contacts.created_at DESC, contacts.id DESC LIMIT $${params.length}`,
+      params,
+    );
     found.push(...rows);
     if (found.length >= want) break;
     // The window's oldest contact: the next window starts below it (none: the walk reached the end).
@@ -76,7 +106,9 @@ export async function filterPageWalk(db: Queryable, teamId: string, s: SegmentKi
     edgeParams.push(size - 1);
     const edge = await db.query<Edge>(
       // Qualified ORDER BY: a bare created_at would be the text output column (a sort of the whole table).
-      `SELECT created_at::text AS created_at, id FROM contacts WHERE team_id = $1${edgeAfter} ORDER BY contacts.created_at DESC, contacts.id DESC OFFSET $${edgeParams.length} LIMIT 1`, edgeParams);
+      `SELECT created_at::text AS created_at, id FROM contacts WHERE team_id = $1${edgeAfter} ORDER BY contacts.created_at DESC, contacts.id DESC OFFSET $${edgeParams.length} LIMIT 1`,
+      edgeParams,
+    );
     if (!edge.rows[0]) return { has_more: false, data: found };
     cursor = edge.rows[0];
   }
@@ -86,7 +118,9 @@ export async function filterPageWalk(db: Queryable, teamId: string, s: SegmentKi
     params.push(want - found.length);
     const { rows } = await db.query<ContactListItem>(
       `SELECT ${CONTACT_LIST_COLUMNS} FROM contacts WHERE contacts.team_id = $1 AND ${where}${after.replaceAll('(created_at, id)', '(contacts.created_at, contacts.id)')}
-       ORDER BY contacts.created_at DESC, contacts.id DESC LIMIT $${params.length}`, params);
+       ORDER BY contacts.created_at DESC, contacts.id DESC LIMIT $${params.length}`,
+      params,
+    );
     found.push(...rows);
   }
   const hasMore = found.length > page.limit;
@@ -94,7 +128,12 @@ export async function filterPageWalk(db: Queryable, teamId: string, s: SegmentKi
 }
 
 /** The contacts matching a filter that no segment holds yet (the dashboard's live preview). */
-export function filterContactsPage(db: Queryable, teamId: string, filter: Rule, page: PageQuery): Promise<Page<ContactListItem>> {
+export function filterContactsPage(
+  db: Queryable,
+  teamId: string,
+  filter: Rule,
+  page: PageQuery,
+): Promise<Page<ContactListItem>> {
   return segmentContactsPage(db, teamId, { id: '', filter }, page);
 }
 
@@ -102,18 +141,32 @@ export function filterContactsPage(db: Queryable, teamId: string, filter: Rule, 
  * How many contacts the segment has: exact, in SQL, counting at most `cap` (then `capped`). A
  * filter over 1M contacts costs a full scan of them (BENCHMARKS.md); the cap bounds that work.
  */
-export async function segmentContactsCount(db: Queryable, teamId: string, s: SegmentKind, cap: number): Promise<{ count: number; capped: boolean }> {
+export async function segmentContactsCount(
+  db: Queryable,
+  teamId: string,
+  s: SegmentKind,
+  cap: number,
+): Promise<{ count: number; capped: boolean }> {
   const params: unknown[] = [teamId];
   const where = await conditionOf(db, teamId, s, params);
   params.push(cap + 1);
   const { rows } = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM (SELECT 1 FROM contacts WHERE contacts.team_id = $1 AND ${where} LIMIT $${params.length}) m`, params);
+    `SELECT count(*)::int AS n FROM (SELECT 1 FROM contacts WHERE contacts.team_id = $1 AND ${where} LIMIT $${params.length}) m`,
+    params,
+  );
   const n = rows[0].n;
   return n > cap ? { count: cap, capped: true } : { count: n, capped: false };
 }
 
-export interface RecipientRow extends Pick<ContactRow, 'id' | 'email' | 'first_name' | 'last_name' | 'unsubscribed' | 'properties' | 'created_at'> {}
-export interface RecipientCursor { created_at: string; id: string }
+export interface RecipientRow
+  extends Pick<
+    ContactRow,
+    'id' | 'email' | 'first_name' | 'last_name' | 'unsubscribed' | 'properties' | 'created_at'
+  > {}
+export interface RecipientCursor {
+  created_at: string;
+  id: string;
+}
 
 /**
  * The next `limit` contacts of the segment after `cursor` (null = from the start), oldest first by
@@ -121,7 +174,13 @@ export interface RecipientCursor { created_at: string; id: string }
  * behind it (contacts created during the walk come after it and are reached too). Works for both
  * kinds of segment. Returns the rows and the cursor of the last (null when the walk is over).
  */
-export async function segmentRecipientsAfter(db: Queryable, teamId: string, s: SegmentKind, cursor: RecipientCursor | null, limit: number): Promise<{ rows: RecipientRow[]; next: RecipientCursor | null }> {
+export async function segmentRecipientsAfter(
+  db: Queryable,
+  teamId: string,
+  s: SegmentKind,
+  cursor: RecipientCursor | null,
+  limit: number,
+): Promise<{ rows: RecipientRow[]; next: RecipientCursor | null }> {
   const params: unknown[] = [teamId];
   const where = await conditionOf(db, teamId, s, params);
   let after = '';
@@ -132,28 +191,45 @@ export async function segmentRecipientsAfter(db: Queryable, teamId: string, s: S
   params.push(limit);
   const { rows } = await db.query<RecipientRow>(
     `SELECT id, email, first_name, last_name, unsubscribed, properties, created_at::text AS created_at FROM contacts
-     WHERE contacts.team_id = $1 AND ${where}${after} ORDER BY contacts.created_at, contacts.id LIMIT $${params.length}`, params);
+     WHERE contacts.team_id = $1 AND ${where}${after} ORDER BY contacts.created_at, contacts.id LIMIT $${params.length}`,
+    params,
+  );
   const last = rows[rows.length - 1];
   return { rows, next: rows.length === limit && last ? { created_at: last.created_at, id: last.id } : null };
 }
 
 /** Whether the contact is in the segment (a member, or matching its filter). */
-export async function segmentHasContact(db: Queryable, teamId: string, s: SegmentKind, contactId: string): Promise<boolean> {
+export async function segmentHasContact(
+  db: Queryable,
+  teamId: string,
+  s: SegmentKind,
+  contactId: string,
+): Promise<boolean> {
   const params: unknown[] = [teamId, contactId];
   const where = await conditionOf(db, teamId, s, params);
-  const { rowCount } = await db.query(`SELECT 1 FROM contacts WHERE contacts.team_id = $1 AND contacts.id = $2 AND ${where}`, params);
+  const { rowCount } = await db.query(
+    `SELECT 1 FROM contacts WHERE contacts.team_id = $1 AND contacts.id = $2 AND ${where}`,
+    params,
+  );
   return Boolean(rowCount);
 }
 
 /** Which of the given filter segments the contact matches, in one statement. */
-export async function filterSegmentsMatching(db: Queryable, teamId: string, contactId: string, segments: SegmentKind[]): Promise<Set<string>> {
+export async function filterSegmentsMatching(
+  db: Queryable,
+  teamId: string,
+  contactId: string,
+  segments: SegmentKind[],
+): Promise<Set<string>> {
   if (!segments.length) return new Set();
   const params: unknown[] = [teamId, contactId];
   const arms: string[] = [];
   for (const s of segments) {
     const where = await conditionOf(db, teamId, s, params);
     params.push(s.id);
-    arms.push(`SELECT $${params.length}::uuid AS id WHERE EXISTS (SELECT 1 FROM contacts WHERE contacts.team_id = $1 AND contacts.id = $2 AND ${where})`);
+    arms.push(
+      `SELECT $${params.length}::uuid AS id WHERE EXISTS (SELECT 1 FROM contacts WHERE contacts.team_id = $1 AND contacts.id = $2 AND ${where})`,
+    );
   }
   const { rows } = await db.query<{ id: string }>(arms.join(' UNION ALL '), params);
   return new Set(rows.map((r) => r.id));

@@ -7,11 +7,18 @@ import { ruleUnevaluable, type EngagementRule, type FieldRule, type Rule } from 
 import type { Queryable } from './db.js';
 
 const COLUMNS: Record<string, string> = {
-  email: 'contacts.email', first_name: 'contacts.first_name', last_name: 'contacts.last_name',
-  unsubscribed: 'contacts.unsubscribed', created_at: 'contacts.created_at',
+  email: 'contacts.email',
+  first_name: 'contacts.first_name',
+  last_name: 'contacts.last_name',
+  unsubscribed: 'contacts.unsubscribed',
+  created_at: 'contacts.created_at',
 };
 const EVENT: Record<EngagementRule['engagement'], string> = {
-  delivered: "'email.delivered'", opened: "'email.opened'", clicked: "'email.clicked'", bounced: "'email.bounced'", complained: "'email.complained'",
+  delivered: "'email.delivered'",
+  opened: "'email.opened'",
+  clicked: "'email.clicked'",
+  bounced: "'email.bounced'",
+  complained: "'email.complained'",
 };
 const CMP: Record<string, string> = { eq: '=', gt: '>', gte: '>=', lt: '<', lte: '<=' };
 
@@ -29,7 +36,9 @@ export async function topicDefaultsFind(db: Queryable, teamId: string, rule: Rul
   if (rule) walk(rule);
   if (!ids.length) return new Map();
   const { rows } = await db.query<{ id: string; default_subscription: 'opt_in' | 'opt_out' }>(
-    'SELECT id, default_subscription FROM topics WHERE team_id = $1 AND id = ANY($2::uuid[])', [teamId, ids]);
+    'SELECT id, default_subscription FROM topics WHERE team_id = $1 AND id = ANY($2::uuid[])',
+    [teamId, ids],
+  );
   return new Map(rows.map((r) => [r.id, r.default_subscription]));
 }
 
@@ -39,22 +48,37 @@ function fieldSql(r: FieldRule, p: (v: unknown) => string): string {
   const text = prop !== undefined ? `(contacts.properties ->> ${key})` : COLUMNS[r.field];
   const numeric = typeof r.value === 'number' || (Array.isArray(r.value) && typeof r.value[0] === 'number');
   // A property's number: NULL unless the stored JSON is a number (CASE guarantees no bad cast).
-  const col = prop !== undefined && numeric
-    ? `(CASE WHEN jsonb_typeof(contacts.properties -> ${key}) = 'number' THEN (contacts.properties ->> ${key})::numeric END)`
-    : text;
-  const cast = r.field === 'created_at' ? '::timestamptz' : r.field === 'unsubscribed' ? '::boolean' : numeric ? '::numeric' : '::text';
+  const col =
+    prop !== undefined && numeric
+      ? `(CASE WHEN jsonb_typeof(contacts.properties -> ${key}) = 'number' THEN (contacts.properties ->> ${key})::numeric END)`
+      : text;
+  const cast =
+    r.field === 'created_at'
+      ? '::timestamptz'
+      : r.field === 'unsubscribed'
+        ? '::boolean'
+        : numeric
+          ? '::numeric'
+          : '::text';
   switch (r.op) {
-    case 'exists': return `${text} IS NOT NULL`;
-    case 'is_empty': return `coalesce(${text}, '') = ''`;
-    case 'neq': return `${col} IS DISTINCT FROM ${p(r.value)}${cast}`;
-    case 'in': return `${col} = ANY(${p(r.value)}${cast}[])`;
-    case 'contains': return `strpos(lower(${text}), lower(${p(r.value)}::text)) > 0`;
-    case 'starts_with': return `starts_with(lower(${text}), lower(${p(r.value)}::text))`;
+    case 'exists':
+      return `${text} IS NOT NULL`;
+    case 'is_empty':
+      return `coalesce(${text}, '') = ''`;
+    case 'neq':
+      return `${col} IS DISTINCT FROM ${p(r.value)}${cast}`;
+    case 'in':
+      return `${col} = ANY(${p(r.value)}${cast}[])`;
+    case 'contains':
+      return `strpos(lower(${text}), lower(${p(r.value)}::text)) > 0`;
+    case 'starts_with':
+      return `starts_with(lower(${text}), lower(${p(r.value)}::text))`;
     case 'ends_with': {
       const v = p(r.value);
       return `right(lower(${text}), length(${v}::text)) = lower(${v}::text)`;
     }
-    default: return `${col} ${CMP[r.op]} ${p(r.value)}${cast}`;
+    default:
+      return `${col} ${CMP[r.op]} ${p(r.value)}${cast}`;
   }
 }
 
@@ -77,12 +101,15 @@ export function filterSql(rule: Rule, topics: TopicDefaults, params: unknown[]):
     if ('or' in r) return `(${r.or.map(walk).join(' OR ')})`;
     if ('not' in r) return `(NOT ${walk(r.not)})`;
     if ('field' in r) return `(${fieldSql(r, p)})`;
-    if ('segment' in r) return `EXISTS (SELECT 1 FROM contact_segments cs WHERE cs.segment_id = ${p(r.segment)}::uuid AND cs.contact_id = contacts.id)`;
+    if ('segment' in r)
+      return `EXISTS (SELECT 1 FROM contact_segments cs WHERE cs.segment_id = ${p(r.segment)}::uuid AND cs.contact_id = contacts.id)`;
     if ('topic' in r) {
       const d = topics.get(r.topic);
       // Resend's rule: opt_in topics reach everyone without an opt_out row; opt_out topics only opt_in rows.
-      const subscribed = d === undefined ? 'false'
-        : `${d === 'opt_in' ? 'NOT ' : ''}EXISTS (SELECT 1 FROM contact_topics ct WHERE ct.contact_id = contacts.id AND ct.topic_id = ${p(r.topic)}::uuid AND ct.subscription = '${d === 'opt_in' ? 'opt_out' : 'opt_in'}')`;
+      const subscribed =
+        d === undefined
+          ? 'false'
+          : `${d === 'opt_in' ? 'NOT ' : ''}EXISTS (SELECT 1 FROM contact_topics ct WHERE ct.contact_id = contacts.id AND ct.topic_id = ${p(r.topic)}::uuid AND ct.subscription = '${d === 'opt_in' ? 'opt_out' : 'opt_in'}')`;
       return r.subscribed ? `(${subscribed})` : `(NOT ${subscribed})`;
     }
     const since = r.within_days ? ` AND ev.created_at >= now() - make_interval(days => ${p(r.within_days)}::int)` : '';

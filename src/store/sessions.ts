@@ -18,7 +18,18 @@ export interface SessionRow {
   last_seen_at: Date;
 }
 
-export async function sessionInsert(db: Queryable, s: { tokenHash: string; userId: string; teamId: string; mfaPending: boolean; ip: string | null; userAgent: string | null; expiresAt: Date }): Promise<string> {
+export async function sessionInsert(
+  db: Queryable,
+  s: {
+    tokenHash: string;
+    userId: string;
+    teamId: string;
+    mfaPending: boolean;
+    ip: string | null;
+    userAgent: string | null;
+    expiresAt: Date;
+  },
+): Promise<string> {
   const id = uuid();
   await db.query(
     `INSERT INTO sessions (id, token_hash, user_id, team_id, mfa_pending, ip, user_agent, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
@@ -52,7 +63,11 @@ export async function sessionSetTeam(db: Queryable, id: string, teamId: string):
 
 /** Ends the second-factor wait: the same row becomes a full session under a new token. */
 export async function sessionPromote(db: Queryable, id: string, newTokenHash: string, expiresAt: Date): Promise<void> {
-  await db.query('UPDATE sessions SET mfa_pending = false, token_hash = $2, expires_at = $3 WHERE id = $1', [id, newTokenHash, expiresAt]);
+  await db.query('UPDATE sessions SET mfa_pending = false, token_hash = $2, expires_at = $3 WHERE id = $1', [
+    id,
+    newTokenHash,
+    expiresAt,
+  ]);
 }
 
 export async function sessionDelete(db: Queryable, id: string): Promise<void> {
@@ -60,8 +75,15 @@ export async function sessionDelete(db: Queryable, id: string): Promise<void> {
 }
 
 /** Log out everywhere (or everywhere but one session). */
-export async function sessionDeleteAllOfUser(db: Queryable, userId: string, exceptId: string | null = null): Promise<number> {
-  const { rowCount } = await db.query('DELETE FROM sessions WHERE user_id = $1 AND id IS DISTINCT FROM $2', [userId, exceptId]);
+export async function sessionDeleteAllOfUser(
+  db: Queryable,
+  userId: string,
+  exceptId: string | null = null,
+): Promise<number> {
+  const { rowCount } = await db.query('DELETE FROM sessions WHERE user_id = $1 AND id IS DISTINCT FROM $2', [
+    userId,
+    exceptId,
+  ]);
   return rowCount ?? 0;
 }
 
@@ -71,7 +93,13 @@ export async function sessionsDeleteExpired(db: Queryable): Promise<number> {
 }
 
 export async function sessionsOfUser(db: Queryable, userId: string) {
-  const { rows } = await db.query<{ id: string; ip: string | null; user_agent: string | null; created_at: string; last_seen_at: string }>(
+  const { rows } = await db.query<{
+    id: string;
+    ip: string | null;
+    user_agent: string | null;
+    created_at: string;
+    last_seen_at: string;
+  }>(
     `SELECT id, ip, user_agent, created_at::text AS created_at, last_seen_at::text AS last_seen_at
      FROM sessions WHERE user_id = $1 AND expires_at > now() AND NOT mfa_pending ORDER BY last_seen_at DESC`,
     [userId],
@@ -100,7 +128,10 @@ export async function throttleLockKeys(tx: Tx, keys: string[]): Promise<Map<stri
  * whose window has passed or whose lock has ended starts a new window; the `max`-th attempt in
  * a window locks the key for `lockS` seconds.
  */
-export async function throttleCount(tx: Tx, keys: { key: string; max: number; windowS: number; lockS: number }[]): Promise<void> {
+export async function throttleCount(
+  tx: Tx,
+  keys: { key: string; max: number; windowS: number; lockS: number }[],
+): Promise<void> {
   if (!keys.length) return;
   await tx.query(
     `WITH k AS (SELECT * FROM json_to_recordset($1::json) AS k (key text, max int, "windowS" int, "lockS" int)),
@@ -133,5 +164,8 @@ export async function throttleRelease(db: Queryable, keys: { key: string; max: n
 }
 
 export async function throttleDeleteStale(db: Queryable, windowS: number): Promise<void> {
-  await db.query('DELETE FROM login_throttle WHERE window_start < now() - make_interval(secs => $1) AND (locked_until IS NULL OR locked_until < now())', [windowS]);
+  await db.query(
+    'DELETE FROM login_throttle WHERE window_start < now() - make_interval(secs => $1) AND (locked_until IS NULL OR locked_until < now())',
+    [windowS],
+  );
 }

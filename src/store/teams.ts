@@ -22,12 +22,17 @@ export async function teamEnsureDefault(db: Queryable): Promise<Team> {
 }
 
 export async function teamCreate(db: Queryable, name: string): Promise<Team> {
-  const { rows } = await db.query<Team>('INSERT INTO teams (id, name) VALUES ($1, $2) RETURNING id, name, is_default', [uuid(), name]);
+  const { rows } = await db.query<Team>('INSERT INTO teams (id, name) VALUES ($1, $2) RETURNING id, name, is_default', [
+    uuid(),
+    name,
+  ]);
   return rows[0];
 }
 
 export async function teamList(db: Queryable): Promise<(Team & { created_at: string })[]> {
-  const { rows } = await db.query('SELECT id, name, is_default, created_at::text AS created_at FROM teams WHERE NOT is_system ORDER BY created_at');
+  const { rows } = await db.query(
+    'SELECT id, name, is_default, created_at::text AS created_at FROM teams WHERE NOT is_system ORDER BY created_at',
+  );
   return rows;
 }
 

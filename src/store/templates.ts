@@ -54,16 +54,39 @@ const LIST_COLUMNS = `id, name, CASE WHEN published_version_id IS NULL THEN 'dra
 /** `ref` is an id (when `byId`) or an alias. */
 const REF_CONDITION = (byId: boolean) => (byId ? 't.id = $2::uuid' : 't.alias = $2');
 
-async function versionInsert(db: Queryable, teamId: string, templateId: string, number: number, c: TemplateContent): Promise<TemplateVersionRow> {
+async function versionInsert(
+  db: Queryable,
+  teamId: string,
+  templateId: string,
+  number: number,
+  c: TemplateContent,
+): Promise<TemplateVersionRow> {
   const { rows } = await db.query<TemplateVersionRow>(
     `INSERT INTO template_versions AS v (id, team_id, template_id, number, from_addr, subject, reply_to, html, text_body, variables)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${V_COLUMNS}`,
-    [uuid(), teamId, templateId, number, c.from_addr, c.subject, c.reply_to, c.html, c.text_body, JSON.stringify(c.variables)]);
+    [
+      uuid(),
+      teamId,
+      templateId,
+      number,
+      c.from_addr,
+      c.subject,
+      c.reply_to,
+      c.html,
+      c.text_body,
+      JSON.stringify(c.variables),
+    ],
+  );
   return rows[0];
 }
 
 /** Inserts a template and its first version; undefined when the alias is taken. */
-export async function templateInsert(db: Queryable, teamId: string, t: { name: string; alias: string | null }, content: TemplateContent): Promise<TemplateWithLatest | undefined> {
+export async function templateInsert(
+  db: Queryable,
+  teamId: string,
+  t: { name: string; alias: string | null },
+  content: TemplateContent,
+): Promise<TemplateWithLatest | undefined> {
   const id = uuid();
   const versionId = uuid();
   // One statement: the alias conflict leaves nothing behind, and the version exists with its template.
@@ -76,35 +99,69 @@ export async function templateInsert(db: Queryable, teamId: string, t: { name: s
        SELECT $5, $2, t.id, 1, $6, $7, $8, $9, $10, $11 FROM t RETURNING id
      )
      SELECT ${T_COLUMNS} FROM t`,
-    [id, teamId, t.name, t.alias, versionId, content.from_addr, content.subject, content.reply_to, content.html, content.text_body, JSON.stringify(content.variables)]);
+    [
+      id,
+      teamId,
+      t.name,
+      t.alias,
+      versionId,
+      content.from_addr,
+      content.subject,
+      content.reply_to,
+      content.html,
+      content.text_body,
+      JSON.stringify(content.variables),
+    ],
+  );
   if (!rows[0]) return undefined;
   const latest = await templateVersionFind(db, teamId, id, versionId);
   return { ...rows[0], latest: latest! };
 }
 
 /** The team's template by id or alias, with its working copy; `lock` takes a row lock for an edit. */
-export async function templateFindByRef(db: Queryable, teamId: string, ref: string, byId: boolean, lock = false): Promise<TemplateWithLatest | undefined> {
+export async function templateFindByRef(
+  db: Queryable,
+  teamId: string,
+  ref: string,
+  byId: boolean,
+  lock = false,
+): Promise<TemplateWithLatest | undefined> {
   const { rows } = await db.query<TemplateRow & { latest: TemplateVersionRow }>(
     `SELECT ${T_COLUMNS}, (SELECT row_to_json(x) FROM (SELECT ${V_COLUMNS} FROM template_versions v WHERE v.id = t.latest_version_id) x) AS latest
-     FROM templates t WHERE t.team_id = $1 AND ${REF_CONDITION(byId)}${lock ? ' FOR UPDATE' : ''}`, [teamId, ref]);
+     FROM templates t WHERE t.team_id = $1 AND ${REF_CONDITION(byId)}${lock ? ' FOR UPDATE' : ''}`,
+    [teamId, ref],
+  );
   return rows[0];
 }
 
 /** What a send needs: the template's id and its published version (undefined: no such template). */
-export async function templateFindPublished(db: Queryable, teamId: string, ref: string, byId: boolean): Promise<{ id: string; published: TemplateVersionRow | null } | undefined> {
+export async function templateFindPublished(
+  db: Queryable,
+  teamId: string,
+  ref: string,
+  byId: boolean,
+): Promise<{ id: string; published: TemplateVersionRow | null } | undefined> {
   const { rows } = await db.query<{ id: string; published: TemplateVersionRow | null }>(
     `SELECT t.id, (SELECT row_to_json(x) FROM (SELECT ${V_COLUMNS} FROM template_versions v WHERE v.id = t.published_version_id) x) AS published
-     FROM templates t WHERE t.team_id = $1 AND ${REF_CONDITION(byId)}`, [teamId, ref]);
+     FROM templates t WHERE t.team_id = $1 AND ${REF_CONDITION(byId)}`,
+    [teamId, ref],
+  );
   return rows[0];
 }
 
 /** Name and alias (template-level, effective at once); undefined when the alias is taken. */
-export async function templateUpdateMeta(db: Queryable, teamId: string, id: string, p: { name?: string; alias?: string | null }): Promise<boolean> {
+export async function templateUpdateMeta(
+  db: Queryable,
+  teamId: string,
+  id: string,
+  p: { name?: string; alias?: string | null },
+): Promise<boolean> {
   try {
     await db.query(
       `UPDATE templates SET name = coalesce($3, name), alias = CASE WHEN $4::boolean THEN $5 ELSE alias END, updated_at = now()
        WHERE team_id = $1 AND id = $2`,
-      [teamId, id, p.name ?? null, p.alias !== undefined, p.alias ?? null]);
+      [teamId, id, p.name ?? null, p.alias !== undefined, p.alias ?? null],
+    );
     return true;
   } catch (err) {
     if ((err as { code?: string }).code === '23505') return false; // the alias belongs to another template
@@ -113,10 +170,22 @@ export async function templateUpdateMeta(db: Queryable, teamId: string, id: stri
 }
 
 /** Writes a new working copy (the next version number) and points the template at it. */
-export async function templateVersionAppend(db: Queryable, teamId: string, templateId: string, content: TemplateContent): Promise<TemplateVersionRow> {
-  const { rows } = await db.query<{ n: number }>('SELECT coalesce(max(number), 0) + 1 AS n FROM template_versions WHERE template_id = $1', [templateId]);
+export async function templateVersionAppend(
+  db: Queryable,
+  teamId: string,
+  templateId: string,
+  content: TemplateContent,
+): Promise<TemplateVersionRow> {
+  const { rows } = await db.query<{ n: number }>(
+    'SELECT coalesce(max(number), 0) + 1 AS n FROM template_versions WHERE template_id = $1',
+    [templateId],
+  );
   const v = await versionInsert(db, teamId, templateId, rows[0].n, content);
-  await db.query('UPDATE templates SET latest_version_id = $3, updated_at = now() WHERE team_id = $1 AND id = $2', [teamId, templateId, v.id]);
+  await db.query('UPDATE templates SET latest_version_id = $3, updated_at = now() WHERE team_id = $1 AND id = $2', [
+    teamId,
+    templateId,
+    v.id,
+  ]);
   return v;
 }
 
@@ -127,7 +196,9 @@ export async function templatePublishLatest(db: Queryable, teamId: string, templ
        UPDATE templates SET published_version_id = latest_version_id, published_at = now(), updated_at = now()
        WHERE team_id = $1 AND id = $2 RETURNING latest_version_id
      )
-     UPDATE template_versions SET published_at = now() WHERE id = (SELECT latest_version_id FROM t)`, [teamId, templateId]);
+     UPDATE template_versions SET published_at = now() WHERE id = (SELECT latest_version_id FROM t)`,
+    [teamId, templateId],
+  );
 }
 
 export async function templateDelete(db: Queryable, teamId: string, id: string): Promise<boolean> {
@@ -135,20 +206,46 @@ export async function templateDelete(db: Queryable, teamId: string, id: string):
   return Boolean(rowCount);
 }
 
-export interface TemplateListRow { id: string; name: string; status: 'draft' | 'published'; published_at: string | null; created_at: string; updated_at: string; alias: string | null }
+export interface TemplateListRow {
+  id: string;
+  name: string;
+  status: 'draft' | 'published';
+  published_at: string | null;
+  created_at: string;
+  updated_at: string;
+  alias: string | null;
+}
 
 export function templateList(db: Queryable, teamId: string, page: PageQuery): Promise<Page<TemplateListRow>> {
   return paginate<TemplateListRow>(db, { table: 'templates', columns: LIST_COLUMNS, teamId, page });
 }
 
-export async function templateVersionFind(db: Queryable, teamId: string, templateId: string, versionId: string): Promise<TemplateVersionRow | undefined> {
-  const { rows } = await db.query<TemplateVersionRow>(`SELECT ${V_COLUMNS} FROM template_versions v WHERE v.team_id = $1 AND v.template_id = $2 AND v.id = $3`, [teamId, templateId, versionId]);
+export async function templateVersionFind(
+  db: Queryable,
+  teamId: string,
+  templateId: string,
+  versionId: string,
+): Promise<TemplateVersionRow | undefined> {
+  const { rows } = await db.query<TemplateVersionRow>(
+    `SELECT ${V_COLUMNS} FROM template_versions v WHERE v.team_id = $1 AND v.template_id = $2 AND v.id = $3`,
+    [teamId, templateId, versionId],
+  );
   return rows[0];
 }
 
-export function templateVersionList(db: Queryable, teamId: string, templateId: string, page: PageQuery): Promise<Page<TemplateVersionRow>> {
+export function templateVersionList(
+  db: Queryable,
+  teamId: string,
+  templateId: string,
+  page: PageQuery,
+): Promise<Page<TemplateVersionRow>> {
   return paginate<TemplateVersionRow>(db, {
-    table: 'template_versions', columns: 'id, template_id, number, from_addr, subject, reply_to, html, text_body, variables, published_at::text AS published_at, created_at::text AS created_at',
-    teamId, page, where: 'template_id = $1', params: [templateId],
+    table: 'template_versions',
+    columns:
+      'id, template_id, number, from_addr, subject, reply_to, html, text_body, variables, published_at::text AS published_at, created_at::text AS created_at',
+    teamId,
+    page,
+    where: 'template_id = $1',
+    params: [templateId],
   });
 }

@@ -4,14 +4,25 @@ import type { EventInsert } from './emails.js';
 import type { Queryable } from './db.js';
 
 export interface TrackedEmail {
-  id: string; team_id: string; created_at: Date; from_header: string; to_addrs: string[]; subject: string; message_id: string;
-  tags: { name: string; value: string }[]; headers: { name: string; value: string }[] | null; broadcast_id: string | null; automation_id: string | null;
+  id: string;
+  team_id: string;
+  created_at: Date;
+  from_header: string;
+  to_addrs: string[];
+  subject: string;
+  message_id: string;
+  tags: { name: string; value: string }[];
+  headers: { name: string; value: string }[] | null;
+  broadcast_id: string | null;
+  automation_id: string | null;
 }
 
 export async function emailsFindForTracking(db: Queryable, ids: string[]): Promise<TrackedEmail[]> {
   if (!ids.length) return [];
   const { rows } = await db.query<TrackedEmail>(
-    'SELECT id, team_id, created_at, from_header, to_addrs, subject, message_id, tags, headers, broadcast_id, automation_id FROM emails WHERE id = ANY($1::uuid[])', [ids]);
+    'SELECT id, team_id, created_at, from_header, to_addrs, subject, message_id, tags, headers, broadcast_id, automation_id FROM emails WHERE id = ANY($1::uuid[])',
+    [ids],
+  );
   return rows;
 }
 

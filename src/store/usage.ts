@@ -3,10 +3,20 @@
 import type { Queryable } from './db.js';
 
 export interface UsageCounts {
-  sent_day: number; sent_month: number; received_day: number; received_month: number; contacts: number; domains: number;
+  sent_day: number;
+  sent_month: number;
+  received_day: number;
+  received_month: number;
+  contacts: number;
+  domains: number;
 }
 
-export async function usageCounts(db: Queryable, teamId: string, dayStart: Date, monthStart: Date): Promise<UsageCounts> {
+export async function usageCounts(
+  db: Queryable,
+  teamId: string,
+  dayStart: Date,
+  monthStart: Date,
+): Promise<UsageCounts> {
   const { rows } = await db.query<UsageCounts>(
     `SELECT
        (SELECT count(*) FROM emails WHERE team_id = $1 AND created_at >= $2)::int AS sent_day,

@@ -18,7 +18,8 @@ export interface UserRow {
   created_at: string;
 }
 
-const USER_COLUMNS = 'id, email, name, password_hash, totp_secret, totp_enabled, totp_last_step, email_verified_at IS NOT NULL AS email_verified, created_at::text AS created_at';
+const USER_COLUMNS =
+  'id, email, name, password_hash, totp_secret, totp_enabled, totp_last_step, email_verified_at IS NOT NULL AS email_verified, created_at::text AS created_at';
 
 export async function userCount(db: Queryable): Promise<number> {
   const { rows } = await db.query<{ n: string }>('SELECT count(*) AS n FROM (SELECT 1 FROM users LIMIT 1) u');
@@ -26,7 +27,10 @@ export async function userCount(db: Queryable): Promise<number> {
 }
 
 /** `verified`: the address was proven (a provider's verified email) or vouched for (the first owner at setup). */
-export async function userInsert(db: Queryable, u: { email: string; name: string; passwordHash: string | null; verified: boolean }): Promise<UserRow> {
+export async function userInsert(
+  db: Queryable,
+  u: { email: string; name: string; passwordHash: string | null; verified: boolean },
+): Promise<UserRow> {
   const { rows } = await db.query<UserRow>(
     `INSERT INTO users (id, email, name, password_hash, email_verified_at) VALUES ($1, $2, $3, $4, CASE WHEN $5 THEN now() END) RETURNING ${USER_COLUMNS}`,
     [uuid(), u.email, u.name, u.passwordHash, u.verified],
@@ -41,7 +45,9 @@ export async function userInsert(db: Queryable, u: { email: string; name: string
 export async function userClaimUnverified(db: Queryable, id: string): Promise<void> {
   await db.query(
     `WITH s AS (DELETE FROM sessions WHERE user_id = $1), v AS (DELETE FROM email_verifications WHERE user_id = $1)
-     UPDATE users SET password_hash = NULL, email_verified_at = now() WHERE id = $1 AND email_verified_at IS NULL`, [id]);
+     UPDATE users SET password_hash = NULL, email_verified_at = now() WHERE id = $1 AND email_verified_at IS NULL`,
+    [id],
+  );
 }
 
 /**
@@ -58,7 +64,9 @@ export async function userProveAddress(db: Queryable, id: string, passwordHash: 
      u AS (UPDATE users SET password_hash = coalesce($2, password_hash), email_verified_at = now(),
              totp_secret = NULL, totp_enabled = false, totp_last_step = 0
            WHERE id = $1 AND email_verified_at IS NULL)
-     SELECT was_unproven FROM before`, [id, passwordHash]);
+     SELECT was_unproven FROM before`,
+    [id, passwordHash],
+  );
   return rows[0]?.was_unproven ?? false;
 }
 
@@ -81,16 +89,25 @@ export async function userSetName(db: Queryable, id: string, name: string): Prom
 }
 
 /** Sets the TOTP secret and state; a new secret (enrolment) forgets the last used step. */
-export async function userSetTotp(db: Queryable, id: string, sealedSecret: string | null, enabled: boolean): Promise<void> {
+export async function userSetTotp(
+  db: Queryable,
+  id: string,
+  sealedSecret: string | null,
+  enabled: boolean,
+): Promise<void> {
   await db.query(
     `UPDATE users SET totp_secret = $2, totp_enabled = $3,
        totp_last_step = CASE WHEN totp_secret IS NOT DISTINCT FROM $2 THEN totp_last_step ELSE 0 END WHERE id = $1`,
-    [id, sealedSecret, enabled]);
+    [id, sealedSecret, enabled],
+  );
 }
 
 /** Accepts a TOTP time step once: false when this step (or a later one) was already used. */
 export async function userClaimTotpStep(db: Queryable, id: string, step: number): Promise<boolean> {
-  const { rowCount } = await db.query('UPDATE users SET totp_last_step = $2 WHERE id = $1 AND totp_last_step < $2', [id, step]);
+  const { rowCount } = await db.query('UPDATE users SET totp_last_step = $2 WHERE id = $1 AND totp_last_step < $2', [
+    id,
+    step,
+  ]);
   return Boolean(rowCount);
 }
 
@@ -111,11 +128,21 @@ export async function membershipsOfUser(db: Queryable, userId: string): Promise<
 }
 
 export async function memberAdd(db: Queryable, teamId: string, userId: string, role: Role): Promise<void> {
-  await db.query('INSERT INTO team_members (team_id, user_id, role) VALUES ($1, $2, $3) ON CONFLICT (team_id, user_id) DO NOTHING', [teamId, userId, role]);
+  await db.query(
+    'INSERT INTO team_members (team_id, user_id, role) VALUES ($1, $2, $3) ON CONFLICT (team_id, user_id) DO NOTHING',
+    [teamId, userId, role],
+  );
 }
 
 export async function membersOfTeam(db: Queryable, teamId: string) {
-  const { rows } = await db.query<{ user_id: string; email: string; name: string; role: Role; totp_enabled: boolean; created_at: string }>(
+  const { rows } = await db.query<{
+    user_id: string;
+    email: string;
+    name: string;
+    role: Role;
+    totp_enabled: boolean;
+    created_at: string;
+  }>(
     `SELECT u.id AS user_id, u.email, u.name, m.role, u.totp_enabled, m.created_at::text AS created_at
      FROM team_members m JOIN users u ON u.id = m.user_id WHERE m.team_id = $1 ORDER BY m.created_at, u.id`,
     [teamId],
@@ -124,12 +151,19 @@ export async function membersOfTeam(db: Queryable, teamId: string) {
 }
 
 export async function memberRole(db: Queryable, teamId: string, userId: string): Promise<Role | undefined> {
-  const { rows } = await db.query<{ role: Role }>('SELECT role FROM team_members WHERE team_id = $1 AND user_id = $2', [teamId, userId]);
+  const { rows } = await db.query<{ role: Role }>('SELECT role FROM team_members WHERE team_id = $1 AND user_id = $2', [
+    teamId,
+    userId,
+  ]);
   return rows[0]?.role;
 }
 
 export async function memberSetRole(db: Queryable, teamId: string, userId: string, role: Role): Promise<boolean> {
-  const { rowCount } = await db.query('UPDATE team_members SET role = $3 WHERE team_id = $1 AND user_id = $2', [teamId, userId, role]);
+  const { rowCount } = await db.query('UPDATE team_members SET role = $3 WHERE team_id = $1 AND user_id = $2', [
+    teamId,
+    userId,
+    role,
+  ]);
   return Boolean(rowCount);
 }
 
@@ -139,7 +173,10 @@ export async function memberRemove(db: Queryable, teamId: string, userId: string
 }
 
 export async function ownerCount(db: Queryable, teamId: string): Promise<number> {
-  const { rows } = await db.query<{ n: string }>(`SELECT count(*) AS n FROM team_members WHERE team_id = $1 AND role = 'owner'`, [teamId]);
+  const { rows } = await db.query<{ n: string }>(
+    `SELECT count(*) AS n FROM team_members WHERE team_id = $1 AND role = 'owner'`,
+    [teamId],
+  );
   return Number(rows[0].n);
 }
 
@@ -148,12 +185,23 @@ export async function teamSetRequireMfa(db: Queryable, teamId: string, requireMf
 }
 
 export interface InviteRow {
-  id: string; team_id: string; team_name: string; role: Role; email: string | null; expires_at: string; accepted_at: string | null; created_at: string;
+  id: string;
+  team_id: string;
+  team_name: string;
+  role: Role;
+  email: string | null;
+  expires_at: string;
+  accepted_at: string | null;
+  created_at: string;
   /** Who made the invite (null when that user was deleted): named in the confirmation mail. */
-  invited_by_name: string | null; invited_by_email: string | null;
+  invited_by_name: string | null;
+  invited_by_email: string | null;
 }
 
-export async function inviteInsert(db: Queryable, i: { teamId: string; tokenHash: string; role: Role; email: string | null; createdBy: string; expiresAt: Date }): Promise<string> {
+export async function inviteInsert(
+  db: Queryable,
+  i: { teamId: string; tokenHash: string; role: Role; email: string | null; createdBy: string; expiresAt: Date },
+): Promise<string> {
   const id = uuid();
   await db.query(
     'INSERT INTO team_invites (id, team_id, token_hash, role, email, created_by, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
@@ -187,18 +235,26 @@ export async function inviteFindOpen(db: Queryable, tokenHash: string): Promise<
 
 /** An invite by id, whatever its state (what a confirmation link names). */
 export async function inviteFindById(db: Queryable, id: string): Promise<InviteRow | undefined> {
-  const { rows } = await db.query<InviteRow>(`SELECT ${INVITE_COLUMNS} FROM team_invites i JOIN teams t ON t.id = i.team_id WHERE i.id = $1`, [id]);
+  const { rows } = await db.query<InviteRow>(
+    `SELECT ${INVITE_COLUMNS} FROM team_invites i JOIN teams t ON t.id = i.team_id WHERE i.id = $1`,
+    [id],
+  );
   return rows[0];
 }
 
 /** Marks an invite used; its team and role, or undefined when someone else used it first (or it expired). */
 export async function inviteConsume(db: Queryable, id: string): Promise<{ team_id: string; role: Role } | undefined> {
   const { rows } = await db.query<{ team_id: string; role: Role }>(
-    'UPDATE team_invites SET accepted_at = now() WHERE id = $1 AND accepted_at IS NULL AND expires_at > now() RETURNING team_id, role', [id]);
+    'UPDATE team_invites SET accepted_at = now() WHERE id = $1 AND accepted_at IS NULL AND expires_at > now() RETURNING team_id, role',
+    [id],
+  );
   return rows[0];
 }
 
 export async function inviteDelete(db: Queryable, teamId: string, id: string): Promise<boolean> {
-  const { rowCount } = await db.query('DELETE FROM team_invites WHERE team_id = $1 AND id = $2 AND accepted_at IS NULL', [teamId, id]);
+  const { rowCount } = await db.query(
+    'DELETE FROM team_invites WHERE team_id = $1 AND id = $2 AND accepted_at IS NULL',
+    [teamId, id],
+  );
   return Boolean(rowCount);
 }

@@ -15,7 +15,12 @@ export interface ClaimedMessage {
  * Leases up to `limit` due messages of one endpoint, oldest event first: their next_attempt_at
  * moves `leaseMs` ahead (a crashed run's messages come back then) and the attempt is counted.
  */
-export async function webhookMessagesClaimDue(db: Queryable, webhookId: string, limit: number, leaseMs: number): Promise<ClaimedMessage[]> {
+export async function webhookMessagesClaimDue(
+  db: Queryable,
+  webhookId: string,
+  limit: number,
+  leaseMs: number,
+): Promise<ClaimedMessage[]> {
   const { rows } = await db.query<ClaimedMessage & { event_seq: string }>(
     `WITH due AS MATERIALIZED (
        SELECT id FROM webhook_messages
@@ -52,9 +57,18 @@ export interface AttemptRecord {
  * statement. `disable` (e.g. 'gone' after a 410) disables the endpoint; so does failing with no
  * success for `disableAfterMs`. Returns the endpoint's status afterwards.
  */
-export async function webhookAttemptsRecord(db: Queryable, webhookId: string, teamId: string, attempts: AttemptRecord[], o: {
-  anySuccess: boolean; firstFailureAt: string | null; disable: string | null; disableAfterMs: number;
-}): Promise<{ status: string; disabled_now: boolean } | undefined> {
+export async function webhookAttemptsRecord(
+  db: Queryable,
+  webhookId: string,
+  teamId: string,
+  attempts: AttemptRecord[],
+  o: {
+    anySuccess: boolean;
+    firstFailureAt: string | null;
+    disable: string | null;
+    disableAfterMs: number;
+  },
+): Promise<{ status: string; disabled_now: boolean } | undefined> {
   const { rows } = await db.query(
     `WITH r AS (
        SELECT * FROM json_to_recordset($1::json) AS r (message_id text, attempt_id text, status text, next_attempt_at timestamptz, sent_at timestamptz,
@@ -80,32 +94,61 @@ export async function webhookAttemptsRecord(db: Queryable, webhookId: string, te
 /** An endpoint was disabled: what still waits for it fails (replay brings a message back). */
 export async function webhookMessagesFailOutstanding(db: Queryable, webhookId: string): Promise<number> {
   const { rowCount } = await db.query(
-    "UPDATE webhook_messages SET status = 'failed', next_attempt_at = NULL WHERE webhook_id = $1 AND status IN ('pending', 'attempting')", [webhookId]);
+    "UPDATE webhook_messages SET status = 'failed', next_attempt_at = NULL WHERE webhook_id = $1 AND status IN ('pending', 'attempting')",
+    [webhookId],
+  );
   return rowCount ?? 0;
 }
 
 /** When the endpoint's next message is due (its delivery job sleeps until then), if any waits. */
 export async function webhookMessagesNextDue(db: Queryable, webhookId: string): Promise<Date | undefined> {
   const { rows } = await db.query<{ at: Date | null }>(
-    "SELECT min(next_attempt_at) AS at FROM webhook_messages WHERE webhook_id = $1 AND status IN ('pending', 'attempting')", [webhookId]);
+    "SELECT min(next_attempt_at) AS at FROM webhook_messages WHERE webhook_id = $1 AND status IN ('pending', 'attempting')",
+    [webhookId],
+  );
   return rows[0].at ?? undefined;
 }
 
-const MESSAGE_COLUMNS = "id, type, created_at::text AS created_at, status";
+const MESSAGE_COLUMNS = 'id, type, created_at::text AS created_at, status';
 
 /** Narrows an endpoint's log: one delivery status and/or one event type (the list index still drives the walk). */
-export interface WebhookMessageFilter { status?: string; type?: string }
+export interface WebhookMessageFilter {
+  status?: string;
+  type?: string;
+}
 
-export async function webhookMessageList(db: Queryable, teamId: string, webhookId: string, page: PageQuery, filter: WebhookMessageFilter = {}): Promise<Page<{ id: string; type: string; created_at: string; status: string }>> {
+export async function webhookMessageList(
+  db: Queryable,
+  teamId: string,
+  webhookId: string,
+  page: PageQuery,
+  filter: WebhookMessageFilter = {},
+): Promise<Page<{ id: string; type: string; created_at: string; status: string }>> {
   const where = ['webhook_id = $1'];
   const params: unknown[] = [webhookId];
   if (filter.status) where.push(`status = $${params.push(filter.status)}`);
   if (filter.type) where.push(`type = $${params.push(filter.type)}`);
-  return paginate(db, { table: 'webhook_messages', columns: MESSAGE_COLUMNS, teamId, page, where: where.join(' AND '), params });
+  return paginate(db, {
+    table: 'webhook_messages',
+    columns: MESSAGE_COLUMNS,
+    teamId,
+    page,
+    where: where.join(' AND '),
+    params,
+  });
 }
 
 export async function webhookMessageFind(db: Queryable, teamId: string, webhookId: string, id: string) {
-  const { rows } = await db.query<{ id: string; type: string; created_at: string; status: string; next_attempt_at: string | null; attempts: number; event_created_at: Date | null; data: Record<string, unknown> | null }>(
+  const { rows } = await db.query<{
+    id: string;
+    type: string;
+    created_at: string;
+    status: string;
+    next_attempt_at: string | null;
+    attempts: number;
+    event_created_at: Date | null;
+    data: Record<string, unknown> | null;
+  }>(
     `SELECT m.id, m.type, m.created_at::text AS created_at, m.status, m.next_attempt_at::text AS next_attempt_at, m.attempts,
             e.created_at AS event_created_at, e.data
      FROM webhook_messages m LEFT JOIN email_events e ON e.id = m.event_id
@@ -119,12 +162,29 @@ const ATTEMPT_COLUMNS = `id, coalesce(response_status, 0) AS http_status_code, c
   duration_ms, endpoint, CASE WHEN error_type IS NULL THEN NULL ELSE json_build_object('type', error_type, 'message', error_message) END AS error,
   request_headers, request_body`;
 
-export async function webhookAttemptList(db: Queryable, teamId: string, messageId: string, page: PageQuery): Promise<Page<Record<string, unknown>>> {
-  return paginate(db, { table: 'webhook_attempts', columns: ATTEMPT_COLUMNS, teamId, page, where: 'message_id = $1', params: [messageId] });
+export async function webhookAttemptList(
+  db: Queryable,
+  teamId: string,
+  messageId: string,
+  page: PageQuery,
+): Promise<Page<Record<string, unknown>>> {
+  return paginate(db, {
+    table: 'webhook_attempts',
+    columns: ATTEMPT_COLUMNS,
+    teamId,
+    page,
+    where: 'message_id = $1',
+    params: [messageId],
+  });
 }
 
 /** Queues a message again (same id), as a fresh run of the retry schedule. False when unknown. */
-export async function webhookMessageReplay(db: Queryable, teamId: string, webhookId: string, id: string): Promise<boolean> {
+export async function webhookMessageReplay(
+  db: Queryable,
+  teamId: string,
+  webhookId: string,
+  id: string,
+): Promise<boolean> {
   const { rowCount } = await db.query(
     `UPDATE webhook_messages SET status = 'pending', attempts = 0, next_attempt_at = now()
      WHERE team_id = $1 AND webhook_id = $2 AND id = $3`,

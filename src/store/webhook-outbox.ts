@@ -4,7 +4,13 @@
 // (its key release and horizon too); the dispatcher is also queued by trigger webhooks_wake_dispatcher (0005).
 import type { Queryable, Tx } from './db.js';
 import {
-  JOBS_CHANNEL, WEBHOOK_DELIVER_JOB, WEBHOOK_DISPATCH_JOB, WEBHOOK_RETENTION_JOB, WEBHOOK_SWEEP_JOB, webhookDispatchJobPendingSql, webhookJobsWakeSql,
+  JOBS_CHANNEL,
+  WEBHOOK_DELIVER_JOB,
+  WEBHOOK_DISPATCH_JOB,
+  WEBHOOK_RETENTION_JOB,
+  WEBHOOK_SWEEP_JOB,
+  webhookDispatchJobPendingSql,
+  webhookJobsWakeSql,
 } from './jobs.js';
 
 export { WEBHOOK_DELIVER_JOB, WEBHOOK_DISPATCH_JOB, WEBHOOK_RETENTION_JOB, WEBHOOK_SWEEP_JOB };
@@ -12,7 +18,14 @@ export { WEBHOOK_DELIVER_JOB, WEBHOOK_DISPATCH_JOB, WEBHOOK_RETENTION_JOB, WEBHO
 /** Wake-ups of endpoint delivery jobs: the SQL is the jobs table's (store/jobs.ts). */
 const WAKE_ENDPOINTS = webhookJobsWakeSql;
 
-export interface OutboxEvent { id: string; team_id: string; type: string; seq: string; txid: string; created_at: Date }
+export interface OutboxEvent {
+  id: string;
+  team_id: string;
+  type: string;
+  seq: string;
+  txid: string;
+  created_at: Date;
+}
 
 /**
  * The 64-bit ids of the transactions running in THIS database (pg_stat_activity.backend_xid is
@@ -33,10 +46,13 @@ const RUNNING_HERE = `
  * sees every transaction the first found finished. Call inside a transaction.
  */
 export async function webhookOutboxReadEmailEvents(tx: Tx, limit: number): Promise<OutboxEvent[]> {
-  const { rows: [h] } = await tx.query<{ horizon: string; last_txid: string; last_seq: string }>(
+  const {
+    rows: [h],
+  } = await tx.query<{ horizon: string; last_txid: string; last_seq: string }>(
     `WITH c AS (SELECT last_txid, last_seq FROM webhook_cursors WHERE source = 'email_events' FOR UPDATE)
      SELECT least(pg_snapshot_xmax(pg_current_snapshot())::text::bigint, (SELECT min(x) FROM (${RUNNING_HERE}) r))::text AS horizon,
-            c.last_txid::text AS last_txid, c.last_seq::text AS last_seq FROM c`);
+            c.last_txid::text AS last_txid, c.last_seq::text AS last_seq FROM c`,
+  );
   if (!h) return [];
   // The cursor as parameters: a range scan of email_events_outbox that starts at the cursor. Joined
   // to webhook_cursors instead, the comparison was a join filter over every event from the first
@@ -58,7 +74,8 @@ export async function webhookOutboxHasWaiting(db: Queryable): Promise<boolean> {
     // (LATERAL ... ORDER BY ... LIMIT 1): not a scan of the table from its oldest event.
     `SELECT EXISTS (SELECT 1 FROM webhook_cursors c CROSS JOIN LATERAL (
        SELECT 1 FROM email_events e WHERE (e.txid, e.seq) > (c.last_txid, c.last_seq) ORDER BY e.txid, e.seq LIMIT 1) x
-     WHERE c.source = 'email_events') AS waiting`);
+     WHERE c.source = 'email_events') AS waiting`,
+  );
   return rows[0].waiting;
 }
 
@@ -73,13 +90,26 @@ export async function webhookCursorFastForwardIfIdle(db: Queryable): Promise<voi
            FROM c WHERE NOT EXISTS (SELECT 1 FROM webhooks WHERE status = 'enabled')),
      last AS (SELECT e.txid, e.seq FROM email_events e, h WHERE e.txid < h.horizon ORDER BY e.txid DESC, e.seq DESC LIMIT 1)
      UPDATE webhook_cursors w SET last_txid = last.txid, last_seq = last.seq FROM last
-     WHERE w.source = 'email_events' AND (last.txid, last.seq) > (w.last_txid, w.last_seq)`);
+     WHERE w.source = 'email_events' AND (last.txid, last.seq) > (w.last_txid, w.last_seq)`,
+  );
 }
 
-export interface NewMessage { id: string; webhook_id: string; team_id: string; event_id: string; event_seq: string; type: string; created_at: Date }
+export interface NewMessage {
+  id: string;
+  webhook_id: string;
+  team_id: string;
+  event_id: string;
+  event_seq: string;
+  type: string;
+  created_at: Date;
+}
 
 /** Inserts the messages, wakes their endpoints and moves the cursor, in one statement. */
-export async function webhookMessagesInsertDispatched(tx: Tx, messages: NewMessage[], cursor: { txid: string; seq: string }): Promise<void> {
+export async function webhookMessagesInsertDispatched(
+  tx: Tx,
+  messages: NewMessage[],
+  cursor: { txid: string; seq: string },
+): Promise<void> {
   const endpoints = [...new Set(messages.map((m) => m.webhook_id))];
   await tx.query(
     `WITH m AS (
@@ -95,11 +125,17 @@ export async function webhookMessagesInsertDispatched(tx: Tx, messages: NewMessa
 
 /** Wakes endpoints directly (replay; a finished delivery run leaving retries for later). */
 export async function webhookEndpointsWake(db: Queryable, webhookIds: string[], at?: Date): Promise<void> {
-  await db.query(`WITH j AS (${WAKE_ENDPOINTS('$1', 'coalesce($3::timestamptz, now())')}) SELECT pg_notify($2, '${WEBHOOK_DELIVER_JOB}')`, [webhookIds, JOBS_CHANNEL, at ?? null]);
+  await db.query(
+    `WITH j AS (${WAKE_ENDPOINTS('$1', 'coalesce($3::timestamptz, now())')}) SELECT pg_notify($2, '${WEBHOOK_DELIVER_JOB}')`,
+    [webhookIds, JOBS_CHANNEL, at ?? null],
+  );
 }
 
 /** Whether a newer dispatcher holds the key, and whether every transaction (here) below `horizon` ended. */
-export async function webhookDispatchFinishState(db: Queryable, horizon: string): Promise<{ newer: boolean; passed: boolean }> {
+export async function webhookDispatchFinishState(
+  db: Queryable,
+  horizon: string,
+): Promise<{ newer: boolean; passed: boolean }> {
   const { rows } = await db.query(
     `SELECT ${webhookDispatchJobPendingSql} AS newer,
             NOT EXISTS (SELECT 1 FROM (${RUNNING_HERE}) r WHERE r.x < $1::text::bigint) AS passed`,
@@ -116,7 +152,8 @@ export async function webhookEndpointsWakeDue(db: Queryable): Promise<number> {
   const { rows } = await db.query<{ ids: string[] }>(
     `SELECT coalesce(array_agg(w.id), '{}') AS ids FROM webhooks w
      WHERE w.status = 'enabled' AND EXISTS (
-       SELECT 1 FROM webhook_messages m WHERE m.webhook_id = w.id AND m.status IN ('pending', 'attempting') AND m.next_attempt_at <= now())`);
+       SELECT 1 FROM webhook_messages m WHERE m.webhook_id = w.id AND m.status IN ('pending', 'attempting') AND m.next_attempt_at <= now())`,
+  );
   const ids = rows[0].ids;
   if (ids.length) await webhookEndpointsWake(db, ids);
   return ids.length;

@@ -20,12 +20,24 @@ export interface WebhookRow {
 const COLUMNS = `id, team_id, endpoint, events, status, secret_sealed, previous_secret_sealed, previous_secret_until,
   failing_since, disabled_reason, created_at::text AS created_at`;
 
-export async function webhookInsert(db: Queryable, w: { id: string; team_id: string; endpoint: string; events: string[]; secret_sealed: string }): Promise<void> {
-  await db.query('INSERT INTO webhooks (id, team_id, endpoint, events, secret_sealed) VALUES ($1, $2, $3, $4, $5)', [w.id, w.team_id, w.endpoint, w.events, w.secret_sealed]);
+export async function webhookInsert(
+  db: Queryable,
+  w: { id: string; team_id: string; endpoint: string; events: string[]; secret_sealed: string },
+): Promise<void> {
+  await db.query('INSERT INTO webhooks (id, team_id, endpoint, events, secret_sealed) VALUES ($1, $2, $3, $4, $5)', [
+    w.id,
+    w.team_id,
+    w.endpoint,
+    w.events,
+    w.secret_sealed,
+  ]);
 }
 
 export async function webhookFindById(db: Queryable, teamId: string, id: string): Promise<WebhookRow | undefined> {
-  const { rows } = await db.query<WebhookRow>(`SELECT ${COLUMNS} FROM webhooks WHERE team_id = $1 AND id = $2`, [teamId, id]);
+  const { rows } = await db.query<WebhookRow>(`SELECT ${COLUMNS} FROM webhooks WHERE team_id = $1 AND id = $2`, [
+    teamId,
+    id,
+  ]);
   return rows[0];
 }
 
@@ -35,15 +47,29 @@ export async function webhookFindForDelivery(db: Queryable, id: string): Promise
   return rows[0];
 }
 
-export async function webhookList(db: Queryable, teamId: string, page: PageQuery): Promise<Page<{ id: string; endpoint: string; created_at: string; status: string; events: string[] }>> {
-  return paginate(db, { table: 'webhooks', columns: 'id, endpoint, created_at::text AS created_at, status, events', teamId, page });
+export async function webhookList(
+  db: Queryable,
+  teamId: string,
+  page: PageQuery,
+): Promise<Page<{ id: string; endpoint: string; created_at: string; status: string; events: string[] }>> {
+  return paginate(db, {
+    table: 'webhooks',
+    columns: 'id, endpoint, created_at::text AS created_at, status, events',
+    teamId,
+    page,
+  });
 }
 
 /**
  * Changes endpoint, events and/or status. Enabling clears the failure state; disabling records
  * why and fails the messages still waiting (they can be replayed).
  */
-export async function webhookUpdate(db: Queryable, teamId: string, id: string, u: { endpoint?: string; events?: string[]; status?: 'enabled' | 'disabled' }): Promise<boolean> {
+export async function webhookUpdate(
+  db: Queryable,
+  teamId: string,
+  id: string,
+  u: { endpoint?: string; events?: string[]; status?: 'enabled' | 'disabled' },
+): Promise<boolean> {
   const { rowCount } = await db.query(
     `WITH w AS (
        UPDATE webhooks SET endpoint = coalesce($3, endpoint), events = coalesce($4, events), status = coalesce($5, status),
@@ -66,7 +92,13 @@ export async function webhookDelete(db: Queryable, teamId: string, id: string): 
 }
 
 /** The current secret becomes the previous one, still signing until `overlapUntil`. */
-export async function webhookRotateSecret(db: Queryable, teamId: string, id: string, sealed: string, overlapUntil: Date): Promise<boolean> {
+export async function webhookRotateSecret(
+  db: Queryable,
+  teamId: string,
+  id: string,
+  sealed: string,
+  overlapUntil: Date,
+): Promise<boolean> {
   const { rowCount } = await db.query(
     `UPDATE webhooks SET previous_secret_sealed = secret_sealed, previous_secret_until = $4, secret_sealed = $3, updated_at = now()
      WHERE team_id = $1 AND id = $2`,
@@ -75,12 +107,19 @@ export async function webhookRotateSecret(db: Queryable, teamId: string, id: str
   return Boolean(rowCount);
 }
 
-export interface EndpointSubscription { id: string; team_id: string; events: string[]; created_at: Date }
+export interface EndpointSubscription {
+  id: string;
+  team_id: string;
+  events: string[];
+  created_at: Date;
+}
 
 /** Fan-out: the enabled endpoints of these teams. */
 export async function webhooksEnabledForTeams(db: Queryable, teamIds: string[]): Promise<EndpointSubscription[]> {
   if (!teamIds.length) return [];
   const { rows } = await db.query<EndpointSubscription>(
-    "SELECT id, team_id, events, created_at FROM webhooks WHERE status = 'enabled' AND team_id = ANY($1::uuid[])", [teamIds]);
+    "SELECT id, team_id, events, created_at FROM webhooks WHERE status = 'enabled' AND team_id = ANY($1::uuid[])",
+    [teamIds],
+  );
   return rows;
 }

@@ -40,7 +40,15 @@ export function compileVersion(v: TemplateVersionRow): CompiledVersion {
   const used = [subject, html, text].flatMap((x) => (x ? variableSlots(x) : []));
   const fallbacks = Object.fromEntries(v.variables.map((x) => [x.key, x.fallback_value]));
   const needed = [...new Set(used.filter((u) => !u.tagFallback).map((u) => u.key))];
-  return { subject, html, text, types: new Map(v.variables.map((x) => [x.key, x.type])), fallbacks, needed, version: v };
+  return {
+    subject,
+    html,
+    text,
+    types: new Map(v.variables.map((x) => [x.key, x.type])),
+    fallbacks,
+    needed,
+    version: v,
+  };
 }
 
 /**
@@ -48,20 +56,31 @@ export function compileVersion(v: TemplateVersionRow): CompiledVersion {
  * string) and renders it. `missing` lists the variables used with no value and no fallback: a
  * send refuses them; a preview shows them as written.
  */
-export function renderVersion(c: CompiledVersion, variables: unknown): { subject: string | null; html: string; text: string | null; missing: string[] } {
+export function renderVersion(
+  c: CompiledVersion,
+  variables: unknown,
+): { subject: string | null; html: string; text: string | null; missing: string[] } {
   const given = sendVariablesOf(variables);
   for (const [key, value] of Object.entries(given)) {
     if (c.types.get(key) !== 'number' || typeof value === 'number') continue;
     const n = value.trim() === '' ? NaN : Number(value);
-    if (!Number.isFinite(n)) throw invalidField(`template.variables.${key}`, `must be a number (the variable's type), got ${shown(value)}.`);
+    if (!Number.isFinite(n))
+      throw invalidField(`template.variables.${key}`, `must be a number (the variable's type), got ${shown(value)}.`);
     given[key] = n;
   }
-  const missing = c.needed.filter((k) => given[k] === undefined && (c.fallbacks[k] === null || c.fallbacks[k] === undefined));
+  const missing = c.needed.filter(
+    (k) => given[k] === undefined && (c.fallbacks[k] === null || c.fallbacks[k] === undefined),
+  );
   const values: Record<string, string | number> = { ...given };
   for (const k of missing) values[k] = `{{{${k}}}}`;
   // A transactional send has no contact: contact tags get their written fallback, else nothing.
   const ctx = { contact: { email: '' }, variables: values, variableFallbacks: c.fallbacks };
-  return { subject: c.subject ? render(c.subject, ctx) : null, html: render(c.html, ctx), text: c.text ? render(c.text, ctx) : null, missing };
+  return {
+    subject: c.subject ? render(c.subject, ctx) : null,
+    html: render(c.html, ctx),
+    text: c.text ? render(c.text, ctx) : null,
+    missing,
+  };
 }
 
 export class TemplateRenderer {
@@ -84,14 +103,28 @@ export class TemplateRenderer {
     const byId = isUuid(ref);
     const found = await templateFindPublished(this.db, teamId, byId ? ref.toLowerCase() : ref, byId);
     if (!found) throw invalidField('template.id', `no template has the id or alias ${shown(ref)}.`);
-    if (!found.published) throw invalidField('template.id', `the template ${shown(ref)} has not been published; publish it (POST /templates/${found.id}/publish) before sending with it.`);
+    if (!found.published)
+      throw invalidField(
+        'template.id',
+        `the template ${shown(ref)} has not been published; publish it (POST /templates/${found.id}/publish) before sending with it.`,
+      );
     const c = this.compiledOf(found.published);
     const r = renderVersion(c, variables);
     if (r.missing.length) {
       const n = r.missing.length;
-      throw invalidField('template.variables', `missing ${r.missing.map((k) => shown(k)).join(', ')}: the template uses ${n > 1 ? 'them' : 'it'} and ${n > 1 ? 'they have' : 'it has'} no fallback_value.`);
+      throw invalidField(
+        'template.variables',
+        `missing ${r.missing.map((k) => shown(k)).join(', ')}: the template uses ${n > 1 ? 'them' : 'it'} and ${n > 1 ? 'they have' : 'it has'} no fallback_value.`,
+      );
     }
     const v = c.version;
-    return { templateId: found.id, from: v.from_addr, replyTo: v.reply_to, subject: r.subject, html: r.html, text: r.text };
+    return {
+      templateId: found.id,
+      from: v.from_addr,
+      replyTo: v.reply_to,
+      subject: r.subject,
+      html: r.html,
+      text: r.text,
+    };
   }
 }

@@ -7,8 +7,18 @@ import { isUuid } from '../lib/ids.js';
 import { withTx, type Pool, type Queryable } from '../store/db.js';
 import type { PageQuery } from '../store/paginate.js';
 import {
-  templateDelete, templateFindByRef, templateInsert, templateList, templatePublishLatest, templateUpdateMeta, templateVersionAppend,
-  templateVersionFind, templateVersionList, type TemplateContent, type TemplateVersionRow, type TemplateWithLatest,
+  templateDelete,
+  templateFindByRef,
+  templateInsert,
+  templateList,
+  templatePublishLatest,
+  templateUpdateMeta,
+  templateVersionAppend,
+  templateVersionFind,
+  templateVersionList,
+  type TemplateContent,
+  type TemplateVersionRow,
+  type TemplateWithLatest,
 } from '../store/templates.js';
 import { aliasOf, bodyOf, fromOf, nameOf, replyToOf, subjectOf, variablesOf } from './input.js';
 import { compileVersion, renderVersion } from './render.js';
@@ -22,21 +32,44 @@ const pgNow = () => new Date().toISOString().replace('T', ' ').replace('Z', '+00
 function view(t: TemplateWithLatest) {
   const v = t.latest;
   return {
-    object: 'template' as const, id: t.id, current_version_id: t.published_version_id ?? t.latest_version_id, alias: t.alias, name: t.name,
-    created_at: t.created_at, updated_at: t.updated_at, status: t.published_version_id ? 'published' as const : 'draft' as const, published_at: t.published_at,
-    from: v.from_addr, subject: v.subject, reply_to: v.reply_to, html: v.html, text: v.text_body, variables: v.variables,
+    object: 'template' as const,
+    id: t.id,
+    current_version_id: t.published_version_id ?? t.latest_version_id,
+    alias: t.alias,
+    name: t.name,
+    created_at: t.created_at,
+    updated_at: t.updated_at,
+    status: t.published_version_id ? ('published' as const) : ('draft' as const),
+    published_at: t.published_at,
+    from: v.from_addr,
+    subject: v.subject,
+    reply_to: v.reply_to,
+    html: v.html,
+    text: v.text_body,
+    variables: v.variables,
     has_unpublished_versions: t.latest_version_id !== t.published_version_id,
   };
 }
 
 function versionView(v: TemplateVersionRow, t: TemplateWithLatest) {
   return {
-    object: 'template_version' as const, id: v.id, number: v.number, published: v.id === t.published_version_id, published_at: v.published_at, created_at: v.created_at,
-    from: v.from_addr, subject: v.subject, reply_to: v.reply_to, html: v.html, text: v.text_body, variables: v.variables,
+    object: 'template_version' as const,
+    id: v.id,
+    number: v.number,
+    published: v.id === t.published_version_id,
+    published_at: v.published_at,
+    created_at: v.created_at,
+    from: v.from_addr,
+    subject: v.subject,
+    reply_to: v.reply_to,
+    html: v.html,
+    text: v.text_body,
+    variables: v.variables,
   };
 }
 
-const aliasTaken = (alias: string) => invalidField('alias', `${shown(alias)} is already the alias of another template.`);
+const aliasTaken = (alias: string) =>
+  invalidField('alias', `${shown(alias)} is already the alias of another template.`);
 
 async function find(db: Queryable, teamId: string, ref: string, lock = false): Promise<TemplateWithLatest> {
   const byId = isUuid(ref);
@@ -49,8 +82,11 @@ export async function templateCreate(pool: Pool, teamId: string, body: Body) {
   const name = nameOf(body.name, true)!;
   const alias = aliasOf(body.alias) ?? null;
   const content: TemplateContent = {
-    html: bodyOf('html', body.html, true)!, text_body: bodyOf('text', body.text, false) ?? null,
-    from_addr: fromOf(body.from) ?? null, subject: subjectOf(body.subject) ?? null, reply_to: replyToOf(body.reply_to) ?? null,
+    html: bodyOf('html', body.html, true)!,
+    text_body: bodyOf('text', body.text, false) ?? null,
+    from_addr: fromOf(body.from) ?? null,
+    subject: subjectOf(body.subject) ?? null,
+    reply_to: replyToOf(body.reply_to) ?? null,
     variables: variablesOf(body.variables, [], pgNow()) ?? [],
   };
   const t = await templateInsert(pool, teamId, { name, alias }, content);
@@ -77,14 +113,20 @@ export async function templateChange(pool: Pool, teamId: string, ref: string, bo
   const replyTo = replyToOf(body.reply_to);
   return withTx(pool, async (tx) => {
     const t = await find(tx, teamId, ref, true);
-    if ((name !== undefined || alias !== undefined) && !(await templateUpdateMeta(tx, teamId, t.id, { name, alias }))) throw aliasTaken(alias!);
+    if ((name !== undefined || alias !== undefined) && !(await templateUpdateMeta(tx, teamId, t.id, { name, alias })))
+      throw aliasTaken(alias!);
     const v = t.latest;
     const next: TemplateContent = {
-      html: html ?? v.html, text_body: text === undefined ? v.text_body : text, from_addr: from === undefined ? v.from_addr : from,
-      subject: subject === undefined ? v.subject : subject, reply_to: replyTo === undefined ? v.reply_to : replyTo,
+      html: html ?? v.html,
+      text_body: text === undefined ? v.text_body : text,
+      from_addr: from === undefined ? v.from_addr : from,
+      subject: subject === undefined ? v.subject : subject,
+      reply_to: replyTo === undefined ? v.reply_to : replyTo,
       variables: variablesOf(body.variables, v.variables, pgNow()) ?? v.variables,
     };
-    const same = (Object.keys(next) as (keyof TemplateContent)[]).every((k) => JSON.stringify(next[k]) === JSON.stringify(v[k]));
+    const same = (Object.keys(next) as (keyof TemplateContent)[]).every(
+      (k) => JSON.stringify(next[k]) === JSON.stringify(v[k]),
+    );
     if (!same) await templateVersionAppend(tx, teamId, t.id, next);
     return ok(t.id);
   });
@@ -104,10 +146,19 @@ export async function templateDuplicate(pool: Pool, teamId: string, ref: string)
   const t = await find(pool, teamId, ref);
   const v = t.latest;
   const now = pgNow();
-  const copy = await templateInsert(pool, teamId, { name: `${t.name} (copy)`.slice(0, 256), alias: null }, {
-    html: v.html, text_body: v.text_body, from_addr: v.from_addr, subject: v.subject, reply_to: v.reply_to,
-    variables: variablesOf(v.variables, [], now) ?? [],
-  });
+  const copy = await templateInsert(
+    pool,
+    teamId,
+    { name: `${t.name} (copy)`.slice(0, 256), alias: null },
+    {
+      html: v.html,
+      text_body: v.text_body,
+      from_addr: v.from_addr,
+      subject: v.subject,
+      reply_to: v.reply_to,
+      variables: variablesOf(v.variables, [], now) ?? [],
+    },
+  );
   return ok(copy!.id);
 }
 
@@ -141,20 +192,30 @@ export async function templatePreview(db: Queryable, teamId: string, ref: string
   const t = await find(db, teamId, ref);
   let v = t.latest;
   if (body.draft !== undefined && body.draft !== null) {
-    if (typeof body.draft !== 'object' || Array.isArray(body.draft)) throw invalidField('draft', 'must be an object of unsaved {subject, html, text, variables}.');
+    if (typeof body.draft !== 'object' || Array.isArray(body.draft))
+      throw invalidField('draft', 'must be an object of unsaved {subject, html, text, variables}.');
     const d = body.draft as Body;
     if (d.html === null || d.html === '') throw invalidField('draft.html', 'a template must keep an HTML body.');
     const html = bodyOf('html', d.html, false) ?? undefined;
     const text = bodyOf('text', d.text, false);
     const subject = subjectOf(d.subject);
     v = {
-      ...v, html: html ?? v.html, text_body: text === undefined ? v.text_body : text, subject: subject === undefined ? v.subject : subject,
+      ...v,
+      html: html ?? v.html,
+      text_body: text === undefined ? v.text_body : text,
+      subject: subject === undefined ? v.subject : subject,
       variables: variablesOf(d.variables, v.variables, pgNow()) ?? v.variables,
     };
   }
   const r = renderVersion(compileVersion(v), body.variables);
   return {
-    object: 'template_preview' as const, id: t.id, version_id: t.latest.id, subject: r.subject, html: r.html, text: r.text, missing: r.missing,
+    object: 'template_preview' as const,
+    id: t.id,
+    version_id: t.latest.id,
+    subject: r.subject,
+    html: r.html,
+    text: r.text,
+    missing: r.missing,
     generated_text: r.text === null ? htmlToText(r.html) : null,
   };
 }

@@ -17,10 +17,13 @@ const ENTITY = /&(?:#(\d+)|#x([0-9a-f]+)|(amp|lt|gt|quot|apos));/gi;
 const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 
 const decodeEntities = (s: string) =>
-  s.replace(ENTITY, (_, dec, hex, name) => (name ? NAMED[name.toLowerCase()] : String.fromCodePoint(parseInt(dec ?? hex, dec ? 10 : 16))));
+  s.replace(ENTITY, (_, dec, hex, name) =>
+    name ? NAMED[name.toLowerCase()] : String.fromCodePoint(parseInt(dec ?? hex, dec ? 10 : 16)),
+  );
 
 /** The URLs in a List-Unsubscribe header value (`<https://...>, <mailto:...>`). */
-export const listUnsubscribeUrls = (value: string | undefined): string[] => [...(value ?? '').matchAll(/<([^>]+)>/g)].map((m) => m[1].trim());
+export const listUnsubscribeUrls = (value: string | undefined): string[] =>
+  [...(value ?? '').matchAll(/<([^>]+)>/g)].map((m) => m[1].trim());
 
 export function applyTracking(html: string, o: TrackingOptions): string {
   let out = html;
@@ -30,7 +33,13 @@ export function applyTracking(html: string, o: TrackingOptions): string {
       const m = HREF.exec(attrs);
       if (!m || /\sdata-mailroom-notrack\b/i.test(attrs)) return whole;
       const url = decodeEntities((m[2] ?? m[3] ?? m[4]).trim());
-      if (!/^https?:\/\/[^\s]/i.test(url) || skip.has(url) || /unsubscribe/i.test(url) || /unsubscribe/i.test(inner.replace(/<[^>]*>/g, ''))) return whole;
+      if (
+        !/^https?:\/\/[^\s]/i.test(url) ||
+        skip.has(url) ||
+        /unsubscribe/i.test(url) ||
+        /unsubscribe/i.test(inner.replace(/<[^>]*>/g, ''))
+      )
+        return whole;
       const tracked = `${o.baseUrl}/t/c/${o.sign.clickToken(o.emailId, url)}`;
       return `<a${attrs.replace(HREF, () => `${m[1]}"${tracked}"`)}>${inner}</a>`;
     });

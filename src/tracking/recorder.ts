@@ -28,8 +28,17 @@ export class TrackingRecorder {
   private readonly seenOpens = new Set<string>();
   private readonly writer: BufferedWriter<Hit>;
 
-  constructor(private readonly db: Queryable, log: Logger) {
-    this.writer = new BufferedWriter((hits) => this.write(hits), { name: 'tracking', flushMs: FLUSH_MS, batch: BATCH, maxBuffer: MAX_BUFFER, log });
+  constructor(
+    private readonly db: Queryable,
+    log: Logger,
+  ) {
+    this.writer = new BufferedWriter((hits) => this.write(hits), {
+      name: 'tracking',
+      flushMs: FLUSH_MS,
+      batch: BATCH,
+      maxBuffer: MAX_BUFFER,
+      log,
+    });
   }
 
   get dropped(): number {
@@ -50,7 +59,9 @@ export class TrackingRecorder {
   }
 
   private async write(hits: Hit[]): Promise<void> {
-    const emails = new Map((await emailsFindForTracking(this.db, [...new Set(hits.map((h) => h.emailId))])).map((e) => [e.id, e]));
+    const emails = new Map(
+      (await emailsFindForTracking(this.db, [...new Set(hits.map((h) => h.emailId))])).map((e) => [e.id, e]),
+    );
     const events: EventInsert[] = [];
     for (const h of hits) {
       const email = emails.get(h.emailId);
@@ -60,10 +71,18 @@ export class TrackingRecorder {
       // most transactional mail) names who engaged, which segment filters on engagement read.
       const recipient = email.to_addrs.length === 1 ? email.to_addrs[0] : null;
       if (h.kind === 'click') {
-        events.push(makeEvent(email, 'email.clicked', { recipient, at: h.at, extra: { click: { ...seen, link: h.url } } }));
+        events.push(
+          makeEvent(email, 'email.clicked', { recipient, at: h.at, extra: { click: { ...seen, link: h.url } } }),
+        );
       } else {
         const proxy = detectProxy(h.ip, h.userAgent);
-        events.push(makeEvent(email, 'email.opened', { recipient, at: h.at, extra: { open: { ...seen, machine: isMachineOpen(proxy), proxy } } }));
+        events.push(
+          makeEvent(email, 'email.opened', {
+            recipient,
+            at: h.at,
+            extra: { open: { ...seen, machine: isMachineOpen(proxy), proxy } },
+          }),
+        );
       }
     }
     await emailEventsInsertTracked(this.db, events);

@@ -7,11 +7,12 @@ import { uuidBytes, uuidOfBytes as uuidOf } from '../lib/ids.js';
 
 const TAG_BYTES = 16;
 
-
 export class TrackingSigner {
   private readonly key: Buffer;
   constructor(instanceSecret: string) {
-    this.key = Buffer.from(hkdfSync('sha256', Buffer.from(instanceSecret, 'utf8'), Buffer.alloc(0), 'mailroom-tracking-links', 32));
+    this.key = Buffer.from(
+      hkdfSync('sha256', Buffer.from(instanceSecret, 'utf8'), Buffer.alloc(0), 'mailroom-tracking-links', 32),
+    );
   }
 
   private tag(kind: 'o' | 'c', payload: Buffer): Buffer {
@@ -29,7 +30,8 @@ export class TrackingSigner {
     const tag = Buffer.from(token.slice(dot + 1), 'base64url');
     if (payload.length < 16 || tag.length !== TAG_BYTES || !timingSafeEqual(tag, this.tag(kind, payload))) return null;
     // One spelling per token: base64 ignores a final character's spare bits, we do not.
-    if (tag.toString('base64url') !== token.slice(dot + 1) || payload.toString('base64url') !== token.slice(0, dot)) return null;
+    if (tag.toString('base64url') !== token.slice(dot + 1) || payload.toString('base64url') !== token.slice(0, dot))
+      return null;
     return payload;
   }
 

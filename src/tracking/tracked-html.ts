@@ -11,13 +11,22 @@ type TrackingDomain = Pick<DomainRow, 'open_tracking' | 'click_tracking'>;
  * MAILROOM_PUBLIC_URL), or undefined when it is sent as given.
  */
 export function trackedHtml(o: {
-  id: string; html: string | undefined; headers: Record<string, string>; domain: TrackingDomain; publicUrl: string;
-  sign: TrackingSigner | undefined; ownUnsubscribeUrl: string | undefined;
+  id: string;
+  html: string | undefined;
+  headers: Record<string, string>;
+  domain: TrackingDomain;
+  publicUrl: string;
+  sign: TrackingSigner | undefined;
+  ownUnsubscribeUrl: string | undefined;
 }): string | undefined {
   if (!o.sign || o.html === undefined || !(o.domain.open_tracking || o.domain.click_tracking)) return undefined;
   const unsubscribe = Object.entries(o.headers).find(([k]) => k.toLowerCase() === 'list-unsubscribe')?.[1];
   return applyTracking(o.html, {
-    emailId: o.id, openTracking: o.domain.open_tracking, clickTracking: o.domain.click_tracking, baseUrl: o.publicUrl,
-    sign: o.sign, unsubscribeUrls: [...listUnsubscribeUrls(unsubscribe), ...(o.ownUnsubscribeUrl ? [o.ownUnsubscribeUrl] : [])],
+    emailId: o.id,
+    openTracking: o.domain.open_tracking,
+    clickTracking: o.domain.click_tracking,
+    baseUrl: o.publicUrl,
+    sign: o.sign,
+    unsubscribeUrls: [...listUnsubscribeUrls(unsubscribe), ...(o.ownUnsubscribeUrl ? [o.ownUnsubscribeUrl] : [])],
   });
 }

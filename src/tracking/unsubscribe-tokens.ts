@@ -20,7 +20,6 @@ export const MAILTO_LOCAL_PREFIX = 'unsubscribe+';
 /** The largest recipient ordinal a token can name (an email has at most 150 recipients). */
 export const MAX_ORDINAL = 255;
 
-
 export interface UnsubscribeTarget {
   emailId: string;
   /** index among the email's distinct recipients (see recipientOrdinal) */
@@ -36,8 +35,13 @@ export class UnsubscribeSigner {
   private readonly key: Buffer;
   private readonly recent = new TtlCache<string>(60_000, 1_000); // the tokens of the copies being delivered
   /** `baseUrl`: MAILROOM_PUBLIC_URL without a trailing slash. */
-  constructor(instanceSecret: string, private readonly baseUrl: string) {
-    this.key = Buffer.from(hkdfSync('sha256', Buffer.from(instanceSecret, 'utf8'), Buffer.alloc(0), 'mailroom-unsubscribe-links', 32));
+  constructor(
+    instanceSecret: string,
+    private readonly baseUrl: string,
+  ) {
+    this.key = Buffer.from(
+      hkdfSync('sha256', Buffer.from(instanceSecret, 'utf8'), Buffer.alloc(0), 'mailroom-unsubscribe-links', 32),
+    );
     this.baseUrl = baseUrl.replace(/\/+$/, '');
   }
 
@@ -46,7 +50,8 @@ export class UnsubscribeSigner {
   }
 
   token(emailId: string, ordinal: number): string {
-    if (!Number.isInteger(ordinal) || ordinal < 0 || ordinal > MAX_ORDINAL) throw new Error(`unsubscribe token: bad recipient ordinal ${ordinal}`);
+    if (!Number.isInteger(ordinal) || ordinal < 0 || ordinal > MAX_ORDINAL)
+      throw new Error(`unsubscribe token: bad recipient ordinal ${ordinal}`);
     // A list email's copy asks three times (its body's link, then List-Unsubscribe's URL and
     // mailto at delivery): an HMAC each, kept for the copies being delivered.
     const key = `${emailId}/${ordinal}`;
@@ -84,7 +89,10 @@ export class UnsubscribeSigner {
   headers(emailId: string, ordinal: number, returnPathHost: string, listId?: string | null): [string, string][] {
     const out: [string, string][] = [];
     if (listId) out.push(['List-Id', listId]);
-    out.push(['List-Unsubscribe', `<${this.url(emailId, ordinal)}>,\r\n <mailto:${this.mailto(emailId, ordinal, returnPathHost)}?subject=unsubscribe>`]);
+    out.push([
+      'List-Unsubscribe',
+      `<${this.url(emailId, ordinal)}>,\r\n <mailto:${this.mailto(emailId, ordinal, returnPathHost)}?subject=unsubscribe>`,
+    ]);
     out.push(['List-Unsubscribe-Post', 'List-Unsubscribe=One-Click']);
     return out;
   }

@@ -10,7 +10,14 @@ import type { Logger } from '../lib/log.js';
 import type { Job, JobContext, JobOutcome } from '../queue/worker.js';
 import type { Pool } from '../store/db.js';
 import { jobReleaseKey } from '../store/jobs.js';
-import { webhookAttemptsRecord, webhookMessagesClaimDue, webhookMessagesFailOutstanding, webhookMessagesNextDue, type AttemptRecord, type ClaimedMessage } from '../store/webhook-messages.js';
+import {
+  webhookAttemptsRecord,
+  webhookMessagesClaimDue,
+  webhookMessagesFailOutstanding,
+  webhookMessagesNextDue,
+  type AttemptRecord,
+  type ClaimedMessage,
+} from '../store/webhook-messages.js';
 import { webhookEndpointsWake } from '../store/webhook-outbox.js';
 import { webhookFindForDelivery, type WebhookRow } from '../store/webhooks.js';
 import type { WebhookHttp } from './http-post.js';
@@ -19,7 +26,13 @@ import { nextAttemptDelayMs, parseRetryAfter } from './retry.js';
 import { secretKeyBytes, signedHeaders } from './signature.js';
 import { counters } from '../lib/metrics.js';
 
-export interface DeliverDeps { pool: Pool; config: Config; sealer: Sealer; http: WebhookHttp; log: Logger }
+export interface DeliverDeps {
+  pool: Pool;
+  config: Config;
+  sealer: Sealer;
+  http: WebhookHttp;
+  log: Logger;
+}
 
 const SLICE_MS = 5_000; // then the job goes to the back of the queue: endpoints take turns
 export const DISABLE_AFTER_MS = 5 * 24 * 3_600_000;
@@ -27,7 +40,8 @@ export const DISABLE_AFTER_MS = 5 * 24 * 3_600_000;
 /** The secrets that sign now: the current one, and the previous one during a rotation's overlap. */
 export function signingKeys(w: WebhookRow, sealer: Sealer, now = Date.now()): Buffer[] {
   const keys = [secretKeyBytes(sealer.open(w.secret_sealed))];
-  if (w.previous_secret_sealed && w.previous_secret_until && w.previous_secret_until.getTime() > now) keys.push(secretKeyBytes(sealer.open(w.previous_secret_sealed)));
+  if (w.previous_secret_sealed && w.previous_secret_until && w.previous_secret_until.getTime() > now)
+    keys.push(secretKeyBytes(sealer.open(w.previous_secret_sealed)));
   return keys;
 }
 
@@ -44,15 +58,40 @@ async function mapLimit<T, R>(items: T[], limit: number, fn: (t: T) => Promise<R
   return out;
 }
 
-async function attempt(deps: DeliverDeps, w: WebhookRow, keys: Buffer[], m: ClaimedMessage): Promise<AttemptRecord & { gone: boolean }> {
+async function attempt(
+  deps: DeliverDeps,
+  w: WebhookRow,
+  keys: Buffer[],
+  m: ClaimedMessage,
+): Promise<AttemptRecord & { gone: boolean }> {
   const sentAt = new Date();
-  const base = { message_id: m.id, attempt_id: `atmpt_${randomUUID().replace(/-/g, '')}`, sent_at: sentAt.toISOString(), endpoint: w.endpoint };
+  const base = {
+    message_id: m.id,
+    attempt_id: `atmpt_${randomUUID().replace(/-/g, '')}`,
+    sent_at: sentAt.toISOString(),
+    endpoint: w.endpoint,
+  };
   if (!m.data || !m.event_created_at) {
-    return { ...base, status: 'failed', next_attempt_at: null, request_headers: {}, request_body: '', response_status: null, response_body: null,
-      duration_ms: 0, error_type: 'network', error_message: 'the event no longer exists', gone: false };
+    return {
+      ...base,
+      status: 'failed',
+      next_attempt_at: null,
+      request_headers: {},
+      request_body: '',
+      response_status: null,
+      response_body: null,
+      duration_ms: 0,
+      error_type: 'network',
+      error_message: 'the event no longer exists',
+      gone: false,
+    };
   }
   const body = envelopeBody(m.type, m.event_created_at, m.data);
-  const headers = { 'content-type': 'application/json', 'user-agent': 'Mailroom-Webhooks/1.0', ...signedHeaders(keys, m.id, body, sentAt.getTime()) };
+  const headers = {
+    'content-type': 'application/json',
+    'user-agent': 'Mailroom-Webhooks/1.0',
+    ...signedHeaders(keys, m.id, body, sentAt.getTime()),
+  };
   const r = await deps.http.post(w.id, w.endpoint, headers, body);
   const ok = r.status !== null && r.status >= 200 && r.status < 300;
   counters.webhookAttempts.inc({ result: ok ? 'success' : 'failure' });
@@ -66,8 +105,17 @@ async function attempt(deps: DeliverDeps, w: WebhookRow, keys: Buffer[], m: Clai
     if (delay !== null) next = new Date(Date.now() + delay).toISOString();
   }
   return {
-    ...base, status, next_attempt_at: next, request_headers: headers, request_body: body, response_status: r.status, response_body: r.body,
-    duration_ms: r.durationMs, error_type: r.error?.type ?? null, error_message: r.error?.message ?? null, gone,
+    ...base,
+    status,
+    next_attempt_at: next,
+    request_headers: headers,
+    request_body: body,
+    response_status: r.status,
+    response_body: r.body,
+    duration_ms: r.durationMs,
+    error_type: r.error?.type ?? null,
+    error_message: r.error?.message ?? null,
+    gone,
   };
 }
 
@@ -111,13 +159,20 @@ export function webhookDeliverJob(deps: DeliverDeps) {
       if ((await written()) === 'disabled') return finish(true);
       const failures = records.filter((r) => r.status !== 'success');
       gone = records.some((r) => r.gone); // a 410: no further batch
-      writing = webhookAttemptsRecord(deps.pool, w.id, w.team_id, records.map(({ gone: _, ...r }) => r), {
-        anySuccess: failures.length < records.length,
-        firstFailureAt: failures[0]?.sent_at ?? null,
-        disable: gone ? 'gone' : null,
-        disableAfterMs: DISABLE_AFTER_MS,
-      }).then((state) => {
-        if (state?.disabled_now) ctx.log.warn('webhook endpoint disabled', { webhookId: w.id, endpoint: w.endpoint, gone });
+      writing = webhookAttemptsRecord(
+        deps.pool,
+        w.id,
+        w.team_id,
+        records.map(({ gone: _, ...r }) => r),
+        {
+          anySuccess: failures.length < records.length,
+          firstFailureAt: failures[0]?.sent_at ?? null,
+          disable: gone ? 'gone' : null,
+          disableAfterMs: DISABLE_AFTER_MS,
+        },
+      ).then((state) => {
+        if (state?.disabled_now)
+          ctx.log.warn('webhook endpoint disabled', { webhookId: w.id, endpoint: w.endpoint, gone });
         return state ?? { status: 'deleted', disabled_now: false };
       });
       writing.catch(() => undefined); // awaited (and thrown) by the next written()

@@ -9,7 +9,11 @@ import type { Job, JobContext, JobOutcome } from '../queue/worker.js';
 import { withTx, type Pool } from '../store/db.js';
 import { jobReleaseKey, webhookDispatchJobHorizonSave } from '../store/jobs.js';
 import {
-  webhookDispatchFinishState, webhookMessagesInsertDispatched, webhookOutboxHasWaiting, webhookOutboxReadEmailEvents, type NewMessage,
+  webhookDispatchFinishState,
+  webhookMessagesInsertDispatched,
+  webhookOutboxHasWaiting,
+  webhookOutboxReadEmailEvents,
+  type NewMessage,
 } from '../store/webhook-outbox.js';
 import { webhooksEnabledForTeams, type EndpointSubscription } from '../store/webhooks.js';
 
@@ -17,7 +21,12 @@ const PASS_LIMIT = 2_000; // events per transaction
 const MAX_PASSES = 25; // per run, so that a backlog does not hold a worker slot for long
 
 // Recorded for the email's timeline (GET /emails/:id/events) but not webhook events.
-const INTERNAL_TYPES = new Set(['email.delivery_attempt', 'email.canceled', 'email.auto_replied', 'email.report_ignored']);
+const INTERNAL_TYPES = new Set([
+  'email.delivery_attempt',
+  'email.canceled',
+  'email.auto_replied',
+  'email.report_ignored',
+]);
 
 // Random, 128 bits; from randomUUID, whose entropy Node draws in bulk (a randomBytes call per id cost 2% CPU at 2,000 deliveries/s).
 export const newMessageId = (): string => `msg_${randomUUID().replace(/-/g, '')}`;
@@ -36,7 +45,15 @@ export async function dispatchPass(pool: Pool): Promise<number> {
       for (const w of byTeam.get(e.team_id) ?? []) {
         // An endpoint hears of what happens after it was created, never of older events.
         if (!w.events.includes(e.type) || e.created_at < w.created_at) continue;
-        messages.push({ id: newMessageId(), webhook_id: w.id, team_id: e.team_id, event_id: e.id, event_seq: e.seq, type: e.type, created_at: e.created_at });
+        messages.push({
+          id: newMessageId(),
+          webhook_id: w.id,
+          team_id: e.team_id,
+          event_id: e.id,
+          event_seq: e.seq,
+          type: e.type,
+          created_at: e.created_at,
+        });
       }
     }
     const last = events[events.length - 1];

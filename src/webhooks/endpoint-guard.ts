@@ -9,7 +9,9 @@ import { blockedAddressReason } from '../lib/network-guard.js';
 export const BLOCKED_CODE = 'EMAILROOMBLOCKED';
 
 const blocked = (host: string, ip: string, why: string) =>
-  Object.assign(new Error(`${host} resolves to a ${why} address (${ip}), which is not allowed`), { code: BLOCKED_CODE });
+  Object.assign(new Error(`${host} resolves to a ${why} address (${ip}), which is not allowed`), {
+    code: BLOCKED_CODE,
+  });
 
 /** Why this URL may not be an endpoint (a sentence for the error message), or null. */
 export function endpointUrlProblem(raw: string): string | null {
@@ -45,16 +47,19 @@ export function checkEndpointHost(host: string, allowPrivate: boolean): Promise<
 }
 
 /** A `lookup` for http.Agent: every new connection is checked (IP literals too: see isLiteralBlocked). */
-export const guardedLookup = (allowPrivate: boolean): LookupFunction => (hostname, options, callback) => {
-  resolveChecked(hostname, allowPrivate, (err, addrs) => {
-    const cb = callback as unknown as (e: Error | null, a?: string | Address[], f?: number) => void;
-    if (err || !addrs) return cb(err ?? new Error('lookup failed'));
-    const wanted = options.family === 4 || options.family === 6 ? addrs.filter((a) => a.family === options.family) : addrs;
-    const list = wanted.length ? wanted : addrs;
-    if (options.all) cb(null, list);
-    else cb(null, list[0].address, list[0].family);
-  });
-};
+export const guardedLookup =
+  (allowPrivate: boolean): LookupFunction =>
+  (hostname, options, callback) => {
+    resolveChecked(hostname, allowPrivate, (err, addrs) => {
+      const cb = callback as unknown as (e: Error | null, a?: string | Address[], f?: number) => void;
+      if (err || !addrs) return cb(err ?? new Error('lookup failed'));
+      const wanted =
+        options.family === 4 || options.family === 6 ? addrs.filter((a) => a.family === options.family) : addrs;
+      const list = wanted.length ? wanted : addrs;
+      if (options.all) cb(null, list);
+      else cb(null, list[0].address, list[0].family);
+    });
+  };
 
 /** Node connects to IP literals without calling `lookup`: those are checked here instead. */
 export function literalBlockedReason(hostname: string, allowPrivate: boolean): string | null {

@@ -19,7 +19,11 @@ export interface PostResult {
   error?: { type: FailureType; message: string };
 }
 
-export interface HttpOptions { allowPrivateNetworks: boolean; timeoutMs: number; maxSockets: number }
+export interface HttpOptions {
+  allowPrivateNetworks: boolean;
+  timeoutMs: number;
+  maxSockets: number;
+}
 
 function failureType(err: NodeJS.ErrnoException): FailureType {
   const code = err.code ?? '';
@@ -27,8 +31,13 @@ function failureType(err: NodeJS.ErrnoException): FailureType {
   if (code === 'ETIMEDOUT' || code === 'ESOCKETTIMEDOUT') return 'timeout';
   if (code === 'ENOTFOUND' || code.startsWith('EAI_')) return 'dns';
   if (code === 'ECONNREFUSED') return 'refused';
-  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ECONNABORTED' || code === 'HPE_INVALID_EOF_STATE') return 'closed';
-  if (/^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|EPROTO|ERR_OSSL)/.test(code) || /certificate|ssl|tls/i.test(err.message)) return 'tls';
+  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ECONNABORTED' || code === 'HPE_INVALID_EOF_STATE')
+    return 'closed';
+  if (
+    /^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|EPROTO|ERR_OSSL)/.test(code) ||
+    /certificate|ssl|tls/i.test(err.message)
+  )
+    return 'tls';
   return 'network';
 }
 
@@ -41,10 +50,15 @@ export class WebhookHttp {
     const key = `${endpointId} ${u.origin}`;
     let agent = this.agents.get(key);
     if (agent) return agent;
-    const o = { keepAlive: true, maxSockets: this.opts.maxSockets, lookup: guardedLookup(this.opts.allowPrivateNetworks) };
+    const o = {
+      keepAlive: true,
+      maxSockets: this.opts.maxSockets,
+      lookup: guardedLookup(this.opts.allowPrivateNetworks),
+    };
     agent = u.protocol === 'https:' ? new https.Agent(o) : new http.Agent(o);
     this.agents.set(key, agent);
-    if (this.agents.size > MAX_AGENTS) { // the oldest pool goes (an endpoint still in use gets a new one)
+    if (this.agents.size > MAX_AGENTS) {
+      // the oldest pool goes (an endpoint still in use gets a new one)
       const [oldKey, old] = this.agents.entries().next().value as [string, http.Agent];
       this.agents.delete(oldKey);
       old.destroy();
@@ -54,7 +68,10 @@ export class WebhookHttp {
 
   async post(endpointId: string, url: string, headers: Record<string, string>, body: string): Promise<PostResult> {
     const started = performance.now();
-    const done = (r: Omit<PostResult, 'durationMs'>): PostResult => ({ ...r, durationMs: Math.round(performance.now() - started) });
+    const done = (r: Omit<PostResult, 'durationMs'>): PostResult => ({
+      ...r,
+      durationMs: Math.round(performance.now() - started),
+    });
     let u: URL;
     try {
       u = new URL(url);
@@ -72,14 +89,24 @@ export class WebhookHttp {
     }
   }
 
-  private once(agent: http.Agent, u: URL, headers: Record<string, string>, body: string, deadline: number): Promise<{ result: Omit<PostResult, 'durationMs'>; reusedSocketReset?: boolean }> {
+  private once(
+    agent: http.Agent,
+    u: URL,
+    headers: Record<string, string>,
+    body: string,
+    deadline: number,
+  ): Promise<{ result: Omit<PostResult, 'durationMs'>; reusedSocketReset?: boolean }> {
     return new Promise((resolve) => {
       const lib = u.protocol === 'https:' ? https : http;
       const payload = Buffer.from(body);
       const req = lib.request({
-        protocol: u.protocol, hostname: u.hostname.replace(/^\[(.*)\]$/, '$1'), port: u.port || undefined, path: `${u.pathname}${u.search}`,
+        protocol: u.protocol,
+        hostname: u.hostname.replace(/^\[(.*)\]$/, '$1'),
+        port: u.port || undefined,
+        path: `${u.pathname}${u.search}`,
         auth: u.username ? `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}` : undefined,
-        method: 'POST', agent,
+        method: 'POST',
+        agent,
         headers: { ...headers, 'content-length': String(payload.length) },
       });
       let settled = false;
@@ -89,25 +116,38 @@ export class WebhookHttp {
         clearTimeout(timer);
         resolve(v);
       };
-      const timer = setTimeout(() => {
-        settle({ result: { status: null, body: null, error: { type: 'timeout', message: `no answer within ${this.opts.timeoutMs} ms` } } });
-        req.destroy();
-      }, Math.max(0, deadline - Date.now()));
+      const timer = setTimeout(
+        () => {
+          settle({
+            result: {
+              status: null,
+              body: null,
+              error: { type: 'timeout', message: `no answer within ${this.opts.timeoutMs} ms` },
+            },
+          });
+          req.destroy();
+        },
+        Math.max(0, deadline - Date.now()),
+      );
       req.on('error', (err: NodeJS.ErrnoException) => {
         const type = failureType(err);
-        settle({ result: { status: null, body: null, error: { type, message: err.message || err.code || 'request failed' } }, reusedSocketReset: type === 'closed' && req.reusedSocket });
+        settle({
+          result: { status: null, body: null, error: { type, message: err.message || err.code || 'request failed' } },
+          reusedSocketReset: type === 'closed' && req.reusedSocket,
+        });
       });
       req.on('response', (res) => {
         const chunks: Buffer[] = [];
         let kept = 0;
         let seen = 0;
-        const finish = () => settle({
-          result: {
-            status: res.statusCode ?? null,
-            body: Buffer.concat(chunks).toString('utf8'),
-            ...(res.headers['retry-after'] ? { retryAfter: String(res.headers['retry-after']) } : {}),
-          },
-        });
+        const finish = () =>
+          settle({
+            result: {
+              status: res.statusCode ?? null,
+              body: Buffer.concat(chunks).toString('utf8'),
+              ...(res.headers['retry-after'] ? { retryAfter: String(res.headers['retry-after']) } : {}),
+            },
+          });
         res.on('data', (c: Buffer) => {
           seen += c.length;
           if (kept < RESPONSE_EXCERPT_BYTES) {

@@ -3,7 +3,13 @@
 import { notFound } from '../errors.js';
 import type { Pool } from '../store/db.js';
 import type { PageQuery } from '../store/paginate.js';
-import { webhookAttemptList, webhookMessageFind, webhookMessageList, webhookMessageReplay, type WebhookMessageFilter } from '../store/webhook-messages.js';
+import {
+  webhookAttemptList,
+  webhookMessageFind,
+  webhookMessageList,
+  webhookMessageReplay,
+  type WebhookMessageFilter,
+} from '../store/webhook-messages.js';
 import { webhookEndpointsWake } from '../store/webhook-outbox.js';
 import { envelopeBody } from './payload.js';
 
@@ -11,7 +17,10 @@ export type { WebhookMessageFilter };
 import type { Webhooks } from './service.js';
 
 export class WebhookLog {
-  constructor(private readonly pool: Pool, private readonly webhooks: Webhooks) {}
+  constructor(
+    private readonly pool: Pool,
+    private readonly webhooks: Webhooks,
+  ) {}
 
   async messages(teamId: string, webhookId: string, page: PageQuery, filter: WebhookMessageFilter = {}) {
     await this.webhooks.find(teamId, webhookId);
@@ -24,8 +33,14 @@ export class WebhookLog {
     const m = await webhookMessageFind(this.pool, teamId, webhookId, id);
     if (!m) throw notFound('Webhook event');
     return {
-      object: 'webhook_event' as const, id: m.id, type: m.type, created_at: m.created_at, status: m.status, next_attempt_at: m.next_attempt_at,
-      attempts: m.attempts, payload: m.data && m.event_created_at ? JSON.parse(envelopeBody(m.type, m.event_created_at, m.data)) : null,
+      object: 'webhook_event' as const,
+      id: m.id,
+      type: m.type,
+      created_at: m.created_at,
+      status: m.status,
+      next_attempt_at: m.next_attempt_at,
+      attempts: m.attempts,
+      payload: m.data && m.event_created_at ? JSON.parse(envelopeBody(m.type, m.event_created_at, m.data)) : null,
     };
   }
 

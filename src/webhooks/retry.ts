@@ -8,7 +8,12 @@ const MAX_RETRY_AFTER_MS = 24 * 3_600_000;
  * Delay before the next attempt after `attemptsMade` attempts failed, or null when the schedule
  * is used up (the message has failed).
  */
-export function nextAttemptDelayMs(schedule: readonly number[], attemptsMade: number, retryAfterMs?: number, random: () => number = Math.random): number | null {
+export function nextAttemptDelayMs(
+  schedule: readonly number[],
+  attemptsMade: number,
+  retryAfterMs?: number,
+  random: () => number = Math.random,
+): number | null {
   if (attemptsMade >= schedule.length) return null;
   const base = schedule[attemptsMade];
   const jittered = Math.round(base * (0.9 + 0.2 * random()));

@@ -8,17 +8,33 @@ import { isUuid, uuid } from '../lib/ids.js';
 import type { Pool } from '../store/db.js';
 import type { PageQuery } from '../store/paginate.js';
 import { webhookCursorFastForwardIfIdle } from '../store/webhook-outbox.js';
-import { webhookDelete, webhookFindById, webhookInsert, webhookList, webhookRotateSecret, webhookUpdate, type WebhookRow } from '../store/webhooks.js';
+import {
+  webhookDelete,
+  webhookFindById,
+  webhookInsert,
+  webhookList,
+  webhookRotateSecret,
+  webhookUpdate,
+  type WebhookRow,
+} from '../store/webhooks.js';
 import { checkEndpointHost, endpointUrlProblem } from './endpoint-guard.js';
 import { isWebhookEventType } from '../events/types.js';
 import { newSigningSecret } from './signature.js';
 
 export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
 
-export interface WebhookInput { endpoint?: unknown; events?: unknown; status?: unknown }
+export interface WebhookInput {
+  endpoint?: unknown;
+  events?: unknown;
+  status?: unknown;
+}
 
 export class Webhooks {
-  constructor(private readonly pool: Pool, private readonly config: Config, private readonly sealer: Sealer) {}
+  constructor(
+    private readonly pool: Pool,
+    private readonly config: Config,
+    private readonly sealer: Sealer,
+  ) {}
 
   /** The endpoint of this team, or 404. */
   async find(teamId: string, id: string): Promise<WebhookRow> {
@@ -35,7 +51,10 @@ export class Webhooks {
       await checkEndpointHost(new URL(v).hostname, this.config.allowPrivateNetworks);
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
-      const why = e.code === 'ENOTFOUND' || e.code?.startsWith('EAI_') ? `the host ${new URL(v).hostname} does not resolve` : e.message;
+      const why =
+        e.code === 'ENOTFOUND' || e.code?.startsWith('EAI_')
+          ? `the host ${new URL(v).hostname} does not resolve`
+          : e.message;
       throw invalidField('endpoint', `${why}.`);
     }
     return v;
@@ -43,7 +62,9 @@ export class Webhooks {
 
   private events(v: unknown): string[] {
     if (!Array.isArray(v) || v.length === 0) throw invalidField('events', 'must list at least one event type.');
-    for (const t of v) if (typeof t !== 'string' || !isWebhookEventType(t)) throw invalidField('events', `unknown event type ${JSON.stringify(t)}.`);
+    for (const t of v)
+      if (typeof t !== 'string' || !isWebhookEventType(t))
+        throw invalidField('events', `unknown event type ${JSON.stringify(t)}.`);
     return [...new Set(v as string[])];
   }
 
@@ -67,14 +88,20 @@ export class Webhooks {
   async get(teamId: string, id: string) {
     const w = await this.find(teamId, id);
     return {
-      object: 'webhook' as const, id: w.id, created_at: w.created_at, status: w.status, endpoint: w.endpoint, events: w.events,
+      object: 'webhook' as const,
+      id: w.id,
+      created_at: w.created_at,
+      status: w.status,
+      endpoint: w.endpoint,
+      events: w.events,
       signing_secret: this.sealer.open(w.secret_sealed),
     };
   }
 
   async update(teamId: string, id: string, input: WebhookInput) {
     await this.find(teamId, id);
-    if (input.status !== undefined && input.status !== 'enabled' && input.status !== 'disabled') throw invalidField('status', 'must be "enabled" or "disabled".');
+    if (input.status !== undefined && input.status !== 'enabled' && input.status !== 'disabled')
+      throw invalidField('status', 'must be "enabled" or "disabled".');
     const u = {
       endpoint: input.endpoint === undefined ? undefined : await this.endpoint(input.endpoint),
       events: input.events === undefined ? undefined : this.events(input.events),
@@ -93,12 +120,22 @@ export class Webhooks {
   async rotateSecret(teamId: string, id: string) {
     await this.find(teamId, id);
     const secret = newSigningSecret();
-    if (!(await webhookRotateSecret(this.pool, teamId, id, this.sealer.seal(secret), new Date(Date.now() + ROTATION_OVERLAP_MS)))) throw notFound('Webhook');
+    if (
+      !(await webhookRotateSecret(
+        this.pool,
+        teamId,
+        id,
+        this.sealer.seal(secret),
+        new Date(Date.now() + ROTATION_OVERLAP_MS),
+      ))
+    )
+      throw notFound('Webhook');
     return { object: 'webhook' as const, id, signing_secret: secret };
   }
 
   /** Refuses work on a disabled endpoint (replay). */
   assertEnabled(w: WebhookRow): void {
-    if (w.status !== 'enabled') throw new AppError('validation_error', 'The webhook is disabled. Enable it before replaying events.');
+    if (w.status !== 'enabled')
+      throw new AppError('validation_error', 'The webhook is disabled. Enable it before replaying events.');
   }
 }

@@ -8,7 +8,13 @@ import { scheduleRecurring } from '../queue/enqueue.js';
 import { Worker } from '../queue/worker.js';
 import type { Pool } from '../store/db.js';
 import { webhookMessagesDeleteOlderThan } from '../store/webhook-messages.js';
-import { WEBHOOK_DELIVER_JOB, WEBHOOK_DISPATCH_JOB, WEBHOOK_RETENTION_JOB, WEBHOOK_SWEEP_JOB, webhookEndpointsWakeDue } from '../store/webhook-outbox.js';
+import {
+  WEBHOOK_DELIVER_JOB,
+  WEBHOOK_DISPATCH_JOB,
+  WEBHOOK_RETENTION_JOB,
+  WEBHOOK_SWEEP_JOB,
+  webhookEndpointsWakeDue,
+} from '../store/webhook-outbox.js';
 import { webhookDeliverJob } from './deliver.job.js';
 import { dispatchAll, webhookDispatchJob } from './dispatch.job.js';
 import { WebhookHttp } from './http-post.js';
@@ -16,19 +22,37 @@ import { WebhookHttp } from './http-post.js';
 const SWEEP_MS = 5_000; // the longest a message can wait when a wake-up was lost to a race
 const CONCURRENCY = 100; // endpoints served at once (each job is one endpoint)
 
-export interface WebhookWorker { stop(): Promise<void> }
+export interface WebhookWorker {
+  stop(): Promise<void>;
+}
 
-export async function startWebhookWorker(deps: { pool: Pool; config: Config; sealer: Sealer; log: Logger }): Promise<WebhookWorker> {
+export async function startWebhookWorker(deps: {
+  pool: Pool;
+  config: Config;
+  sealer: Sealer;
+  log: Logger;
+}): Promise<WebhookWorker> {
   const { pool, config } = deps;
   const log = deps.log.child({ component: 'webhooks' });
-  const http = new WebhookHttp({ allowPrivateNetworks: config.allowPrivateNetworks, timeoutMs: config.webhookTimeoutMs, maxSockets: config.webhookConcurrency });
+  const http = new WebhookHttp({
+    allowPrivateNetworks: config.allowPrivateNetworks,
+    timeoutMs: config.webhookTimeoutMs,
+    maxSockets: config.webhookConcurrency,
+  });
   const worker = new Worker({
-    pool, log, concurrency: CONCURRENCY,
+    pool,
+    log,
+    concurrency: CONCURRENCY,
     handlers: {
       [WEBHOOK_DISPATCH_JOB]: webhookDispatchJob({ pool }),
       [WEBHOOK_DELIVER_JOB]: webhookDeliverJob({ pool, config, sealer: deps.sealer, http, log }),
-      [WEBHOOK_SWEEP_JOB]: async () => { await dispatchAll(pool); await webhookEndpointsWakeDue(pool); },
-      [WEBHOOK_RETENTION_JOB]: async () => { await webhookMessagesDeleteOlderThan(pool, config.logRetentionDays); },
+      [WEBHOOK_SWEEP_JOB]: async () => {
+        await dispatchAll(pool);
+        await webhookEndpointsWakeDue(pool);
+      },
+      [WEBHOOK_RETENTION_JOB]: async () => {
+        await webhookMessagesDeleteOlderThan(pool, config.logRetentionDays);
+      },
     },
   });
   await scheduleRecurring(pool, WEBHOOK_SWEEP_JOB, SWEEP_MS);

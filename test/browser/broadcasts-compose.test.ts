@@ -27,13 +27,18 @@ describe('Composing, previewing and sending a broadcast in a browser', { timeout
     t = await startTestApp({ deliveryMode: 'capture' });
     await t.resend.domains.verify((await t.resend.domains.create({ name: 'example.com' })).data!.id);
     const seg = (await t.resend.segments.create({ name: 'Readers' })).data!.id;
-    for (const [email, firstName] of [['ann@dest.test', 'Annabel'], ['bob@dest.test', 'Bobby']]) {
+    for (const [email, firstName] of [
+      ['ann@dest.test', 'Annabel'],
+      ['bob@dest.test', 'Bobby'],
+    ]) {
       const c = await t.resend.contacts.create({ email, firstName, segments: [{ id: seg }] } as never);
       assert.equal(c.error, null, JSON.stringify(c.error));
       if (email === 'ann@dest.test') ids.ann = c.data!.id;
     }
     const tpl = await t.resend.templates.create({
-      name: 'Monthly', from: 'News <news@example.com>', subject: 'Your {{{MONTH}}} news, {{{contact.first_name|friend}}}',
+      name: 'Monthly',
+      from: 'News <news@example.com>',
+      subject: 'Your {{{MONTH}}} news, {{{contact.first_name|friend}}}',
       html: '<h1>Hello {{{contact.first_name|there}}}</h1><p>{{{MONTH}}} highlights</p><p><a href="{{{RESEND_UNSUBSCRIBE_URL}}}">Unsubscribe</a></p>',
       variables: [{ key: 'MONTH', type: 'string', fallbackValue: 'This month' }],
     });
@@ -44,7 +49,10 @@ describe('Composing, previewing and sending a broadcast in a browser', { timeout
     page = await desktopPage(browser, errors);
   });
   after(async () => {
-    await closeAll(() => browser?.close(), () => t?.close());
+    await closeAll(
+      () => browser?.close(),
+      () => t?.close(),
+    );
     console.log(`# broadcasts-compose screenshots: ${shots.dir}`);
   });
 
@@ -59,10 +67,18 @@ describe('Composing, previewing and sending a broadcast in a browser', { timeout
     await page.getByLabel('Name').fill('November news');
     await page.getByLabel('Start with').selectOption({ label: 'Template: Monthly' });
     await page.getByLabel('MONTH').fill('Nov');
-    await page.waitForFunction(() => (document.getElementById('bc-subject') as HTMLInputElement | null)?.value === 'Your Nov news, {{{contact.first_name|friend}}}');
+    await page.waitForFunction(
+      () =>
+        (document.getElementById('bc-subject') as HTMLInputElement | null)?.value ===
+        'Your Nov news, {{{contact.first_name|friend}}}',
+    );
     await page.getByLabel('MONTH').fill('November'); // a new value refills the subject the author has not edited
     // The template's From and Subject come along, its variable filled, its contact tag kept.
-    await page.waitForFunction(() => (document.getElementById('bc-subject') as HTMLInputElement | null)?.value === 'Your November news, {{{contact.first_name|friend}}}');
+    await page.waitForFunction(
+      () =>
+        (document.getElementById('bc-subject') as HTMLInputElement | null)?.value ===
+        'Your November news, {{{contact.first_name|friend}}}',
+    );
     assert.equal(await page.getByLabel('From').inputValue(), 'News <news@example.com>');
     await page.getByLabel('Segment').selectOption({ label: 'Readers' });
     await shots.shot('01-compose-from-template', page);
@@ -70,7 +86,10 @@ describe('Composing, previewing and sending a broadcast in a browser', { timeout
     await page.getByRole('heading', { name: 'November news' }).waitFor();
     ids.broadcast = new URL(page.url()).pathname.split('/').pop()!;
     const saved = (await t.resend.broadcasts.get(ids.broadcast)).data!;
-    assert.equal(saved.html, '<h1>Hello {{{contact.first_name|there}}}</h1><p>November highlights</p><p><a href="{{{RESEND_UNSUBSCRIBE_URL}}}">Unsubscribe</a></p>');
+    assert.equal(
+      saved.html,
+      '<h1>Hello {{{contact.first_name|there}}}</h1><p>November highlights</p><p><a href="{{{RESEND_UNSUBSCRIBE_URL}}}">Unsubscribe</a></p>',
+    );
 
     // The first contact of the segment is previewed at once; choosing Annabel shows her name.
     await page.getByLabel("Contact's email (personalized with their data)").fill('ann@dest.test');
@@ -80,9 +99,16 @@ describe('Composing, previewing and sending a broadcast in a browser', { timeout
     // An unsaved edit shows in the preview before it is saved.
     await page.getByLabel('subject', { exact: true }).fill('{{{contact.first_name}}}, November is here');
     await page.getByTestId('preview-as-subject').filter({ hasText: 'Annabel, November is here' }).waitFor();
-    assert.equal((await t.resend.broadcasts.get(ids.broadcast)).data!.subject, 'Your November news, {{{contact.first_name|friend}}}');
+    assert.equal(
+      (await t.resend.broadcasts.get(ids.broadcast)).data!.subject,
+      'Your November news, {{{contact.first_name|friend}}}',
+    );
     await page.getByRole('button', { name: 'Save draft' }).click();
-    await until('the subject saved', async () => (await t.resend.broadcasts.get(ids.broadcast)).data!.subject === '{{{contact.first_name}}}, November is here');
+    await until(
+      'the subject saved',
+      async () =>
+        (await t.resend.broadcasts.get(ids.broadcast)).data!.subject === '{{{contact.first_name}}}, November is here',
+    );
     await page.getByTestId('preview-as').scrollIntoViewIfNeeded();
     await shots.shot('02-preview-as-contact', page, false);
     assert.deepEqual(errors, []);
@@ -94,48 +120,80 @@ describe('Composing, previewing and sending a broadcast in a browser', { timeout
     await page.getByText('Test sent to ann@dest.test.').waitFor();
     const list = await t.api('GET', '/emails?limit=10');
     assert.equal(list.status, 200, JSON.stringify(list.body));
-    const sent = (list.body.data as { id: string; to: string[]; subject: string }[]).filter((e) => e.to[0] === 'ann@dest.test');
+    const sent = (list.body.data as { id: string; to: string[]; subject: string }[]).filter(
+      (e) => e.to[0] === 'ann@dest.test',
+    );
     assert.equal(sent.length, 1);
     assert.equal(sent[0].subject, 'Annabel, November is here');
     const email = await t.api('GET', `/emails/${sent[0].id}`);
     assert.match(email.body.html, /<h1>Hello Annabel<\/h1><p>November highlights<\/p>/);
-    assert.equal(((await t.api('GET', `/emails?broadcast_id=${ids.broadcast}`)).body.data as unknown[]).length, 0, 'a test is not the broadcast');
+    assert.equal(
+      ((await t.api('GET', `/emails?broadcast_id=${ids.broadcast}`)).body.data as unknown[]).length,
+      0,
+      'a test is not the broadcast',
+    );
   });
 
-  browserTest('scheduled a few seconds ahead, it sends by itself; progress, metrics and recipients follow live', async () => {
-    await page.getByLabel('When (empty: now; or "tomorrow at 9am", an ISO date)').fill('in 15 seconds');
-    await page.getByRole('button', { name: 'Schedule' }).click();
-    await page.locator('.page-head .badge', { hasText: 'scheduled' }).waitFor();
-    assert.equal((await t.resend.broadcasts.get(ids.broadcast)).data!.status, 'scheduled');
-    assert.ok((await t.resend.broadcasts.get(ids.broadcast)).data!.scheduled_at);
-    await page.getByTestId('recipients-empty').waitFor();
-    await shots.shot('03-scheduled', page);
+  browserTest(
+    'scheduled a few seconds ahead, it sends by itself; progress, metrics and recipients follow live',
+    async () => {
+      await page.getByLabel('When (empty: now; or "tomorrow at 9am", an ISO date)').fill('in 15 seconds');
+      await page.getByRole('button', { name: 'Schedule' }).click();
+      await page.locator('.page-head .badge', { hasText: 'scheduled' }).waitFor();
+      assert.equal((await t.resend.broadcasts.get(ids.broadcast)).data!.status, 'scheduled');
+      assert.ok((await t.resend.broadcasts.get(ids.broadcast)).data!.scheduled_at);
+      await page.getByTestId('recipients-empty').waitFor();
+      await shots.shot('03-scheduled', page);
 
-    // No reload: the page follows the broadcast until every recipient has it.
-    await page.locator('.page-head .badge', { hasText: /^sent$/ }).waitFor({ timeout: 90_000 });
-    await page.waitForFunction(() => /Delivered\s*2/.test(document.querySelector('[data-testid="metrics"]')?.textContent ?? ''), undefined, { timeout: 30_000 });
-    const rows = page.getByTestId('recipients').locator('tbody tr');
-    await until('two recipient rows', async () => (await rows.count()) === 2, 30_000);
-    assert.deepEqual((await rows.locator('td:first-child').allInnerTexts()).sort(), ['ann@dest.test', 'bob@dest.test']);
-    await page.getByLabel('Which recipients').selectOption('delivered');
-    await until('two delivered rows', async () => (await rows.count()) === 2 && !(await page.getByTestId('recipients-empty').count()), 20_000);
-    await page.getByLabel('Which recipients').selectOption('opened');
-    await page.getByTestId('recipients-empty').filter({ hasText: 'No recipients opened yet' }).waitFor();
-    await page.getByLabel('Which recipients').selectOption('sent');
-    await page.getByLabel('Find an address').fill('bob@dest.test');
-    await page.getByRole('button', { name: 'Find' }).click();
-    await until('only bob', async () => (await rows.count()) === 1 && (await rows.first().innerText()).includes('bob@dest.test'), 20_000);
-    await shots.shot('04-sent-metrics-recipients', page);
+      // No reload: the page follows the broadcast until every recipient has it.
+      await page.locator('.page-head .badge', { hasText: /^sent$/ }).waitFor({ timeout: 90_000 });
+      await page.waitForFunction(
+        () => /Delivered\s*2/.test(document.querySelector('[data-testid="metrics"]')?.textContent ?? ''),
+        undefined,
+        { timeout: 30_000 },
+      );
+      const rows = page.getByTestId('recipients').locator('tbody tr');
+      await until('two recipient rows', async () => (await rows.count()) === 2, 30_000);
+      assert.deepEqual((await rows.locator('td:first-child').allInnerTexts()).sort(), [
+        'ann@dest.test',
+        'bob@dest.test',
+      ]);
+      await page.getByLabel('Which recipients').selectOption('delivered');
+      await until(
+        'two delivered rows',
+        async () => (await rows.count()) === 2 && !(await page.getByTestId('recipients-empty').count()),
+        20_000,
+      );
+      await page.getByLabel('Which recipients').selectOption('opened');
+      await page.getByTestId('recipients-empty').filter({ hasText: 'No recipients opened yet' }).waitFor();
+      await page.getByLabel('Which recipients').selectOption('sent');
+      await page.getByLabel('Find an address').fill('bob@dest.test');
+      await page.getByRole('button', { name: 'Find' }).click();
+      await until(
+        'only bob',
+        async () => (await rows.count()) === 1 && (await rows.first().innerText()).includes('bob@dest.test'),
+        20_000,
+      );
+      await shots.shot('04-sent-metrics-recipients', page);
 
-    // The page's numbers are the API's.
-    const api = (await t.api('GET', `/broadcasts/${ids.broadcast}/recipients?type=delivered`)).body.data as { email: string }[];
-    assert.deepEqual(api.map((r) => r.email).sort(), ['ann@dest.test', 'bob@dest.test']);
-    const b = (await t.api('GET', `/broadcasts/${ids.broadcast}`)).body;
-    assert.deepEqual([b.status, b.stats.recipients, b.stats.delivered], ['sent', 2, 2]);
-    const mail = (await t.api('GET', `/emails?broadcast_id=${ids.broadcast}`)).body.data as { to: string[]; subject: string }[];
-    assert.deepEqual(mail.map((e) => `${e.to[0]}: ${e.subject}`).sort(), ['ann@dest.test: Annabel, November is here', 'bob@dest.test: Bobby, November is here']);
-    assert.deepEqual(errors, []);
-  });
+      // The page's numbers are the API's.
+      const api = (await t.api('GET', `/broadcasts/${ids.broadcast}/recipients?type=delivered`)).body.data as {
+        email: string;
+      }[];
+      assert.deepEqual(api.map((r) => r.email).sort(), ['ann@dest.test', 'bob@dest.test']);
+      const b = (await t.api('GET', `/broadcasts/${ids.broadcast}`)).body;
+      assert.deepEqual([b.status, b.stats.recipients, b.stats.delivered], ['sent', 2, 2]);
+      const mail = (await t.api('GET', `/emails?broadcast_id=${ids.broadcast}`)).body.data as {
+        to: string[];
+        subject: string;
+      }[];
+      assert.deepEqual(mail.map((e) => `${e.to[0]}: ${e.subject}`).sort(), [
+        'ann@dest.test: Annabel, November is here',
+        'bob@dest.test: Bobby, November is here',
+      ]);
+      assert.deepEqual(errors, []);
+    },
+  );
 
   browserTest('the template editor previews unsaved html and text live, and loads an old version back', async () => {
     await page.goto(`${t.url}/dashboard/templates/${ids.template}`);
@@ -145,7 +203,10 @@ describe('Composing, previewing and sending a broadcast in a browser', { timeout
     await page.getByLabel('HTML', { exact: true }).fill('<h1>Big {{{MONTH}}} sale</h1>');
     await frame.locator('h1', { hasText: 'Big This month sale' }).waitFor();
     await page.getByRole('heading', { name: 'Preview (unsaved changes)' }).waitFor();
-    await page.getByTestId('preview-text').filter({ hasText: /Big This month sale/i }).waitFor(); // derived from the html
+    await page
+      .getByTestId('preview-text')
+      .filter({ hasText: /Big This month sale/i })
+      .waitFor(); // derived from the html
     await page.getByLabel('Plain text (generated from the HTML when empty)').fill('Sale: {{{MONTH}}}');
     await page.getByTestId('preview-text').filter({ hasText: 'Sale: This month' }).waitFor();
     await page.locator('#sample-MONTH').fill('May');
@@ -157,13 +218,22 @@ describe('Composing, previewing and sending a broadcast in a browser', { timeout
     await page.locator('.page-head .badge', { hasText: 'unpublished changes' }).waitFor();
     await page.getByTestId('versions').locator('tbody tr').nth(1).waitFor();
     await page.getByRole('button', { name: 'Load #1 into the editor' }).click();
-    assert.match(await page.getByLabel('HTML', { exact: true }).inputValue(), /^<h1>Hello \{\{\{contact\.first_name\|there\}\}\}<\/h1>/);
+    assert.match(
+      await page.getByLabel('HTML', { exact: true }).inputValue(),
+      /^<h1>Hello \{\{\{contact\.first_name\|there\}\}\}<\/h1>/,
+    );
     await frame.locator('h1', { hasText: 'Hello there' }).waitFor();
     assert.deepEqual(errors, []);
   });
 
   browserTest('the templates and broadcasts pages fit a 390 px phone', async () => {
-    const ctx = await browser.newContext({ viewport: PHONE, colorScheme: 'light', isMobile: true, hasTouch: true, storageState: await page.context().storageState() });
+    const ctx = await browser.newContext({
+      viewport: PHONE,
+      colorScheme: 'light',
+      isMobile: true,
+      hasTouch: true,
+      storageState: await page.context().storageState(),
+    });
     ctx.setDefaultTimeout(10_000);
     const phone = await ctx.newPage();
     phone.on('pageerror', (e) => errors.push(e.message));
@@ -172,7 +242,10 @@ describe('Composing, previewing and sending a broadcast in a browser', { timeout
       await phone.goto(`${t.url}/dashboard${p}`);
       await phone.locator('main h1').first().waitFor();
       await phone.waitForFunction(() => !document.querySelector('.loading'), undefined, { timeout: 15_000 });
-      const m = await phone.evaluate(() => ({ doc: document.documentElement.scrollWidth, body: document.body.scrollWidth }));
+      const m = await phone.evaluate(() => ({
+        doc: document.documentElement.scrollWidth,
+        body: document.body.scrollWidth,
+      }));
       if (m.doc > PHONE.width || m.body > PHONE.width) wide.push(`${p}: ${m.doc} px`);
       await shots.shot(`phone${p.replace(/\//g, '-').replace(/-[0-9a-f-]{36}$/, '-detail')}`, phone);
     }

@@ -19,12 +19,16 @@ describe('Broadcasts pages in a browser', { timeout: 120_000 }, () => {
     t = await startTestApp({ deliveryMode: 'capture' });
     await t.resend.domains.verify((await t.resend.domains.create({ name: 'example.com' })).data!.id);
     const seg = (await t.resend.segments.create({ name: 'Readers' })).data!.id;
-    for (const email of ['ann@dest.test', 'bob@dest.test']) await t.resend.contacts.create({ email, firstName: email.slice(0, 3), segments: [{ id: seg }] } as never);
+    for (const email of ['ann@dest.test', 'bob@dest.test'])
+      await t.resend.contacts.create({ email, firstName: email.slice(0, 3), segments: [{ id: seg }] } as never);
     browser = await launchBrowser();
     page = await desktopPage(browser, errors);
   });
   after(async () => {
-    await closeAll(() => browser?.close(), () => t?.close());
+    await closeAll(
+      () => browser?.close(),
+      () => t?.close(),
+    );
     console.log(`# broadcasts screenshots: ${shots.dir}`);
   });
 
@@ -49,11 +53,18 @@ describe('Broadcasts pages in a browser', { timeout: 120_000 }, () => {
     await page.getByRole('button', { name: 'Send now' }).click();
     await page.locator('.page-head .badge', { hasText: 'sent' }).waitFor({ timeout: 20_000 });
     await page.getByTestId('progress').getByText('Delivered').waitFor();
-    await page.waitForFunction(() => /Delivered\s*2/.test(document.querySelector('[data-testid="progress"]')?.textContent ?? ''), undefined, { timeout: 20_000 });
+    await page.waitForFunction(
+      () => /Delivered\s*2/.test(document.querySelector('[data-testid="progress"]')?.textContent ?? ''),
+      undefined,
+      { timeout: 20_000 },
+    );
     await shots.shot('02-broadcast-sent', page);
 
     const list = (await t.resend.broadcasts.list()).data!.data;
-    assert.deepEqual(list.map((b) => [b.name, b.status]), [['October news', 'sent']]);
+    assert.deepEqual(
+      list.map((b) => [b.name, b.status]),
+      [['October news', 'sent']],
+    );
     const emails = (await t.api('GET', `/emails?broadcast_id=${list[0].id}`)).body.data as { to: string[] }[];
     assert.deepEqual(emails.map((e) => e.to[0]).sort(), ['ann@dest.test', 'bob@dest.test']);
     assert.deepEqual(errors, []);

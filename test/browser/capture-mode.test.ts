@@ -47,7 +47,10 @@ describe('capture mode in a browser', { timeout: 120_000 }, () => {
     const statuses = await page.locator('table.records tbody tr td:last-child').allInnerTexts();
     assert.ok(statuses.length >= 3);
     for (const s of statuses) assert.match(s, /^not checked$/i);
-    assert.match(await page.locator('section.card', { hasText: 'DNS records' }).innerText(), /Capture mode: these records are not checked in DNS/);
+    assert.match(
+      await page.locator('section.card', { hasText: 'DNS records' }).innerText(),
+      /Capture mode: these records are not checked in DNS/,
+    );
     await shots.shot('capture-domain', page);
   });
 

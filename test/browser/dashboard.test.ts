@@ -7,7 +7,15 @@ import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/harness.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
-import { browserSkip, browserTest, desktopPage, launchBrowser, OWNER, screenshots, setUpOwner } from '../helpers/browser.js';
+import {
+  browserSkip,
+  browserTest,
+  desktopPage,
+  launchBrowser,
+  OWNER,
+  screenshots,
+  setUpOwner,
+} from '../helpers/browser.js';
 import { totp } from '../../src/dashboard-auth/totp.js';
 import { closeAll } from '../helpers/close-all.js';
 
@@ -31,7 +39,11 @@ describe('dashboard in a browser', { timeout: 150_000 }, () => {
     page = await desktopPage(browser, errors);
   });
   after(async () => {
-    await closeAll(() => browser?.close(), () => t?.close(), () => hook?.close());
+    await closeAll(
+      () => browser?.close(),
+      () => t?.close(),
+      () => hook?.close(),
+    );
     if (!browserSkip) console.log(`# dashboard screenshots: ${shots.dir}`);
   });
 
@@ -51,7 +63,7 @@ describe('dashboard in a browser', { timeout: 150_000 }, () => {
     await page.getByRole('button', { name: 'Add domain' }).click();
     await page.getByRole('heading', { name: 'DNS records' }).waitFor();
     const rows = page.locator('table.records tbody tr');
-    assert.ok(await rows.count() >= 3);
+    assert.ok((await rows.count()) >= 3);
     assert.match(await rows.first().innerText(), /DKIM/);
     await page.getByRole('button', { name: 'Verify' }).click();
     await page.locator('.page-head .badge', { hasText: 'verified' }).waitFor();
@@ -75,33 +87,50 @@ describe('dashboard in a browser', { timeout: 150_000 }, () => {
     await page.getByRole('link', { name: hook.url }).waitFor();
   });
 
-  browserTest('an email sent through the API appears on the Emails page with its timeline and in the webhook log', async () => {
-    const res = await fetch(`${t.url}/emails`, {
-      method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ from: 'Acme <hello@example.com>', to: 'alice@dest.test', subject: 'Welcome to Acme', html: '<h1>Hello Alice</h1><p>Thanks for joining.</p><img src="https://tracker.example/p.gif">', tags: [{ name: 'campaign', value: 'welcome' }] }),
-    });
-    assert.equal(res.status, 200);
-    await hook.waitFor(1); // email.delivered (the form's default events: delivered, bounced, complained)
-    await page.getByRole('link', { name: 'Emails' }).click();
-    await page.getByRole('link', { name: 'Welcome to Acme' }).waitFor();
-    await page.locator('table.list tbody tr', { hasText: 'Welcome to Acme' }).locator('.badge', { hasText: 'delivered' }).waitFor();
-    await shot('05-emails');
-    await page.getByRole('link', { name: 'Welcome to Acme' }).click();
-    await page.locator('.timeline li', { hasText: 'delivered' }).waitFor();
-    assert.match(await page.locator('.timeline').innerText(), /SMTP reply[\s\S]*captured/);
-    await shot('06-email-timeline');
-    await page.getByRole('tab', { name: 'Preview' }).click();
-    await page.getByText('1 remote image blocked').waitFor();
-    const frame = page.frameLocator('.preview iframe');
-    await frame.getByRole('heading', { name: 'Hello Alice' }).waitFor();
-    await shot('07-email-preview', page, false); // a full-page capture resizes the frame, which reloads it
-    await page.getByRole('tab', { name: 'Headers' }).click();
-    await page.locator('table.headers th', { hasText: 'Subject' }).waitFor();
-    await page.getByRole('link', { name: 'Webhooks' }).click();
-    await page.getByRole('link', { name: hook.url }).click();
-    await page.getByTestId('webhook-log').locator('tr', { hasText: 'email.delivered' }).locator('.badge', { hasText: 'success' }).waitFor();
-    await shot('08-webhook-log');
-  });
+  browserTest(
+    'an email sent through the API appears on the Emails page with its timeline and in the webhook log',
+    async () => {
+      const res = await fetch(`${t.url}/emails`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          from: 'Acme <hello@example.com>',
+          to: 'alice@dest.test',
+          subject: 'Welcome to Acme',
+          html: '<h1>Hello Alice</h1><p>Thanks for joining.</p><img src="https://tracker.example/p.gif">',
+          tags: [{ name: 'campaign', value: 'welcome' }],
+        }),
+      });
+      assert.equal(res.status, 200);
+      await hook.waitFor(1); // email.delivered (the form's default events: delivered, bounced, complained)
+      await page.getByRole('link', { name: 'Emails' }).click();
+      await page.getByRole('link', { name: 'Welcome to Acme' }).waitFor();
+      await page
+        .locator('table.list tbody tr', { hasText: 'Welcome to Acme' })
+        .locator('.badge', { hasText: 'delivered' })
+        .waitFor();
+      await shot('05-emails');
+      await page.getByRole('link', { name: 'Welcome to Acme' }).click();
+      await page.locator('.timeline li', { hasText: 'delivered' }).waitFor();
+      assert.match(await page.locator('.timeline').innerText(), /SMTP reply[\s\S]*captured/);
+      await shot('06-email-timeline');
+      await page.getByRole('tab', { name: 'Preview' }).click();
+      await page.getByText('1 remote image blocked').waitFor();
+      const frame = page.frameLocator('.preview iframe');
+      await frame.getByRole('heading', { name: 'Hello Alice' }).waitFor();
+      await shot('07-email-preview', page, false); // a full-page capture resizes the frame, which reloads it
+      await page.getByRole('tab', { name: 'Headers' }).click();
+      await page.locator('table.headers th', { hasText: 'Subject' }).waitFor();
+      await page.getByRole('link', { name: 'Webhooks' }).click();
+      await page.getByRole('link', { name: hook.url }).click();
+      await page
+        .getByTestId('webhook-log')
+        .locator('tr', { hasText: 'email.delivered' })
+        .locator('.badge', { hasText: 'success' })
+        .waitFor();
+      await shot('08-webhook-log');
+    },
+  );
 
   browserTest('the Metrics page shows the numbers', async () => {
     await page.getByRole('link', { name: 'Metrics' }).click();
@@ -135,7 +164,11 @@ describe('dashboard in a browser', { timeout: 150_000 }, () => {
   });
 
   browserTest('the layout holds on a phone and in the dark theme', async () => {
-    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: 'dark', storageState: await page.context().storageState() });
+    const phone = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      colorScheme: 'dark',
+      storageState: await page.context().storageState(),
+    });
     const p = await phone.newPage();
     await p.goto(`${t.url}/dashboard/emails`);
     await p.getByRole('link', { name: 'Welcome to Acme' }).waitFor();

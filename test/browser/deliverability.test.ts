@@ -17,14 +17,22 @@ const utcDay = (daysAgo: number) => Math.floor(Date.now() / 1000 / DAY - daysAgo
 /** The google.xml fixture moved to a day `daysAgo` back (the page shows the last 30 days). */
 function reportFor(daysAgo: number, id: string): string {
   const begin = utcDay(daysAgo);
-  return fs.readFileSync(new URL('../fixtures/dmarc/google.xml', import.meta.url), 'utf8')
-    .replace('<begin>1795132800</begin>', `<begin>${begin}</begin>`).replace('<end>1795219199</end>', `<end>${begin + DAY - 1}</end>`)
+  return fs
+    .readFileSync(new URL('../fixtures/dmarc/google.xml', import.meta.url), 'utf8')
+    .replace('<begin>1795132800</begin>', `<begin>${begin}</begin>`)
+    .replace('<end>1795219199</end>', `<end>${begin + DAY - 1}</end>`)
     .replace('11843372409214418305', id);
 }
-const mail = (filename: string, content: Buffer, contentType: string) => new MailComposer({
-  from: 'noreply-dmarc-support@google.com', to: 'dmarc@inbound.test', subject: 'Report domain: example.com', text: 'Aggregate report.',
-  attachments: [{ filename, content, contentType }],
-} as never).compile().build();
+const mail = (filename: string, content: Buffer, contentType: string) =>
+  new MailComposer({
+    from: 'noreply-dmarc-support@google.com',
+    to: 'dmarc@inbound.test',
+    subject: 'Report domain: example.com',
+    text: 'Aggregate report.',
+    attachments: [{ filename, content, contentType }],
+  } as never)
+    .compile()
+    .build();
 
 describe('Deliverability page in a browser', { timeout: 170_000 }, () => {
   let w: InboundWorld;
@@ -36,7 +44,11 @@ describe('Deliverability page in a browser', { timeout: 170_000 }, () => {
 
   before(async () => {
     if (browserSkip) return; // every test below is reported skipped
-    w = await startInboundWorld({ outboundAddresses: ['192.0.2.10'], dnsblZones: ['bl.test'], domainDnsblZones: ['dbl.test'] });
+    w = await startInboundWorld({
+      outboundAddresses: ['192.0.2.10'],
+      dnsblZones: ['bl.test'],
+      domainDnsblZones: ['dbl.test'],
+    });
     const dom = await w.t.api('GET', `/domains/${w.domainId}`);
     publishRecords(w.dns, 'example.com', dom.body.records as WireRecord[]);
     w.dns.set('example.com', 'TXT', ['v=spf1 -all']);
@@ -49,12 +61,18 @@ describe('Deliverability page in a browser', { timeout: 170_000 }, () => {
     w.dns.set('10.2.0.192.bl.test', 'TXT', ['Listed: see https://bl.test/lookup']);
     const env = { from: 'dmarc@sender.test', to: ['dmarc@inbound.test'] };
     await w.deliver(await mail('google.com!example.com!a.xml', Buffer.from(reportFor(2, 'r-2')), 'text/xml'), env);
-    await w.deliver(await mail('google.com!example.com!b.xml.gz', gzipSync(reportFor(1, 'r-1')), 'application/gzip'), env);
+    await w.deliver(
+      await mail('google.com!example.com!b.xml.gz', gzipSync(reportFor(1, 'r-1')), 'application/gzip'),
+      env,
+    );
     browser = await launchBrowser();
     page = await ownerPage(browser, w.t.url, errors);
   });
   after(async () => {
-    await closeAll(() => browser?.close(), () => w?.close());
+    await closeAll(
+      () => browser?.close(),
+      () => w?.close(),
+    );
     console.log(`# deliverability screenshots: ${shots.dir}`);
   });
 
@@ -79,7 +97,9 @@ describe('Deliverability page in a browser', { timeout: 170_000 }, () => {
     w.dns.remove('10.2.0.192.bl.test');
     await page.getByRole('button', { name: 'Check again' }).click();
     // "p=reject" is in the old row too (its fix names it): wait for text only the new answer has.
-    await row('blocklist_ips').filter({ hasText: /not listed/i }).waitFor();
+    await row('blocklist_ips')
+      .filter({ hasText: /not listed/i })
+      .waitFor();
     assert.match(await row('blocklist_ips').innerText(), /pass[\s\S]*not listed/i);
     assert.match(await row('dmarc_policy').locator('td').first().innerText(), /^pass$/i);
     assert.match(await row('dmarc_policy').innerText(), /p=reject/);

@@ -36,18 +36,31 @@ describe('Emails and Logs say what a user expects', { timeout: 150_000 }, () => 
     await t.send({ to: 'noah.smith@gmail.com', subject: 'Your receipt' });
     await t.send({ to: 'olivia@yahoo.test', subject: 'Weekly digest' });
     const when = new Date(Date.now() + 2 * 86400_000);
-    scheduledId = (await t.resend.emails.send({ from: 'hello@example.com', to: 'sam@dest.test', subject: 'Launch day', html: '<p>x</p>', scheduledAt: when.toISOString() })).data!.id;
+    scheduledId = (
+      await t.resend.emails.send({
+        from: 'hello@example.com',
+        to: 'sam@dest.test',
+        subject: 'Launch day',
+        html: '<p>x</p>',
+        scheduledAt: when.toISOString(),
+      })
+    ).data!.id;
     assert.equal((await t.api('POST', '/suppressions', { body: { email: 'blocked@dest.test' } })).status, 201);
     blockedId = await t.send({ to: 'blocked@dest.test', subject: 'To a blocked address' });
     assert.equal((await t.api('GET', '/domains/3d4f8b1e-6f43-4a8e-bb62-1f5d3c0a9e11')).status, 404); // a 4xx in the log
     for (let i = 0; i < 100; i++) {
-      const { rows: r } = await t.db.pool.query("SELECT count(*)::int AS n FROM email_events WHERE type = 'email.suppressed'");
+      const { rows: r } = await t.db.pool.query(
+        "SELECT count(*)::int AS n FROM email_events WHERE type = 'email.suppressed'",
+      );
       if (r[0].n === 1) break;
       await new Promise((res) => setTimeout(res, 100));
     }
   });
   after(async () => {
-    await closeAll(() => browser?.close(), () => t?.close());
+    await closeAll(
+      () => browser?.close(),
+      () => t?.close(),
+    );
     console.log(`# emails/words screenshots: ${shots.dir}`);
   });
 
@@ -80,7 +93,9 @@ describe('Emails and Logs say what a user expects', { timeout: 150_000 }, () => 
     await page.getByRole('heading', { name: 'Weekly digest' }).waitFor();
     assert.match(page.url(), /\/dashboard\/emails\/[0-9a-f-]{36}$/);
     // Focus follows the navigation to the new page's heading.
-    await page.waitForFunction(() => document.activeElement?.tagName === 'H1' && document.activeElement.textContent === 'Weekly digest');
+    await page.waitForFunction(
+      () => document.activeElement?.tagName === 'H1' && document.activeElement.textContent === 'Weekly digest',
+    );
   });
 
   browserTest('a scheduled email shows when it goes out, and can be rescheduled, then cancelled', async () => {
@@ -97,23 +112,32 @@ describe('Emails and Logs say what a user expects', { timeout: 150_000 }, () => 
     const local = new Date(later.getTime() - later.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
     await card.getByLabel('New time').fill(local);
     await card.getByRole('button', { name: 'Reschedule' }).click();
-    await page.waitForFunction(async ([id, iso]) => (await (await fetch(`/emails/${id}`)).json()).scheduled_at?.slice(0, 16) === iso.slice(0, 16), [scheduledId, later.toISOString()] as const);
+    await page.waitForFunction(
+      async ([id, iso]) =>
+        (await (await fetch(`/emails/${id}`)).json()).scheduled_at?.slice(0, 16) === iso.slice(0, 16),
+      [scheduledId, later.toISOString()] as const,
+    );
     await shots.shot('email-scheduled', page);
-    page.once('dialog', (d) => { void d.accept(); });
+    page.once('dialog', (d) => {
+      void d.accept();
+    });
     await card.getByRole('button', { name: 'Cancel sending' }).click();
     await page.locator('.page-head .badge', { hasText: /canceled/i }).waitFor();
     assert.equal(await page.getByTestId('scheduled').count(), 0);
   });
 
-  browserTest('a manually suppressed recipient is worded as such in the timeline, without raw field names', async () => {
-    await page.goto(`${t.url}/dashboard/emails/${blockedId}`);
-    const item = page.locator('.timeline li', { hasText: /suppressed/i });
-    await item.waitFor();
-    const text = await item.innerText();
-    assert.match(text, /Suppressed\s+on your suppression list \(added by hand\)/);
-    assert.doesNotMatch(text, /previous_bounce|origin/);
-    await shots.shot('email-suppressed-manual', page);
-  });
+  browserTest(
+    'a manually suppressed recipient is worded as such in the timeline, without raw field names',
+    async () => {
+      await page.goto(`${t.url}/dashboard/emails/${blockedId}`);
+      const item = page.locator('.timeline li', { hasText: /suppressed/i });
+      await item.waitFor();
+      const text = await item.innerText();
+      assert.match(text, /Suppressed\s+on your suppression list \(added by hand\)/);
+      assert.doesNotMatch(text, /previous_bounce|origin/);
+      await shots.shot('email-suppressed-manual', page);
+    },
+  );
 
   browserTest('a test email is sent from the Emails page and shows in the list', async () => {
     await page.goto(`${t.url}/dashboard/emails`);
@@ -133,7 +157,9 @@ describe('Emails and Logs say what a user expects', { timeout: 150_000 }, () => 
     await page.getByLabel('HTTP status').press('Enter');
     await page.waitForFunction(() => location.search.includes('status=4xx'));
     await page.waitForFunction(() => {
-      const badges = [...document.querySelectorAll('table.list tbody tr td:first-child .badge')].map((b) => Number(b.textContent));
+      const badges = [...document.querySelectorAll('table.list tbody tr td:first-child .badge')].map((b) =>
+        Number(b.textContent),
+      );
       return badges.length > 0 && badges.every((n) => n >= 400 && n < 500);
     });
     await shots.shot('logs-4xx', page);
@@ -141,13 +167,23 @@ describe('Emails and Logs say what a user expects', { timeout: 150_000 }, () => 
   });
 
   // Last: it adds 55 emails, which would push the rows the tests above look for off the first page.
-  browserTest('with more matches than one page, the count is the server\'s total, not the rows loaded', async () => {
-    const batch = await t.resend.batch.send(Array.from({ length: 55 }, (_, i) => ({ from: 'hello@example.com', to: `reader${i}@bulk.test`, subject: `Bulk ${i}`, html: '<p>x</p>' })));
+  browserTest("with more matches than one page, the count is the server's total, not the rows loaded", async () => {
+    const batch = await t.resend.batch.send(
+      Array.from({ length: 55 }, (_, i) => ({
+        from: 'hello@example.com',
+        to: `reader${i}@bulk.test`,
+        subject: `Bulk ${i}`,
+        html: '<p>x</p>',
+      })),
+    );
     assert.equal(batch.data?.data.length, 55, JSON.stringify(batch.error));
     await page.goto(`${t.url}/dashboard/emails`);
     await rows().first().waitFor();
     await search('bulk.test');
-    await page.getByTestId('list-count').filter({ hasText: '55 matches; 50 shown, more load as you scroll.' }).waitFor();
+    await page
+      .getByTestId('list-count')
+      .filter({ hasText: '55 matches; 50 shown, more load as you scroll.' })
+      .waitFor();
     assert.equal(await rows().count(), 50);
     await shots.shot('emails-search-count', page);
   });

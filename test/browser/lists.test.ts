@@ -44,25 +44,44 @@ describe('long lists page by cursor in a browser', { timeout: 170_000 }, () => {
     await setUpOwner(page);
     await page.getByRole('heading', { name: 'Domains' }).waitFor();
 
-    const w = await t.api('POST', '/webhooks', { body: { endpoint: hook.url, events: ['email.sent', 'email.delivered'] } });
+    const w = await t.api('POST', '/webhooks', {
+      body: { endpoint: hook.url, events: ['email.sent', 'email.delivered'] },
+    });
     assert.equal(w.status, 201, JSON.stringify(w.body));
     webhookId = w.body.id;
-    const batch = Array.from({ length: EMAILS }, (_, i) => ({ from: 'hello@example.com', to: `reader${i}@dest.test`, subject: `Issue ${i}`, html: `<p>Issue ${i}</p>` }));
+    const batch = Array.from({ length: EMAILS }, (_, i) => ({
+      from: 'hello@example.com',
+      to: `reader${i}@dest.test`,
+      subject: `Issue ${i}`,
+      html: `<p>Issue ${i}</p>`,
+    }));
     assert.equal((await t.api('POST', '/emails/batch', { body: batch })).status, 200);
     const emails = Array.from({ length: MANUAL }, (_, i) => `blocked${i}@dest.test`);
     assert.equal((await t.api('POST', '/suppressions/batch/add', { body: { emails } })).status, 201);
-    const { rows: [team] } = await t.db.pool.query('SELECT team_id FROM emails LIMIT 1');
+    const {
+      rows: [team],
+    } = await t.db.pool.query('SELECT team_id FROM emails LIMIT 1');
     for (let i = 0; i < BOUNCED; i++) {
-      await t.db.pool.query("INSERT INTO suppressions (id, team_id, email, origin) VALUES ($1, $2, $3, 'bounce')", [randomUUID(), team.team_id, `bounced${i}@dest.test`]);
+      await t.db.pool.query("INSERT INTO suppressions (id, team_id, email, origin) VALUES ($1, $2, $3, 'bounce')", [
+        randomUUID(),
+        team.team_id,
+        `bounced${i}@dest.test`,
+      ]);
     }
     // email.sent and email.delivered for each email: more than one page of the log.
     await until(async () => {
-      const n = (await t.db.pool.query('SELECT count(*)::int AS n FROM webhook_messages WHERE webhook_id = $1', [webhookId])).rows[0].n;
+      const n = (
+        await t.db.pool.query('SELECT count(*)::int AS n FROM webhook_messages WHERE webhook_id = $1', [webhookId])
+      ).rows[0].n;
       return n >= 2 * EMAILS ? true : undefined;
     });
   });
   after(async () => {
-    await closeAll(() => browser?.close(), () => t?.close(), () => hook?.close());
+    await closeAll(
+      () => browser?.close(),
+      () => t?.close(),
+      () => hook?.close(),
+    );
     console.log(`# lists screenshots: ${shots.dir}`);
   });
 
@@ -84,7 +103,10 @@ describe('long lists page by cursor in a browser', { timeout: 170_000 }, () => {
     await page.getByLabel('Reason').selectOption('bounce');
     await page.getByTestId('filtered').waitFor();
     const rows = page.getByTestId('suppressions').locator('tbody tr');
-    await page.waitForFunction((n) => document.querySelectorAll('[data-testid=suppressions] tbody tr').length === n, BOUNCED);
+    await page.waitForFunction(
+      (n) => document.querySelectorAll('[data-testid=suppressions] tbody tr').length === n,
+      BOUNCED,
+    );
     assert.match(await rows.first().innerText(), /bounced\d@dest\.test[\s\S]*Hard bounce/i);
     assert.match(await page.getByTestId('list-count').innerText(), /\(filtered\)/);
     await shots.shot('suppressions-filtered', page);
@@ -124,7 +146,11 @@ describe('long lists page by cursor in a browser', { timeout: 170_000 }, () => {
     const rows = page.getByTestId('webhook-log').locator('tbody tr');
     await rows.nth(49).waitFor();
     await page.getByLabel('Event').selectOption('email.delivered');
-    await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=webhook-log] tbody td.mono')].every((td) => td.textContent === 'email.delivered'));
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll('[data-testid=webhook-log] tbody td.mono')].every(
+        (td) => td.textContent === 'email.delivered',
+      ),
+    );
     assert.match(await page.getByTestId('list-count').innerText(), /^\d+ match(es)?/);
     await page.getByLabel('Status').selectOption('failed');
     await page.getByText('No delivery matches these filters.').waitFor();
@@ -137,7 +163,9 @@ describe('long lists page by cursor in a browser', { timeout: 170_000 }, () => {
     await items.nth(49).waitFor();
     assert.equal(await items.count(), 50);
     await page.locator('.mail-list').getByRole('button', { name: 'Load more' }).waitFor();
-    await page.locator('.mail-list').evaluate((el) => { el.scrollTop = el.scrollHeight; }); // the list scrolls in its own box
+    await page.locator('.mail-list').evaluate((el) => {
+      el.scrollTop = el.scrollHeight;
+    }); // the list scrolls in its own box
     await items.nth(EMAILS - 1).waitFor();
     assert.equal(await items.count(), EMAILS);
     const subjects = await items.locator('.strong').allInnerTexts();
@@ -147,7 +175,10 @@ describe('long lists page by cursor in a browser', { timeout: 170_000 }, () => {
   });
 
   browserTest('on a phone the paged Suppressions list fits the screen and still loads more', async () => {
-    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, storageState: await page.context().storageState() });
+    const phone = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      storageState: await page.context().storageState(),
+    });
     const p = await phone.newPage();
     await p.goto(`${t.url}/dashboard/suppressions`);
     const rows = p.getByTestId('suppressions').locator('tbody tr');

@@ -5,9 +5,16 @@ import { after, before, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { startCaptureApp, type CaptureApp } from '../helpers/capture-app.js';
-import { browserSkip, browserTest, launchBrowser, PHONE, phonePage, screenshots, setUpOwner } from '../helpers/browser.js';
+import {
+  browserSkip,
+  browserTest,
+  launchBrowser,
+  PHONE,
+  phonePage,
+  screenshots,
+  setUpOwner,
+} from '../helpers/browser.js';
 import { closeAll } from '../helpers/close-all.js';
-
 
 describe('the dashboard on a 390 px phone', { timeout: 170_000 }, () => {
   let t: CaptureApp;
@@ -24,7 +31,10 @@ describe('the dashboard on a 390 px phone', { timeout: 170_000 }, () => {
     page = await phonePage(browser, errors);
   });
   after(async () => {
-    await closeAll(() => browser?.close(), () => t?.close());
+    await closeAll(
+      () => browser?.close(),
+      () => t?.close(),
+    );
     console.log(`# phone screenshots: ${shots.dir}`);
   });
 
@@ -35,20 +45,62 @@ describe('the dashboard on a 390 px phone', { timeout: 170_000 }, () => {
     await page.getByRole('heading', { name: 'Domains' }).waitFor();
     // Long addresses and subjects are what widen a table.
     for (let i = 0; i < 4; i++) {
-      ids.email = await t.send({ to: `a-rather-long-recipient-address-number-${i}@subdomain.example-destination.test`, subject: `Your monthly statement for the account ending in 42${i} is ready to download` });
+      ids.email = await t.send({
+        to: `a-rather-long-recipient-address-number-${i}@subdomain.example-destination.test`,
+        subject: `Your monthly statement for the account ending in 42${i} is ready to download`,
+      });
     }
-    const hook = await t.api('POST', '/webhooks', { body: { endpoint: 'http://127.0.0.1:9/a/very/long/path/for/the/mailroom/webhook/events', events: ['email.delivered', 'email.bounced'] } });
+    const hook = await t.api('POST', '/webhooks', {
+      body: {
+        endpoint: 'http://127.0.0.1:9/a/very/long/path/for/the/mailroom/webhook/events',
+        events: ['email.delivered', 'email.bounced'],
+      },
+    });
     assert.equal(hook.status, 201, JSON.stringify(hook.body));
     ids.webhook = hook.body.id;
-    for (let i = 0; i < 3; i++) assert.equal((await t.api('POST', '/suppressions', { body: { email: `suppressed-person-${i}@a-long-domain-name.example.test` } })).status, 201);
-    for (let i = 0; i < 3; i++) assert.equal((await t.api('POST', '/contacts', { body: { email: `contact-${i}@a-long-domain-name.example.test`, first_name: 'Firstname', last_name: 'Lastname-Hyphenated' } })).status, 201);
+    for (let i = 0; i < 3; i++)
+      assert.equal(
+        (
+          await t.api('POST', '/suppressions', {
+            body: { email: `suppressed-person-${i}@a-long-domain-name.example.test` },
+          })
+        ).status,
+        201,
+      );
+    for (let i = 0; i < 3; i++)
+      assert.equal(
+        (
+          await t.api('POST', '/contacts', {
+            body: {
+              email: `contact-${i}@a-long-domain-name.example.test`,
+              first_name: 'Firstname',
+              last_name: 'Lastname-Hyphenated',
+            },
+          })
+        ).status,
+        201,
+      );
     const logs = await t.api('GET', '/logs?limit=1');
     ids.log = logs.body.data[0].id;
   });
 
   const pages = () => [
-    '/emails', `/emails/${ids.email}`, '/receiving', '/metrics', '/domains', `/domains/${t.domainId}`, '/api-keys', '/webhooks',
-    `/webhooks/${ids.webhook}`, '/logs', `/logs/${ids.log}`, '/suppressions', '/contacts', '/mailbox', '/team', '/account',
+    '/emails',
+    `/emails/${ids.email}`,
+    '/receiving',
+    '/metrics',
+    '/domains',
+    `/domains/${t.domainId}`,
+    '/api-keys',
+    '/webhooks',
+    `/webhooks/${ids.webhook}`,
+    '/logs',
+    `/logs/${ids.log}`,
+    '/suppressions',
+    '/contacts',
+    '/mailbox',
+    '/team',
+    '/account',
   ];
 
   browserTest('no page is wider than the phone, and the Menu button is on screen on each', async () => {
@@ -58,7 +110,11 @@ describe('the dashboard on a 390 px phone', { timeout: 170_000 }, () => {
       await page.locator('main h1').first().waitFor();
       await page.waitForFunction(() => !document.querySelector('.loading'), undefined, { timeout: 10_000 });
       await page.waitForTimeout(150); // charts and late rows
-      const m = await page.evaluate(() => ({ doc: document.documentElement.scrollWidth, body: document.body.scrollWidth, vw: window.innerWidth }));
+      const m = await page.evaluate(() => ({
+        doc: document.documentElement.scrollWidth,
+        body: document.body.scrollWidth,
+        vw: window.innerWidth,
+      }));
       const menu = await page.getByRole('button', { name: 'Menu' }).boundingBox();
       if (m.doc > PHONE.width || m.body > PHONE.width) wide.push(`${p}: ${m.doc} px`);
       if (!menu || menu.x < 0 || menu.x + menu.width > PHONE.width) wide.push(`${p}: Menu button at x=${menu?.x}`);

@@ -37,11 +37,15 @@ describe('webhook, API key and domain settings in a browser', { timeout: 150_000
     await hook.waitFor(1);
   });
   after(async () => {
-    await closeAll(() => browser?.close(), () => t?.close(), () => hook?.close());
+    await closeAll(
+      () => browser?.close(),
+      () => t?.close(),
+      () => hook?.close(),
+    );
     console.log(`# settings screenshots: ${shots.dir}`);
   });
 
-  browserTest('an endpoint\'s events are edited on its page, contact events included', async () => {
+  browserTest("an endpoint's events are edited on its page, contact events included", async () => {
     await page.goto(`${t.url}/dashboard/webhooks/${webhookId}`);
     await page.getByRole('button', { name: 'Edit events' }).click();
     const form = page.getByTestId('edit-events');
@@ -55,7 +59,9 @@ describe('webhook, API key and domain settings in a browser', { timeout: 150_000
   });
 
   browserTest('rotating the secret shows the new one, and the API agrees', async () => {
-    page.once('dialog', (d) => { void d.accept(); });
+    page.once('dialog', (d) => {
+      void d.accept();
+    });
     await page.getByRole('button', { name: 'Rotate secret' }).click();
     const shown = (await page.getByTestId('rotated-secret').locator('code').innerText()).trim();
     assert.match(shown, /^whsec_/);
@@ -83,36 +89,44 @@ describe('webhook, API key and domain settings in a browser', { timeout: 150_000
     assert.ok(token.startsWith(cells[1].replace(/…$/, '')) && cells[1].length > 4, `token prefix column: ${cells[1]}`);
     assert.deepEqual(cells.slice(2, 4), ['Full access', '—']);
     await shots.shot('api-keys-columns', page);
-    page.once('dialog', (d) => { void d.accept(); });
+    page.once('dialog', (d) => {
+      void d.accept();
+    });
     await page.getByRole('button', { name: 'Revoke Short-lived' }).click();
     await page.getByTestId('new-token').waitFor({ state: 'detached' });
     await page.getByRole('button', { name: 'Revoke Short-lived' }).waitFor({ state: 'detached' });
   });
 
-  browserTest('a domain gets its return-path subdomain at creation, then receiving and Ed25519 switched on from its page', async () => {
-    await page.goto(`${t.url}/dashboard/domains`);
-    // A validation error reads in plain words, not like the API ("Invalid `name` field").
-    await page.getByLabel('Domain name').fill('not a domain');
-    await page.getByRole('button', { name: 'Add domain' }).click();
-    const alert = page.locator('form .alert');
-    await alert.waitFor();
-    assert.doesNotMatch(await alert.innerText(), /`|Invalid `name`/);
-    assert.match(await alert.innerText(), /^Check the name: /);
-    await page.getByLabel('Domain name').fill('shop.test');
-    await page.getByLabel('Return-path subdomain').fill('bounces');
-    await page.getByRole('button', { name: 'Add domain' }).click();
-    await page.getByRole('heading', { name: 'DNS records' }).waitFor();
-    const id = new URL(page.url()).pathname.split('/').pop()!;
-    assert.equal((await t.api('GET', `/domains/${id}`)).body.custom_return_path, 'bounces');
-    await page.getByLabel('Receive mail at shop.test').click(); // saved at once; the box follows the server's answer
-    await page.waitForFunction(async (d) => (await (await fetch(`/domains/${d}`)).json()).capabilities.receiving === 'enabled', id);
-    await page.getByLabel('Also sign with Ed25519').click();
-    await page.waitForFunction(async (d) => (await (await fetch(`/domains/${d}`)).json()).dkim_ed25519 === true, id);
-    await page.locator('table.records tbody tr', { hasText: 'mailroom-ed25519' }).waitFor();
-    await page.locator('table.records tbody tr', { hasText: /MX/ }).first().waitFor();
-    assert.equal(await page.getByLabel('Receive mail at shop.test').isChecked(), true);
-    assert.equal(await page.getByLabel('Also sign with Ed25519').isChecked(), true);
-    await shots.shot('domain-settings', page);
-    assert.deepEqual(errors, [], 'no script errors');
-  });
+  browserTest(
+    'a domain gets its return-path subdomain at creation, then receiving and Ed25519 switched on from its page',
+    async () => {
+      await page.goto(`${t.url}/dashboard/domains`);
+      // A validation error reads in plain words, not like the API ("Invalid `name` field").
+      await page.getByLabel('Domain name').fill('not a domain');
+      await page.getByRole('button', { name: 'Add domain' }).click();
+      const alert = page.locator('form .alert');
+      await alert.waitFor();
+      assert.doesNotMatch(await alert.innerText(), /`|Invalid `name`/);
+      assert.match(await alert.innerText(), /^Check the name: /);
+      await page.getByLabel('Domain name').fill('shop.test');
+      await page.getByLabel('Return-path subdomain').fill('bounces');
+      await page.getByRole('button', { name: 'Add domain' }).click();
+      await page.getByRole('heading', { name: 'DNS records' }).waitFor();
+      const id = new URL(page.url()).pathname.split('/').pop()!;
+      assert.equal((await t.api('GET', `/domains/${id}`)).body.custom_return_path, 'bounces');
+      await page.getByLabel('Receive mail at shop.test').click(); // saved at once; the box follows the server's answer
+      await page.waitForFunction(
+        async (d) => (await (await fetch(`/domains/${d}`)).json()).capabilities.receiving === 'enabled',
+        id,
+      );
+      await page.getByLabel('Also sign with Ed25519').click();
+      await page.waitForFunction(async (d) => (await (await fetch(`/domains/${d}`)).json()).dkim_ed25519 === true, id);
+      await page.locator('table.records tbody tr', { hasText: 'mailroom-ed25519' }).waitFor();
+      await page.locator('table.records tbody tr', { hasText: /MX/ }).first().waitFor();
+      assert.equal(await page.getByLabel('Receive mail at shop.test').isChecked(), true);
+      assert.equal(await page.getByLabel('Also sign with Ed25519').isChecked(), true);
+      await shots.shot('domain-settings', page);
+      assert.deepEqual(errors, [], 'no script errors');
+    },
+  );
 });

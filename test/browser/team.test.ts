@@ -33,7 +33,10 @@ describe('Team roles and invites in a browser', { timeout: 120_000 }, () => {
     await page.getByRole('heading', { name: 'Domains' }).waitFor();
   });
   after(async () => {
-    await closeAll(() => browser?.close(), () => t?.close());
+    await closeAll(
+      () => browser?.close(),
+      () => t?.close(),
+    );
     console.log(`# team screenshots: ${shots.dir}`);
   });
 
@@ -71,13 +74,22 @@ describe('Team roles and invites in a browser', { timeout: 120_000 }, () => {
     await page.getByTestId('role-confirm').getByRole('button', { name: 'Make Admin' }).click();
     await page.waitForFunction(async () => {
       const team = await (await fetch('/dashboard-api/team')).json();
-      return team.members.some((m: { email: string; role: string }) => m.email === 'mia@example.com' && m.role === 'admin');
+      return team.members.some(
+        (m: { email: string; role: string }) => m.email === 'mia@example.com' && m.role === 'admin',
+      );
     });
-    await page.waitForFunction((label) => (document.querySelector(`select[aria-label="${label}"]`) as HTMLSelectElement | null)?.value === 'admin', `Role of ${MIA.email}`);
+    await page.waitForFunction(
+      (label) =>
+        (document.querySelector(`select[aria-label="${label}"]`) as HTMLSelectElement | null)?.value === 'admin',
+      `Role of ${MIA.email}`,
+    );
   });
 
   browserTest('on a phone the Team page and its confirmation fit the screen', async () => {
-    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, storageState: await page.context().storageState() });
+    const phone = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      storageState: await page.context().storageState(),
+    });
     const p = await phone.newPage();
     await p.goto(`${t.url}/dashboard/team`);
     await p.getByLabel(`Role of ${MIA.email}`).selectOption('owner');

@@ -25,7 +25,10 @@ describe('Templates pages in a browser', { timeout: 120_000 }, () => {
     page = await desktopPage(browser, errors);
   });
   after(async () => {
-    await closeAll(() => browser?.close(), () => t?.close());
+    await closeAll(
+      () => browser?.close(),
+      () => t?.close(),
+    );
     console.log(`# templates screenshots: ${shots.dir}`);
   });
 
@@ -60,32 +63,42 @@ describe('Templates pages in a browser', { timeout: 120_000 }, () => {
     await page.locator('.page-head .badge', { hasText: 'published' }).waitFor();
     // Version 1 was the starter body written on create, version 2 the saved draft, now sending.
     const versions = page.getByTestId('versions').locator('tbody tr');
-    await versions.first().filter({ hasText: /sending/i }).waitFor();
+    await versions
+      .first()
+      .filter({ hasText: /sending/i })
+      .waitFor();
     assert.equal(await versions.count(), 2);
     assert.match(await versions.first().innerText(), /#2/);
     assert.deepEqual(errors, []);
   });
 
-  browserTest('an edit after publishing shows unpublished changes and a new version; sends keep the published one', async () => {
-    await page.getByLabel('HTML', { exact: true }).fill('<h1>Version two: {{{PRODUCT}}}</h1>');
-    await page.getByRole('button', { name: 'Save draft' }).click();
-    await page.locator('.page-head .badge', { hasText: 'unpublished changes' }).waitFor();
-    await page.getByTestId('versions').locator('tbody tr').nth(2).waitFor();
-    assert.match(await page.getByTestId('versions').locator('tbody tr').nth(1).innerText(), /#2[\s\S]*sending/i);
-    await shot('02-template-unpublished');
+  browserTest(
+    'an edit after publishing shows unpublished changes and a new version; sends keep the published one',
+    async () => {
+      await page.getByLabel('HTML', { exact: true }).fill('<h1>Version two: {{{PRODUCT}}}</h1>');
+      await page.getByRole('button', { name: 'Save draft' }).click();
+      await page.locator('.page-head .badge', { hasText: 'unpublished changes' }).waitFor();
+      await page.getByTestId('versions').locator('tbody tr').nth(2).waitFor();
+      assert.match(await page.getByTestId('versions').locator('tbody tr').nth(1).innerText(), /#2[\s\S]*sending/i);
+      await shot('02-template-unpublished');
 
-    const sent = await t.resend.emails.send({ to: 'a@dest.test', template: { id: 'welcome', variables: { PRODUCT: 'Lamp' } } });
-    assert.equal(sent.error, null, JSON.stringify(sent.error));
-    const raw = (await t.db.pool.query('SELECT raw FROM emails WHERE id = $1', [sent.data!.id])).rows[0].raw as Buffer;
-    const mail = await simpleParser(raw);
-    assert.equal(mail.subject, 'Your Lamp');
-    assert.equal(mail.html, '<h1>Thanks for Lamp</h1>');
+      const sent = await t.resend.emails.send({
+        to: 'a@dest.test',
+        template: { id: 'welcome', variables: { PRODUCT: 'Lamp' } },
+      });
+      assert.equal(sent.error, null, JSON.stringify(sent.error));
+      const raw = (await t.db.pool.query('SELECT raw FROM emails WHERE id = $1', [sent.data!.id])).rows[0]
+        .raw as Buffer;
+      const mail = await simpleParser(raw);
+      assert.equal(mail.subject, 'Your Lamp');
+      assert.equal(mail.html, '<h1>Thanks for Lamp</h1>');
 
-    await page.getByRole('link', { name: '← Templates' }).click();
-    const row = page.getByTestId('templates').locator('tbody tr', { hasText: 'Welcome' });
-    await row.waitFor();
-    assert.match(await row.innerText(), /welcome[\s\S]*published/i);
-    await shot('03-templates-list');
-    assert.deepEqual(errors, []);
-  });
+      await page.getByRole('link', { name: '← Templates' }).click();
+      const row = page.getByTestId('templates').locator('tbody tr', { hasText: 'Welcome' });
+      await row.waitFor();
+      assert.match(await row.innerText(), /welcome[\s\S]*published/i);
+      await shot('03-templates-list');
+      assert.deepEqual(errors, []);
+    },
+  );
 });

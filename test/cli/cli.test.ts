@@ -14,7 +14,12 @@ import { closeAll } from '../helpers/close-all.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const run = (args: string[], env: Record<string, string>) =>
-  spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], { cwd: ROOT, env: { PATH: process.env.PATH!, HOME: process.env.HOME!, ...env }, encoding: 'utf8', timeout: 60_000 });
+  spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH!, HOME: process.env.HOME!, ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
 
 describe('the mailroom command', () => {
   let db: TestDatabase;
@@ -26,25 +31,55 @@ describe('the mailroom command', () => {
     env = { MAILROOM_DATABASE_URL: db.url, MAILROOM_DATA_DIR: dataDir };
   });
   after(async () => {
-    await closeAll(() => db.drop(), () => fs.rmSync(dataDir, { recursive: true, force: true }));
+    await closeAll(
+      () => db.drop(),
+      () => fs.rmSync(dataDir, { recursive: true, force: true }),
+    );
   });
 
   test('config prints every setting by its env name with secrets masked', () => {
     const r = run(['config'], { ...env, MAILROOM_SECRET_KEY: 'supersecretvalue', MAILROOM_RATE_LIMIT: '25' });
     assert.equal(r.status, 0, r.stderr);
-    for (const name of ['MAILROOM_DATABASE_URL', 'MAILROOM_DATA_DIR', 'MAILROOM_HTTP_LISTEN', 'MAILROOM_PUBLIC_URL', 'MAILROOM_SMTP_LISTEN', 'MAILROOM_MX_LISTEN',
-      'MAILROOM_TLS_CERT', 'MAILROOM_TLS_KEY', 'MAILROOM_DNS_SERVERS', 'MAILROOM_DELIVERY_MODE', 'MAILROOM_RELAY_URL', 'MAILROOM_OUTBOUND_PORT', 'MAILROOM_HELO_NAME',
-      'MAILROOM_BOOTSTRAP_API_KEY', 'MAILROOM_RATE_LIMIT', 'MAILROOM_ALLOW_PRIVATE_NETWORKS', 'MAILROOM_SECRET_KEY', 'MAILROOM_REDIS_URL', 'MAILROOM_ROLES', 'MAILROOM_REGIONS']) {
+    for (const name of [
+      'MAILROOM_DATABASE_URL',
+      'MAILROOM_DATA_DIR',
+      'MAILROOM_HTTP_LISTEN',
+      'MAILROOM_PUBLIC_URL',
+      'MAILROOM_SMTP_LISTEN',
+      'MAILROOM_MX_LISTEN',
+      'MAILROOM_TLS_CERT',
+      'MAILROOM_TLS_KEY',
+      'MAILROOM_DNS_SERVERS',
+      'MAILROOM_DELIVERY_MODE',
+      'MAILROOM_RELAY_URL',
+      'MAILROOM_OUTBOUND_PORT',
+      'MAILROOM_HELO_NAME',
+      'MAILROOM_BOOTSTRAP_API_KEY',
+      'MAILROOM_RATE_LIMIT',
+      'MAILROOM_ALLOW_PRIVATE_NETWORKS',
+      'MAILROOM_SECRET_KEY',
+      'MAILROOM_REDIS_URL',
+      'MAILROOM_ROLES',
+      'MAILROOM_REGIONS',
+    ]) {
       assert.match(r.stdout, new RegExp(`^${name} `, 'm'), name);
     }
-    assert.match(r.stdout.split('\n')[0], /^# Configuration as this shell's environment gives it: .*\(a running server may have been started with other settings\)\.$/);
+    assert.match(
+      r.stdout.split('\n')[0],
+      /^# Configuration as this shell's environment gives it: .*\(a running server may have been started with other settings\)\.$/,
+    );
     assert.match(r.stdout, /^MAILROOM_RATE_LIMIT\s+25$/m);
     assert.ok(!r.stdout.includes('supersecretvalue'));
     assert.match(r.stdout, /^MAILROOM_SECRET_KEY\s+\*{8}$/m);
   });
 
   test('an invalid setting stops the start with a message naming it', () => {
-    for (const [k, v] of [['MAILROOM_RATE_LIMIT', 'fast'], ['MAILROOM_DELIVERY_MODE', 'pigeon'], ['MAILROOM_HTTP_LISTEN', 'nowhere'], ['MAILROOM_ROLES', 'api,cook']]) {
+    for (const [k, v] of [
+      ['MAILROOM_RATE_LIMIT', 'fast'],
+      ['MAILROOM_DELIVERY_MODE', 'pigeon'],
+      ['MAILROOM_HTTP_LISTEN', 'nowhere'],
+      ['MAILROOM_ROLES', 'api,cook'],
+    ]) {
       const r = run(['start'], { ...env, [k]: v });
       assert.equal(r.status, 2, `${k}: ${r.stdout}`);
       assert.match(r.stderr, new RegExp(k), k);
@@ -61,7 +96,10 @@ describe('the mailroom command', () => {
     const r = run(['teams', 'create', 'Acme', 'Ltd'], env);
     assert.equal(r.status, 0, r.stderr);
     const token = /token: (re_\S+)/.exec(r.stdout)![1];
-    const { rows } = await db.pool.query('SELECT t.name, k.permission FROM api_keys k JOIN teams t ON t.id = k.team_id WHERE k.token_hash = $1', [sha256Hex(token)]);
+    const { rows } = await db.pool.query(
+      'SELECT t.name, k.permission FROM api_keys k JOIN teams t ON t.id = k.team_id WHERE k.token_hash = $1',
+      [sha256Hex(token)],
+    );
     assert.deepEqual(rows[0], { name: 'Acme Ltd', permission: 'full_access' });
   });
 
@@ -74,10 +112,13 @@ describe('the mailroom command', () => {
     assert.ok(!run(['api-keys', 'list'], env).stdout.includes(id));
     const again = run(['api-keys', 'delete', id], env);
     assert.equal(again.status, 1);
-    assert.equal(again.stderr, `mailroom api-keys: the default team has no API key ${id} (see \`npx mailroom api-keys list\`).\n`);
+    assert.equal(
+      again.stderr,
+      `mailroom api-keys: the default team has no API key ${id} (see \`npx mailroom api-keys list\`).\n`,
+    );
   });
 
-  test('api-keys list shows each key\'s permission, domain, token prefix, creation and last use', async () => {
+  test("api-keys list shows each key's permission, domain, token prefix, creation and last use", async () => {
     const t = await startTestApp({ deliveryMode: 'capture' }, { db });
     let domainId: string;
     try {
@@ -87,7 +128,10 @@ describe('the mailroom command', () => {
     } finally {
       await t.close();
     }
-    const c = run(['api-keys', 'create', '--name', 'only-keys', '--permission', 'sending_access', '--domain-id', domainId], env);
+    const c = run(
+      ['api-keys', 'create', '--name', 'only-keys', '--permission', 'sending_access', '--domain-id', domainId],
+      env,
+    );
     assert.equal(c.status, 0, c.stderr);
     const id = /id:\s+(\S+)/.exec(c.stdout)![1];
     const token = /token: (\S+)/.exec(c.stdout)![1];
@@ -107,17 +151,35 @@ describe('the mailroom command', () => {
     assert.equal(cells[6], '2026-01-02 03:04:05 UTC');
     const all = run(['api-keys', 'create', '--name', 'everything'], env);
     const allId = /id:\s+(\S+)/.exec(all.stdout)![1];
-    const allRow = run(['api-keys', 'list'], env).stdout.split('\n').find((l) => l.startsWith(allId))!.split(/ {2,}/);
-    assert.deepEqual([allRow[1], allRow[2], allRow[3], allRow[6]], ['everything', 'full_access', 'all domains', 'never']);
+    const allRow = run(['api-keys', 'list'], env)
+      .stdout.split('\n')
+      .find((l) => l.startsWith(allId))!
+      .split(/ {2,}/);
+    assert.deepEqual(
+      [allRow[1], allRow[2], allRow[3], allRow[6]],
+      ['everything', 'full_access', 'all domains', 'never'],
+    );
   });
 
-  test('an ID that names nothing is one sentence on stderr and exit 1, never PostgreSQL\'s words', () => {
+  test("an ID that names nothing is one sentence on stderr and exit 1, never PostgreSQL's words", () => {
     const nobody = '6f1c2a4e-0d3b-4a57-9c1e-2b7d8e9f0a11';
     const cases: [string[], string][] = [
-      [['api-keys', 'list', '--team', nobody], `mailroom api-keys: no team ${nobody} (see \`npx mailroom teams list\`).\n`],
-      [['api-keys', 'create', '--team', nobody], `mailroom api-keys: no team ${nobody} (see \`npx mailroom teams list\`).\n`],
-      [['api-keys', 'delete', nobody], `mailroom api-keys: the default team has no API key ${nobody} (see \`npx mailroom api-keys list\`).\n`],
-      [['api-keys', 'create', '--permission', 'sending_access', '--domain-id', nobody], `mailroom api-keys: the default team has no domain ${nobody} (GET /domains lists them).\n`],
+      [
+        ['api-keys', 'list', '--team', nobody],
+        `mailroom api-keys: no team ${nobody} (see \`npx mailroom teams list\`).\n`,
+      ],
+      [
+        ['api-keys', 'create', '--team', nobody],
+        `mailroom api-keys: no team ${nobody} (see \`npx mailroom teams list\`).\n`,
+      ],
+      [
+        ['api-keys', 'delete', nobody],
+        `mailroom api-keys: the default team has no API key ${nobody} (see \`npx mailroom api-keys list\`).\n`,
+      ],
+      [
+        ['api-keys', 'create', '--permission', 'sending_access', '--domain-id', nobody],
+        `mailroom api-keys: the default team has no domain ${nobody} (GET /domains lists them).\n`,
+      ],
     ];
     for (const [args, message] of cases) {
       const r = run(args, env);
@@ -128,27 +190,56 @@ describe('the mailroom command', () => {
   });
 
   test('doctor checks the database, ports, resolver and TLS', () => {
-    const r = run(['doctor'], { ...env, MAILROOM_HTTP_LISTEN: '127.0.0.1:0', MAILROOM_SMTP_LISTEN: '127.0.0.1:0:starttls', MAILROOM_MX_LISTEN: '127.0.0.1:0', MAILROOM_DNS_SERVERS: '127.0.0.1:9' });
+    const r = run(['doctor'], {
+      ...env,
+      MAILROOM_HTTP_LISTEN: '127.0.0.1:0',
+      MAILROOM_SMTP_LISTEN: '127.0.0.1:0:starttls',
+      MAILROOM_MX_LISTEN: '127.0.0.1:0',
+      MAILROOM_DNS_SERVERS: '127.0.0.1:9',
+    });
     assert.match(r.stdout, /^ok\s+database: PostgreSQL/m);
     assert.match(r.stdout, /^ok\s+tls certificate/m);
     assert.match(r.stdout, /^FAIL\s+dns resolver: no answer/m); // nothing listens on port 9
     assert.equal(r.status, 1);
   });
 
-  test('doctor says it checks this shell\'s settings, and asks a Mailroom at the configured HTTP address whether it is ready', async () => {
+  test("doctor says it checks this shell's settings, and asks a Mailroom at the configured HTTP address whether it is ready", async () => {
     const t = await startTestApp({ deliveryMode: 'capture' }, { db });
     const port = new URL(t.url).port;
-    const quiet = { ...env, MAILROOM_SMTP_LISTEN: '127.0.0.1:0:starttls', MAILROOM_MX_LISTEN: '127.0.0.1:0', MAILROOM_DNS_SERVERS: '127.0.0.1:9' };
+    const quiet = {
+      ...env,
+      MAILROOM_SMTP_LISTEN: '127.0.0.1:0:starttls',
+      MAILROOM_MX_LISTEN: '127.0.0.1:0',
+      MAILROOM_DNS_SERVERS: '127.0.0.1:9',
+    };
     try {
       const r = await runMailroomAsync(['doctor'], { ...quiet, MAILROOM_HTTP_LISTEN: `127.0.0.1:${port}` });
-      assert.match(r.stdout.split('\n')[0], /^Checks for `npx mailroom start` with this shell's environment \(a running server may have been started with other settings\):$/);
-      assert.match(r.stdout, new RegExp(`^info\\s+running server: a Mailroom answers at http://127\\.0\\.0\\.1:${port}/ready: ready`, 'm'), r.stdout);
-      assert.match(r.stdout, new RegExp(`^warn\\s+http port 127\\.0\\.0\\.1:${port}: in use \\(by the Mailroom answering at http://127\\.0\\.0\\.1:${port}\\)$`, 'm'), r.stdout);
+      assert.match(
+        r.stdout.split('\n')[0],
+        /^Checks for `npx mailroom start` with this shell's environment \(a running server may have been started with other settings\):$/,
+      );
+      assert.match(
+        r.stdout,
+        new RegExp(`^info\\s+running server: a Mailroom answers at http://127\\.0\\.0\\.1:${port}/ready: ready`, 'm'),
+        r.stdout,
+      );
+      assert.match(
+        r.stdout,
+        new RegExp(
+          `^warn\\s+http port 127\\.0\\.0\\.1:${port}: in use \\(by the Mailroom answering at http://127\\.0\\.0\\.1:${port}\\)$`,
+          'm',
+        ),
+        r.stdout,
+      );
     } finally {
       await t.close();
     }
     const after = run(['doctor'], { ...quiet, MAILROOM_HTTP_LISTEN: `127.0.0.1:${port}` });
-    assert.match(after.stdout, new RegExp(`^info\\s+running server: none answers at http://127\\.0\\.0\\.1:${port}/ready$`, 'm'), after.stdout);
+    assert.match(
+      after.stdout,
+      new RegExp(`^info\\s+running server: none answers at http://127\\.0\\.0\\.1:${port}/ready$`, 'm'),
+      after.stdout,
+    );
   });
 });
 
@@ -170,13 +261,22 @@ test('start runs on the embedded PostgreSQL with no database URL, serves, and st
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'start'], {
     cwd: ROOT,
     env: {
-      PATH: process.env.PATH!, HOME: process.env.HOME!, MAILROOM_DATA_DIR: dataDir, MAILROOM_BOOTSTRAP_API_KEY: 're_cli_test_key',
-      MAILROOM_HTTP_LISTEN: '127.0.0.1:0', MAILROOM_SMTP_LISTEN: '127.0.0.1:0:starttls,127.0.0.1:0:tls', MAILROOM_MX_LISTEN: '127.0.0.1:0',
+      PATH: process.env.PATH!,
+      HOME: process.env.HOME!,
+      MAILROOM_DATA_DIR: dataDir,
+      MAILROOM_BOOTSTRAP_API_KEY: 're_cli_test_key',
+      MAILROOM_HTTP_LISTEN: '127.0.0.1:0',
+      MAILROOM_SMTP_LISTEN: '127.0.0.1:0:starttls,127.0.0.1:0:tls',
+      MAILROOM_MX_LISTEN: '127.0.0.1:0',
     },
   });
   let out = '';
-  child.stdout.on('data', (d) => { out += d; });
-  child.stderr.on('data', (d) => { out += d; });
+  child.stdout.on('data', (d) => {
+    out += d;
+  });
+  child.stderr.on('data', (d) => {
+    out += d;
+  });
   try {
     let url: string | undefined;
     for (let i = 0; i < 300 && !url; i++) {

@@ -17,11 +17,28 @@ const KEY = 're_restart_test_key';
 function start(dataDir: string, extra: Record<string, string> = {}) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'start'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH!, HOME: process.env.HOME!, MAILROOM_DATA_DIR: dataDir, MAILROOM_HTTP_LISTEN: '127.0.0.1:0', MAILROOM_ROLES: 'api,worker', MAILROOM_BOOTSTRAP_API_KEY: KEY, MAILROOM_MX_HOST: 'mx.mailroom.test', ...extra },
+    env: {
+      PATH: process.env.PATH!,
+      HOME: process.env.HOME!,
+      MAILROOM_DATA_DIR: dataDir,
+      MAILROOM_HTTP_LISTEN: '127.0.0.1:0',
+      MAILROOM_ROLES: 'api,worker',
+      MAILROOM_BOOTSTRAP_API_KEY: KEY,
+      MAILROOM_MX_HOST: 'mx.mailroom.test',
+      ...extra,
+    },
   });
-  const p = { child, out: '', exited: new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code))) };
-  child.stdout!.on('data', (d) => { p.out += d; });
-  child.stderr!.on('data', (d) => { p.out += d; });
+  const p = {
+    child,
+    out: '',
+    exited: new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code))),
+  };
+  child.stdout!.on('data', (d) => {
+    p.out += d;
+  });
+  child.stderr!.on('data', (d) => {
+    p.out += d;
+  });
   return p;
 }
 
@@ -35,9 +52,18 @@ async function listening(p: { child: ChildProcess; out: string }): Promise<strin
   throw new Error(`server did not start:\n${p.out}`);
 }
 
-const postmasterPid = (dataDir: string) => Number(fs.readFileSync(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
-const postmasterPort = (dataDir: string) => Number(fs.readFileSync(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[3]);
-const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+const postmasterPid = (dataDir: string) =>
+  Number(fs.readFileSync(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
+const postmasterPort = (dataDir: string) =>
+  Number(fs.readFileSync(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[3]);
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 test('after kill -9 of mailroom start, the next start stops the orphaned PostgreSQL and serves the same data', async () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-restart-'));
@@ -46,7 +72,11 @@ test('after kill -9 of mailroom start, the next start stops the orphaned Postgre
   try {
     const first = start(dataDir);
     const url = await listening(first);
-    const created = await fetch(`${url}/domains`, { method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'survives.test' }) });
+    const created = await fetch(`${url}/domains`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'survives.test' }),
+    });
     assert.equal(created.status, 201);
     orphan = postmasterPid(dataDir);
     first.child.kill('SIGKILL');
@@ -58,13 +88,24 @@ test('after kill -9 of mailroom start, the next start stops the orphaned Postgre
     const url2 = await listening(second);
     assert.match(second.out, /left running by an earlier run/);
     assert.ok(!alive(orphan), 'the orphan was stopped');
-    const list = await (await fetch(`${url2}/domains`, { headers: { authorization: `Bearer ${KEY}` } })).json() as { data: { name: string }[] };
-    assert.deepEqual(list.data.map((d) => d.name), ['survives.test']);
+    const list = (await (await fetch(`${url2}/domains`, { headers: { authorization: `Bearer ${KEY}` } })).json()) as {
+      data: { name: string }[];
+    };
+    assert.deepEqual(
+      list.data.map((d) => d.name),
+      ['survives.test'],
+    );
     second.child.kill('SIGTERM');
     assert.equal(await second.exited, 0);
   } finally {
     const pidFile = path.join(dataDir, 'postgres', 'postmaster.pid');
-    if (fs.existsSync(pidFile)) { try { process.kill(postmasterPid(dataDir), 'SIGKILL'); } catch { /* gone */ } }
+    if (fs.existsSync(pidFile)) {
+      try {
+        process.kill(postmasterPid(dataDir), 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
     if (orphan && alive(orphan)) process.kill(orphan, 'SIGKILL');
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
@@ -83,7 +124,9 @@ test('each data directory has its own superuser password; the old constant does 
     const port = postmasterPort(dataDir);
     const old = new pg.Client({ connectionString: `postgres://postgres:mailroom@127.0.0.1:${port}/postgres` });
     await assert.rejects(old.connect(), /password authentication failed/);
-    const good = new pg.Client({ connectionString: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres` });
+    const good = new pg.Client({
+      connectionString: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`,
+    });
     await good.connect();
     await good.end();
     p.child.kill('SIGTERM');
@@ -93,7 +136,9 @@ test('each data directory has its own superuser password; the old constant does 
   }
 });
 
-test('as root, a data directory under a 0700 directory fails with what to do and a non-zero exit', { skip: process.getuid?.() !== 0 ? 'needs root' : false }, async () => {
+test('as root, a data directory under a 0700 directory fails with what to do and a non-zero exit', {
+  skip: process.getuid?.() !== 0 ? 'needs root' : false,
+}, async () => {
   const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-private-')); // mkdtemp: 0700
   try {
     const p = start(path.join(parent, 'data'));

@@ -15,7 +15,9 @@ describe('the dashboard API in capture mode', () => {
     t = await startTestApp({ deliveryMode: 'capture', dnsServers: ['127.0.0.1:9'] });
     owner = new DashboardClient(t.url);
   });
-  after(async () => { await t.close(); });
+  after(async () => {
+    await t.close();
+  });
 
   test('the state says delivery_mode "capture" before sign-in and after', async () => {
     assert.equal((await owner.get('/dashboard-api/state')).body.delivery_mode, 'capture');

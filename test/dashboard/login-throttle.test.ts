@@ -13,13 +13,26 @@ const loginFrom = (t: TestApp, client: string, password: string, c = new Dashboa
   c.req('POST', '/dashboard-api/login', { email: OWNER.email, password }, { headers: { 'x-forwarded-for': client } });
 
 /** A sign-in straight from `localAddress` (not the proxy), claiming to be `claimed` in X-Forwarded-For. */
-const loginFromPeer = (t: TestApp, localAddress: string, claimed: string, password: string): Promise<number> => new Promise((resolve, reject) => {
-  const u = new URL('/dashboard-api/login', t.url);
-  const req = http.request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', localAddress,
-    headers: { 'content-type': 'application/json', 'x-forwarded-for': claimed } }, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode!)); });
-  req.on('error', reject);
-  req.end(JSON.stringify({ email: OWNER.email, password }));
-});
+const loginFromPeer = (t: TestApp, localAddress: string, claimed: string, password: string): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const u = new URL('/dashboard-api/login', t.url);
+    const req = http.request(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname,
+        method: 'POST',
+        localAddress,
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': claimed },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      },
+    );
+    req.on('error', reject);
+    req.end(JSON.stringify({ email: OWNER.email, password }));
+  });
 
 type Row = { failures: number; locked_until: string | null };
 const row = async (t: TestApp, key: string): Promise<Row | undefined> =>
@@ -33,17 +46,30 @@ describe('sign-in throttling behind a reverse proxy (MAILROOM_TRUST_PROXY set): 
     owner = new DashboardClient(t.url);
     assert.equal((await owner.post('/dashboard-api/setup', OWNER)).status, 200);
   });
-  after(async () => { await t.close(); });
+  after(async () => {
+    await t.close();
+  });
 
   test('a hundred wrong passwords from one client leave the owner free to sign in from another', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 100; i++) statuses.push((await loginFrom(t, '203.0.113.1', `wrong-password-${i}`)).status);
     assert.deepEqual(statuses.slice(0, 5), [401, 401, 401, 401, 401]);
-    assert.ok(statuses.slice(5).every((s) => s === 429), JSON.stringify(statuses));
-    assert.equal((await row(t, `acct:${OWNER.email}`))?.failures, 5, 'only the five checked attempts count against the account');
+    assert.ok(
+      statuses.slice(5).every((s) => s === 429),
+      JSON.stringify(statuses),
+    );
+    assert.equal(
+      (await row(t, `acct:${OWNER.email}`))?.failures,
+      5,
+      'only the five checked attempts count against the account',
+    );
     const r = await loginFrom(t, '203.0.113.2', OWNER.password);
     assert.equal(r.status, 200, JSON.stringify(r.body));
-    assert.equal((await loginFrom(t, '203.0.113.1', OWNER.password)).status, 429, 'the guessing client stays locked out of the account');
+    assert.equal(
+      (await loginFrom(t, '203.0.113.1', OWNER.password)).status,
+      429,
+      'the guessing client stays locked out of the account',
+    );
   });
 
   test('refused attempts neither count nor move a lock', async () => {
@@ -56,7 +82,8 @@ describe('sign-in throttling behind a reverse proxy (MAILROOM_TRUST_PROXY set): 
   });
 
   test('wrong passwords sprayed from many clients lock an account without MFA, for a few minutes, from every client', async () => {
-    for (let i = 0; i < PER_ACCOUNT; i++) assert.equal((await loginFrom(t, `198.51.100.${i}`, `sprayed-${i}`)).status, 401);
+    for (let i = 0; i < PER_ACCOUNT; i++)
+      assert.equal((await loginFrom(t, `198.51.100.${i}`, `sprayed-${i}`)).status, 401);
     const lock = await row(t, `acct:${OWNER.email}`);
     assert.ok(lock?.locked_until);
     const left = (Date.parse(lock.locked_until) - Date.now()) / 1000;
@@ -72,10 +99,15 @@ describe('sign-in throttling behind a reverse proxy (MAILROOM_TRUST_PROXY set): 
   test('with MFA on, the right password goes through a per-account lock to the second factor, and the code signs in', async () => {
     const secret = (await owner.post('/dashboard-api/account/totp/setup')).body.secret;
     assert.equal((await owner.post('/dashboard-api/account/totp/enable', { code: totp(secret) })).status, 200);
-    for (let i = 0; i < PER_ACCOUNT; i++) assert.equal((await loginFrom(t, `198.51.100.${i}`, `sprayed-${i}`)).status, 401);
+    for (let i = 0; i < PER_ACCOUNT; i++)
+      assert.equal((await loginFrom(t, `198.51.100.${i}`, `sprayed-${i}`)).status, 401);
     const lock = await row(t, `acct:${OWNER.email}`);
     assert.ok(lock?.locked_until, 'the spray locked the account');
-    assert.equal((await loginFrom(t, '198.51.100.100', 'still-guessing')).status, 429, 'a wrong password is refused like any locked attempt');
+    assert.equal(
+      (await loginFrom(t, '198.51.100.100', 'still-guessing')).status,
+      429,
+      'a wrong password is refused like any locked attempt',
+    );
     const c = new DashboardClient(t.url);
     const r = await loginFrom(t, '198.51.100.101', OWNER.password, c);
     assert.equal(r.status, 200, JSON.stringify(r.body));
@@ -111,9 +143,11 @@ describe('sign-in throttling without MAILROOM_TRUST_PROXY', () => {
     t = await startTestApp();
     assert.equal((await new DashboardClient(t.url).post('/dashboard-api/setup', OWNER)).status, 200);
   });
-  after(async () => { await t.close(); });
+  after(async () => {
+    await t.close();
+  });
 
-  test('X-Forwarded-For is not believed: every client of a proxy is the proxy\'s one address', async () => {
+  test("X-Forwarded-For is not believed: every client of a proxy is the proxy's one address", async () => {
     for (let i = 0; i < 5; i++) assert.equal((await loginFrom(t, '10.1.0.1', `typo-${i}`)).status, 401);
     assert.equal((await loginFrom(t, '10.1.0.2', OWNER.password)).status, 429);
     assert.ok((await row(t, `acct-ip:${OWNER.email}|127.0.0.1`))?.locked_until);

@@ -17,7 +17,9 @@ describe('two-factor sign-in', () => {
     owner = new DashboardClient(t.url);
     await owner.post('/dashboard-api/setup', OWNER);
   });
-  after(async () => { await t.close(); });
+  after(async () => {
+    await t.close();
+  });
 
   test('enrolment: a secret sealed at rest, confirmed by a code, returns ten recovery codes', async () => {
     const s = await owner.post('/dashboard-api/account/totp/setup');
@@ -34,7 +36,10 @@ describe('two-factor sign-in', () => {
     assert.equal(recovery.length, 10);
     const stored = await t.db.pool.query('SELECT code_hash FROM recovery_codes');
     assert.equal(stored.rowCount, 10);
-    assert.ok(stored.rows.every((r) => /^[0-9a-f]{64}$/.test(r.code_hash)), 'recovery codes are stored hashed');
+    assert.ok(
+      stored.rows.every((r) => /^[0-9a-f]{64}$/.test(r.code_hash)),
+      'recovery codes are stored hashed',
+    );
   });
 
   test('a password alone gives a pending session that cannot use the API', async () => {
@@ -76,7 +81,8 @@ describe('two-factor sign-in', () => {
   test('wrong codes are throttled', async () => {
     const c = new DashboardClient(t.url);
     await c.post('/dashboard-api/login', OWNER);
-    for (let i = 0; i < 5; i++) assert.equal((await c.post('/dashboard-api/login/mfa', { code: 'aaaaa-bbbbb' })).status, 422);
+    for (let i = 0; i < 5; i++)
+      assert.equal((await c.post('/dashboard-api/login/mfa', { code: 'aaaaa-bbbbb' })).status, 422);
     assert.equal((await c.post('/dashboard-api/login/mfa', { code: recovery[1] })).status, 429);
     await t.db.pool.query('DELETE FROM login_throttle');
   });
@@ -85,10 +91,16 @@ describe('two-factor sign-in', () => {
     assert.equal((await owner.req('PATCH', '/dashboard-api/team', { require_mfa: true })).status, 200);
     const inv = await owner.post('/dashboard-api/team/invites', { role: 'admin', email: 'ada@example.com' });
     const token = inv.body.url.split('/').pop();
-    const wrongEmail = await new DashboardClient(t.url).post(`/dashboard-api/invites/${token}/signup`, { email: 'eve@example.com', password: 'eve-password-1' });
+    const wrongEmail = await new DashboardClient(t.url).post(`/dashboard-api/invites/${token}/signup`, {
+      email: 'eve@example.com',
+      password: 'eve-password-1',
+    });
     assert.equal(wrongEmail.status, 403);
     const ada = new DashboardClient(t.url);
-    assert.equal((await inviteSignupConfirmed(t, ada, token, { email: 'ada@example.com', password: 'admin-password-1' })).status, 200);
+    assert.equal(
+      (await inviteSignupConfirmed(t, ada, token, { email: 'ada@example.com', password: 'admin-password-1' })).status,
+      200,
+    );
     const st = await ada.get('/dashboard-api/state');
     assert.equal(st.body.mfa_setup_required, true);
     const blocked = await ada.get('/domains');

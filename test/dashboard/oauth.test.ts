@@ -14,12 +14,24 @@ describe('OAuth sign-in against a fake provider on loopback', () => {
   before(async () => {
     gh = await startFakeOAuth(SECRET);
     t = await startTestApp({
-      githubClientId: 'gh-client', githubClientSecret: SECRET, githubOauthUrl: gh.url, githubApiUrl: gh.url,
-      googleClientId: 'g-client', googleClientSecret: SECRET, googleAuthUrl: `${gh.url}/o/oauth2/v2/auth`, googleTokenUrl: `${gh.url}/token`, googleUserinfoUrl: `${gh.url}/userinfo`,
+      githubClientId: 'gh-client',
+      githubClientSecret: SECRET,
+      githubOauthUrl: gh.url,
+      githubApiUrl: gh.url,
+      googleClientId: 'g-client',
+      googleClientSecret: SECRET,
+      googleAuthUrl: `${gh.url}/o/oauth2/v2/auth`,
+      googleTokenUrl: `${gh.url}/token`,
+      googleUserinfoUrl: `${gh.url}/userinfo`,
     });
     await new DashboardClient(t.url).post('/dashboard-api/setup', OWNER);
   });
-  after(() => closeAll(() => t.close(), () => gh.close()));
+  after(() =>
+    closeAll(
+      () => t.close(),
+      () => gh.close(),
+    ),
+  );
 
   /** start → provider consent → callback, in one browser; returns the final redirect. */
   async function signIn(c: DashboardClient, provider: string, opts: { tamperState?: boolean; query?: string } = {}) {
@@ -41,8 +53,15 @@ describe('OAuth sign-in against a fake provider on loopback', () => {
     assert.deepEqual(s.body.oauth.sort(), ['github', 'google']);
   });
 
-  test('a GitHub account with the owner\'s VERIFIED email signs in as the owner and is linked', async () => {
-    gh.identity = { id: '1001', name: 'Octo', emails: [{ email: 'other@example.com', verified: true, primary: true }, { email: 'OWNER@example.com', verified: true, primary: false }] };
+  test("a GitHub account with the owner's VERIFIED email signs in as the owner and is linked", async () => {
+    gh.identity = {
+      id: '1001',
+      name: 'Octo',
+      emails: [
+        { email: 'other@example.com', verified: true, primary: true },
+        { email: 'OWNER@example.com', verified: true, primary: false },
+      ],
+    };
     const c = new DashboardClient(t.url);
     const to = await signIn(c, 'github');
     assert.equal(to.pathname, '/dashboard/emails');
@@ -87,7 +106,11 @@ describe('OAuth sign-in against a fake provider on loopback', () => {
   });
 
   test('a verified email with no account and no invite is refused', async () => {
-    gh.identity = { id: 'g-78', name: 'Stranger', emails: [{ email: 'stranger@example.com', verified: true, primary: true }] };
+    gh.identity = {
+      id: 'g-78',
+      name: 'Stranger',
+      emails: [{ email: 'stranger@example.com', verified: true, primary: true }],
+    };
     const to = await signIn(new DashboardClient(t.url), 'google');
     assert.match(to.searchParams.get('error')!, /No Mailroom account uses stranger@example.com/);
   });
@@ -97,7 +120,11 @@ describe('OAuth sign-in against a fake provider on loopback', () => {
     await owner.post('/dashboard-api/login', OWNER);
     const inv = await owner.post('/dashboard-api/team/invites', { role: 'member' });
     const token = inv.body.url.split('/').pop();
-    gh.identity = { id: 'g-79', name: 'New Person', emails: [{ email: 'new@example.com', verified: true, primary: true }] };
+    gh.identity = {
+      id: 'g-79',
+      name: 'New Person',
+      emails: [{ email: 'new@example.com', verified: true, primary: true }],
+    };
     const c = new DashboardClient(t.url);
     const to = await signIn(c, 'google', { query: `?invite=${token}` });
     assert.equal(to.pathname, '/dashboard/emails', to.toString());

@@ -13,7 +13,9 @@ describe('dashboard sessions', () => {
     await t.resend.domains.verify((await t.resend.domains.create({ name: 'mailroom.test' })).data!.id);
     owner = new DashboardClient(t.url);
   });
-  after(async () => { await t.close(); });
+  after(async () => {
+    await t.close();
+  });
 
   test('before setup, the state says so and the API refuses a browser without a session', async () => {
     const s = await owner.get('/dashboard-api/state');
@@ -42,11 +44,14 @@ describe('dashboard sessions', () => {
   });
 
   test('setup cannot run twice', async () => {
-    const r = await new DashboardClient(t.url).post('/dashboard-api/setup', { email: 'intruder@example.com', password: 'intruder-pass-1' });
+    const r = await new DashboardClient(t.url).post('/dashboard-api/setup', {
+      email: 'intruder@example.com',
+      password: 'intruder-pass-1',
+    });
     assert.equal(r.status, 403);
   });
 
-  test('the session reads the same REST API as an API key, for the session\'s team', async () => {
+  test("the session reads the same REST API as an API key, for the session's team", async () => {
     const viaKey = await t.api('GET', '/api-keys');
     const viaSession = await owner.get('/api-keys');
     assert.equal(viaSession.status, 200);
@@ -57,7 +62,12 @@ describe('dashboard sessions', () => {
     const without = await owner.post('/api-keys', { name: 'no csrf' }, { csrf: false });
     assert.equal(without.status, 403);
     assert.match(without.body.message, /CSRF/);
-    const wrong = await owner.req('POST', '/api-keys', { name: 'bad csrf' }, { csrf: false, headers: { 'x-csrf-token': 'x'.repeat(43) } });
+    const wrong = await owner.req(
+      'POST',
+      '/api-keys',
+      { name: 'bad csrf' },
+      { csrf: false, headers: { 'x-csrf-token': 'x'.repeat(43) } },
+    );
     assert.equal(wrong.status, 403);
     const ok = await owner.post('/api-keys', { name: 'from the dashboard' });
     assert.equal(ok.status, 201);
@@ -85,7 +95,10 @@ describe('dashboard sessions', () => {
     const info = await new DashboardClient(t.url).get(`/dashboard-api/invites/${token}`);
     assert.equal(info.body.role, 'member');
     const member = new DashboardClient(t.url);
-    const signup = await inviteSignupConfirmed(t, member, token, { email: 'mia@example.com', password: 'member-password-1' });
+    const signup = await inviteSignupConfirmed(t, member, token, {
+      email: 'mia@example.com',
+      password: 'member-password-1',
+    });
     assert.equal(signup.status, 200, JSON.stringify(signup.body));
     assert.equal((await member.get('/api-keys')).status, 200);
     const create = await member.post('/api-keys', { name: 'nope' });
@@ -96,11 +109,14 @@ describe('dashboard sessions', () => {
     assert.equal(team.body.members.length, 2);
     assert.deepEqual(team.body.invites, []);
     // The invite link works once.
-    const again = await new DashboardClient(t.url).post(`/dashboard-api/invites/${token}/signup`, { email: 'other@example.com', password: 'member-password-2' });
+    const again = await new DashboardClient(t.url).post(`/dashboard-api/invites/${token}/signup`, {
+      email: 'other@example.com',
+      password: 'member-password-2',
+    });
     assert.equal(again.status, 404);
   });
 
-  test('one team\'s session never sees another team\'s data', async () => {
+  test("one team's session never sees another team's data", async () => {
     const other = new DashboardClient(t.url);
     await other.post('/dashboard-api/login', { email: 'mia@example.com', password: 'member-password-1' });
     const created = await other.post('/dashboard-api/teams', { name: 'Second team' });
@@ -155,7 +171,11 @@ describe('dashboard sessions', () => {
   test('logout ends this session; logout everywhere ends all of them', async () => {
     const a = new DashboardClient(t.url);
     const b = new DashboardClient(t.url);
-    for (const c of [a, b]) assert.equal((await c.post('/dashboard-api/login', { email: OWNER.email, password: OWNER.password })).status, 200);
+    for (const c of [a, b])
+      assert.equal(
+        (await c.post('/dashboard-api/login', { email: OWNER.email, password: OWNER.password })).status,
+        200,
+      );
     assert.equal((await a.post('/dashboard-api/logout', {}, { csrf: false })).status, 403); // needs CSRF too
     assert.equal((await a.post('/dashboard-api/logout')).status, 200);
     assert.equal((await a.get('/domains')).status, 401);
@@ -168,8 +188,12 @@ describe('dashboard sessions', () => {
 
 describe('dashboard sessions behind https', () => {
   let t: TestApp;
-  before(async () => { t = await startTestApp({ publicUrl: 'https://mail.example.com' }); });
-  after(async () => { await t.close(); });
+  before(async () => {
+    t = await startTestApp({ publicUrl: 'https://mail.example.com' });
+  });
+  after(async () => {
+    await t.close();
+  });
 
   test('cookies are Secure when MAILROOM_PUBLIC_URL is https', async () => {
     const c = new DashboardClient(t.url);

@@ -15,7 +15,10 @@ const vars = [
 test('variables filled as the server renders them for a send, escaped in HTML', () => {
   const html = '<p>{{{MONTH}}}: {{{TOTAL}}} items, {{{ NOTE | none }}}</p>';
   const values = { MONTH: 'May & <June>', TOTAL: '3' };
-  const server = renderVersion(compileVersion({ html, text_body: null, subject: null, variables: vars } as unknown as TemplateVersionRow), values);
+  const server = renderVersion(
+    compileVersion({ html, text_body: null, subject: null, variables: vars } as unknown as TemplateVersionRow),
+    values,
+  );
   assert.equal(fillVariables(html, vars, values, true), server.html);
   assert.equal(fillVariables(html, vars, values, true), '<p>May &amp; &lt;June&gt;: 3 items, none</p>');
   assert.equal(fillVariables('{{{MONTH}}}', vars, { MONTH: 'A & B' }, false), 'A & B');
@@ -24,7 +27,8 @@ test('variables filled as the server renders them for a send, escaped in HTML', 
 
 test('contact tags, legacy names and the unsubscribe URL are kept; a variable without any value is kept and reported', () => {
   const missing = new Set<string>();
-  const body = 'Hi {{{contact.first_name|there}}} {{{FIRST_NAME|you}}} {{{TOTAL}}} <a href="{{{RESEND_UNSUBSCRIBE_URL}}}">x</a>';
+  const body =
+    'Hi {{{contact.first_name|there}}} {{{FIRST_NAME|you}}} {{{TOTAL}}} <a href="{{{RESEND_UNSUBSCRIBE_URL}}}">x</a>';
   assert.equal(fillVariables(body, vars, {}, true, missing), body);
   assert.deepEqual([...missing], ['TOTAL']);
 });

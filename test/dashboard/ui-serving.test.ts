@@ -11,8 +11,12 @@ test('the dashboard is built (npm ci runs npm run build)', () => {
 
 describe('the dashboard is served beside the API without hiding its JSON errors', () => {
   let t: TestApp;
-  before(async () => { t = await startTestApp(); });
-  after(async () => { await t.close(); });
+  before(async () => {
+    t = await startTestApp();
+  });
+  after(async () => {
+    await t.close();
+  });
 
   test('/ and client routes under /dashboard/ answer the SPA with a strict CSP', async () => {
     for (const p of ['/', '/dashboard', '/dashboard/emails/123', '/dashboard/reset/abc']) {
@@ -52,10 +56,13 @@ describe('the dashboard is served beside the API without hiding its JSON errors'
     assert.equal(none.headers.get('content-encoding'), null);
     assert.equal(Number(none.headers.get('content-length')), plain.length);
     const css = /href="(\/assets\/[^"]+\.css)"/.exec(html)![1];
-    assert.equal((await fetch(t.url + css, { headers: { 'accept-encoding': 'gzip, br' } })).headers.get('content-encoding'), 'br');
+    assert.equal(
+      (await fetch(t.url + css, { headers: { 'accept-encoding': 'gzip, br' } })).headers.get('content-encoding'),
+      'br',
+    );
   });
 
-  test('API paths keep Resend\'s JSON 404 and 401', async () => {
+  test("API paths keep Resend's JSON 404 and 401", async () => {
     for (const p of ['/nope', '/emails/nope/deeper', '/assets/missing.js', '/dashboard-api/nope']) {
       const r = await t.api('GET', p, { key: null });
       assert.equal(r.status, 404, p);

@@ -20,7 +20,9 @@ before(async () => {
     const url = new URL(req.url ?? '/', 'http://x');
     const hop = Number(url.searchParams.get('hop') ?? 0);
     switch (url.pathname) {
-      case '/file.bin': res.writeHead(200, { 'content-type': 'image/png' }); return res.end(payload);
+      case '/file.bin':
+        res.writeHead(200, { 'content-type': 'image/png' });
+        return res.end(payload);
       case '/chain': // /chain?hops=N redirects N times, then serves the file
         if (hop < Number(url.searchParams.get('hops'))) {
           res.writeHead(302, { location: `/chain?hops=${url.searchParams.get('hops')}&hop=${hop + 1}` });
@@ -28,12 +30,24 @@ before(async () => {
         }
         res.writeHead(200);
         return res.end(payload);
-      case '/to': res.writeHead(301, { location: url.searchParams.get('url')! }); return res.end();
-      case '/missing': res.writeHead(404); return res.end('nope');
-      case '/big': res.writeHead(200, { 'content-length': '1000' }); return res.end(Buffer.alloc(1000));
-      case '/big-chunked': res.writeHead(200); res.write(Buffer.alloc(600)); return res.end(Buffer.alloc(600));
-      case '/hang': return; // never answers
-      default: res.writeHead(500); res.end();
+      case '/to':
+        res.writeHead(301, { location: url.searchParams.get('url')! });
+        return res.end();
+      case '/missing':
+        res.writeHead(404);
+        return res.end('nope');
+      case '/big':
+        res.writeHead(200, { 'content-length': '1000' });
+        return res.end(Buffer.alloc(1000));
+      case '/big-chunked':
+        res.writeHead(200);
+        res.write(Buffer.alloc(600));
+        return res.end(Buffer.alloc(600));
+      case '/hang':
+        return; // never answers
+      default:
+        res.writeHead(500);
+        res.end();
     }
   });
   server.on('connection', () => connections++);
@@ -51,13 +65,17 @@ const allow: FetchOptions = { allowPrivateNetworks: true, maxBytes: 1024, timeou
 const deny: FetchOptions = { ...allow, allowPrivateNetworks: false };
 
 async function refused(url: string, opts: FetchOptions, message: RegExp) {
-  await assert.rejects(fetchAttachment(url, opts), (err: unknown) => {
-    assert.ok(err instanceof AppError);
-    assert.equal(err.code, 'invalid_attachment');
-    assert.equal(err.status, 422);
-    assert.match(err.message, message);
-    return true;
-  }, url);
+  await assert.rejects(
+    fetchAttachment(url, opts),
+    (err: unknown) => {
+      assert.ok(err instanceof AppError);
+      assert.equal(err.code, 'invalid_attachment');
+      assert.equal(err.status, 422);
+      assert.match(err.message, message);
+      return true;
+    },
+    url,
+  );
 }
 
 test('fetches the bytes and content type from a local server when private networks are allowed', async () => {
@@ -88,7 +106,11 @@ test('re-checks every redirect target against the address policy', async () => {
   // Pretend 127.0.0.1 is public so the first hop connects; the redirect must still be judged.
   const opts: FetchOptions = { ...deny, allowAddress: (ip) => ip === '127.0.0.1' };
   assert.deepEqual((await fetchAttachment(`${base}/file.bin`, opts)).content, payload);
-  await refused(`${base}/to?url=${encodeURIComponent('http://169.254.169.254/latest/meta-data/')}`, opts, /169\.254\.169\.254/);
+  await refused(
+    `${base}/to?url=${encodeURIComponent('http://169.254.169.254/latest/meta-data/')}`,
+    opts,
+    /169\.254\.169\.254/,
+  );
   await refused(`${base}/to?url=${encodeURIComponent('http://[::1]/')}`, opts, /::1/);
   await refused(`${base}/to?url=${encodeURIComponent('file:///etc/passwd')}`, opts, /only http and https/);
 });
@@ -130,11 +152,24 @@ test('rejects URLs that are not http or https, and unresolvable hosts', async ()
 });
 
 test('resolveAttachments fetches path attachments, naming them from the URL and typing them from the response', async () => {
-  const list = normalizeAttachments([{ path: `${base}/file.bin` }, { path: `${base}/chain?hops=0`, filename: 'x.pdf' }, { content: 'aGk=' }]);
-  const got = await resolveAttachments(list, allow);
-  assert.deepEqual(got.map((a) => [a.filename, a.contentType, a.content.length]), [
-    ['file.bin', 'image/png', 6], ['x.pdf', 'application/pdf', 6], [undefined, 'application/octet-stream', 2],
+  const list = normalizeAttachments([
+    { path: `${base}/file.bin` },
+    { path: `${base}/chain?hops=0`, filename: 'x.pdf' },
+    { content: 'aGk=' },
   ]);
+  const got = await resolveAttachments(list, allow);
+  assert.deepEqual(
+    got.map((a) => [a.filename, a.contentType, a.content.length]),
+    [
+      ['file.bin', 'image/png', 6],
+      ['x.pdf', 'application/pdf', 6],
+      [undefined, 'application/octet-stream', 2],
+    ],
+  );
   assert.equal('path' in got[0], false);
-  await assert.rejects(resolveAttachments(list, { ...allow, maxBytes: 8 }), /larger than 2 bytes/, 'the byte budget is shared');
+  await assert.rejects(
+    resolveAttachments(list, { ...allow, maxBytes: 8 }),
+    /larger than 2 bytes/,
+    'the byte budget is shared',
+  );
 });

@@ -9,9 +9,12 @@ import { normalizeAttachments } from '../../src/emails/attachments.js';
 const now = new Date('2025-06-04T12:00:00Z');
 const date = new Date('2025-06-04T12:34:56Z');
 const base = { from: 'Acme <hello@acme.com>', to: 'bob@example.com', subject: 'Hi', html: '<p>Hi</p>' };
-const request = (body: Record<string, unknown>): SendRequest => validateSendRequest({ ...base, ...body }, { allowAttachments: true, now });
-const compose = (req: SendRequest, extraHeaders?: Record<string, string>) => composeMessage(req, { messageIdDomain: 'acme.com', date, extraHeaders });
-const addresses = (a: AddressObject | AddressObject[] | undefined) => [a ?? []].flat().flatMap((o) => o.value.map((v) => [v.name, v.address]));
+const request = (body: Record<string, unknown>): SendRequest =>
+  validateSendRequest({ ...base, ...body }, { allowAttachments: true, now });
+const compose = (req: SendRequest, extraHeaders?: Record<string, string>) =>
+  composeMessage(req, { messageIdDomain: 'acme.com', date, extraHeaders });
+const addresses = (a: AddressObject | AddressObject[] | undefined) =>
+  [a ?? []].flat().flatMap((o) => o.value.map((v) => [v.name, v.address]));
 const headerBlock = (raw: Buffer) => raw.toString('latin1').split('\r\n\r\n')[0];
 
 /** Every line ends in CRLF (no bare CR or LF) and fits the 998-octet limit of RFC 5322. */
@@ -24,8 +27,13 @@ function assertWellFormed(raw: Buffer) {
 
 test('round-trips addresses, subject, ids, date and bodies through a MIME parser', async () => {
   const req = request({
-    from: '"Acme, Inc." <hello@acme.com>', to: ['Bob Müller <bob@bücher.de>', 'carol@example.com'], cc: 'Dan <dan@example.com>',
-    reply_to: 'support@acme.com', subject: 'Grüße — 你好 😀 ready?', text: 'Plain body', html: '<p>HTML body</p>',
+    from: '"Acme, Inc." <hello@acme.com>',
+    to: ['Bob Müller <bob@bücher.de>', 'carol@example.com'],
+    cc: 'Dan <dan@example.com>',
+    reply_to: 'support@acme.com',
+    subject: 'Grüße — 你好 😀 ready?',
+    text: 'Plain body',
+    html: '<p>HTML body</p>',
   });
   const { raw, messageId } = await compose(req);
   const mail = await simpleParser(raw);
@@ -34,7 +42,10 @@ test('round-trips addresses, subject, ids, date and bodies through a MIME parser
   assert.equal(mail.date?.toISOString(), date.toISOString());
   assert.deepEqual(addresses(mail.from), [['Acme, Inc.', 'hello@acme.com']]);
   // mailparser shows IDNs in unicode; the wire carries punycode (checked on the raw header below).
-  assert.deepEqual(addresses(mail.to), [['Bob Müller', 'bob@bücher.de'], ['', 'carol@example.com']]);
+  assert.deepEqual(addresses(mail.to), [
+    ['Bob Müller', 'bob@bücher.de'],
+    ['', 'carol@example.com'],
+  ]);
   assert.deepEqual(addresses(mail.cc), [['Dan', 'dan@example.com']]);
   assert.deepEqual(addresses(mail.replyTo), [['', 'support@acme.com']]);
   assert.equal(mail.subject, 'Grüße — 你好 😀 ready?');
@@ -71,19 +82,36 @@ test('sends text alone as a single text/plain part', async () => {
 test('nests text+html in alternative, inline images in related, and files in mixed', async () => {
   const every = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
   const req = request({
-    text: 'see logo', html: '<p><img src="cid:logo"></p>',
+    text: 'see logo',
+    html: '<p><img src="cid:logo"></p>',
     attachments: [
       { filename: 'logo.png', content: [...every], content_id: 'logo' },
       { filename: 'Résumé ünï.pdf', content: every.toString('base64') },
-      { filename: 'data.json', content: JSON.parse(JSON.stringify(Buffer.from('{"a":1}'))), content_type: 'application/json' },
+      {
+        filename: 'data.json',
+        content: JSON.parse(JSON.stringify(Buffer.from('{"a":1}'))),
+        content_type: 'application/json',
+      },
     ],
   });
   const { raw } = await compose(req);
   const s = raw.toString('latin1');
   assert.match(headerBlock(raw), /^Content-Type: multipart\/mixed/m);
-  const order = ['multipart/mixed', 'multipart/alternative', 'text/plain', 'multipart/related', 'text/html', 'image/png', 'application/pdf', 'application/json'];
+  const order = [
+    'multipart/mixed',
+    'multipart/alternative',
+    'text/plain',
+    'multipart/related',
+    'text/html',
+    'image/png',
+    'application/pdf',
+    'application/json',
+  ];
   const positions = order.map((t) => s.search(new RegExp(`Content-Type: ${t.replace('/', '\\/')}`)));
-  assert.ok(positions.every((p, i) => p >= 0 && (i === 0 || p > positions[i - 1])), `MIME order ${positions}`);
+  assert.ok(
+    positions.every((p, i) => p >= 0 && (i === 0 || p > positions[i - 1])),
+    `MIME order ${positions}`,
+  );
   const mail = await simpleParser(raw);
   const byName = Object.fromEntries(mail.attachments.map((a) => [a.filename, a]));
   assert.deepEqual(byName['logo.png'].content, every);
@@ -97,7 +125,14 @@ test('nests text+html in alternative, inline images in related, and files in mix
 });
 
 test('keeps custom headers with their spelling, and lets Mailroom headers replace same-named ones', async () => {
-  const req = request({ headers: { 'X-Entity-Ref-ID': 'abc', 'x-lower': 'v', 'List-Unsubscribe': '<https://user/u>', 'X-Unicode': 'héllo wörld' } });
+  const req = request({
+    headers: {
+      'X-Entity-Ref-ID': 'abc',
+      'x-lower': 'v',
+      'List-Unsubscribe': '<https://user/u>',
+      'X-Unicode': 'héllo wörld',
+    },
+  });
   const { raw } = await compose(req, { 'List-Unsubscribe': '<https://mailroom/u>', 'Feedback-ID': 'a:b:c' });
   const head = headerBlock(raw);
   assert.match(head, /^X-Entity-Ref-ID: abc$/m);
@@ -112,8 +147,12 @@ test('keeps custom headers with their spelling, and lets Mailroom headers replac
 
 test('keeps every line within 998 octets for long bodies, names and subjects', async () => {
   const req = request({
-    from: `"${'N'.repeat(256)}" <hello@acme.com>`, to: Array.from({ length: 50 }, (_, i) => `${'Recipient '.repeat(20)}${i} <r${i}@example.com>`),
-    subject: 's'.repeat(988), text: 'x'.repeat(100_000), html: `<p>${'y'.repeat(100_000)}</p>`, headers: { 'X-Long': 'v'.repeat(990) },
+    from: `"${'N'.repeat(256)}" <hello@acme.com>`,
+    to: Array.from({ length: 50 }, (_, i) => `${'Recipient '.repeat(20)}${i} <r${i}@example.com>`),
+    subject: 's'.repeat(988),
+    text: 'x'.repeat(100_000),
+    html: `<p>${'y'.repeat(100_000)}</p>`,
+    headers: { 'X-Long': 'v'.repeat(990) },
   });
   const { raw } = await compose(req);
   assertWellFormed(raw);
@@ -138,9 +177,25 @@ test('refuses to compose unfetched path attachments or unsafe Mailroom headers',
 
 // Header injection: every string field that reaches a header, fed every nasty string.
 const NASTY = [
-  '\r\nBcc: x@y.z', '\nBcc: x@y.z', '\rBcc: x@y.z', '\n', '\r', '\r\n', '\u0000', '\u2028', '\u2029', '\u0085', '\u000b', '\u001b',
-  'a\r\n\r\n<p>body smuggled</p>', '\r\nX-Injected: 1', 'x\nX-Injected: 1', '%0d%0aBcc: x@y.z', '=?UTF-8?Q?a=0D=0ABcc:_x@y.z?=',
-  'A'.repeat(100_000), `${'A '.repeat(5000)}\r\nBcc: x@y.z`,
+  '\r\nBcc: x@y.z',
+  '\nBcc: x@y.z',
+  '\rBcc: x@y.z',
+  '\n',
+  '\r',
+  '\r\n',
+  '\u0000',
+  '\u2028',
+  '\u2029',
+  '\u0085',
+  '\u000b',
+  '\u001b',
+  'a\r\n\r\n<p>body smuggled</p>',
+  '\r\nX-Injected: 1',
+  'x\nX-Injected: 1',
+  '%0d%0aBcc: x@y.z',
+  '=?UTF-8?Q?a=0D=0ABcc:_x@y.z?=',
+  'A'.repeat(100_000),
+  `${'A '.repeat(5000)}\r\nBcc: x@y.z`,
 ];
 const FIELDS: Record<string, (n: string) => Record<string, unknown>> = {
   'from name': (n) => ({ from: `${n} <hello@acme.com>` }),
@@ -154,7 +209,9 @@ const FIELDS: Record<string, (n: string) => Record<string, unknown>> = {
   'header name': (n) => ({ headers: { [`X-A${n}`]: 'v' } }),
   'header value': (n) => ({ headers: { 'X-A': `v${n}` } }),
   'attachment filename': (n) => ({ attachments: [{ filename: `a${n}.txt`, content: 'aGk=' }] }),
-  'attachment content_type': (n) => ({ attachments: [{ filename: 'a.txt', content: 'aGk=', content_type: `text/plain${n}` }] }),
+  'attachment content_type': (n) => ({
+    attachments: [{ filename: 'a.txt', content: 'aGk=', content_type: `text/plain${n}` }],
+  }),
   'attachment content_id': (n) => ({ attachments: [{ filename: 'a.png', content: 'aGk=', content_id: `logo${n}` }] }),
   'tag name': (n) => ({ tags: [{ name: `t${n}`, value: 'v' }] }),
 };

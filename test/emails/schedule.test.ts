@@ -7,13 +7,17 @@ const now = new Date('2025-06-04T12:00:00Z'); // a Wednesday, New York on EDT (-
 const at = (s: string, base = now) => parseScheduledAt(s, base).toISOString();
 
 function rejects(s: string, message: RegExp, base = now) {
-  assert.throws(() => parseScheduledAt(s, base), (err: unknown) => {
-    assert.ok(err instanceof AppError);
-    assert.equal(err.code, 'validation_error');
-    assert.equal(err.status, 422);
-    assert.match(err.message, message);
-    return true;
-  }, s);
+  assert.throws(
+    () => parseScheduledAt(s, base),
+    (err: unknown) => {
+      assert.ok(err instanceof AppError);
+      assert.equal(err.code, 'validation_error');
+      assert.equal(err.status, 422);
+      assert.match(err.message, message);
+      return true;
+    },
+    s,
+  );
 }
 
 test('accepts ISO 8601 with Z, an offset, or none (UTC), and the Postgres text form', () => {
@@ -84,7 +88,20 @@ test('rejects times more than 30 days ahead', () => {
 });
 
 test('rejects what it cannot understand, naming scheduled_at', () => {
-  for (const s of ['yesterday', 'tomorrow', 'soon', 'in 5 parsecs', 'at 25:00', 'at 9', 'at 13pm', '2025-02-30T10:00:00Z', 'tomorrow at 9am Mars/Olympus', 'monkey at 3pm', 'x'.repeat(500), '']) {
+  for (const s of [
+    'yesterday',
+    'tomorrow',
+    'soon',
+    'in 5 parsecs',
+    'at 25:00',
+    'at 9',
+    'at 13pm',
+    '2025-02-30T10:00:00Z',
+    'tomorrow at 9am Mars/Olympus',
+    'monkey at 3pm',
+    'x'.repeat(500),
+    '',
+  ]) {
     rejects(s, /^Invalid `scheduled_at` field: /);
   }
 });

@@ -7,8 +7,12 @@ import { startMailWorld, waitForLastEvent, type MailWorld } from '../helpers/mai
 
 describe('bounce replies and suppression (fake DNS, recording MX, mx mode)', () => {
   let w: MailWorld;
-  before(async () => { w = await startMailWorld(); });
-  after(async () => { await w.close(); });
+  before(async () => {
+    w = await startMailWorld();
+  });
+  after(async () => {
+    await w.close();
+  });
 
   /** Sends to `to` while the MX answers RCPT with `code message`; returns the bounce and the suppression. */
   async function refusedWith(to: string, code: number, message: string) {
@@ -19,14 +23,22 @@ describe('bounce replies and suppression (fake DNS, recording MX, mx mode)', () 
       const events = (await w.t.api('GET', `/emails/${data!.id}/events`)).body.data;
       const bounced = events.find((e: { type: string }) => e.type === 'email.bounced');
       const suppression = await w.t.resend.suppressions.get(to);
-      return { last, bounce: bounced?.data.bounce as { type: string; subType: string } | undefined, suppressed: !suppression.error };
+      return {
+        last,
+        bounce: bounced?.data.bounce as { type: string; subType: string } | undefined,
+        suppressed: !suppression.error,
+      };
     } finally {
       w.mx.onRcpt = () => undefined;
     }
   }
 
   test('a full mailbox refused under the code of an unknown one (Orange 552 5.1.1) is MailboxFull and not suppressed', async () => {
-    const r = await refusedWith('full@dest.test', 552, '5.1.1 Boite du destinataire pleine. Recipient overquota. OFR_417 [417]');
+    const r = await refusedWith(
+      'full@dest.test',
+      552,
+      '5.1.1 Boite du destinataire pleine. Recipient overquota. OFR_417 [417]',
+    );
     assert.equal(r.last, 'bounced');
     assert.deepEqual([r.bounce?.type, r.bounce?.subType], ['Permanent', 'MailboxFull']);
     assert.equal(r.suppressed, false);
@@ -45,7 +57,7 @@ describe('bounce replies and suppression (fake DNS, recording MX, mx mode)', () 
     assert.equal(r.suppressed, true);
   });
 
-  test('a content scanner\'s banned attachment and banned content are AttachmentRejected and ContentRejected, not suppressed', async () => {
+  test("a content scanner's banned attachment and banned content are AttachmentRejected and ContentRejected, not suppressed", async () => {
     const banned = await refusedWith('scan1@dest.test', 554, '5.7.0 Reject, id=18327-05 - BANNED: invoice.pdf.exe');
     assert.equal(banned.bounce?.subType, 'AttachmentRejected');
     assert.equal(banned.suppressed, false);

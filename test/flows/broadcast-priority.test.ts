@@ -14,8 +14,16 @@ import { until } from '../helpers/until.js';
 import { DELIVERY_BATCH } from '../../src/store/jobs.js';
 
 let t: CaptureApp;
-before(async () => { t = await startCaptureApp({ broadcastPageSize: 2_000, broadcastQueueWindow: 5_000, broadcastPauseMinSample: 1_000_000 }); });
-after(async () => { await t?.close(); });
+before(async () => {
+  t = await startCaptureApp({
+    broadcastPageSize: 2_000,
+    broadcastQueueWindow: 5_000,
+    broadcastPauseMinSample: 1_000_000,
+  });
+});
+after(async () => {
+  await t?.close();
+});
 
 // The broadcast's copies due and not yet taken by a worker (a batch job carries a run of them: payload.emails).
 const WAITING = `SELECT coalesce(e->>0, payload->>'email_id') AS id FROM jobs LEFT JOIN LATERAL jsonb_array_elements(payload->'emails') e ON true
@@ -38,20 +46,47 @@ test('a transactional email accepted behind a backlog of due broadcast copies is
   await t.db.pool.query(
     `WITH c AS (INSERT INTO contacts (id, team_id, email, created_at)
        SELECT gen_random_uuid(), $1, 'many' || i || '@dest.test', now() - ((4000 - i) * interval '1 millisecond') FROM generate_series(1, 4000) AS i RETURNING id)
-     INSERT INTO contact_segments (contact_id, segment_id) SELECT id, $2 FROM c`, [t.app.defaultTeamId, many]);
-  const b = await t.resend.broadcasts.create({ segmentId: many, from: 'News <news@example.com>', subject: 'Bulk', text: 'bulk', send: true });
+     INSERT INTO contact_segments (contact_id, segment_id) SELECT id, $2 FROM c`,
+    [t.app.defaultTeamId, many],
+  );
+  const b = await t.resend.broadcasts.create({
+    segmentId: many,
+    from: 'News <news@example.com>',
+    subject: 'Bulk',
+    text: 'bulk',
+    send: true,
+  });
   assert.equal(b.error, null, JSON.stringify(b.error));
   const waiting = async () => (await t.db.pool.query<{ id: string }>(WAITING)).rows.map((r) => r.id);
   await until('a backlog of broadcast copies', async () => (await waiting()).length >= 500, 60_000);
   const urgent = await t.send({ to: 'urgent@dest.test', subject: 'Your code' });
-  const seen = await until('the receipt claimed', async () =>
-    (await t.db.pool.query<{ waiting: string[] }>('SELECT waiting FROM test_claims_seen WHERE email_id = $1', [urgent])).rows[0], 60_000);
+  const seen = await until(
+    'the receipt claimed',
+    async () =>
+      (
+        await t.db.pool.query<{ waiting: string[] }>('SELECT waiting FROM test_claims_seen WHERE email_id = $1', [
+          urgent,
+        ])
+      ).rows[0],
+    60_000,
+  );
   // Copies accepted before the receipt (created before it) still waiting when it was claimed.
-  const { rows: [older] } = await t.db.pool.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM emails WHERE id = ANY($1::uuid[]) AND created_at < (SELECT created_at FROM emails WHERE id = $2)`, [seen.waiting, urgent]);
+  const {
+    rows: [older],
+  } = await t.db.pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM emails WHERE id = ANY($1::uuid[]) AND created_at < (SELECT created_at FROM emails WHERE id = $2)`,
+    [seen.waiting, urgent],
+  );
   // In one queue in run_at order, no older copy could still be due and unclaimed; claims running
   // at the same moment in other transactions could hide a few batches (DELIVERY_BATCH copies
   // each) from the claim, hence a margin of 10 batches rather than 1 copy.
-  assert.ok(older.n > 10 * DELIVERY_BATCH, `${older.n} copies accepted before the receipt were still waiting when it was claimed`);
-  await until('the receipt delivered', async () => (await t.resend.emails.get(urgent)).data?.last_event === 'delivered', 60_000);
+  assert.ok(
+    older.n > 10 * DELIVERY_BATCH,
+    `${older.n} copies accepted before the receipt were still waiting when it was claimed`,
+  );
+  await until(
+    'the receipt delivered',
+    async () => (await t.resend.emails.get(urgent)).data?.last_event === 'delivered',
+    60_000,
+  );
 });

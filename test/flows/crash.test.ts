@@ -16,7 +16,11 @@ import { closeAll } from '../helpers/close-all.js';
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const KEY = 're_crash000_crashcrashcrashcrashcrash00';
 
-interface Proc { child: ChildProcess; url?: string; exited: Promise<void> }
+interface Proc {
+  child: ChildProcess;
+  url?: string;
+  exited: Promise<void>;
+}
 
 describe('crash safety (kill -9)', () => {
   let db: TestDatabase;
@@ -29,22 +33,37 @@ describe('crash safety (kill -9)', () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-crash-'));
     dirs.push(dataDir);
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'start'], {
-      cwd: ROOT, env: { ...env, MAILROOM_ROLES: roles, MAILROOM_DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: ROOT,
+      env: { ...env, MAILROOM_ROLES: roles, MAILROOM_DATA_DIR: dataDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
-    child.stdout!.on('data', (d) => { if (out.length < 50_000) out += d; });
-    child.stderr!.on('data', (d) => { if (out.length < 50_000) out += d; });
+    child.stdout!.on('data', (d) => {
+      if (out.length < 50_000) out += d;
+    });
+    child.stderr!.on('data', (d) => {
+      if (out.length < 50_000) out += d;
+    });
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
     for (let i = 0; i < 300 && !/"mailroom started"/.test(out); i++) await sleep(100);
     assert.match(out, /"mailroom started"/, out);
     return { child, url: /"http":"([^"]+)"/.exec(out)?.[1], exited };
   }
-  const kill9 = async (p: Proc) => { p.child.kill('SIGKILL'); await p.exited; };
-  const stop = async (p: Proc) => { if (p.child.exitCode === null) { p.child.kill('SIGTERM'); await p.exited; } };
+  const kill9 = async (p: Proc) => {
+    p.child.kill('SIGKILL');
+    await p.exited;
+  };
+  const stop = async (p: Proc) => {
+    if (p.child.exitCode === null) {
+      p.child.kill('SIGTERM');
+      await p.exited;
+    }
+  };
 
   async function send(url: string, n: number): Promise<string> {
     const res = await fetch(`${url}/emails`, {
-      method: 'POST', headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
       body: JSON.stringify({ from: 'load@example.com', to: `u${n}@dest.test`, subject: `load ${n}`, text: 'x' }),
     });
     if (res.status !== 200) throw new Error(`status ${res.status}`);
@@ -58,10 +77,20 @@ describe('crash safety (kill -9)', () => {
     let n = start;
     const loops = Array.from({ length: concurrency }, async () => {
       while (!stopped) {
-        try { acked.push(await send(url, n++)); } catch { await sleep(20); }
+        try {
+          acked.push(await send(url, n++));
+        } catch {
+          await sleep(20);
+        }
       }
     });
-    return { acked, stop: async () => { stopped = true; await Promise.all(loops); } };
+    return {
+      acked,
+      stop: async () => {
+        stopped = true;
+        await Promise.all(loops);
+      },
+    };
   }
 
   async function allDelivered(acked: string[], timeoutMs = 60_000) {
@@ -71,7 +100,8 @@ describe('crash safety (kill -9)', () => {
       const got = new Set(mx.messages.flatMap((m) => m.rcptTo));
       const missing = [...want].filter((r) => !got.has(r));
       if (!missing.length) return;
-      if (Date.now() > deadline) assert.fail(`${missing.length} of ${want.size} acknowledged emails never arrived, e.g. ${missing.slice(0, 3)}`);
+      if (Date.now() > deadline)
+        assert.fail(`${missing.length} of ${want.size} acknowledged emails never arrived, e.g. ${missing.slice(0, 3)}`);
       await sleep(200);
     }
   }
@@ -83,7 +113,8 @@ describe('crash safety (kill -9)', () => {
   };
 
   /** A killed worker's leases would expire after 60 s; expire them now (the queue tests cover expiry itself). */
-  const expireLeases = () => db.pool.query("UPDATE jobs SET locked_until = now() - interval '1 second' WHERE locked_by IS NOT NULL");
+  const expireLeases = () =>
+    db.pool.query("UPDATE jobs SET locked_until = now() - interval '1 second' WHERE locked_by IS NOT NULL");
 
   before(async () => {
     db = await freshDatabase();
@@ -93,19 +124,35 @@ describe('crash safety (kill -9)', () => {
     dns.set('dest.test', 'MX', [{ exchange: 'mx1.dest.test', priority: 10 }]);
     dns.set('mx1.dest.test', 'A', ['127.0.0.1']);
     env = {
-      PATH: process.env.PATH!, HOME: process.env.HOME!, MAILROOM_DATABASE_URL: db.url, MAILROOM_HTTP_LISTEN: '127.0.0.1:0',
-      MAILROOM_DNS_SERVERS: dns.address, MAILROOM_OUTBOUND_PORT: String(mx.port), MAILROOM_MX_HOST: 'mx.mailroom.test',
-      MAILROOM_BOOTSTRAP_API_KEY: KEY, MAILROOM_SECRET_KEY: 'crash-test-secret', MAILROOM_RATE_LIMIT: '100000',
+      PATH: process.env.PATH!,
+      HOME: process.env.HOME!,
+      MAILROOM_DATABASE_URL: db.url,
+      MAILROOM_HTTP_LISTEN: '127.0.0.1:0',
+      MAILROOM_DNS_SERVERS: dns.address,
+      MAILROOM_OUTBOUND_PORT: String(mx.port),
+      MAILROOM_MX_HOST: 'mx.mailroom.test',
+      MAILROOM_BOOTSTRAP_API_KEY: KEY,
+      MAILROOM_SECRET_KEY: 'crash-test-secret',
+      MAILROOM_RATE_LIMIT: '100000',
     };
     const p = await startProc('api,worker');
     const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
-    const dom = await (await fetch(`${p.url}/domains`, { method: 'POST', headers, body: JSON.stringify({ name: 'example.com' }) })).json();
+    const dom = await (
+      await fetch(`${p.url}/domains`, { method: 'POST', headers, body: JSON.stringify({ name: 'example.com' }) })
+    ).json();
     publishRecords(dns, 'example.com', dom.records as WireRecord[]);
     await fetch(`${p.url}/domains/${dom.id}/verify`, { method: 'POST', headers });
     await stop(p);
   });
   after(async () => {
-    await closeAll(() => mx.close(), () => dns.close(), () => db.drop(), () => { for (const d of dirs) fs.rmSync(d, { recursive: true, force: true }); });
+    await closeAll(
+      () => mx.close(),
+      () => dns.close(),
+      () => db.drop(),
+      () => {
+        for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+      },
+    );
   });
 
   test('API and worker in one process killed mid-load: every acknowledged email is delivered after restart', async () => {
@@ -124,7 +171,9 @@ describe('crash safety (kill -9)', () => {
       await stop(p2);
     }
     const dup = duplicates();
-    process.stdout.write(`# crash (one process): ${l.acked.length} acknowledged, ${mx.messages.length - before} SMTP transactions, ${dup} duplicated recipients\n`);
+    process.stdout.write(
+      `# crash (one process): ${l.acked.length} acknowledged, ${mx.messages.length - before} SMTP transactions, ${dup} duplicated recipients\n`,
+    );
     // Only deliveries in flight at the kill can repeat (the SMTP transaction ended but its result
     // was not recorded): at most the worker's concurrency (50).
     assert.ok(dup <= 50, `${dup} duplicates`);
@@ -143,7 +192,10 @@ describe('crash safety (kill -9)', () => {
     try {
       await allDelivered(l.acked);
     } finally {
-      await closeAll(() => stop(w2), () => stop(api));
+      await closeAll(
+        () => stop(w2),
+        () => stop(api),
+      );
     }
   });
 

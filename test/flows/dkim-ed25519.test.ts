@@ -10,11 +10,20 @@ const ed25519Record = (records: WireRecord[]) => records.find((r) => r.name === 
 
 describe('DKIM Ed25519 dual signature (Mailroom extension)', () => {
   let w: MailWorld;
-  before(async () => { w = await startMailWorld(); });
-  after(async () => { await w.close(); });
+  before(async () => {
+    w = await startMailWorld();
+  });
+  after(async () => {
+    await w.close();
+  });
 
   async function sendAndReceive(to: string) {
-    const { data, error } = await w.t.resend.emails.send({ from: 'hello@example.com', to, subject: 'Signed twice', html: '<p>Hi</p>' });
+    const { data, error } = await w.t.resend.emails.send({
+      from: 'hello@example.com',
+      to,
+      subject: 'Signed twice',
+      html: '<p>Hi</p>',
+    });
     assert.equal(error, null);
     await waitForLastEvent(w.t, data!.id, ['delivered']);
     return w.mx.messages.find((m) => m.rcptTo.includes(to))!;
@@ -45,7 +54,10 @@ describe('DKIM Ed25519 dual signature (Mailroom extension)', () => {
     // The delivery job keeps a domain's keys for up to 5 s.
     await new Promise((r) => setTimeout(r, 5_100));
     const both = await sendAndReceive('second@dest.test');
-    assert.deepEqual((await receiverDkimSignatures(w.dns, both)).sort(), ['ed25519-sha256 mailroom-ed25519 pass', 'rsa-sha256 mailroom pass']);
+    assert.deepEqual((await receiverDkimSignatures(w.dns, both)).sort(), [
+      'ed25519-sha256 mailroom-ed25519 pass',
+      'rsa-sha256 mailroom pass',
+    ]);
   });
 
   test('it can be asked for at creation and turned off again, which removes the record and the key', async () => {
@@ -54,14 +66,22 @@ describe('DKIM Ed25519 dual signature (Mailroom extension)', () => {
     const record = ed25519Record(created.body.records)!;
     assert.ok(record);
     assert.equal(record.status, 'not_started');
-    const { rows } = await w.t.db.pool.query('SELECT dkim_ed25519_private_key FROM domains WHERE id = $1', [created.body.id]);
+    const { rows } = await w.t.db.pool.query('SELECT dkim_ed25519_private_key FROM domains WHERE id = $1', [
+      created.body.id,
+    ]);
     assert.doesNotMatch(rows[0].dkim_ed25519_private_key, /PRIVATE KEY/, 'sealed at rest');
 
-    assert.equal((await w.t.api('PATCH', `/domains/${created.body.id}`, { body: { dkim_ed25519: false } })).status, 200);
+    assert.equal(
+      (await w.t.api('PATCH', `/domains/${created.body.id}`, { body: { dkim_ed25519: false } })).status,
+      200,
+    );
     const after = (await w.t.api('GET', `/domains/${created.body.id}`)).body;
     assert.equal(ed25519Record(after.records), undefined);
     assert.equal(after.dkim_ed25519, false);
-    const again = await w.t.db.pool.query('SELECT dkim_ed25519_public_key, dkim_ed25519_private_key FROM domains WHERE id = $1', [created.body.id]);
+    const again = await w.t.db.pool.query(
+      'SELECT dkim_ed25519_public_key, dkim_ed25519_private_key FROM domains WHERE id = $1',
+      [created.body.id],
+    );
     assert.deepEqual(again.rows[0], { dkim_ed25519_public_key: null, dkim_ed25519_private_key: null });
 
     const bad = await w.t.api('PATCH', `/domains/${created.body.id}`, { body: { dkim_ed25519: 'yes' } });

@@ -5,11 +5,17 @@ import { nudgeDeliveries, startMailWorld, waitForLastEvent, type MailWorld } fro
 
 describe('a receiving server that misbehaves leads to retries, never to losses', () => {
   let w: MailWorld;
-  before(async () => { w = await startMailWorld(); });
-  after(async () => { await w.close(); });
+  before(async () => {
+    w = await startMailWorld();
+  });
+  after(async () => {
+    await w.close();
+  });
 
-  const send = async (to: string) => (await w.t.resend.emails.send({ from: 'hello@example.com', to, subject: 'trouble', text: 'x' })).data!.id;
-  const types = async (id: string) => (await w.t.api('GET', `/emails/${id}/events`)).body.data.map((e: { type: string }) => e.type);
+  const send = async (to: string) =>
+    (await w.t.resend.emails.send({ from: 'hello@example.com', to, subject: 'trouble', text: 'x' })).data!.id;
+  const types = async (id: string) =>
+    (await w.t.api('GET', `/emails/${id}/events`)).body.data.map((e: { type: string }) => e.type);
 
   test('connections dropped after DATA: deferred, then delivered once the server behaves', async () => {
     w.mx.dropConnections = true;
@@ -21,7 +27,10 @@ describe('a receiving server that misbehaves leads to retries, never to losses',
     }
     await nudgeDeliveries(w.t);
     await waitForLastEvent(w.t, id, ['delivered']);
-    assert.deepEqual((await types(id)).filter((t: string) => t !== 'email.delivery_attempt'), ['email.sent', 'email.delivery_delayed', 'email.delivered']);
+    assert.deepEqual(
+      (await types(id)).filter((t: string) => t !== 'email.delivery_attempt'),
+      ['email.sent', 'email.delivery_delayed', 'email.delivered'],
+    );
   });
 
   test('a slow server (seconds per reply) still gets the message', async () => {
@@ -39,7 +48,9 @@ describe('a receiving server that misbehaves leads to retries, never to losses',
     await w.mx.close();
     const id = await send('away@dest.test');
     await waitForLastEvent(w.t, id, ['delivery_delayed']);
-    const ev = (await w.t.api('GET', `/emails/${id}/events`)).body.data.find((e: { type: string }) => e.type === 'email.delivery_delayed');
+    const ev = (await w.t.api('GET', `/emails/${id}/events`)).body.data.find(
+      (e: { type: string }) => e.type === 'email.delivery_delayed',
+    );
     assert.match(ev.detail.response, /refused|ECONNREFUSED|connect/i);
     w.mx = await startRecordingSmtp({ port });
     await nudgeDeliveries(w.t);

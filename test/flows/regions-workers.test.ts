@@ -9,23 +9,43 @@ describe('regions and several workers on one database', () => {
   let w: MailWorld;
   before(async () => {
     // This process's worker serves us-east-1 only; eu-west-1 has its own egress settings.
-    w = await startMailWorld({ regions: ['us-east-1'], regionEgress: { 'eu-west-1': { heloName: 'eu.out.mailroom.test', sourceAddress: '127.0.0.1' } } });
+    w = await startMailWorld({
+      regions: ['us-east-1'],
+      regionEgress: { 'eu-west-1': { heloName: 'eu.out.mailroom.test', sourceAddress: '127.0.0.1' } },
+    });
   });
-  after(async () => { await w.close(); });
+  after(async () => {
+    await w.close();
+  });
 
   test('a worker claims only the deliveries of its regions, and each region uses its egress settings', async () => {
     const { data: dom } = await w.t.resend.domains.create({ name: 'eu.example', region: 'eu-west-1' });
     publishRecords(w.dns, 'eu.example', dom!.records as unknown as WireRecord[]);
     await w.t.resend.domains.verify(dom!.id);
-    const eu = (await w.t.resend.emails.send({ from: 'eu@eu.example', to: 'eu-rcpt@dest.test', subject: 'from eu', text: 'x' })).data!;
-    const us = (await w.t.resend.emails.send({ from: 'us@example.com', to: 'us-rcpt@dest.test', subject: 'from us', text: 'x' })).data!;
+    const eu = (
+      await w.t.resend.emails.send({ from: 'eu@eu.example', to: 'eu-rcpt@dest.test', subject: 'from eu', text: 'x' })
+    ).data!;
+    const us = (
+      await w.t.resend.emails.send({ from: 'us@example.com', to: 'us-rcpt@dest.test', subject: 'from us', text: 'x' })
+    ).data!;
     await waitForLastEvent(w.t, us.id, ['delivered']);
     await sleep(1000);
-    assert.equal((await w.t.resend.emails.get(eu.id)).data!.last_event, 'sent', 'the us-east-1 worker left the eu-west-1 delivery alone');
-    const euWorker = await startTestApp({
-      roles: ['worker'], regions: ['eu-west-1'], dnsServers: [w.dns.address], outboundPort: w.mx.port, heloName: 'default.out.test',
-      regionEgress: { 'eu-west-1': { heloName: 'eu.out.mailroom.test', sourceAddress: '127.0.0.1' } },
-    }, { db: w.t.db });
+    assert.equal(
+      (await w.t.resend.emails.get(eu.id)).data!.last_event,
+      'sent',
+      'the us-east-1 worker left the eu-west-1 delivery alone',
+    );
+    const euWorker = await startTestApp(
+      {
+        roles: ['worker'],
+        regions: ['eu-west-1'],
+        dnsServers: [w.dns.address],
+        outboundPort: w.mx.port,
+        heloName: 'default.out.test',
+        regionEgress: { 'eu-west-1': { heloName: 'eu.out.mailroom.test', sourceAddress: '127.0.0.1' } },
+      },
+      { db: w.t.db },
+    );
     try {
       await waitForLastEvent(w.t, eu.id, ['delivered']);
     } finally {
@@ -36,12 +56,20 @@ describe('regions and several workers on one database', () => {
   });
 
   test('two worker processes on one database deliver every message exactly once', async () => {
-    const second = await startTestApp({ roles: ['worker'], dnsServers: [w.dns.address], outboundPort: w.mx.port, heloName: 'second.out.test' }, { db: w.t.db });
+    const second = await startTestApp(
+      { roles: ['worker'], dnsServers: [w.dns.address], outboundPort: w.mx.port, heloName: 'second.out.test' },
+      { db: w.t.db },
+    );
     try {
       const before = w.mx.messages.length;
       const ids: string[] = [];
       for (let b = 0; b < 3; b++) {
-        const batch = Array.from({ length: 100 }, (_, i) => ({ from: 'bulk@example.com', to: `r${b * 100 + i}@dest.test`, subject: `bulk ${b * 100 + i}`, text: 'x' }));
+        const batch = Array.from({ length: 100 }, (_, i) => ({
+          from: 'bulk@example.com',
+          to: `r${b * 100 + i}@dest.test`,
+          subject: `bulk ${b * 100 + i}`,
+          text: 'x',
+        }));
         const { data, error } = await w.t.resend.batch.send(batch);
         assert.equal(error, null);
         ids.push(...data!.data.map((d) => d.id));
@@ -55,7 +83,10 @@ describe('regions and several workers on one database', () => {
       assert.equal(perRcpt.size, 300);
       assert.deepEqual([...new Set(perRcpt.values())], [1]);
       const helos = new Set(got.map((m) => m.heloName));
-      assert.ok(helos.has('second.out.test') && helos.has('out.mailroom.test'), `both workers delivered: ${[...helos]}`);
+      assert.ok(
+        helos.has('second.out.test') && helos.has('out.mailroom.test'),
+        `both workers delivered: ${[...helos]}`,
+      );
     } finally {
       await second.close();
     }

@@ -9,7 +9,11 @@ export function automationCalls(app: () => CaptureApp) {
   const sendEvent = async (...args: Parameters<CaptureApp['resend']['events']['send']>) => {
     const t = app();
     const r = await t.resend.events.send(...args);
-    await until('the event queue to be taken', async () => (await t.db.pool.query('SELECT 1 FROM automation_event_queue')).rowCount === 0, 20_000);
+    await until(
+      'the event queue to be taken',
+      async () => (await t.db.pool.query('SELECT 1 FROM automation_event_queue')).rowCount === 0,
+      20_000,
+    );
     return r;
   };
   const runsOf = async (automationId: string) => {

@@ -9,7 +9,16 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { UI_DIST } from '../../src/http/dashboard/ui.js';
 
 const CHROMIUM = process.env.MAILROOM_TEST_CHROMIUM ?? '/usr/bin/chromium'; // another path: to try the skips
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-quic',
+  '--no-first-run',
+];
 
 export const OWNER = { name: 'Olive Owner', email: 'owner@example.com', password: 'owner-password-1' };
 
@@ -18,7 +27,13 @@ export const OWNER = { name: 'Olive Owner', email: 'owner@example.com', password
  * Chromium or a built dashboard; under CI nothing is skipped: a missing browser fails the run
  * instead of passing it silently.
  */
-export const browserSkip = process.env.CI ? false : !fs.existsSync(CHROMIUM) ? `no ${CHROMIUM} (apt-get install chromium)` : !fs.existsSync(path.join(UI_DIST, 'index.html')) ? 'ui/dist not built (npm run build)' : false;
+export const browserSkip = process.env.CI
+  ? false
+  : !fs.existsSync(CHROMIUM)
+    ? `no ${CHROMIUM} (apt-get install chromium)`
+    : !fs.existsSync(path.join(UI_DIST, 'index.html'))
+      ? 'ui/dist not built (npm run build)'
+      : false;
 
 /**
  * A browser test, skipped one by one (not through its suite) so that the runner's summary counts
@@ -30,7 +45,11 @@ export const browserTest = (name: string, fn: () => Promise<void>) => test(name,
 export const launchBrowser = () => chromium.launch({ executablePath: CHROMIUM, args: FLAGS, timeout: 30_000 });
 
 /** A 1280×800 light-theme page; uncaught script errors are pushed to `errors`. */
-export async function desktopPage(browser: Browser, errors: string[], viewport = { width: 1280, height: 800 }): Promise<Page> {
+export async function desktopPage(
+  browser: Browser,
+  errors: string[],
+  viewport = { width: 1280, height: 800 },
+): Promise<Page> {
   const ctx = await browser.newContext({ viewport, colorScheme: 'light' });
   ctx.setDefaultTimeout(10_000);
   const page = await ctx.newPage();
@@ -62,7 +81,9 @@ export async function phonePage(browser: Browser, errors: string[]): Promise<Pag
 export function screenshots(prefix: string) {
   const dir = process.env.MAILROOM_SCREENSHOT_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), `${prefix}-`));
   fs.mkdirSync(dir, { recursive: true });
-  const shot = async (name: string, p: Page, fullPage = true) => { await p.screenshot({ path: path.join(dir, `${name}.png`), fullPage }); };
+  const shot = async (name: string, p: Page, fullPage = true) => {
+    await p.screenshot({ path: path.join(dir, `${name}.png`), fullPage });
+  };
   return { dir, shot };
 }
 
@@ -80,8 +101,13 @@ export async function setUpOwner(page: Page): Promise<void> {
  * the invite page ("Check your email"), then the link emailed to them, where they choose a password.
  * `link` is the invite's URL on the test server; `mailOf` reads the newest system mail to the address.
  */
-export async function joinThroughInvite(member: Page, link: string, who: { name: string; email: string; password: string },
-  mailOf: (to: string) => Promise<{ text: string } | undefined>, shot?: (name: string, p: Page) => Promise<void>): Promise<void> {
+export async function joinThroughInvite(
+  member: Page,
+  link: string,
+  who: { name: string; email: string; password: string },
+  mailOf: (to: string) => Promise<{ text: string } | undefined>,
+  shot?: (name: string, p: Page) => Promise<void>,
+): Promise<void> {
   await member.goto(link);
   await member.getByLabel('Your name').fill(who.name);
   await member.getByLabel('Email').fill(who.email);

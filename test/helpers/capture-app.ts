@@ -18,7 +18,12 @@ export async function startCaptureApp(overrides: Partial<Config> = {}): Promise<
     ...t,
     domainId: data!.id,
     async send(o = {}) {
-      const r = await t.resend.emails.send({ from: 'Acme <hello@example.com>', to: o.to ?? 'alice@dest.test', subject: o.subject ?? 'Hello', html: o.html ?? '<p>Hi</p>' });
+      const r = await t.resend.emails.send({
+        from: 'Acme <hello@example.com>',
+        to: o.to ?? 'alice@dest.test',
+        subject: o.subject ?? 'Hello',
+        html: o.html ?? '<p>Hi</p>',
+      });
       if (r.error) throw new Error(r.error.message);
       return r.data!.id;
     },

@@ -4,8 +4,16 @@
 export async function closeAll(...steps: (() => unknown)[]): Promise<void> {
   const failures: unknown[] = [];
   for (const step of steps) {
-    try { await step(); } catch (e) { failures.push(e); }
+    try {
+      await step();
+    } catch (e) {
+      failures.push(e);
+    }
   }
   if (failures.length === 1) throw failures[0];
-  if (failures.length > 1) throw new AggregateError(failures, `${failures.length} cleanup steps failed: ${failures.map((f) => (f as Error)?.message ?? String(f)).join('; ')}`);
+  if (failures.length > 1)
+    throw new AggregateError(
+      failures,
+      `${failures.length} cleanup steps failed: ${failures.map((f) => (f as Error)?.message ?? String(f)).join('; ')}`,
+    );
 }

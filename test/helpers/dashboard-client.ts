@@ -1,6 +1,11 @@
 // A browser stand-in for the dashboard's HTTP calls: keeps cookies (Set-Cookie in, Cookie out),
 // sends the CSRF header the SPA sends, and parses JSON. One client = one browser.
-export interface Res { status: number; headers: Headers; body: any; setCookies: string[] }
+export interface Res {
+  status: number;
+  headers: Headers;
+  body: any;
+  setCookies: string[];
+}
 
 export class DashboardClient {
   readonly jar = new Map<string, string>();
@@ -11,12 +16,22 @@ export class DashboardClient {
     return [...this.jar].map(([k, v]) => `${k}=${v}`).join('; ');
   }
 
-  async req(method: string, path: string, body?: unknown, o: { csrf?: boolean; headers?: Record<string, string> } = {}): Promise<Res> {
+  async req(
+    method: string,
+    path: string,
+    body?: unknown,
+    o: { csrf?: boolean; headers?: Record<string, string> } = {},
+  ): Promise<Res> {
     const headers: Record<string, string> = { ...(o.headers ?? {}) };
     if (this.jar.size) headers.cookie = this.cookieHeader();
     if (o.csrf !== false && this.csrf && method !== 'GET') headers['x-csrf-token'] = this.csrf;
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(this.url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), redirect: 'manual' });
+    const res = await fetch(this.url + path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      redirect: 'manual',
+    });
     const setCookies = res.headers.getSetCookie();
     for (const c of setCookies) {
       const [pair, ...attrs] = c.split(';');
@@ -28,8 +43,13 @@ export class DashboardClient {
     }
     const text = await res.text();
     let parsed: unknown = text;
-    try { parsed = JSON.parse(text); } catch { /* not JSON */ }
-    if (parsed && typeof parsed === 'object' && typeof (parsed as { csrf?: unknown }).csrf === 'string') this.csrf = (parsed as { csrf: string }).csrf;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      /* not JSON */
+    }
+    if (parsed && typeof parsed === 'object' && typeof (parsed as { csrf?: unknown }).csrf === 'string')
+      this.csrf = (parsed as { csrf: string }).csrf;
     return { status: res.status, headers: res.headers, body: parsed, setCookies };
   }
 
@@ -38,14 +58,24 @@ export class DashboardClient {
 }
 
 /** The newest system mail (resets, confirmations) to an address: held by the system team, read here from the database. */
-export async function systemMailTo(t: { db: { pool: { query: (q: string, p: unknown[]) => Promise<{ rows: any[] }> } } }, to: string): Promise<{ id: string; subject: string; text: string; raw: string } | undefined> {
+export async function systemMailTo(
+  t: { db: { pool: { query: (q: string, p: unknown[]) => Promise<{ rows: any[] }> } } },
+  to: string,
+): Promise<{ id: string; subject: string; text: string; raw: string } | undefined> {
   const { rows } = await t.db.pool.query(
-    `SELECT id, subject, text_body AS text, convert_from(raw, 'UTF8') AS raw FROM emails WHERE team_id = '00000000-0000-4000-8000-00000000f00d' AND $1 = ANY(to_addrs) ORDER BY created_at DESC LIMIT 1`, [to.toLowerCase()]);
+    `SELECT id, subject, text_body AS text, convert_from(raw, 'UTF8') AS raw FROM emails WHERE team_id = '00000000-0000-4000-8000-00000000f00d' AND $1 = ANY(to_addrs) ORDER BY created_at DESC LIMIT 1`,
+    [to.toLowerCase()],
+  );
   return rows[0];
 }
 
 /** Signs up from an invite link (address only), opens the link emailed to it and chooses the password there; `c` ends signed in. */
-export async function inviteSignupConfirmed(t: Parameters<typeof systemMailTo>[0], c: DashboardClient, inviteToken: string, body: { email: string; password: string; name?: string }): Promise<Res> {
+export async function inviteSignupConfirmed(
+  t: Parameters<typeof systemMailTo>[0],
+  c: DashboardClient,
+  inviteToken: string,
+  body: { email: string; password: string; name?: string },
+): Promise<Res> {
   const signup = await c.post(`/dashboard-api/invites/${inviteToken}/signup`, { email: body.email, name: body.name });
   if (signup.status !== 200) return signup;
   const token = confirmationToken(await systemMailTo(t, body.email));

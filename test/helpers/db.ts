@@ -38,11 +38,14 @@ export async function freshDatabase(opts: { migrate?: boolean } = {}): Promise<T
   const pool = createPool(url);
   if (opts.migrate !== false) await migrate(pool);
   return {
-    url, pool,
+    url,
+    pool,
     async drop() {
       await pool.end().catch(() => undefined);
       if (stopEmbedded) {
-        await stopEmbedded().catch((e) => process.stderr.write(`warning: the embedded PostgreSQL in ${tmp} did not stop: ${e.message}\n`));
+        await stopEmbedded().catch((e) =>
+          process.stderr.write(`warning: the embedded PostgreSQL in ${tmp} did not stop: ${e.message}\n`),
+        );
         if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
         return;
       }
@@ -60,7 +63,10 @@ export async function freshDatabase(opts: { migrate?: boolean } = {}): Promise<T
  * servers running and the test file hanging until its timeout.
  */
 async function dropDatabase(serverUrl: string, name: string): Promise<void> {
-  const attempts = [`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`, ...Array(3).fill(`DROP DATABASE IF EXISTS "${name}"`)];
+  const attempts = [
+    `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`,
+    ...Array(3).fill(`DROP DATABASE IF EXISTS "${name}"`),
+  ];
   let last: unknown;
   for (const sql of attempts) {
     const a = new pg.Client({ connectionString: serverUrl });

@@ -5,7 +5,11 @@
 import type { DKIMSignOptions } from 'mailauth';
 import { dkimSign } from 'mailauth/lib/dkim/sign.js';
 
-export interface SenderKey { signingDomain: string; selector: string; privateKey: string }
+export interface SenderKey {
+  signingDomain: string;
+  selector: string;
+  privateKey: string;
+}
 
 /** The DKIM-Signature header (CRLF-ended) to put in front of `raw`. */
 export async function senderDkimSignature(raw: Buffer, key: SenderKey): Promise<string> {

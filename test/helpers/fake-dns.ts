@@ -55,7 +55,13 @@ export async function startFakeDns(): Promise<FakeDns> {
     for (const v of values) {
       if (type === 'MX') {
         const mx = v as MxValue;
-        answers.push({ type: 'MX', name, ttl: TTL, class: 'IN', data: { exchange: norm(mx.exchange), preference: mx.priority } });
+        answers.push({
+          type: 'MX',
+          name,
+          ttl: TTL,
+          class: 'IN',
+          data: { exchange: norm(mx.exchange), preference: mx.priority },
+        });
       } else if (type === 'TXT') {
         answers.push({ type: 'TXT', name, ttl: TTL, class: 'IN', data: txtChunks(v as TxtValue) });
       } else if (type === 'CNAME' || type === 'PTR') {

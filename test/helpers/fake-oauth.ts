@@ -6,7 +6,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface FakeIdentity { id: string; name: string; emails: { email: string; verified: boolean; primary: boolean }[] }
+export interface FakeIdentity {
+  id: string;
+  name: string;
+  emails: { email: string; verified: boolean; primary: boolean }[];
+}
 
 export interface FakeOAuth {
   url: string;
@@ -23,12 +27,23 @@ export async function startFakeOAuth(clientSecret: string): Promise<FakeOAuth> {
   const fake: Partial<FakeOAuth> = { identity: { id: '4242', name: 'Octo Cat', emails: [] }, tokenRequests: [] };
   const server = http.createServer((req, res) => {
     const u = new URL(req.url!, 'http://x');
-    const json = (status: number, body: unknown) => { res.writeHead(status, { 'content-type': 'application/json' }); res.end(JSON.stringify(body)); };
+    const json = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
     const authed = () => tokens.has((req.headers.authorization ?? '').replace(/^Bearer /, ''));
     if (u.pathname.endsWith('/authorize') || u.pathname === '/o/oauth2/v2/auth') {
-      if (u.searchParams.get('code_challenge_method') !== 'S256' || !u.searchParams.get('code_challenge') || !u.searchParams.get('state')) return json(400, { error: 'pkce_and_state_required' });
+      if (
+        u.searchParams.get('code_challenge_method') !== 'S256' ||
+        !u.searchParams.get('code_challenge') ||
+        !u.searchParams.get('state')
+      )
+        return json(400, { error: 'pkce_and_state_required' });
       const code = randomBytes(8).toString('hex');
-      codes.set(code, { challenge: u.searchParams.get('code_challenge')!, redirectUri: u.searchParams.get('redirect_uri')! });
+      codes.set(code, {
+        challenge: u.searchParams.get('code_challenge')!,
+        redirectUri: u.searchParams.get('redirect_uri')!,
+      });
       const back = new URL(u.searchParams.get('redirect_uri')!);
       back.searchParams.set('code', code);
       back.searchParams.set('state', u.searchParams.get('state')!);
@@ -37,14 +52,22 @@ export async function startFakeOAuth(clientSecret: string): Promise<FakeOAuth> {
     }
     if (req.method === 'POST' && (u.pathname.endsWith('/access_token') || u.pathname === '/token')) {
       let body = '';
-      req.on('data', (c) => { body += c; });
+      req.on('data', (c) => {
+        body += c;
+      });
       req.on('end', () => {
         const p = new URLSearchParams(body);
         fake.tokenRequests!.push(p);
         const c = codes.get(p.get('code') ?? '');
         codes.delete(p.get('code') ?? '');
-        if (!c || p.get('client_secret') !== clientSecret || p.get('redirect_uri') !== c.redirectUri) return json(400, { error: 'invalid_grant' });
-        if (createHash('sha256').update(p.get('code_verifier') ?? '').digest('base64url') !== c.challenge) return json(400, { error: 'invalid_grant', error_description: 'PKCE verification failed' });
+        if (!c || p.get('client_secret') !== clientSecret || p.get('redirect_uri') !== c.redirectUri)
+          return json(400, { error: 'invalid_grant' });
+        if (
+          createHash('sha256')
+            .update(p.get('code_verifier') ?? '')
+            .digest('base64url') !== c.challenge
+        )
+          return json(400, { error: 'invalid_grant', error_description: 'PKCE verification failed' });
         const token = randomBytes(12).toString('hex');
         tokens.add(token);
         return json(200, { access_token: token, token_type: 'bearer' });

@@ -21,20 +21,36 @@ export interface TestApp {
   db: TestDatabase;
   dataDir: string;
   /** fetch against the app with the bootstrap key (or `key`) and JSON body handling */
-  api(method: string, p: string, opts?: { body?: unknown; key?: string | null; headers?: Record<string, string>; raw?: string }): Promise<{ status: number; headers: Headers; body: any }>;
+  api(
+    method: string,
+    p: string,
+    opts?: { body?: unknown; key?: string | null; headers?: Record<string, string>; raw?: string },
+  ): Promise<{ status: number; headers: Headers; body: any }>;
   close(): Promise<void>;
 }
 
-export async function startTestApp(overrides: Partial<Config> = {}, opts: { db?: TestDatabase; env?: Record<string, string> } = {}): Promise<TestApp> {
+export async function startTestApp(
+  overrides: Partial<Config> = {},
+  opts: { db?: TestDatabase; env?: Record<string, string> } = {},
+): Promise<TestApp> {
   const db = opts.db ?? (await freshDatabase());
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-data-'));
   const key = apiKeyToken();
-  const config = loadConfig({ MAILROOM_LOG_LEVEL: 'silent', ...opts.env }, {
-    databaseUrl: db.url, dataDir, httpListen: { host: '127.0.0.1', port: 0 }, bootstrapApiKey: key,
-    roles: ['api', 'worker'], rateLimit: 1000, mxHost: 'mx.mailroom.test',
-    // Processes sharing a database must share the secret (DKIM keys are sealed with it).
-    secretKey: `test-secret:${db.url}`, ...overrides,
-  });
+  const config = loadConfig(
+    { MAILROOM_LOG_LEVEL: 'silent', ...opts.env },
+    {
+      databaseUrl: db.url,
+      dataDir,
+      httpListen: { host: '127.0.0.1', port: 0 },
+      bootstrapApiKey: key,
+      roles: ['api', 'worker'],
+      rateLimit: 1000,
+      mxHost: 'mx.mailroom.test',
+      // Processes sharing a database must share the secret (DKIM keys are sealed with it).
+      secretKey: `test-secret:${db.url}`,
+      ...overrides,
+    },
+  );
   const app = await startApp(config, { log: createLogger('silent') });
   const url = app.httpUrl!;
   const api: TestApp['api'] = async (method, p, o = {}) => {
@@ -49,17 +65,27 @@ export async function startTestApp(overrides: Partial<Config> = {}, opts: { db?:
     const res = await fetch(url + p, { method, headers, body });
     const text = await res.text();
     let parsed: unknown = text;
-    try { parsed = JSON.parse(text); } catch { /* not JSON: keep the text */ }
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      /* not JSON: keep the text */
+    }
     return { status: res.status, headers: res.headers, body: parsed };
   };
   return {
-    app, url, key, db, dataDir, api,
+    app,
+    url,
+    key,
+    db,
+    dataDir,
+    api,
     resend: new Resend(key, { baseUrl: url }),
-    close: () => closeAll(
-      () => app.close(),
-      () => (opts.db ? undefined : db.drop()),
-      () => fs.rmSync(dataDir, { recursive: true, force: true }),
-    ),
+    close: () =>
+      closeAll(
+        () => app.close(),
+        () => (opts.db ? undefined : db.drop()),
+        () => fs.rmSync(dataDir, { recursive: true, force: true }),
+      ),
   };
 }
 

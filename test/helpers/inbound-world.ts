@@ -15,7 +15,11 @@ export interface InboundWorld extends MailWorld {
   mxPort: number;
   receivingDomainId: string;
   /** DKIM-signs `raw` as sender.test (unless `sign: false`) and submits it to the MX listener. */
-  deliver(raw: Buffer | string, env: { from: string; to: string[] }, opts?: { sign?: boolean }): Promise<{ response: string }>;
+  deliver(
+    raw: Buffer | string,
+    env: { from: string; to: string[] },
+    opts?: { sign?: boolean },
+  ): Promise<{ response: string }>;
   /** Signs `raw` as sender.test. */
   sign(raw: Buffer): Promise<Buffer>;
 }
@@ -32,11 +36,18 @@ async function freePort(): Promise<number> {
 export async function startInboundWorld(overrides: Partial<Config> = {}): Promise<InboundWorld> {
   const port = await freePort();
   const w = await startMailWorld({
-    roles: ['api', 'worker', 'mx'], mxListen: [{ host: '127.0.0.1', port: 0 }], allowPrivateNetworks: true,
-    httpListen: { host: '127.0.0.1', port }, publicUrl: `http://127.0.0.1:${port}`,
-    webhookRetrySchedule: [0, 200, 400], mxDnsCacheSeconds: 0, ...overrides, // tests change records between messages
+    roles: ['api', 'worker', 'mx'],
+    mxListen: [{ host: '127.0.0.1', port: 0 }],
+    allowPrivateNetworks: true,
+    httpListen: { host: '127.0.0.1', port },
+    publicUrl: `http://127.0.0.1:${port}`,
+    webhookRetrySchedule: [0, 200, 400],
+    mxDnsCacheSeconds: 0,
+    ...overrides, // tests change records between messages
   });
-  const res = await w.t.api('POST', '/domains', { body: { name: 'inbound.test', capabilities: { sending: 'disabled', receiving: 'enabled' } } });
+  const res = await w.t.api('POST', '/domains', {
+    body: { name: 'inbound.test', capabilities: { sending: 'disabled', receiving: 'enabled' } },
+  });
   if (res.status !== 201) throw new Error(JSON.stringify(res.body));
   publishRecords(w.dns, 'inbound.test', res.body.records as WireRecord[]);
   const v = await w.t.api('POST', `/domains/${res.body.id}/verify`);
@@ -51,24 +62,45 @@ export async function startInboundWorld(overrides: Partial<Config> = {}): Promis
   const mxPort = w.t.app.mxListeners![0].port;
 
   const sign = async (raw: Buffer) => {
-    const signature = await senderDkimSignature(raw, { signingDomain: 'sender.test', selector: 's1', privateKey: keyPem });
+    const signature = await senderDkimSignature(raw, {
+      signingDomain: 'sender.test',
+      selector: 's1',
+      privateKey: keyPem,
+    });
     return Buffer.concat([Buffer.from(signature), raw]);
   };
-  const transport = nodemailer.createTransport({ host: '127.0.0.1', port: mxPort, secure: false, tls: { rejectUnauthorized: false }, name: 'client.sender.test' });
+  const transport = nodemailer.createTransport({
+    host: '127.0.0.1',
+    port: mxPort,
+    secure: false,
+    tls: { rejectUnauthorized: false },
+    name: 'client.sender.test',
+  });
   return {
-    ...w, mxPort, receivingDomainId: res.body.id, sign,
+    ...w,
+    mxPort,
+    receivingDomainId: res.body.id,
+    sign,
     async deliver(raw, env, opts = {}) {
       const buf = Buffer.isBuffer(raw) ? raw : Buffer.from(raw);
       const signed = opts.sign === false ? buf : await sign(buf);
       const info = await transport.sendMail({ envelope: { from: env.from, to: env.to }, raw: signed });
       return { response: info.response };
     },
-    close: () => closeAll(() => transport.close(), () => w.close()),
+    close: () =>
+      closeAll(
+        () => transport.close(),
+        () => w.close(),
+      ),
   };
 }
 
 /** A raw SMTP conversation: sends each line, returns every reply (for refusals nodemailer hides). */
-export async function smtpTalk(port: number, lines: (string | Buffer)[], opts: { keepOpen?: boolean } = {}): Promise<{ replies: string[]; socket: net.Socket }> {
+export async function smtpTalk(
+  port: number,
+  lines: (string | Buffer)[],
+  opts: { keepOpen?: boolean } = {},
+): Promise<{ replies: string[]; socket: net.Socket }> {
   const socket = net.connect(port, '127.0.0.1');
   const replies: string[] = [];
   let buf = '';
@@ -84,12 +116,19 @@ export async function smtpTalk(port: number, lines: (string | Buffer)[], opts: {
     }
   });
   socket.on('error', () => undefined);
-  const next = (n: number) => new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no reply; got ${JSON.stringify(replies)}`)), 10_000);
-    const check = () => { if (replies.length >= n) { clearTimeout(timer); waiter = undefined; resolve(); } };
-    waiter = check;
-    check();
-  });
+  const next = (n: number) =>
+    new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no reply; got ${JSON.stringify(replies)}`)), 10_000);
+      const check = () => {
+        if (replies.length >= n) {
+          clearTimeout(timer);
+          waiter = undefined;
+          resolve();
+        }
+      };
+      waiter = check;
+      check();
+    });
   await next(1);
   for (const line of lines) {
     const n = replies.length + 1;

@@ -4,7 +4,10 @@
 // utilization's active time: a synchronous inflate or parse shows in full, waiting for a CPU does not).
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 
-export interface LoopStalls { worstGapMs: number; worstBusyMs: number }
+export interface LoopStalls {
+  worstGapMs: number;
+  worstBusyMs: number;
+}
 
 export function watchLoop(): { stop(): LoopStalls } {
   let worstGapMs = 0;

@@ -25,15 +25,28 @@ export async function startMailWorld(overrides: Partial<Config> = {}): Promise<M
   dns.set('mx.mailroom.test', 'A', ['127.0.0.1']);
   dns.set('dest.test', 'MX', [{ exchange: 'mx1.dest.test', priority: 10 }]);
   dns.set('mx1.dest.test', 'A', ['127.0.0.1']);
-  const t = await startTestApp({ dnsServers: [dns.address], outboundPort: mx.port, heloName: 'out.mailroom.test', ...overrides });
+  const t = await startTestApp({
+    dnsServers: [dns.address],
+    outboundPort: mx.port,
+    heloName: 'out.mailroom.test',
+    ...overrides,
+  });
   const { data, error } = await t.resend.domains.create({ name: 'example.com' });
   if (error) throw new Error(error.message);
   publishRecords(dns, 'example.com', data!.records as unknown as WireRecord[]);
   await t.resend.domains.verify(data!.id);
   const world: MailWorld = {
-    dns, mx, t, domainId: data!.id,
+    dns,
+    mx,
+    t,
+    domainId: data!.id,
     // world.mx: a test may have replaced the recording MX.
-    close: () => closeAll(() => t.close(), () => world.mx.close(), () => dns.close()),
+    close: () =>
+      closeAll(
+        () => t.close(),
+        () => world.mx.close(),
+        () => dns.close(),
+      ),
   };
   return world;
 }
@@ -61,7 +74,13 @@ function receiverCheck(dns: FakeDns, msg: RecordedMessage) {
   const r = new Resolver();
   r.setServers([dns.address]);
   const resolver = (name: string, rr: string) => r.resolve(name, rr as never) as Promise<never>;
-  return authenticate(msg.raw, { ip: '127.0.0.1', helo: msg.heloName, sender: msg.mailFrom, mta: 'mx1.dest.test', resolver });
+  return authenticate(msg.raw, {
+    ip: '127.0.0.1',
+    helo: msg.heloName,
+    sender: msg.mailFrom,
+    mta: 'mx1.dest.test',
+    resolver,
+  });
 }
 
 /** DKIM, SPF and DMARC as the receiving server sees them, resolved through the fake DNS. */
@@ -77,5 +96,8 @@ export async function receiverAuth(dns: FakeDns, msg: RecordedMessage) {
 /** Every DKIM signature of a received message as `algorithm selector result`, in header order. */
 export async function receiverDkimSignatures(dns: FakeDns, msg: RecordedMessage): Promise<string[]> {
   const res = await receiverCheck(dns, msg);
-  return (res.dkim?.results ?? []).map((r: { algo?: string; selector?: string; status?: { result?: string } }) => `${r.algo} ${r.selector} ${r.status?.result}`);
+  return (res.dkim?.results ?? []).map(
+    (r: { algo?: string; selector?: string; status?: { result?: string } }) =>
+      `${r.algo} ${r.selector} ${r.status?.result}`,
+  );
 }

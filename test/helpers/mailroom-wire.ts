@@ -3,7 +3,12 @@
 // an automation's `reentry`, a segment's `filter` and counts). Each getter fails on an SDK error and
 // checks that the added fields are in the answer before it says they are.
 import assert from 'node:assert/strict';
-import type { GetAutomationResponseSuccess, GetBroadcastResponseSuccess, GetSegmentResponseSuccess, Resend } from 'resend';
+import type {
+  GetAutomationResponseSuccess,
+  GetBroadcastResponseSuccess,
+  GetSegmentResponseSuccess,
+  Resend,
+} from 'resend';
 import type { Broadcasts } from '../../src/broadcasts/service.js';
 import type { Rule } from '../../src/lib/filter-rule.js';
 import type { Reentry } from '../../src/store/automations.js';
@@ -13,7 +18,9 @@ import type { BroadcastStatus } from '../../src/store/broadcasts.js';
 export type MailroomBroadcast = Omit<GetBroadcastResponseSuccess, 'status'> & {
   status: BroadcastStatus;
   stats: Awaited<ReturnType<Broadcasts['view']>>['stats'];
-  completed_at: string | null; paused_at: string | null; pause_reason: string | null;
+  completed_at: string | null;
+  paused_at: string | null;
+  pause_reason: string | null;
 };
 
 /** GET /automations/:id with Mailroom's re-entry setting. */
@@ -21,12 +28,16 @@ export type MailroomAutomation = GetAutomationResponseSuccess & { reentry: Reent
 
 /** GET /segments/:id with Mailroom's filter (null for a fixed list) and member count. */
 export type MailroomSegment = GetSegmentResponseSuccess & {
-  filter: Rule | null; contacts_count: number | null; contacts_count_capped: boolean; filter_error?: string;
+  filter: Rule | null;
+  contacts_count: number | null;
+  contacts_count_capped: boolean;
+  filter_error?: string;
 };
 
 function extended<T>(r: { data: unknown; error: unknown }, fields: string[]): T {
   assert.equal(r.error, null, JSON.stringify(r.error));
-  for (const f of fields) assert.ok(f in (r.data as object), `Mailroom's \`${f}\` is in the answer: ${JSON.stringify(r.data)}`);
+  for (const f of fields)
+    assert.ok(f in (r.data as object), `Mailroom's \`${f}\` is in the answer: ${JSON.stringify(r.data)}`);
   return r.data as T;
 }
 

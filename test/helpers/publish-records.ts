@@ -3,11 +3,25 @@
 import type { FakeDns } from './fake-dns.js';
 import type { RecordState } from '../../src/store/domains.js';
 
-export interface WireRecord { record: string; name: string; type: string; value: string; priority?: number; ttl: string; status: RecordState }
+export interface WireRecord {
+  record: string;
+  name: string;
+  type: string;
+  value: string;
+  priority?: number;
+  ttl: string;
+  status: RecordState;
+}
 
-export const recordFqdn = (domain: string, r: WireRecord) => (r.name === domain || r.name === '@' ? domain : `${r.name}.${domain}`);
+export const recordFqdn = (domain: string, r: WireRecord) =>
+  r.name === domain || r.name === '@' ? domain : `${r.name}.${domain}`;
 
-export function publishRecords(dns: FakeDns, domain: string, records: WireRecord[], except: (r: WireRecord) => boolean = () => false): void {
+export function publishRecords(
+  dns: FakeDns,
+  domain: string,
+  records: WireRecord[],
+  except: (r: WireRecord) => boolean = () => false,
+): void {
   const byName = new Map<string, WireRecord[]>();
   for (const r of records) {
     if (except(r)) continue;
@@ -16,9 +30,24 @@ export function publishRecords(dns: FakeDns, domain: string, records: WireRecord
   }
   for (const [k, rs] of byName) {
     const [fqdn, type] = k.split('|');
-    if (type === 'MX') dns.set(fqdn, 'MX', rs.map((r) => ({ exchange: r.value, priority: r.priority ?? 10 })));
-    else if (type === 'TXT') dns.set(fqdn, 'TXT', rs.map((r) => r.value));
-    else if (type === 'CNAME') dns.set(fqdn, 'CNAME', rs.map((r) => r.value));
+    if (type === 'MX')
+      dns.set(
+        fqdn,
+        'MX',
+        rs.map((r) => ({ exchange: r.value, priority: r.priority ?? 10 })),
+      );
+    else if (type === 'TXT')
+      dns.set(
+        fqdn,
+        'TXT',
+        rs.map((r) => r.value),
+      );
+    else if (type === 'CNAME')
+      dns.set(
+        fqdn,
+        'CNAME',
+        rs.map((r) => r.value),
+      );
   }
 }
 

@@ -29,7 +29,9 @@ export interface RecordingSmtp {
 const smtpError = (verdict: { code: number; message: string }) =>
   Object.assign(new Error(verdict.message), { responseCode: verdict.code });
 
-export async function startRecordingSmtp(opts: { starttls?: boolean; host?: string; port?: number } = {}): Promise<RecordingSmtp> {
+export async function startRecordingSmtp(
+  opts: { starttls?: boolean; host?: string; port?: number } = {},
+): Promise<RecordingSmtp> {
   const host = opts.host ?? '127.0.0.1';
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   const waiters = new Set<() => void>();

@@ -22,10 +22,17 @@ export function listener(t: TestApp, security: 'starttls' | 'tls'): SmtpListener
 
 export const caOf = (t: TestApp) => fs.readFileSync(path.join(t.dataDir, 'smtp-tls.crt'), 'utf8');
 
-export function transport(t: TestApp, security: 'starttls' | 'tls', opts: { user?: string; pass?: string; auth?: false; localAddress?: string } = {}) {
+export function transport(
+  t: TestApp,
+  security: 'starttls' | 'tls',
+  opts: { user?: string; pass?: string; auth?: false; localAddress?: string } = {},
+) {
   const l = listener(t, security);
   return nodemailer.createTransport({
-    host: l.host, port: l.port, secure: security === 'tls', requireTLS: security === 'starttls',
+    host: l.host,
+    port: l.port,
+    secure: security === 'tls',
+    requireTLS: security === 'starttls',
     ...(opts.auth === false ? {} : { auth: { user: opts.user ?? 'resend', pass: opts.pass ?? t.key } }),
     tls: { ca: caOf(t), servername: 'localhost' },
     ...(opts.localAddress ? { localAddress: opts.localAddress } : {}),
@@ -50,8 +57,14 @@ export class RawSmtp {
 
   private attach(socket: net.Socket) {
     socket.setEncoding('latin1');
-    socket.on('data', (d: string) => { this.buf += d; this.wake(); });
-    socket.on('close', () => { this.closed = true; this.wake(); });
+    socket.on('data', (d: string) => {
+      this.buf += d;
+      this.wake();
+    });
+    socket.on('close', () => {
+      this.closed = true;
+      this.wake();
+    });
     socket.on('error', () => undefined);
   }
 
@@ -61,7 +74,12 @@ export class RawSmtp {
 
   static async connect(l: SmtpListener, opts: { tls?: boolean; localAddress?: string } = {}): Promise<RawSmtp> {
     const socket = opts.tls
-      ? tls.connect({ host: l.host, port: l.port, rejectUnauthorized: false, ...(opts.localAddress ? { localAddress: opts.localAddress } : {}) })
+      ? tls.connect({
+          host: l.host,
+          port: l.port,
+          rejectUnauthorized: false,
+          ...(opts.localAddress ? { localAddress: opts.localAddress } : {}),
+        })
       : net.connect({ host: l.host, port: l.port, ...(opts.localAddress ? { localAddress: opts.localAddress } : {}) });
     await new Promise<void>((resolve, reject) => {
       socket.once(opts.tls ? 'secureConnect' : 'connect', () => resolve());
@@ -75,7 +93,10 @@ export class RawSmtp {
     this.socket.removeAllListeners('data');
     this.socket.removeAllListeners('close');
     const secure = tls.connect({ socket: this.socket, rejectUnauthorized: false });
-    await new Promise<void>((resolve, reject) => { secure.once('secureConnect', () => resolve()); secure.once('error', reject); });
+    await new Promise<void>((resolve, reject) => {
+      secure.once('secureConnect', () => resolve());
+      secure.once('error', reject);
+    });
     this.socket = secure;
     this.buf = '';
     this.attach(secure);
@@ -96,10 +117,14 @@ export class RawSmtp {
       }
       if (this.closed) return '';
       const left = until - Date.now();
-      if (left <= 0) throw new Error(`no SMTP reply within ${timeoutMs} ms; buffer: ${JSON.stringify(this.buf.slice(0, 200))}`);
+      if (left <= 0)
+        throw new Error(`no SMTP reply within ${timeoutMs} ms; buffer: ${JSON.stringify(this.buf.slice(0, 200))}`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
-        this.waiters.push(() => { clearTimeout(timer); resolve(); });
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
       });
     }
   }

@@ -4,8 +4,18 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sleep } from '../../src/lib/time.js';
 
-export interface Received { headers: http.IncomingHttpHeaders; body: string; at: number }
-export interface Answer { status?: number; body?: string; headers?: Record<string, string>; delayMs?: number; destroy?: boolean }
+export interface Received {
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  at: number;
+}
+export interface Answer {
+  status?: number;
+  body?: string;
+  headers?: Record<string, string>;
+  delayMs?: number;
+  destroy?: boolean;
+}
 
 export interface Receiver {
   url: string;

@@ -9,7 +9,11 @@ let segment: Buffer | undefined;
 
 /** A raw deflate stream that inflates to `bytes` zeros (rounded up to 64 MiB). */
 export function deflatedZeros(bytes: number): Buffer {
-  segment ??= deflateRawSync(Buffer.alloc(SEGMENT), { level: 9, flush: constants.Z_FULL_FLUSH, finishFlush: constants.Z_FULL_FLUSH });
+  segment ??= deflateRawSync(Buffer.alloc(SEGMENT), {
+    level: 9,
+    flush: constants.Z_FULL_FLUSH,
+    finishFlush: constants.Z_FULL_FLUSH,
+  });
   const n = Math.ceil(bytes / SEGMENT);
   return Buffer.concat([...Array<Buffer>(n).fill(segment), Buffer.from([0x03, 0x00])]); // + an empty final block
 }

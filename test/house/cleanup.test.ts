@@ -11,13 +11,21 @@ import { closeAll } from '../helpers/close-all.js';
 // file's DNS and MX servers kept it running until its 180 s timeout. A template database is one
 // that no role may drop, which makes that failure happen on purpose.
 
-const serverUrl = (dbUrl: string) => { const u = new URL(dbUrl); u.pathname = '/postgres'; return u.toString(); };
+const serverUrl = (dbUrl: string) => {
+  const u = new URL(dbUrl);
+  u.pathname = '/postgres';
+  return u.toString();
+};
 const dbName = (dbUrl: string) => new URL(dbUrl).pathname.slice(1);
 
 async function admin(dbUrl: string, sql: string): Promise<void> {
   const c = new pg.Client({ connectionString: serverUrl(dbUrl) });
   await c.connect();
-  try { await c.query(sql); } finally { await c.end(); }
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
 }
 const undroppable = (dbUrl: string) => admin(dbUrl, `ALTER DATABASE "${dbName(dbUrl)}" IS_TEMPLATE true`);
 const dropForReal = async (dbUrl: string) => {
@@ -25,13 +33,19 @@ const dropForReal = async (dbUrl: string) => {
   await admin(dbUrl, `DROP DATABASE IF EXISTS "${dbName(dbUrl)}" WITH (FORCE)`);
 };
 
-const refused = (port: number) => new Promise<boolean>((resolve) => {
-  const s = net.connect(port, '127.0.0.1');
-  s.on('connect', () => { s.destroy(); resolve(false); });
-  s.on('error', () => resolve(true));
-});
+const refused = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const s = net.connect(port, '127.0.0.1');
+    s.on('connect', () => {
+      s.destroy();
+      resolve(false);
+    });
+    s.on('error', () => resolve(true));
+  });
 
-test('a test database that cannot be dropped is left behind with a warning instead of failing the cleanup', { skip: !process.env.MAILROOM_TEST_DATABASE_URL && 'needs MAILROOM_TEST_DATABASE_URL' }, async () => {
+test('a test database that cannot be dropped is left behind with a warning instead of failing the cleanup', {
+  skip: !process.env.MAILROOM_TEST_DATABASE_URL && 'needs MAILROOM_TEST_DATABASE_URL',
+}, async () => {
   const db = await freshDatabase({ migrate: false });
   await undroppable(db.url);
   try {
@@ -41,7 +55,9 @@ test('a test database that cannot be dropped is left behind with a warning inste
   }
 });
 
-test('the mail world closes its MX and DNS servers even when its database cannot be dropped', { skip: !process.env.MAILROOM_TEST_DATABASE_URL && 'needs MAILROOM_TEST_DATABASE_URL' }, async () => {
+test('the mail world closes its MX and DNS servers even when its database cannot be dropped', {
+  skip: !process.env.MAILROOM_TEST_DATABASE_URL && 'needs MAILROOM_TEST_DATABASE_URL',
+}, async () => {
   const w = await startMailWorld();
   const url = w.t.db.url;
   const mxPort = w.mx.port;
@@ -58,11 +74,23 @@ test('the mail world closes its MX and DNS servers even when its database cannot
 
 test('closeAll runs every step when one fails, in order, and then reports the failure', async () => {
   const ran: string[] = [];
-  await assert.rejects(closeAll(
-    () => { ran.push('app'); },
-    async () => { ran.push('db'); throw new Error('cannot drop'); },
-    async () => { ran.push('mx'); },
-    () => { ran.push('dns'); },
-  ), /cannot drop/);
+  await assert.rejects(
+    closeAll(
+      () => {
+        ran.push('app');
+      },
+      async () => {
+        ran.push('db');
+        throw new Error('cannot drop');
+      },
+      async () => {
+        ran.push('mx');
+      },
+      () => {
+        ran.push('dns');
+      },
+    ),
+    /cannot drop/,
+  );
   assert.deepEqual(ran, ['app', 'db', 'mx', 'dns']);
 });

@@ -27,6 +27,10 @@ test('the pattern finds an insert into emails however it is spaced, and not one 
 
 test('src/store/emails.ts is the only file under src/ that inserts into emails', () => {
   const others = files(SRC).filter((f) => f !== THE_FILE && INSERT_INTO_EMAILS.test(fs.readFileSync(f, 'utf8')));
-  assert.deepEqual(others.map((f) => path.relative(SRC, f)), [], 'insert emails through emails/accept.ts and store/emails.ts');
+  assert.deepEqual(
+    others.map((f) => path.relative(SRC, f)),
+    [],
+    'insert emails through emails/accept.ts and store/emails.ts',
+  );
   assert.ok(INSERT_INTO_EMAILS.test(fs.readFileSync(THE_FILE, 'utf8')), 'store/emails.ts still holds the insert');
 });

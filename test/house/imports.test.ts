@@ -40,7 +40,10 @@ test('no import cycle between the folders of src/', () => {
   const state = new Map<string, 'open' | 'done'>();
   const visit = (u: string, trail: string[]) => {
     if (state.get(u) === 'done') return;
-    if (state.get(u) === 'open') { cycles.push([...trail.slice(trail.indexOf(u)), u].join(' → ')); return; }
+    if (state.get(u) === 'open') {
+      cycles.push([...trail.slice(trail.indexOf(u)), u].join(' → '));
+      return;
+    }
     state.set(u, 'open');
     for (const v of edges.get(u) ?? []) visit(v, [...trail, u]);
     state.set(u, 'done');
@@ -55,7 +58,9 @@ const ROUTES_STILL_ON_STORE = new Set<string>([]);
 
 test('HTTP routes call modules, not store/ (no route beyond the known list reaches the database directly)', () => {
   const routes = [...files(path.join(SRC, 'http', 'api')), ...files(path.join(SRC, 'http', 'dashboard'))];
-  const reachesDb = (f: string) => importsOf(f).some((i) => i.startsWith(path.join(SRC, 'store') + path.sep)) || /\.query\s*[<(]/.test(fs.readFileSync(f, 'utf8'));
+  const reachesDb = (f: string) =>
+    importsOf(f).some((i) => i.startsWith(path.join(SRC, 'store') + path.sep)) ||
+    /\.query\s*[<(]/.test(fs.readFileSync(f, 'utf8'));
   const onStore = routes.filter(reachesDb).map((f) => path.relative(path.join(SRC, 'http'), f).replace(/^api\//, ''));
   const fresh = onStore.filter((f) => !ROUTES_STILL_ON_STORE.has(f));
   assert.deepEqual(fresh, [], 'new routes must call a module');

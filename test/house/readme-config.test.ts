@@ -12,7 +12,9 @@ function tableNames(): Set<string> {
   const start = README.indexOf('\n## Configuration');
   assert.ok(start >= 0, 'the README has a "## Configuration" section');
   const end = README.indexOf('\n## ', start + 1);
-  const rows = README.slice(start, end < 0 ? undefined : end).split('\n').filter((l) => l.startsWith('| `MAILROOM_'));
+  const rows = README.slice(start, end < 0 ? undefined : end)
+    .split('\n')
+    .filter((l) => l.startsWith('| `MAILROOM_'));
   return new Set(rows.flatMap((r) => [...r.split('|')[1].matchAll(/`(MAILROOM_[A-Z0-9_]+)`/g)].map((m) => m[1])));
 }
 

@@ -13,17 +13,26 @@ const API = path.join(HTTP, 'api');
 
 /** First path segments a file may use besides its resource's own, and why. */
 const ALIASES: Record<string, { segments: string[]; why: string }> = {
-  contacts: { segments: ['audiences', 'segments'], why: 'the legacy /audiences/:id/contacts paths and GET /segments/:id/contacts list contacts' },
-  emails: { segments: ['files', 'share'], why: 'a sent attachment\'s download (/files/sent) and an email\'s public share page (/share/:id)' },
-  domains: { segments: ['reputation'], why: 'the team-wide reputation alerts next to a domain\'s reputation' },
+  contacts: {
+    segments: ['audiences', 'segments'],
+    why: 'the legacy /audiences/:id/contacts paths and GET /segments/:id/contacts list contacts',
+  },
+  emails: {
+    segments: ['files', 'share'],
+    why: "a sent attachment's download (/files/sent) and an email's public share page (/share/:id)",
+  },
+  domains: { segments: ['reputation'], why: "the team-wide reputation alerts next to a domain's reputation" },
   tracking: { segments: ['t'], why: 'open and click links are short: /t/o, /t/c' },
   unsubscribe: { segments: ['u'], why: 'one-click unsubscribe links are short: /u/:token' },
 };
 
 const ROUTE = /app\.(get|post|put|patch|delete)(?:<[^>]*>)?\(\s*'([^']+)'/g;
-const files = fs.readdirSync(API).filter((f) => f.endsWith('.ts')).sort();
+const files = fs
+  .readdirSync(API)
+  .filter((f) => f.endsWith('.ts'))
+  .sort();
 
-test('every file under api/ is a resource, an action of one, or a resource\'s schemas', () => {
+test("every file under api/ is a resource, an action of one, or a resource's schemas", () => {
   for (const f of files) {
     assert.match(f, /^[a-z][a-z-]*(\.[a-z][a-z-]*)*\.ts$/, `${f}: <resource>[.<action>].ts`);
     const routes = [...fs.readFileSync(path.join(API, f), 'utf8').matchAll(ROUTE)];
@@ -32,7 +41,7 @@ test('every file under api/ is a resource, an action of one, or a resource\'s sc
   }
 });
 
-test('a route\'s path begins with its file\'s resource (or a named alias), and no method and path is registered twice', () => {
+test("a route's path begins with its file's resource (or a named alias), and no method and path is registered twice", () => {
   const seen = new Map<string, string>();
   const wrong: string[] = [];
   for (const f of files) {
@@ -46,12 +55,14 @@ test('a route\'s path begins with its file\'s resource (or a named alias), and n
       seen.set(key, f);
     }
   }
-  assert.deepEqual(wrong, [], 'routes outside their file\'s resource');
+  assert.deepEqual(wrong, [], "routes outside their file's resource");
   assert.ok(seen.size > 100, `read ${seen.size} routes: the pattern still finds them`);
 });
 
 test('routes.ts registers every route file under api/', () => {
   const text = fs.readFileSync(path.join(HTTP, 'routes.ts'), 'utf8');
-  const missing = files.filter((f) => !f.endsWith('.schema.ts') && !text.includes(`'./api/${f.replace(/\.ts$/, '.js')}'`));
+  const missing = files.filter(
+    (f) => !f.endsWith('.schema.ts') && !text.includes(`'./api/${f.replace(/\.ts$/, '.js')}'`),
+  );
   assert.deepEqual(missing, []);
 });

@@ -4,12 +4,31 @@ import { startTestApp, type TestApp } from '../helpers/harness.js';
 import { ERRORS, EMITTED_NAMES } from '../../src/errors.js';
 
 // The 21 "classic" names that the Node, PHP and .NET SDKs know (resend-compat.md 3.2).
-const CLASSIC = ['invalid_idempotency_key', 'validation_error', 'missing_api_key', 'restricted_api_key', 'invalid_api_key', 'not_found',
-  'method_not_allowed', 'invalid_idempotent_request', 'concurrent_idempotent_requests', 'invalid_attachment', 'invalid_from_address',
-  'invalid_access', 'invalid_parameter', 'invalid_region', 'missing_required_field', 'daily_quota_exceeded', 'monthly_quota_exceeded',
-  'rate_limit_exceeded', 'security_error', 'application_error', 'internal_server_error'];
+const CLASSIC = [
+  'invalid_idempotency_key',
+  'validation_error',
+  'missing_api_key',
+  'restricted_api_key',
+  'invalid_api_key',
+  'not_found',
+  'method_not_allowed',
+  'invalid_idempotent_request',
+  'concurrent_idempotent_requests',
+  'invalid_attachment',
+  'invalid_from_address',
+  'invalid_access',
+  'invalid_parameter',
+  'invalid_region',
+  'missing_required_field',
+  'daily_quota_exceeded',
+  'monthly_quota_exceeded',
+  'rate_limit_exceeded',
+  'security_error',
+  'application_error',
+  'internal_server_error',
+];
 
-test('the error table emits only the SDKs\' classic names, each with a status and an SMTP reply', () => {
+test("the error table emits only the SDKs' classic names, each with a status and an SMTP reply", () => {
   for (const name of EMITTED_NAMES) assert.ok(CLASSIC.includes(name), `${name} is not a classic Resend error name`);
   for (const [code, spec] of Object.entries(ERRORS)) {
     assert.ok(spec.status >= 400 && spec.status < 600, code);
@@ -20,8 +39,12 @@ test('the error table emits only the SDKs\' classic names, each with a status an
 
 describe('errors on the wire', () => {
   let t: TestApp;
-  before(async () => { t = await startTestApp(); });
-  after(async () => { await t.close(); });
+  before(async () => {
+    t = await startTestApp();
+  });
+  after(async () => {
+    await t.close();
+  });
 
   const isResendError = (r: { status: number; headers: Headers; body: any }, status: number, name: string) => {
     assert.equal(r.status, status);
@@ -56,11 +79,21 @@ describe('errors on the wire', () => {
   });
 
   test('a non-JSON content type is 400 validation_error', async () => {
-    isResendError(await t.api('POST', '/domains', { raw: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 400, 'validation_error');
+    isResendError(
+      await t.api('POST', '/domains', {
+        raw: 'name=x',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      }),
+      400,
+      'validation_error',
+    );
   });
 
   test('an empty body with a JSON content type is no body (SDKs send it on POST /verify)', async () => {
-    const r = await t.api('POST', '/domains/3d4f8b1e-6f43-4a8e-bb62-1f5d3c0a9e11/verify', { raw: '', headers: { 'content-type': 'application/json' } });
+    const r = await t.api('POST', '/domains/3d4f8b1e-6f43-4a8e-bb62-1f5d3c0a9e11/verify', {
+      raw: '',
+      headers: { 'content-type': 'application/json' },
+    });
     isResendError(r, 404, 'not_found');
   });
 
@@ -78,7 +111,11 @@ describe('errors on the wire', () => {
 
   test('a bad key is 403 invalid_api_key; a malformed header is 401 missing_api_key', async () => {
     isResendError(await t.api('GET', '/domains', { key: 're_nope' }), 403, 'invalid_api_key');
-    isResendError(await t.api('GET', '/domains', { key: null, headers: { authorization: 'Basic abc' } }), 401, 'missing_api_key');
+    isResendError(
+      await t.api('GET', '/domains', { key: null, headers: { authorization: 'Basic abc' } }),
+      401,
+      'missing_api_key',
+    );
   });
 
   test('an invalid log id is 422 invalid_parameter; an unknown one 404 "Log not found"', async () => {
@@ -90,11 +127,18 @@ describe('errors on the wire', () => {
     assert.equal(n.body.message, 'Log not found');
   });
 
-  test('pagination errors are 422 validation_error with Resend\'s message', async () => {
+  test("pagination errors are 422 validation_error with Resend's message", async () => {
     const r = await t.api('GET', '/domains?limit=500');
     isResendError(r, 422, 'validation_error');
     assert.match(r.body.message, /^The pagination limit must be a number between 1 and 100/);
-    isResendError(await t.api('GET', '/domains?after=3d4f8b1e-6f43-4a8e-bb62-1f5d3c0a9e11&before=3d4f8b1e-6f43-4a8e-bb62-1f5d3c0a9e11'), 422, 'validation_error');
+    isResendError(
+      await t.api(
+        'GET',
+        '/domains?after=3d4f8b1e-6f43-4a8e-bb62-1f5d3c0a9e11&before=3d4f8b1e-6f43-4a8e-bb62-1f5d3c0a9e11',
+      ),
+      422,
+      'validation_error',
+    );
     isResendError(await t.api('GET', '/domains?after=3d4f8b1e-6f43-4a8e-bb62-1f5d3c0a9e11'), 422, 'validation_error');
   });
 
@@ -103,7 +147,8 @@ describe('errors on the wire', () => {
     assert.deepEqual((await t.api('GET', '/ready', { key: null })).body, { status: 'ready' });
     const doc = (await t.api('GET', '/openapi.json', { key: null })).body;
     assert.equal(doc.openapi, '3.1.0');
-    for (const p of ['/api-keys', '/domains', '/domains/{id}', '/domains/{id}/verify', '/logs', '/logs/{id}']) assert.ok(doc.paths[p], p);
+    for (const p of ['/api-keys', '/domains', '/domains/{id}', '/domains/{id}/verify', '/logs', '/logs/{id}'])
+      assert.ok(doc.paths[p], p);
     const page = await fetch(t.url + '/docs');
     assert.match(page.headers.get('content-type')!, /text\/html/);
   });

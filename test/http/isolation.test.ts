@@ -13,7 +13,9 @@ describe('tenant isolation', () => {
     const team = await teamCreate(t.db.pool, 'Team B');
     b = new Resend((await t.app.apiKeys.create(team.id, { name: 'b' })).token, { baseUrl: t.url });
   });
-  after(async () => { await t.close(); });
+  after(async () => {
+    await t.close();
+  });
 
   test("team B cannot see, verify, update or delete team A's domains, keys or logs", async () => {
     const dom = (await t.resend.domains.create({ name: 'a-only.example.com' })).data!;
@@ -33,7 +35,10 @@ describe('tenant isolation', () => {
     // A cursor from another team is not a cursor here.
     assert.equal((await b.domains.list({ limit: 1, after: dom.id })).error!.name, 'validation_error');
     // B cannot bind a key to A's domain.
-    assert.equal((await b.apiKeys.create({ name: 'x', permission: 'sending_access', domain_id: dom.id })).error!.name, 'not_found');
+    assert.equal(
+      (await b.apiKeys.create({ name: 'x', permission: 'sending_access', domain_id: dom.id })).error!.name,
+      'not_found',
+    );
     // A's domain is still there, untouched.
     assert.equal((await t.resend.domains.get(dom.id)).data!.open_tracking, false);
   });

@@ -18,8 +18,12 @@ function samples(text: string): Map<string, number> {
 
 describe('GET /metrics (Prometheus)', () => {
   let t: CaptureApp;
-  before(async () => { t = await startCaptureApp({ metricsToken: 'scrape-secret' }); });
-  after(async () => { await t.close(); });
+  before(async () => {
+    t = await startCaptureApp({ metricsToken: 'scrape-secret' });
+  });
+  after(async () => {
+    await t.close();
+  });
 
   test('needs the bearer token: none is 401, a wrong one 403, in Resend-shaped errors', async () => {
     const none = await fetch(`${t.url}/metrics`);
@@ -32,7 +36,9 @@ describe('GET /metrics (Prometheus)', () => {
   });
 
   test('counts requests, deliveries and the queue; every line is a valid sample', async () => {
-    const before = samples(await (await fetch(`${t.url}/metrics`, { headers: { authorization: 'Bearer scrape-secret' } })).text());
+    const before = samples(
+      await (await fetch(`${t.url}/metrics`, { headers: { authorization: 'Bearer scrape-secret' } })).text(),
+    );
     const key = 'mailroom_http_requests_total{method="POST",route="/emails",status="200"}';
     await t.send();
     await t.send();
@@ -45,7 +51,10 @@ describe('GET /metrics (Prometheus)', () => {
     assert.equal((s.get(key) ?? 0) - (before.get(key) ?? 0), 2);
     assert.ok(s.get('process_resident_memory_bytes')! > 10_000_000);
     assert.ok(s.get('process_cpu_seconds_total')! > 0);
-    assert.ok([...s.keys()].some((k) => k.startsWith('mailroom_jobs{kind=')), 'queue depth from the database');
+    assert.ok(
+      [...s.keys()].some((k) => k.startsWith('mailroom_jobs{kind=')),
+      'queue depth from the database',
+    );
     assert.ok(s.has('nodejs_eventloop_delay_seconds{quantile="0.99"}'));
   });
 });

@@ -13,7 +13,10 @@ async function redisAnswers(): Promise<boolean> {
   const u = new URL(REDIS_URL);
   return new Promise((resolve) => {
     const socket = net.connect(Number(u.port || 6379), u.hostname);
-    const done = (ok: boolean) => { socket.destroy(); resolve(ok); };
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
     socket.setTimeout(1000, () => done(false));
     socket.once('error', () => done(false));
     socket.once('connect', () => socket.write('PING\r\n'));
@@ -41,8 +44,12 @@ function assertHeaders(h: Headers, limit: number) {
 
 describe('rate limits in memory', () => {
   let t: TestApp;
-  before(async () => { t = await startTestApp({ rateLimit: 5 }); });
-  after(async () => { await t.close(); });
+  before(async () => {
+    t = await startTestApp({ rateLimit: 5 });
+  });
+  after(async () => {
+    await t.close();
+  });
 
   test('every response carries the rate-limit headers: success, 4xx, 404', async () => {
     await alignToWindow();
@@ -56,10 +63,21 @@ describe('rate limits in memory', () => {
     await alignToWindow();
     const results = [];
     for (let i = 0; i < 6; i++) results.push(await t.api('GET', '/domains'));
-    assert.deepEqual(results.map((r) => r.status), [200, 200, 200, 200, 200, 429]);
-    assert.deepEqual(results.map((r) => r.headers.get('ratelimit-remaining')), ['4', '3', '2', '1', '0', '0']);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      [200, 200, 200, 200, 200, 429],
+    );
+    assert.deepEqual(
+      results.map((r) => r.headers.get('ratelimit-remaining')),
+      ['4', '3', '2', '1', '0', '0'],
+    );
     const last = results[5];
-    assert.deepEqual(last.body, { statusCode: 429, message: 'Too many requests. Please limit the number of requests per second. Or contact support to increase rate limit.', name: 'rate_limit_exceeded' });
+    assert.deepEqual(last.body, {
+      statusCode: 429,
+      message:
+        'Too many requests. Please limit the number of requests per second. Or contact support to increase rate limit.',
+      name: 'rate_limit_exceeded',
+    });
     assert.equal(last.headers.get('retry-after'), '1');
     assert.equal(results[0].headers.get('retry-after'), null);
     await alignToWindow();
@@ -75,7 +93,9 @@ describe('rate limits in memory', () => {
   });
 
   test('the limit is per team: another team is not slowed by this one', async () => {
-    const { rows } = await t.db.pool.query("INSERT INTO teams (id, name) VALUES (gen_random_uuid(), 'Other') RETURNING id");
+    const { rows } = await t.db.pool.query(
+      "INSERT INTO teams (id, name) VALUES (gen_random_uuid(), 'Other') RETURNING id",
+    );
     const other = await t.app.apiKeys.create(rows[0].id, { name: 'o' });
     await alignToWindow();
     for (let i = 0; i < 6; i++) await t.api('GET', '/domains');
@@ -98,7 +118,11 @@ describe('rate limits in Redis, shared by two API processes', () => {
       for (let i = 0; i < 3; i++) statuses.push((await b.api('GET', '/domains', { key: a.key })).status);
       assert.deepEqual(statuses, [200, 200, 200, 200, 429, 429]);
     } finally {
-      await closeAll(() => a.close(), () => b.close(), () => db.drop());
+      await closeAll(
+        () => a.close(),
+        () => b.close(),
+        () => db.drop(),
+      );
     }
   });
 });
@@ -109,18 +133,28 @@ describe('recipients count in the rate limit', () => {
     t = await startTestApp({ deliveryMode: 'capture', recipientRateLimit: 60 });
     await t.resend.domains.verify((await t.resend.domains.create({ name: 'example.com' })).data!.id);
   });
-  after(async () => { await t.close(); });
+  after(async () => {
+    await t.close();
+  });
 
   test('a team that sends to more recipients per second than MAILROOM_RECIPIENT_RATE_LIMIT gets 429, whatever its request count', async () => {
     const to = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${i}@example.org`);
     await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000) + 20)); // the start of a window
-    const first = await t.api('POST', '/emails', { body: { from: 'a@example.com', to: to(1, 'a'), bcc: to(49, 'b'), subject: 's', text: 'x' } });
+    const first = await t.api('POST', '/emails', {
+      body: { from: 'a@example.com', to: to(1, 'a'), bcc: to(49, 'b'), subject: 's', text: 'x' },
+    });
     assert.equal(first.status, 200, JSON.stringify(first.body));
-    const second = await t.api('POST', '/emails', { body: { from: 'a@example.com', to: to(20, 'c'), subject: 's', text: 'x' } });
+    const second = await t.api('POST', '/emails', {
+      body: { from: 'a@example.com', to: to(20, 'c'), subject: 's', text: 'x' },
+    });
     assert.equal(second.status, 429, JSON.stringify(second.body));
     assert.equal(second.body.name, 'rate_limit_exceeded');
     assert.match(second.body.message, /60 recipients per second/);
     await new Promise((r) => setTimeout(r, 1100));
-    assert.equal((await t.api('POST', '/emails', { body: { from: 'a@example.com', to: to(20, 'd'), subject: 's', text: 'x' } })).status, 200);
+    assert.equal(
+      (await t.api('POST', '/emails', { body: { from: 'a@example.com', to: to(20, 'd'), subject: 's', text: 'x' } }))
+        .status,
+      200,
+    );
   });
 });

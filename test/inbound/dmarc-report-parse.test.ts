@@ -19,16 +19,33 @@ test('each fixture format yields its one report with metadata, policy and rows',
   assert.equal(g.orgName, 'google.com');
   assert.equal(g.dateBegin.toISOString(), '2026-11-20T00:00:00.000Z');
   assert.equal(g.rows.length, 2);
-  assert.deepEqual(g.rows[1], { sourceIp: '203.0.113.7', count: 5, disposition: 'none', dkim: 'fail', spf: 'fail', headerFrom: 'example.com', authResults: { dkim: [], spf: [{ domain: 'spoofer.test', scope: null, result: 'softfail' }] } });
+  assert.deepEqual(g.rows[1], {
+    sourceIp: '203.0.113.7',
+    count: 5,
+    disposition: 'none',
+    dkim: 'fail',
+    spf: 'fail',
+    headerFrom: 'example.com',
+    authResults: { dkim: [], spf: [{ domain: 'spoofer.test', scope: null, result: 'softfail' }] },
+  });
   const [y] = await reportsIn(fixture('yahoo.xml.gz'));
   assert.deepEqual([y.orgName, y.reportId, y.rows.map((r) => r.count)], ['Yahoo', '1795219200.733916', [40, 3]]);
   const [o] = await reportsIn(fixture('outlook.zip'));
-  assert.deepEqual([o.orgName, o.policy.domain, o.rows[0].authResults.spf[0].scope], ['Enterprise Outlook', 'example.com', 'mfrom']);
+  assert.deepEqual(
+    [o.orgName, o.policy.domain, o.rows[0].authResults.spf[0].scope],
+    ['Enterprise Outlook', 'example.com', 'mfrom'],
+  );
 });
 
 test('a zip keeps only its .xml entries; several reports in one zip are all read', async () => {
   const xml = fixture('google.xml').toString();
-  const zip = Buffer.from(zipSync({ 'a.xml': strToU8(xml), 'b.xml': strToU8(xml.replace('11843372409214418305', 'second')), 'readme.txt': strToU8('<feedback>not this</feedback>') }));
+  const zip = Buffer.from(
+    zipSync({
+      'a.xml': strToU8(xml),
+      'b.xml': strToU8(xml.replace('11843372409214418305', 'second')),
+      'readme.txt': strToU8('<feedback>not this</feedback>'),
+    }),
+  );
   assert.deepEqual((await reportsIn(zip)).map((r) => r.reportId).sort(), ['11843372409214418305', 'second']);
 });
 
@@ -45,7 +62,10 @@ test('archives that inflate past 50 MB are refused without inflating them whole'
 test('a zip whose header lies about its size and a gzip bomb are refused as too large, and a real report still reads after them', async () => {
   const zeros = deflatedZeros(2 * 1024 ** 3);
   const zip = await read(zipWithLyingHeader('google.com!example.com!1!2.xml', zeros));
-  assert.deepEqual(zip, { reports: [], refused: { reason: 'too_large', detail: `inflates past ${50 * 1024 * 1024} bytes` } });
+  assert.deepEqual(zip, {
+    reports: [],
+    refused: { reason: 'too_large', detail: `inflates past ${50 * 1024 * 1024} bytes` },
+  });
   assert.equal((await read(gzipOf(zeros))).refused?.reason, 'too_large');
   assert.equal((await read(Buffer.from('PK\u0003\u0004 not really a zip'))).refused?.reason, 'corrupt');
   assert.equal((await reportsIn(fixture('outlook.zip'))).length, 1);
@@ -53,7 +73,9 @@ test('a zip whose header lies about its size and a gzip bomb are refused as too 
 
 test('a large report is parsed off the event loop: 8 MB of XML never stalls it', async () => {
   // parsing this on the event loop held it for 1.6 s or more (49 MB: 12.5 s)
-  const zip = Buffer.from(zipSync({ 'big.xml': Buffer.concat([fixture('google.xml'), Buffer.alloc(8 * 1024 * 1024, 0x20)]) }));
+  const zip = Buffer.from(
+    zipSync({ 'big.xml': Buffer.concat([fixture('google.xml'), Buffer.alloc(8 * 1024 * 1024, 0x20)]) }),
+  );
   const loop = watchLoop();
   const reports = await reportsIn(zip).finally(() => loop.stop());
   const { worstBusyMs } = loop.stop();
@@ -64,7 +86,10 @@ test('a large report is parsed off the event loop: 8 MB of XML never stalls it',
 test('XML that is not a report, broken XML and a report without its required fields give nothing', async () => {
   assert.equal(parseAggregateReport('<?xml version="1.0"?><invoice/>'), null);
   assert.deepEqual(await reportsIn(Buffer.from('<feedback><report_metadata><org_name>x</org_name')), []);
-  assert.equal(parseAggregateReport('<feedback><report_metadata><org_name>x</org_name></report_metadata></feedback>'), null);
+  assert.equal(
+    parseAggregateReport('<feedback><report_metadata><org_name>x</org_name></report_metadata></feedback>'),
+    null,
+  );
 });
 
 test('which attachments are looked at: by type or by name', () => {

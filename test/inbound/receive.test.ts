@@ -13,11 +13,15 @@ import { registry } from '../../src/lib/metrics.js';
 import { closeAll } from '../helpers/close-all.js';
 
 // A 1x1 PNG and a small PDF-like attachment with every byte value in it.
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'base64',
+);
 const PDF = Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(300_000), Buffer.from('\n%%EOF\n')]);
 
 const compose = (opts: Record<string, unknown>) => new MailComposer(opts as never).compile().build();
-const count = async (w: InboundWorld, table: string) => Number((await w.t.db.pool.query(`SELECT count(*) AS n FROM ${table}`)).rows[0].n);
+const count = async (w: InboundWorld, table: string) =>
+  Number((await w.t.db.pool.query(`SELECT count(*) AS n FROM ${table}`)).rows[0].n);
 const spoolFiles = (w: InboundWorld) => {
   const dir = path.join(w.t.dataDir, 'inbound-spool');
   return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
@@ -34,12 +38,21 @@ describe('inbound mail: the MX listener receives, stores and reports mail for re
     assert.equal(error, null);
     secret = data!.signing_secret;
   });
-  after(() => closeAll(() => rcv.close(), () => w.close()));
+  after(() =>
+    closeAll(
+      () => rcv.close(),
+      () => w.close(),
+    ),
+  );
 
   test('a message with text, HTML, an inline image and a PDF is stored, signed webhook sent, and served back byte for byte', async () => {
     const raw = await compose({
-      from: 'Sender Person <someone@sender.test>', to: 'support@inbound.test', cc: 'sales@inbound.test', subject: 'Order 42 — question',
-      messageId: '<order-42@sender.test>', text: 'Hello, see the attached invoice.',
+      from: 'Sender Person <someone@sender.test>',
+      to: 'support@inbound.test',
+      cc: 'sales@inbound.test',
+      subject: 'Order 42 — question',
+      messageId: '<order-42@sender.test>',
+      text: 'Hello, see the attached invoice.',
       html: '<p>Hello, logo: <img src="cid:logo@sender.test"></p>',
       attachments: [
         { filename: 'logo.png', content: PNG, contentType: 'image/png', cid: 'logo@sender.test' },
@@ -47,7 +60,11 @@ describe('inbound mail: the MX listener receives, stores and reports mail for re
       ],
     });
     const signed = await w.sign(raw);
-    const { response } = await w.deliver(signed, { from: 'someone@sender.test', to: ['support@inbound.test', 'sales@inbound.test'] }, { sign: false });
+    const { response } = await w.deliver(
+      signed,
+      { from: 'someone@sender.test', to: ['support@inbound.test', 'sales@inbound.test'] },
+      { sign: false },
+    );
     const id = /queued as ([0-9a-f-]{36})/.exec(response)?.[1];
     assert.ok(id, response);
     assert.match(response, /^250 2\.0\.0/);
@@ -55,7 +72,9 @@ describe('inbound mail: the MX listener receives, stores and reports mail for re
     // The webhook: signed, the 9.3 shape of email.received.
     const [hook] = await rcv.waitFor(1);
     const payload = new Webhook(secret).verify(hook.body, {
-      'webhook-id': hook.headers['webhook-id'] as string, 'webhook-timestamp': hook.headers['webhook-timestamp'] as string, 'webhook-signature': hook.headers['webhook-signature'] as string,
+      'webhook-id': hook.headers['webhook-id'] as string,
+      'webhook-timestamp': hook.headers['webhook-timestamp'] as string,
+      'webhook-signature': hook.headers['webhook-signature'] as string,
     }) as { type: string; data: Record<string, any> };
     assert.equal(payload.type, 'email.received');
     assert.equal(payload.data.email_id, id);
@@ -65,8 +84,13 @@ describe('inbound mail: the MX listener receives, stores and reports mail for re
     assert.deepEqual(payload.data.received_for, ['support@inbound.test', 'sales@inbound.test']);
     assert.equal(payload.data.message_id, '<order-42@sender.test>');
     assert.equal(payload.data.subject, 'Order 42 — question');
-    assert.deepEqual(payload.data.attachments.map((a: any) => [a.filename, a.content_type, a.content_disposition, a.content_id]),
-      [['logo.png', 'image/png', 'inline', 'logo@sender.test'], ['invoice.pdf', 'application/pdf', 'attachment', null]]);
+    assert.deepEqual(
+      payload.data.attachments.map((a: any) => [a.filename, a.content_type, a.content_disposition, a.content_id]),
+      [
+        ['logo.png', 'image/png', 'inline', 'logo@sender.test'],
+        ['invoice.pdf', 'application/pdf', 'attachment', null],
+      ],
+    );
     assert.equal(payload.data.html, undefined, 'no body in the webhook');
 
     // The API, through the SDK.
@@ -87,18 +111,28 @@ describe('inbound mail: the MX listener receives, stores and reports mail for re
     assert.equal(rawRes.headers.get('x-content-type-options'), 'nosniff');
     assert.ok(Buffer.from(await rawRes.arrayBuffer()).equals(signed), 'the raw message is the one sent');
     assert.ok(Date.parse(got.raw.expires_at) > Date.now());
-    const tampered = got.raw.download_url.replace(/signature=./, (m: string) => m.slice(0, -1) + (m.endsWith('A') ? 'B' : 'A'));
+    const tampered = got.raw.download_url.replace(
+      /signature=./,
+      (m: string) => m.slice(0, -1) + (m.endsWith('A') ? 'B' : 'A'),
+    );
     assert.equal((await fetch(tampered)).status, 404);
 
     const list = (await w.t.resend.emails.receiving.attachments.list({ emailId: id })).data as any;
     assert.equal(list.data.length, 2);
-    for (const [a, bytes] of [[list.data[0], PNG], [list.data[1], PDF]] as const) {
+    for (const [a, bytes] of [
+      [list.data[0], PNG],
+      [list.data[1], PDF],
+    ] as const) {
       assert.equal(a.size, bytes.length);
       const one = (await w.t.resend.emails.receiving.attachments.get({ emailId: id, id: a.id })).data as any;
       const res = await fetch(one.download_url);
       assert.equal(res.status, 200);
       assert.equal(res.headers.get('content-type'), a.content_type);
-      assert.equal(res.headers.get('x-content-type-options'), 'nosniff', 'a sender\'s HTML or SVG is never sniffed or rendered on our origin');
+      assert.equal(
+        res.headers.get('x-content-type-options'),
+        'nosniff',
+        "a sender's HTML or SVG is never sniffed or rendered on our origin",
+      );
       assert.equal(res.headers.get('content-security-policy'), "default-src 'none'; sandbox");
       assert.match(res.headers.get('content-disposition')!, /^attachment; /);
       assert.ok(Buffer.from(await res.arrayBuffer()).equals(bytes), `${a.filename} identical byte for byte`);
@@ -108,10 +142,19 @@ describe('inbound mail: the MX listener receives, stores and reports mail for re
   });
 
   test('the SDK forwards a received email (passthrough): it downloads the signed raw link and sends through the send path', async () => {
-    const raw = await compose({ from: 'someone@sender.test', to: 'fwd@inbound.test', subject: 'Please forward', text: 'body' });
+    const raw = await compose({
+      from: 'someone@sender.test',
+      to: 'fwd@inbound.test',
+      subject: 'Please forward',
+      text: 'body',
+    });
     const { response } = await w.deliver(raw, { from: 'someone@sender.test', to: ['fwd@inbound.test'] });
     const id = /queued as ([0-9a-f-]{36})/.exec(response)![1];
-    const { data, error } = await w.t.resend.emails.receiving.forward({ emailId: id, to: 'bob@dest.test', from: 'team@example.com' });
+    const { data, error } = await w.t.resend.emails.receiving.forward({
+      emailId: id,
+      to: 'bob@dest.test',
+      from: 'team@example.com',
+    });
     assert.equal(error, null);
     await waitForLastEvent(w.t, data!.id, ['delivered']);
     const msg = w.mx.messages.find((m) => m.rcptTo.includes('bob@dest.test'))!;
@@ -123,8 +166,17 @@ describe('inbound mail: the MX listener receives, stores and reports mail for re
   test('an unsigned message from a host SPF does not allow is stored with fail verdicts', async () => {
     w.dns.set('sender.test', 'TXT', ['v=spf1 ip4:192.0.2.1 -all']);
     try {
-      const raw = await compose({ from: 'someone@sender.test', to: 'support@inbound.test', subject: 'spoofed', text: 'x' });
-      const { response } = await w.deliver(raw, { from: 'someone@sender.test', to: ['support@inbound.test'] }, { sign: false });
+      const raw = await compose({
+        from: 'someone@sender.test',
+        to: 'support@inbound.test',
+        subject: 'spoofed',
+        text: 'x',
+      });
+      const { response } = await w.deliver(
+        raw,
+        { from: 'someone@sender.test', to: ['support@inbound.test'] },
+        { sign: false },
+      );
       const id = /queued as ([0-9a-f-]{36})/.exec(response)![1];
       const got = (await w.t.resend.emails.receiving.get(id)).data as any;
       assert.equal(got.authentication.spf, 'fail');
@@ -136,7 +188,14 @@ describe('inbound mail: the MX listener receives, stores and reports mail for re
   });
 
   test('relay attempts and domains that are not verified for receiving get 550 5.7.1 at RCPT', async () => {
-    const { replies } = await smtpTalk(w.mxPort, ['EHLO client.test', 'MAIL FROM:<a@sender.test>', 'RCPT TO:<x@elsewhere.test>', 'RCPT TO:<x@example.com>', 'RCPT TO:<ok@inbound.test>', 'QUIT']);
+    const { replies } = await smtpTalk(w.mxPort, [
+      'EHLO client.test',
+      'MAIL FROM:<a@sender.test>',
+      'RCPT TO:<x@elsewhere.test>',
+      'RCPT TO:<x@example.com>',
+      'RCPT TO:<ok@inbound.test>',
+      'QUIT',
+    ]);
     assert.match(replies[3], /^550 5\.7\.1 /);
     assert.match(replies[4], /^550 5\.7\.1 /, 'a sending-only domain does not receive');
     assert.match(replies[5], /^250/);
@@ -149,11 +208,25 @@ describe('inbound mail: the MX listener receives, stores and reports mail for re
 
   test('a message with a malformed header section is refused with 550 5.6.0 and nothing is stored', async () => {
     const before = await count(w, 'received_emails');
-    const { replies } = await smtpTalk(w.mxPort, ['EHLO client.test', 'MAIL FROM:<a@sender.test>', 'RCPT TO:<ok@inbound.test>', 'DATA',
-      Buffer.from('this is not a header line\r\nFrom: a@sender.test\r\n\r\nbody\r\n'), '.', 'QUIT']);
+    const { replies } = await smtpTalk(w.mxPort, [
+      'EHLO client.test',
+      'MAIL FROM:<a@sender.test>',
+      'RCPT TO:<ok@inbound.test>',
+      'DATA',
+      Buffer.from('this is not a header line\r\nFrom: a@sender.test\r\n\r\nbody\r\n'),
+      '.',
+      'QUIT',
+    ]);
     assert.match(replies[5], /^550 5\.6\.0 /);
-    const noFrom = await smtpTalk(w.mxPort, ['EHLO client.test', 'MAIL FROM:<a@sender.test>', 'RCPT TO:<ok@inbound.test>', 'DATA',
-      Buffer.from('Subject: hi\r\n\r\nbody\r\n'), '.', 'QUIT']);
+    const noFrom = await smtpTalk(w.mxPort, [
+      'EHLO client.test',
+      'MAIL FROM:<a@sender.test>',
+      'RCPT TO:<ok@inbound.test>',
+      'DATA',
+      Buffer.from('Subject: hi\r\n\r\nbody\r\n'),
+      '.',
+      'QUIT',
+    ]);
     assert.match(noFrom.replies[5], /^550 5\.6\.0 .*From/);
     assert.equal(await count(w, 'received_emails'), before);
   });
@@ -162,8 +235,16 @@ describe('inbound mail: the MX listener receives, stores and reports mail for re
     const before = await count(w, 'received_emails');
     const line = `${'x'.repeat(998)}\r\n`;
     const body = Buffer.from(line.repeat(Math.ceil((50 * 1024 * 1024) / line.length)));
-    const { replies } = await smtpTalk(w.mxPort, ['EHLO client.test', 'MAIL FROM:<a@sender.test>', 'RCPT TO:<big@inbound.test>', 'DATA',
-      Buffer.from('From: a@sender.test\r\nSubject: big\r\n\r\n'), body, '.', 'QUIT']);
+    const { replies } = await smtpTalk(w.mxPort, [
+      'EHLO client.test',
+      'MAIL FROM:<a@sender.test>',
+      'RCPT TO:<big@inbound.test>',
+      'DATA',
+      Buffer.from('From: a@sender.test\r\nSubject: big\r\n\r\n'),
+      body,
+      '.',
+      'QUIT',
+    ]);
     assert.match(replies[5], /^552 5\.3\.4 /);
     assert.equal(await count(w, 'received_emails'), before);
     assert.deepEqual(spoolFiles(w), []);
@@ -171,7 +252,11 @@ describe('inbound mail: the MX listener receives, stores and reports mail for re
 
   test('a client that disconnects in the middle of DATA leaves nothing stored and no spool file', async () => {
     const before = await count(w, 'received_emails');
-    const { socket, replies } = await smtpTalk(w.mxPort, ['EHLO client.test', 'MAIL FROM:<a@sender.test>', 'RCPT TO:<cut@inbound.test>', 'DATA'], { keepOpen: true });
+    const { socket, replies } = await smtpTalk(
+      w.mxPort,
+      ['EHLO client.test', 'MAIL FROM:<a@sender.test>', 'RCPT TO:<cut@inbound.test>', 'DATA'],
+      { keepOpen: true },
+    );
     assert.match(replies[4], /^354/);
     socket.write(`From: a@sender.test\r\nSubject: cut\r\n\r\n${'y'.repeat(76)}\r\n`.repeat(30_000)); // ~2.4 MB: spilled to a file
     for (let i = 0; i < 100 && spoolFiles(w).length === 0; i++) await sleep(20);
@@ -184,7 +269,13 @@ describe('inbound mail: the MX listener receives, stores and reports mail for re
 
   test('a message with a 6 MB attachment is spooled to disk, stored in chunks and downloaded identical; retention later drops the bytes', async () => {
     const big = randomBytes(6 * 1024 * 1024);
-    const raw = await compose({ from: 'someone@sender.test', to: 'big@inbound.test', subject: 'big one', text: 'see attached', attachments: [{ filename: 'data.bin', content: big }] });
+    const raw = await compose({
+      from: 'someone@sender.test',
+      to: 'big@inbound.test',
+      subject: 'big one',
+      text: 'see attached',
+      attachments: [{ filename: 'data.bin', content: big }],
+    });
     const { response } = await w.deliver(raw, { from: 'someone@sender.test', to: ['big@inbound.test'] });
     const id = /queued as ([0-9a-f-]{36})/.exec(response)![1];
     const [a] = ((await w.t.resend.emails.receiving.attachments.list({ emailId: id })).data as any).data;
@@ -196,12 +287,15 @@ describe('inbound mail: the MX listener receives, stores and reports mail for re
     // Retention (MAILROOM_RETENTION_DAYS): the raw message and attachment contents go, the record stays.
     const { receivedEmailsPurge } = await import('../../src/store/received-emails.js');
     await w.t.db.pool.query("UPDATE received_emails SET created_at = now() - interval '31 days' WHERE id = $1", [id]);
-    assert.ok(await receivedEmailsPurge(w.t.db.pool, 30) >= 1);
+    assert.ok((await receivedEmailsPurge(w.t.db.pool, 30)) >= 1);
     const got = (await w.t.resend.emails.receiving.get(id)).data as any;
     assert.equal(got.raw, null);
     assert.equal(got.subject, 'big one');
     assert.equal((await fetch(a.download_url)).status, 404);
-    const { rows } = await w.t.db.pool.query('SELECT count(*)::int AS n FROM blob_chunks WHERE blob_id IN (SELECT blob_id FROM received_attachments WHERE email_id = $1)', [id]);
+    const { rows } = await w.t.db.pool.query(
+      'SELECT count(*)::int AS n FROM blob_chunks WHERE blob_id IN (SELECT blob_id FROM received_attachments WHERE email_id = $1)',
+      [id],
+    );
     assert.equal(rows[0].n, 0);
   });
 
@@ -220,8 +314,12 @@ describe('inbound mail: the MX listener receives, stores and reports mail for re
 
 describe('inbound MX limits per client address', () => {
   let w: InboundWorld;
-  before(async () => { w = await startInboundWorld({ mxMaxConnectionsPerIp: 2, mxRateLimit: 3 }); });
-  after(async () => { await w.close(); });
+  before(async () => {
+    w = await startInboundWorld({ mxMaxConnectionsPerIp: 2, mxRateLimit: 3 });
+  });
+  after(async () => {
+    await w.close();
+  });
 
   test('connections beyond the per-address limit get 421 4.7.0', async () => {
     const a = await smtpTalk(w.mxPort, [], { keepOpen: true });
@@ -239,6 +337,9 @@ describe('inbound MX limits per client address', () => {
     for (let i = 0; i < 4; i++) lines.push('MAIL FROM:<a@sender.test>', 'RSET');
     const { replies } = await smtpTalk(w.mxPort, [...lines, 'QUIT']);
     const mail = replies.slice(2, 10).filter((_, i) => i % 2 === 0); // the MAIL replies, between RSETs
-    assert.deepEqual(mail.map((r) => r.slice(0, 9)), ['250 2.1.0', '250 2.1.0', '250 2.1.0', '451 4.7.1']);
+    assert.deepEqual(
+      mail.map((r) => r.slice(0, 9)),
+      ['250 2.1.0', '250 2.1.0', '250 2.1.0', '451 4.7.1'],
+    );
   });
 });

@@ -4,9 +4,24 @@ import { randomBytes } from 'node:crypto';
 import { classifyReportRecipient, parseReturnPathMessage } from '../../src/inbound/return-path-report.js';
 import { malformedReason } from '../../src/inbound/parse.js';
 import { parseMime } from '../../src/inbound/mime-tree.js';
-import { arfComplaint, delayDsn, eximBounce, exchangeNdr, outOfOffice, postfixDsn, qmailBounce, type Original } from '../fixtures/reports.js';
+import {
+  arfComplaint,
+  delayDsn,
+  eximBounce,
+  exchangeNdr,
+  outOfOffice,
+  postfixDsn,
+  qmailBounce,
+  type Original,
+} from '../fixtures/reports.js';
 
-const o: Original = { returnPath: 'bounces+0123456789abcdef0123456789abcdef@send.example.com', messageId: '<m1@example.com>', from: 'a@example.com', to: ['r@dest.test'], subject: 'Hi' };
+const o: Original = {
+  returnPath: 'bounces+0123456789abcdef0123456789abcdef@send.example.com',
+  messageId: '<m1@example.com>',
+  from: 'a@example.com',
+  to: ['r@dest.test'],
+  subject: 'Hi',
+};
 const fixtures = {
   postfix: postfixDsn(o, [{ addr: 'r@dest.test', status: '5.1.1', diag: 'smtp; 550 5.1.1 User unknown' }]),
   exim: eximBounce(o, 'r@dest.test', '550 5.1.1 No such user'),
@@ -20,29 +35,48 @@ const fixtures = {
 // A small deterministic PRNG so a failure can be replayed from its seed.
 function rng(seed: number) {
   let s = seed >>> 0;
-  return () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
 }
 
 describe('return-path report parsing', () => {
   test('each fixture is read as the kind it is, with the enclosed Message-ID', () => {
-    const kinds = Object.fromEntries(Object.entries(fixtures).map(([k, v]) => [k, parseReturnPathMessage(Buffer.from(v), k === 'ooo' || k === 'arf' ? 'x@dest.test' : '')]));
-    assert.deepEqual(Object.fromEntries(Object.entries(kinds).map(([k, r]) => [k, r.kind])),
-      { postfix: 'bounce', exim: 'bounce', qmail: 'bounce', exchange: 'bounce', delay: 'delay', arf: 'complaint', ooo: 'auto_reply' });
-    for (const k of ['postfix', 'exim', 'qmail', 'exchange', 'delay', 'arf'] as const) assert.equal(kinds[k].originalMessageId, '<m1@example.com>', k);
+    const kinds = Object.fromEntries(
+      Object.entries(fixtures).map(([k, v]) => [
+        k,
+        parseReturnPathMessage(Buffer.from(v), k === 'ooo' || k === 'arf' ? 'x@dest.test' : ''),
+      ]),
+    );
+    assert.deepEqual(Object.fromEntries(Object.entries(kinds).map(([k, r]) => [k, r.kind])), {
+      postfix: 'bounce',
+      exim: 'bounce',
+      qmail: 'bounce',
+      exchange: 'bounce',
+      delay: 'delay',
+      arf: 'complaint',
+      ooo: 'auto_reply',
+    });
+    for (const k of ['postfix', 'exim', 'qmail', 'exchange', 'delay', 'arf'] as const)
+      assert.equal(kinds[k].originalMessageId, '<m1@example.com>', k);
   });
 
   test('a human reply to the return path and a success DSN are neither bounces nor complaints', () => {
     const reply = Buffer.from('From: r@dest.test\r\nTo: x@send.example.com\r\nSubject: Re: Hi\r\n\r\nthanks!\r\n');
     assert.equal(parseReturnPathMessage(reply, 'r@dest.test').kind, 'unknown');
-    const success = postfixDsn(o, [{ addr: 'r@dest.test', status: '2.0.0', diag: 'smtp; 250 ok', action: 'delivered' }]);
+    const success = postfixDsn(o, [
+      { addr: 'r@dest.test', status: '2.0.0', diag: 'smtp; 250 ok', action: 'delivered' },
+    ]);
     assert.equal(parseReturnPathMessage(Buffer.from(success)).kind, 'unknown');
     const notSpam = arfComplaint(o, 'r@dest.test').replace('Feedback-Type: abuse', 'Feedback-Type: not-spam');
     assert.equal(parseReturnPathMessage(Buffer.from(notSpam), 'f@x.test').kind, 'unknown');
   });
 
   test('classification: Status decides permanence, the rules table the subType', () => {
-    const c = (status: string | undefined, diag?: string) => classifyReportRecipient({ recipient: 'r@dest.test', action: 'failed', status, diagnosticCode: diag });
-    assert.deepEqual([c('5.1.1', 'smtp; 550 5.1.1 User unknown').type, c('5.1.1', 'smtp; 550 5.1.1 User unknown').subType], ['Permanent', 'NoEmail']);
+    const c = (status: string | undefined, diag?: string) =>
+      classifyReportRecipient({ recipient: 'r@dest.test', action: 'failed', status, diagnosticCode: diag });
+    assert.deepEqual(
+      [c('5.1.1', 'smtp; 550 5.1.1 User unknown').type, c('5.1.1', 'smtp; 550 5.1.1 User unknown').subType],
+      ['Permanent', 'NoEmail'],
+    );
     assert.deepEqual([c('5.2.2').type, c('5.2.2').subType], ['Permanent', 'MailboxFull']);
     assert.deepEqual([c('5.3.4', 'smtp; 552 5.3.4 Message too big').subType], ['MessageTooLarge']);
     assert.equal(c('4.4.7', 'X-Postfix; message expired').type, 'Transient');
@@ -73,12 +107,14 @@ describe('return-path report parsing', () => {
 
   test('fuzz: deep or broken MIME nesting is bounded', () => {
     let msg = 'From: a@b.test\r\nContent-Type: text/plain\r\n\r\nleaf\r\n';
-    for (let i = 0; i < 50; i++) msg = `From: a@b.test\r\nContent-Type: multipart/mixed; boundary="b${i}"\r\n\r\n--b${i}\r\n${msg}\r\n--b${i}--\r\n`;
+    for (let i = 0; i < 50; i++)
+      msg = `From: a@b.test\r\nContent-Type: multipart/mixed; boundary="b${i}"\r\n\r\n--b${i}\r\n${msg}\r\n--b${i}--\r\n`;
     const root = parseMime(Buffer.from(msg));
     let depth = 0;
     for (let p = root; p.children.length; p = p.children[0]) depth++;
     assert.ok(depth <= 8, `depth ${depth}`);
-    const unterminated = 'Content-Type: multipart/report; report-type=delivery-status; boundary="x"\r\n\r\n--x\r\nContent-Type: message/delivery-status\r\n\r\nReporting-MTA: dns; a\r\n\r\nFinal-Recipient: rfc822; r@dest.test\r\nAction: failed\r\nStatus: 5.1.1\r\n';
+    const unterminated =
+      'Content-Type: multipart/report; report-type=delivery-status; boundary="x"\r\n\r\n--x\r\nContent-Type: message/delivery-status\r\n\r\nReporting-MTA: dns; a\r\n\r\nFinal-Recipient: rfc822; r@dest.test\r\nAction: failed\r\nStatus: 5.1.1\r\n';
     const rep = parseReturnPathMessage(Buffer.from(unterminated));
     assert.equal(rep.kind, 'bounce');
   });

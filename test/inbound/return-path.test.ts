@@ -3,11 +3,25 @@ import assert from 'node:assert/strict';
 import { startInboundWorld, smtpTalk, type InboundWorld } from '../helpers/inbound-world.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { waitForLastEvent } from '../helpers/mail-world.js';
-import { arfComplaint, delayDsn, eximBounce, exchangeNdr, outOfOffice, postfixDsn, qmailBounce, type Original } from '../fixtures/reports.js';
+import {
+  arfComplaint,
+  delayDsn,
+  eximBounce,
+  exchangeNdr,
+  outOfOffice,
+  postfixDsn,
+  qmailBounce,
+  type Original,
+} from '../fixtures/reports.js';
 import { sleep } from '../../src/lib/time.js';
 import { closeAll } from '../helpers/close-all.js';
 
-interface Ev { type: string; recipient: string | null; data: Record<string, any>; detail: Record<string, any> | null }
+interface Ev {
+  type: string;
+  recipient: string | null;
+  data: Record<string, any>;
+  detail: Record<string, any> | null;
+}
 
 describe('return paths: asynchronous bounces, delay notices, complaints and auto-replies', () => {
   let w: InboundWorld;
@@ -15,17 +29,34 @@ describe('return paths: asynchronous bounces, delay notices, complaints and auto
   before(async () => {
     w = await startInboundWorld();
     rcv = await startReceiver();
-    const { error } = await w.t.resend.webhooks.create({ endpoint: rcv.url, events: ['email.bounced', 'email.complained', 'email.delivery_delayed'] });
+    const { error } = await w.t.resend.webhooks.create({
+      endpoint: rcv.url,
+      events: ['email.bounced', 'email.complained', 'email.delivery_delayed'],
+    });
     assert.equal(error, null);
   });
-  after(() => closeAll(() => rcv.close(), () => w.close()));
+  after(() =>
+    closeAll(
+      () => rcv.close(),
+      () => w.close(),
+    ),
+  );
 
   /** Sends an email to `to` through the API, waits for its delivery, and returns what a report needs. */
   async function sent(to: string[], subject = 'Your receipt'): Promise<Original & { id: string }> {
-    const { data, error } = await w.t.resend.emails.send({ from: 'Example <sender@example.com>', to, subject, html: '<p>Hello</p>' });
+    const { data, error } = await w.t.resend.emails.send({
+      from: 'Example <sender@example.com>',
+      to,
+      subject,
+      html: '<p>Hello</p>',
+    });
     assert.equal(error, null);
     await waitForLastEvent(w.t, data!.id, ['delivered']);
-    const msg = w.mx.messages.find((m) => m.rcptTo.some((r) => r.toLowerCase() === to[0].toLowerCase()) && m.raw.toString().includes(`Subject: ${subject}`))!;
+    const msg = w.mx.messages.find(
+      (m) =>
+        m.rcptTo.some((r) => r.toLowerCase() === to[0].toLowerCase()) &&
+        m.raw.toString().includes(`Subject: ${subject}`),
+    )!;
     const messageId = /^Message-ID: (<[^>]+>)/m.exec(msg.raw.toString())![1];
     return { id: data!.id, returnPath: msg.mailFrom, messageId, from: 'sender@example.com', to, subject };
   }
@@ -48,14 +79,25 @@ describe('return paths: asynchronous bounces, delay notices, complaints and auto
   test('a Postfix DSN (5.1.1) at the VERP address bounces that recipient permanently and suppresses it; the webhook says so', async () => {
     const o = await sent(['alice@dest.test']);
     assert.match(o.returnPath, /^bounces\+[0-9a-f]{32}@send\.example\.com$/);
-    const { response } = await report(postfixDsn(o, [{ addr: 'alice@dest.test', status: '5.1.1', diag: 'smtp; 550 5.1.1 <alice@dest.test>: Recipient address rejected: User unknown in local recipient table' }]), o.returnPath);
+    const { response } = await report(
+      postfixDsn(o, [
+        {
+          addr: 'alice@dest.test',
+          status: '5.1.1',
+          diag: 'smtp; 550 5.1.1 <alice@dest.test>: Recipient address rejected: User unknown in local recipient table',
+        },
+      ]),
+      o.returnPath,
+    );
     assert.match(response, /^250 2\.0\.0 /);
     const e = await eventOf(o.id, 'email.bounced');
     assert.equal(e.recipient, 'alice@dest.test');
     assert.deepEqual(e.data.to, ['alice@dest.test']);
     assert.equal(e.data.bounce.type, 'Permanent');
     assert.equal(e.data.bounce.subType, 'NoEmail');
-    assert.deepEqual(e.data.bounce.diagnosticCode, ['smtp; 550 5.1.1 <alice@dest.test>: Recipient address rejected: User unknown in local recipient table']);
+    assert.deepEqual(e.data.bounce.diagnosticCode, [
+      'smtp; 550 5.1.1 <alice@dest.test>: Recipient address rejected: User unknown in local recipient table',
+    ]);
     assert.equal(e.detail!.source, 'dsn');
     assert.equal(e.detail!.reporting_mta, 'mx1.dest.test');
     assert.equal((await w.t.resend.emails.get(o.id)).data!.last_event, 'bounced');
@@ -64,8 +106,20 @@ describe('return paths: asynchronous bounces, delay notices, complaints and auto
     assert.equal(s?.source_id, o.id);
 
     // The same DSN again (the reporter retried after losing our 250): kept, but recorded once.
-    await report(postfixDsn(o, [{ addr: 'alice@dest.test', status: '5.1.1', diag: 'smtp; 550 5.1.1 <alice@dest.test>: Recipient address rejected: User unknown in local recipient table' }]), o.returnPath);
-    const { rows } = await w.t.db.pool.query('SELECT count(*)::int AS n FROM return_path_messages WHERE email_id = $1', [o.id]);
+    await report(
+      postfixDsn(o, [
+        {
+          addr: 'alice@dest.test',
+          status: '5.1.1',
+          diag: 'smtp; 550 5.1.1 <alice@dest.test>: Recipient address rejected: User unknown in local recipient table',
+        },
+      ]),
+      o.returnPath,
+    );
+    const { rows } = await w.t.db.pool.query(
+      'SELECT count(*)::int AS n FROM return_path_messages WHERE email_id = $1',
+      [o.id],
+    );
     assert.equal(rows[0].n, 2);
     assert.equal((await events(o.id)).filter((x) => x.type === 'email.bounced').length, 1);
 
@@ -90,7 +144,10 @@ describe('return paths: asynchronous bounces, delay notices, complaints and auto
     const o = await sent(['gone@dest.test']);
     await report(qmailBounce(o, 'gone@dest.test'), o.returnPath);
     const e = await eventOf(o.id, 'email.bounced');
-    assert.deepEqual([e.recipient, e.data.bounce.type, e.data.bounce.subType], ['gone@dest.test', 'Permanent', 'NoEmail']);
+    assert.deepEqual(
+      [e.recipient, e.data.bounce.type, e.data.bounce.subType],
+      ['gone@dest.test', 'Permanent', 'NoEmail'],
+    );
     assert.match(e.data.bounce.diagnosticCode[0], /no mailbox here by that name/);
     assert.ok(await suppression('gone@dest.test'));
   });
@@ -106,13 +163,23 @@ describe('return paths: asynchronous bounces, delay notices, complaints and auto
 
   test('a multi-recipient DSN: a 5.x.x recipient bounces Permanent and is suppressed, a 4.x.x failure is Transient and is not', async () => {
     const o = await sent(['m1@dest.test', 'm2@dest.test', 'm3@dest.test']);
-    await report(postfixDsn(o, [
-      { addr: 'm1@dest.test', status: '5.1.1', diag: 'smtp; 550 5.1.1 User unknown' },
-      { addr: 'm2@dest.test', status: '4.4.7', diag: 'X-Postfix; delivery temporarily suspended: connection timed out; message expired' },
-    ]), o.returnPath);
+    await report(
+      postfixDsn(o, [
+        { addr: 'm1@dest.test', status: '5.1.1', diag: 'smtp; 550 5.1.1 User unknown' },
+        {
+          addr: 'm2@dest.test',
+          status: '4.4.7',
+          diag: 'X-Postfix; delivery temporarily suspended: connection timed out; message expired',
+        },
+      ]),
+      o.returnPath,
+    );
     await eventOf(o.id, 'email.bounced');
     const bounced = (await events(o.id)).filter((e) => e.type === 'email.bounced');
-    assert.deepEqual(bounced.map((e) => [e.recipient, e.data.bounce.type]).sort(), [['m1@dest.test', 'Permanent'], ['m2@dest.test', 'Transient']]);
+    assert.deepEqual(bounced.map((e) => [e.recipient, e.data.bounce.type]).sort(), [
+      ['m1@dest.test', 'Permanent'],
+      ['m2@dest.test', 'Transient'],
+    ]);
     assert.ok(await suppression('m1@dest.test'));
     assert.equal(await suppression('m2@dest.test'), undefined);
     assert.equal(await suppression('m3@dest.test'), undefined, 'the recipient the DSN does not name is untouched');
@@ -163,16 +230,34 @@ describe('return paths: asynchronous bounces, delay notices, complaints and auto
   });
 
   test('every return-path message is kept, matched or not; one for an unknown email is taken and stored without an email', async () => {
-    const unknown: Original = { returnPath: 'bounces+00000000000000000000000000000000@send.example.com', messageId: '<nope@example.com>', from: 'sender@example.com', to: ['x@dest.test'], subject: 'x' };
-    const { response } = await report(postfixDsn(unknown, [{ addr: 'x@dest.test', status: '5.1.1', diag: 'smtp; 550 5.1.1 User unknown' }]), unknown.returnPath);
+    const unknown: Original = {
+      returnPath: 'bounces+00000000000000000000000000000000@send.example.com',
+      messageId: '<nope@example.com>',
+      from: 'sender@example.com',
+      to: ['x@dest.test'],
+      subject: 'x',
+    };
+    const { response } = await report(
+      postfixDsn(unknown, [{ addr: 'x@dest.test', status: '5.1.1', diag: 'smtp; 550 5.1.1 User unknown' }]),
+      unknown.returnPath,
+    );
     assert.match(response, /^250 /);
-    const { rows } = await w.t.db.pool.query("SELECT kind, email_id, rcpt_to FROM return_path_messages WHERE rcpt_to = $1", [unknown.returnPath]);
+    const { rows } = await w.t.db.pool.query(
+      'SELECT kind, email_id, rcpt_to FROM return_path_messages WHERE rcpt_to = $1',
+      [unknown.returnPath],
+    );
     assert.deepEqual(rows, [{ kind: 'bounce', email_id: null, rcpt_to: unknown.returnPath }]);
     assert.equal(await suppression('x@dest.test'), undefined);
   });
 
   test('the return-path host takes mail only for sending domains; other hosts of the domain are refused', async () => {
-    const { replies } = await smtpTalk(w.mxPort, ['EHLO client.test', 'MAIL FROM:<>', 'RCPT TO:<bounces+abc@send.example.com>', 'RCPT TO:<bounces+abc@other.example.com>', 'QUIT']);
+    const { replies } = await smtpTalk(w.mxPort, [
+      'EHLO client.test',
+      'MAIL FROM:<>',
+      'RCPT TO:<bounces+abc@send.example.com>',
+      'RCPT TO:<bounces+abc@other.example.com>',
+      'QUIT',
+    ]);
     assert.match(replies[3], /^250/);
     assert.match(replies[4], /^550 5\.7\.1 /);
   });

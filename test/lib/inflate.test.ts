@@ -51,7 +51,11 @@ test('the limit counts the bytes that come out, to the byte, for deflated and st
   // two entries share one budget
   const two = zipSync({ 'a.xml': data, 'b.xml': data });
   assert.equal((await unzipLimited(two, { maxBytes: 2000 })).ok, true);
-  assert.deepEqual(await unzipLimited(two, { maxBytes: 1999 }), { ok: false, reason: 'too_large', detail: 'inflates past 1999 bytes' });
+  assert.deepEqual(await unzipLimited(two, { maxBytes: 1999 }), {
+    ok: false,
+    reason: 'too_large',
+    detail: 'inflates past 1999 bytes',
+  });
   assert.equal((await gunzipLimited(gzipSync(Buffer.from(data)), { maxBytes: 1000 })).ok, true);
   assert.equal((await gunzipLimited(gzipSync(Buffer.from(data)), { maxBytes: 999 })).ok, false);
 });
@@ -66,7 +70,11 @@ test('only accepted entries are inflated, and more of them than allowed refuse t
   const r = await unzipLimited(zip, { maxBytes: 100, accept: (n) => /\.xml$/i.test(n) });
   assert.deepEqual(r.ok && r.files.map((f) => f.name), ['a.xml', 'c.XML']);
   const many = zipSync(Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`${i}.xml`, strToU8('<a/>')])));
-  assert.deepEqual(await unzipLimited(many, { maxBytes: 1000, maxFiles: 20 }), { ok: false, reason: 'too_many_files', detail: '21 entries; at most 20 are read' });
+  assert.deepEqual(await unzipLimited(many, { maxBytes: 1000, maxFiles: 20 }), {
+    ok: false,
+    reason: 'too_many_files',
+    detail: '21 entries; at most 20 are read',
+  });
 });
 
 test('the DMARC fixtures inflate to their XML; broken archives are refused as corrupt', async () => {

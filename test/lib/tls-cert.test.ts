@@ -22,14 +22,29 @@ test('a self-signed certificate names the host, is for servers only, matches its
   try {
     const port = (server.address() as { port: number }).port;
     const protocol = await new Promise<string | null>((resolve, reject) => {
-      const c = tls.connect({ port, host: '127.0.0.1', ca: pair.cert, servername: 'mx.example.test' }, () => { resolve(c.getProtocol()); c.end(); });
+      const c = tls.connect({ port, host: '127.0.0.1', ca: pair.cert, servername: 'mx.example.test' }, () => {
+        resolve(c.getProtocol());
+        c.end();
+      });
       c.on('error', reject);
     });
     assert.match(protocol!, /^TLSv1\.[23]$/);
-    await assert.rejects(new Promise((resolve, reject) => {
-      const c = tls.connect({ port, host: '127.0.0.1', ca: pair.cert, servername: 'mx.example.test', maxVersion: 'TLSv1.1', minVersion: 'TLSv1' }, () => resolve(c));
-      c.on('error', reject);
-    }));
+    await assert.rejects(
+      new Promise((resolve, reject) => {
+        const c = tls.connect(
+          {
+            port,
+            host: '127.0.0.1',
+            ca: pair.cert,
+            servername: 'mx.example.test',
+            maxVersion: 'TLSv1.1',
+            minVersion: 'TLSv1',
+          },
+          () => resolve(c),
+        );
+        c.on('error', reject);
+      }),
+    );
   } finally {
     server.close();
   }
@@ -60,7 +75,12 @@ test('the generated pair is created once per data directory, kept, and replaced 
     const own = selfSignedCertificate(['own.example.test']);
     fs.writeFileSync(path.join(dir, 'own.crt'), own.cert);
     fs.writeFileSync(path.join(dir, 'own.key'), own.key);
-    const configured = loadTlsKeyPair({ dataDir: dir, hostname: 'x', certFile: path.join(dir, 'own.crt'), keyFile: path.join(dir, 'own.key') });
+    const configured = loadTlsKeyPair({
+      dataDir: dir,
+      hostname: 'x',
+      certFile: path.join(dir, 'own.crt'),
+      keyFile: path.join(dir, 'own.key'),
+    });
     assert.deepEqual([configured.generated, configured.cert], [false, own.cert]);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -21,7 +21,11 @@ test('parses a bare address and lowercases only the domain', () => {
 });
 
 test('parses "Name <addr>" and "<addr>"', () => {
-  assert.deepEqual(parseAddress('Acme Team <team@acme.io>'), { name: 'Acme Team', address: 'team@acme.io', domain: 'acme.io' });
+  assert.deepEqual(parseAddress('Acme Team <team@acme.io>'), {
+    name: 'Acme Team',
+    address: 'team@acme.io',
+    domain: 'acme.io',
+  });
   assert.deepEqual(parseAddress('<team@acme.io>'), { address: 'team@acme.io', domain: 'acme.io' });
 });
 
@@ -41,12 +45,28 @@ test('accepts the dot-atom special characters and a quoted local part', () => {
 });
 
 test('converts IDN domains to punycode', () => {
-  assert.deepEqual(parseAddress('Müller <m@Bücher.DE>'), { name: 'Müller', address: 'm@xn--bcher-kva.de', domain: 'xn--bcher-kva.de' });
+  assert.deepEqual(parseAddress('Müller <m@Bücher.DE>'), {
+    name: 'Müller',
+    address: 'm@xn--bcher-kva.de',
+    domain: 'xn--bcher-kva.de',
+  });
   assert.equal(parseAddress('x@例え.jp').domain, 'xn--r8jz45g.jp');
 });
 
 test('rejects malformed local parts', () => {
-  for (const s of ['.a@x.com', 'a.@x.com', 'a..b@x.com', 'a b@x.com', 'a"b@x.com', 'ünï@x.com', `${'a'.repeat(65)}@x.com`, '@x.com', 'x.com', 'a@']) rejects(s);
+  for (const s of [
+    '.a@x.com',
+    'a.@x.com',
+    'a..b@x.com',
+    'a b@x.com',
+    'a"b@x.com',
+    'ünï@x.com',
+    `${'a'.repeat(65)}@x.com`,
+    '@x.com',
+    'x.com',
+    'a@',
+  ])
+    rejects(s);
 });
 
 test('rejects malformed domains', () => {
@@ -68,7 +88,16 @@ test('rejects malformed domains', () => {
 });
 
 test('rejects broken name-addr forms', () => {
-  for (const s of ['Name <a@x.com', 'Name a@x.com>', '"Unclosed <a@x.com>', 'A <b> <a@x.com>', '"Q" junk <a@x.com>', 'a@x.com, b@x.com', '']) rejects(s);
+  for (const s of [
+    'Name <a@x.com',
+    'Name a@x.com>',
+    '"Unclosed <a@x.com>',
+    'A <b> <a@x.com>',
+    '"Q" junk <a@x.com>',
+    'a@x.com, b@x.com',
+    '',
+  ])
+    rejects(s);
 });
 
 test('names the field in the error', () => {
@@ -76,7 +105,13 @@ test('names the field in the error', () => {
 });
 
 test('rejects line breaks and control characters before anything else', () => {
-  for (const s of ['a@x.com\r\nBcc: e@vil.com', 'Name\n <a@x.com>', 'a@x.com\u0000', 'N\u2028 <a@x.com>', 'a@x.com\u0085']) {
+  for (const s of [
+    'a@x.com\r\nBcc: e@vil.com',
+    'Name\n <a@x.com>',
+    'a@x.com\u0000',
+    'N\u2028 <a@x.com>',
+    'a@x.com\u0085',
+  ]) {
     assert.match(rejects(s).message, /line breaks and control characters/);
   }
 });

@@ -11,16 +11,23 @@ test('turns <br> into a line break and collapses other whitespace', () => {
 });
 
 test('drops head, style, script and comments', () => {
-  const html = '<html><head><title>T</title><style>p{}</style></head><body><!--[if mso]><p>mso</p><![endif]--><script>alert(1)</script><p>Body</p></body></html>';
+  const html =
+    '<html><head><title>T</title><style>p{}</style></head><body><!--[if mso]><p>mso</p><![endif]--><script>alert(1)</script><p>Body</p></body></html>';
   assert.equal(htmlToText(html), 'Body');
 });
 
 test('renders lists with "- " and numbers, nesting by indentation', () => {
-  assert.equal(htmlToText('<ul><li>One</li><li>Two<ul><li>Two-a</li></ul></li></ul><ol><li>First</li><li>Second</li></ol>'), '- One\n- Two\n  - Two-a\n\n1. First\n2. Second');
+  assert.equal(
+    htmlToText('<ul><li>One</li><li>Two<ul><li>Two-a</li></ul></li></ul><ol><li>First</li><li>Second</li></ol>'),
+    '- One\n- Two\n  - Two-a\n\n1. First\n2. Second',
+  );
 });
 
 test('renders links as "text (url)" unless the text already is the url', () => {
-  assert.equal(htmlToText('<p>See <a href="https://x.io/a?b=1&amp;c=2">the docs</a>.</p>'), 'See the docs (https://x.io/a?b=1&c=2).');
+  assert.equal(
+    htmlToText('<p>See <a href="https://x.io/a?b=1&amp;c=2">the docs</a>.</p>'),
+    'See the docs (https://x.io/a?b=1&c=2).',
+  );
   assert.equal(htmlToText('<a href="https://x.io">https://x.io</a>'), 'https://x.io');
   assert.equal(htmlToText('<a href="mailto:a@x.io">a@x.io</a>'), 'a@x.io');
   assert.equal(htmlToText('<a href="#top">Top</a> <a href="javascript:void(0)">JS</a>'), 'Top JS');
@@ -28,7 +35,10 @@ test('renders links as "text (url)" unless the text already is the url', () => {
 });
 
 test('decodes named and numeric entities and leaves unknown ones alone', () => {
-  assert.equal(decodeEntities('&amp; &lt;&gt; &quot;&#39; &mdash; &#x1F600; &#8364; &hellip; &bogus; &copy'), '& <> "\' — 😀 € … &bogus; ©');
+  assert.equal(
+    decodeEntities('&amp; &lt;&gt; &quot;&#39; &mdash; &#x1F600; &#8364; &hellip; &bogus; &copy'),
+    '& <> "\' — 😀 € … &bogus; ©',
+  );
   assert.equal(decodeEntities('&#0; &#xD800;'), '\ufffd \ufffd');
   assert.equal(htmlToText('<p>a&nbsp;&nbsp;b</p>'), 'a b');
 });

@@ -16,11 +16,46 @@ function oldTextPart(body: string): [string, string] {
   return oldSevenBit(crlf) ? ['7bit', crlf] : ['quoted-printable', qp.wrap(qp.encode(Buffer.from(crlf, 'utf8')), 76)];
 }
 
-
 const PIECES = [
-  'a', 'Z', '0', 'word', 'Lorem ipsum', ' ', '  ', '\t', ' \t', '=', '==', '=3D', '.', '..', ',', '!', '?', '<p>', 'href="x"',
-  '\r', '\n', '\r\n', '\r\n\r\n', '\r\r\n', '\n\r', '\r\n.', ' \r\n', '\t\r\n', 'é', 'ß', '€', '你', '😀', '👍🏽', '\u00a0',
-  '\x00', '\x1b', '\x7f', '\ud800',
+  'a',
+  'Z',
+  '0',
+  'word',
+  'Lorem ipsum',
+  ' ',
+  '  ',
+  '\t',
+  ' \t',
+  '=',
+  '==',
+  '=3D',
+  '.',
+  '..',
+  ',',
+  '!',
+  '?',
+  '<p>',
+  'href="x"',
+  '\r',
+  '\n',
+  '\r\n',
+  '\r\n\r\n',
+  '\r\r\n',
+  '\n\r',
+  '\r\n.',
+  ' \r\n',
+  '\t\r\n',
+  'é',
+  'ß',
+  '€',
+  '你',
+  '😀',
+  '👍🏽',
+  '\u00a0',
+  '\x00',
+  '\x1b',
+  '\x7f',
+  '\ud800',
 ];
 const NON_ASCII = ['é', '€', '你', '😀', '👍🏽'];
 
@@ -44,7 +79,8 @@ function text(rnd: () => number): string {
 function bytes(rnd: () => number): Buffer {
   const b = Buffer.alloc(Math.floor(rnd() * 400));
   const common = [0x80, 0xbf, 0xc3, 0xe2, 0xf0, 0x0a, 0x0d, 0x20, 0x09, 0x3d, 0x2e, 0x41];
-  for (let i = 0; i < b.length; i++) b[i] = rnd() < 0.5 ? common[Math.floor(rnd() * common.length)] : Math.floor(rnd() * 256);
+  for (let i = 0; i < b.length; i++)
+    b[i] = rnd() < 0.5 ? common[Math.floor(rnd() * common.length)] : Math.floor(rnd() * 256);
   return b;
 }
 
@@ -83,7 +119,10 @@ test('keeps to nodemailer on invalid UTF-8: long runs of continuation bytes, lea
   for (const prefix of ['', 'a', 'ab', 'abc', 'a'.repeat(40), 'a'.repeat(70)]) {
     for (const run of [[0x80], [0xbf], [0xc3], [0xe2, 0x82], [0xc3, 0x28], [0x80, 0x41]]) {
       for (const times of [1, 5, 25, 26, 30, 100]) {
-        const input = Buffer.concat([Buffer.from(prefix), Buffer.from(Array.from({ length: times }, () => run).flat())]);
+        const input = Buffer.concat([
+          Buffer.from(prefix),
+          Buffer.from(Array.from({ length: times }, () => run).flat()),
+        ]);
         assert.equal(encodeQuotedPrintable(input), oracle(input), input.toString('hex'));
       }
     }
@@ -94,13 +133,17 @@ test('keeps to nodemailer on large inputs and on ones that make a soft break eve
   const pathological = (unit: number[], times: number) => Buffer.from(Array.from({ length: times }, () => unit).flat());
   const inputs = [
     Buffer.from('é😀'.repeat(60_000), 'utf8'), // 360 KB, nearly all escapes
-    Buffer.from(`${'Lorem ipsum dolor sit amet. '.repeat(10_000)}
-`.repeat(3), 'utf8'),
+    Buffer.from(
+      `${'Lorem ipsum dolor sit amet. '.repeat(10_000)}
+`.repeat(3),
+      'utf8',
+    ),
     pathological([0x61, ...Array(25).fill(0x80)], 500),
     pathological([0x0a, 0x61, ...Array(25).fill(0x80)], 500),
     pathological([0x0d, 0x0d, 0x0a, 0x0a, 0x61, ...Array(24).fill(0xbf)], 500),
   ];
-  for (const input of inputs) assert.equal(encodeQuotedPrintable(input), oracle(input), input.subarray(0, 60).toString('hex'));
+  for (const input of inputs)
+    assert.equal(encodeQuotedPrintable(input), oracle(input), input.subarray(0, 60).toString('hex'));
 });
 
 test('reads unaligned input and views on a larger buffer', () => {
@@ -141,12 +184,17 @@ test('encodes by hand-checked examples', () => {
 test('decides 7bit as the former check did, lines of 76 and 77 and 128 KiB included', () => {
   const rnd = prng(99);
   const inputs = Array.from({ length: 4000 }, () => text(rnd));
-  for (const n of [75, 76, 77]) inputs.push('a'.repeat(n), `x\r\n${'a'.repeat(n)}\r\ny`, `x\r${'a'.repeat(n)}\ry`, `${'a'.repeat(n - 1)}\t`);
+  for (const n of [75, 76, 77])
+    inputs.push('a'.repeat(n), `x\r\n${'a'.repeat(n)}\r\ny`, `x\r${'a'.repeat(n)}\ry`, `${'a'.repeat(n - 1)}\t`);
   const big = (n: number) => `${'a'.repeat(70)}\r\n`.repeat(Math.ceil(n / 72)).slice(0, n);
   inputs.push(big(131072), big(131073), 'plain\ttext\r\n', 'caf\u00e9');
   for (const s of inputs) {
     const crlf = s.replace(/\r?\n/g, '\r\n');
-    assert.equal(fitsSevenBit(Buffer.from(crlf, 'utf8')), oldTextPart(s)[0] === '7bit', JSON.stringify(s.slice(0, 200)));
+    assert.equal(
+      fitsSevenBit(Buffer.from(crlf, 'utf8')),
+      oldTextPart(s)[0] === '7bit',
+      JSON.stringify(s.slice(0, 200)),
+    );
   }
 });
 
@@ -156,8 +204,16 @@ test('writeSimpleMessage writes each part as the former textPart did', () => {
     const t = text(rnd);
     const h = rnd() < 0.3 ? '' : text(rnd);
     const raw = writeSimpleMessage({
-      from: { address: 'a@example.com', domain: 'example.com' }, to: [{ address: 'b@example.com', domain: 'example.com' }], cc: [], replyTo: [], subject: 's',
-      messageId: '<1@example.com>', date: new Date(0), text: t, html: h, headers: {},
+      from: { address: 'a@example.com', domain: 'example.com' },
+      to: [{ address: 'b@example.com', domain: 'example.com' }],
+      cc: [],
+      replyTo: [],
+      subject: 's',
+      messageId: '<1@example.com>',
+      date: new Date(0),
+      text: t,
+      html: h,
+      headers: {},
     }).toString('latin1');
     const parts = [...(t ? [['text/plain', t]] : []), ...(h ? [['text/html', h]] : [])];
     if (!parts.length) parts.push(['text/plain', '']);
@@ -172,7 +228,8 @@ test('writeSimpleMessage writes each part as the former textPart did', () => {
       assert.equal(raw.slice(sep + 4), content, `message ${i}`);
     } else {
       const boundary = /boundary="([^"]+)"/.exec(raw)![1];
-      const expected = parts.map((p) => `--${boundary}\r\n${part(p).join('\r\n')}\r\n`).join('') + `--${boundary}--\r\n`;
+      const expected =
+        parts.map((p) => `--${boundary}\r\n${part(p).join('\r\n')}\r\n`).join('') + `--${boundary}--\r\n`;
       assert.equal(raw.slice(sep + 4), expected, `message ${i}`);
     }
   }

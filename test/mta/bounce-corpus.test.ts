@@ -9,10 +9,25 @@ import { classifyResponse, suppressesRecipient } from '../../src/mta/classify.js
 import { CORPUS, type Expect } from '../fixtures/bounce-corpus.js';
 import { HOLDOUT } from '../fixtures/bounce-holdout.js';
 
-const RESEND_SUBTYPES = ['Undetermined', 'General', 'NoEmail', 'MailboxFull', 'MessageTooLarge', 'ContentRejected',
-  'AttachmentRejected', 'Suppressed'];
+const RESEND_SUBTYPES = [
+  'Undetermined',
+  'General',
+  'NoEmail',
+  'MailboxFull',
+  'MessageTooLarge',
+  'ContentRejected',
+  'AttachmentRejected',
+  'Suppressed',
+];
 
-interface Judged { provider: string; reply: string; got: string; want: string; suppressed: boolean; wanted: boolean }
+interface Judged {
+  provider: string;
+  reply: string;
+  got: string;
+  want: string;
+  suppressed: boolean;
+  wanted: boolean;
+}
 
 const judge = (provider: string, [reply, action, subType, category, suppress]: Expect): Judged => {
   const c = classifyResponse(reply);
@@ -36,7 +51,8 @@ const score = (name: string, set: Record<string, Expect[]>, listMisses: boolean)
   const misses = judged.filter((j) => j.got !== j.want);
   const right = judged.length - misses.length;
   console.log(`bounce ${name}: ${right}/${judged.length} (${((right / judged.length) * 100).toFixed(1)}%)`);
-  if (listMisses) for (const m of misses) console.log(`  miss [${m.provider}] "${m.reply}": got ${m.got}, want ${m.want}`);
+  if (listMisses)
+    for (const m of misses) console.log(`  miss [${m.provider}] "${m.reply}": got ${m.got}, want ${m.want}`);
   return { misses, ratio: right / judged.length, right, total: judged.length };
 };
 
@@ -68,7 +84,10 @@ test('the holdout (never used to write the rules) scores at least its recorded f
 });
 
 test('no tuning reply suppresses a recipient that it should not, and the holdout stays at its count', () => {
-  assert.deepEqual(judgeAll(CORPUS).filter((j) => j.suppressed && !j.wanted), []);
+  assert.deepEqual(
+    judgeAll(CORPUS).filter((j) => j.suppressed && !j.wanted),
+    [],
+  );
   const wrong = judgeAll(HOLDOUT).filter((j) => j.suppressed && !j.wanted).length;
   console.log(`bounce holdout: ${wrong} replies would wrongly suppress the recipient`);
   assert.ok(wrong <= HOLDOUT_WRONG_SUPPRESSIONS_CEILING, `${wrong} holdout replies wrongly suppress`);

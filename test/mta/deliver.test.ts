@@ -13,7 +13,9 @@ let plain: RecordingSmtp; // no STARTTLS
 let pool: Pool;
 let seq = 0;
 
-const raw = Buffer.from('From: a@sender.test\r\nTo: b@dest.test\r\nSubject: Hi\r\nMessage-ID: <1@sender.test>\r\n\r\nHello\r\n');
+const raw = Buffer.from(
+  'From: a@sender.test\r\nTo: b@dest.test\r\nSubject: Hi\r\nMessage-ID: <1@sender.test>\r\n\r\nHello\r\n',
+);
 
 /** A fresh destination domain whose MX points at 127.0.0.1 (the recording servers). */
 function domain(): string {
@@ -29,7 +31,12 @@ const message = (recipients: string[], tls: 'opportunistic' | 'enforced' = 'oppo
   raw,
   tls,
 });
-const route = (name: string, server: RecordingSmtp = mx) => ({ mode: 'mx' as const, domain: name, port: server.port, dns: [dns.address] });
+const route = (name: string, server: RecordingSmtp = mx) => ({
+  mode: 'mx' as const,
+  domain: name,
+  port: server.port,
+  dns: [dns.address],
+});
 const opts = () => ({ heloName: 'mta.sender.test', pool, timeoutMs: 3000 });
 
 before(async () => {
@@ -39,17 +46,23 @@ before(async () => {
   pool = new Pool({ timeoutMs: 5000 });
 });
 after(async () => {
-  await closeAll(() => pool.closeAll(), () => Promise.all([mx.close(), plain.close(), dns.close()]));
+  await closeAll(
+    () => pool.closeAll(),
+    () => Promise.all([mx.close(), plain.close(), dns.close()]),
+  );
 });
 
 test('delivers to the MX over STARTTLS with every recipient in one transaction', async () => {
   const name = domain();
   const before = mx.messages.length;
   const results = await deliver(message([`a@${name}`, `b@${name}`]), route(name), opts());
-  assert.deepEqual(results.map((r) => [r.recipient, r.status, r.code, r.tls, r.mxHost]), [
-    [`a@${name}`, 'delivered', 250, true, `mx.${name}`],
-    [`b@${name}`, 'delivered', 250, true, `mx.${name}`],
-  ]);
+  assert.deepEqual(
+    results.map((r) => [r.recipient, r.status, r.code, r.tls, r.mxHost]),
+    [
+      [`a@${name}`, 'delivered', 250, true, `mx.${name}`],
+      [`b@${name}`, 'delivered', 250, true, `mx.${name}`],
+    ],
+  );
   const got = mx.messages.slice(before);
   assert.equal(got.length, 1);
   assert.deepEqual(got[0].rcptTo, [`a@${name}`, `b@${name}`]);
@@ -65,7 +78,10 @@ test('bounces a 550 5.1.1 recipient while delivering the other one', async () =>
   try {
     const [ok, bad] = await deliver(message([`ok@${name}`, `nobody@${name}`]), route(name), opts());
     assert.equal(ok.status, 'delivered');
-    assert.deepEqual([bad.status, bad.code, bad.enhanced, bad.subType, bad.category], ['bounced', 550, '5.1.1', 'NoEmail', 'recipient']);
+    assert.deepEqual(
+      [bad.status, bad.code, bad.enhanced, bad.subType, bad.category],
+      ['bounced', 550, '5.1.1', 'NoEmail', 'recipient'],
+    );
     assert.match(bad.response, /User unknown/);
   } finally {
     mx.onRcpt = () => undefined;
@@ -80,7 +96,10 @@ test('defers a 4xx recipient with the named wait, and bounces when all are rejec
       : { code: 550, message: '5.1.1 No such user' };
   try {
     const [grey, gone] = await deliver(message([`grey@${name}`, `gone@${name}`]), route(name), opts());
-    assert.deepEqual([grey.status, grey.code, grey.retryAfterSeconds, grey.category], ['deferred', 450, 300, 'greylist']);
+    assert.deepEqual(
+      [grey.status, grey.code, grey.retryAfterSeconds, grey.category],
+      ['deferred', 450, 300, 'greylist'],
+    );
     assert.deepEqual([gone.status, gone.subType], ['bounced', 'NoEmail']);
   } finally {
     mx.onRcpt = () => undefined;
@@ -92,7 +111,13 @@ test('bounces every recipient when DATA is rejected as spam', async () => {
   mx.onData = () => ({ code: 554, message: '5.7.1 Message rejected due to spam content' });
   try {
     const results = await deliver(message([`x@${name}`, `y@${name}`]), route(name), opts());
-    assert.deepEqual(results.map((r) => [r.status, r.subType]), [['bounced', 'ContentRejected'], ['bounced', 'ContentRejected']]);
+    assert.deepEqual(
+      results.map((r) => [r.status, r.subType]),
+      [
+        ['bounced', 'ContentRejected'],
+        ['bounced', 'ContentRejected'],
+      ],
+    );
   } finally {
     mx.onData = () => undefined;
   }
@@ -103,7 +128,10 @@ test('bounces every recipient when DATA is rejected as spam', async () => {
 
 test('falls back to the next MX when the first refuses connections', async () => {
   const name = `fallback${++seq}.test`;
-  dns.set(name, 'MX', [{ exchange: `mx1.${name}`, priority: 10 }, { exchange: `mx2.${name}`, priority: 20 }]);
+  dns.set(name, 'MX', [
+    { exchange: `mx1.${name}`, priority: 10 },
+    { exchange: `mx2.${name}`, priority: 20 },
+  ]);
   dns.set(`mx1.${name}`, 'A', ['127.0.0.2']); // nothing listens there
   dns.set(`mx2.${name}`, 'A', ['127.0.0.1']);
   const [r] = await deliver(message([`a@${name}`]), route(name), opts());
@@ -112,7 +140,10 @@ test('falls back to the next MX when the first refuses connections', async () =>
 
 test('moves to the next MX when the first answers MAIL FROM with a 4xx', async () => {
   const name = `busy${++seq}.test`;
-  dns.set(name, 'MX', [{ exchange: `mx1.${name}`, priority: 10 }, { exchange: `mx2.${name}`, priority: 20 }]);
+  dns.set(name, 'MX', [
+    { exchange: `mx1.${name}`, priority: 10 },
+    { exchange: `mx2.${name}`, priority: 20 },
+  ]);
   dns.set(`mx1.${name}`, 'A', ['127.0.0.1']);
   dns.set(`mx2.${name}`, 'A', ['127.0.0.1']);
   let calls = 0;
@@ -168,7 +199,9 @@ test('reuses connections: 100 messages to one destination over a few connections
   const name = domain();
   const before = mx.connections;
   const count = mx.messages.length;
-  const results = await Promise.all(Array.from({ length: 100 }, (_, i) => deliver(message([`r${i}@${name}`]), route(name), opts())));
+  const results = await Promise.all(
+    Array.from({ length: 100 }, (_, i) => deliver(message([`r${i}@${name}`]), route(name), opts())),
+  );
   assert.ok(results.every(([r]) => r.status === 'delivered'));
   await mx.waitFor(count + 100);
   const opened = mx.connections - before;
@@ -191,7 +224,11 @@ test('defers when the server drops the connection after DATA', async () => {
 
 test('delivers through a relay URL', async () => {
   const before = plain.messages.length;
-  const [r] = await deliver(message(['z@anywhere.example']), { mode: 'relay', url: `smtp://127.0.0.1:${plain.port}` }, opts());
+  const [r] = await deliver(
+    message(['z@anywhere.example']),
+    { mode: 'relay', url: `smtp://127.0.0.1:${plain.port}` },
+    opts(),
+  );
   assert.deepEqual([r.status, r.mxHost], ['delivered', '127.0.0.1']);
   assert.equal(plain.messages.length, before + 1);
 });

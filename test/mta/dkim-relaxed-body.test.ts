@@ -6,15 +6,43 @@ import { relaxedBody } from '../../src/mta/dkim.js';
 import { prng } from '../helpers/prng.js';
 
 function oracle(body: Buffer): Buffer {
-  let s = body.toString('binary').replace(/[ \t]+\r\n/g, '\r\n').replace(/[ \t]+/g, ' ');
+  let s = body
+    .toString('binary')
+    .replace(/[ \t]+\r\n/g, '\r\n')
+    .replace(/[ \t]+/g, ' ');
   s = s.replace(/[ \t]+$/, '').replace(/(\r\n)*$/, '');
   return Buffer.from(s.length ? `${s}\r\n` : '', 'binary');
 }
 
-
 const PIECES = [
-  'a', 'word', 'Lorem ipsum dolor', ' ', '  ', '\t', ' \t ', '\t\t', '.', '=20', '\r', '\n', '\r\n', '\r\n\r\n', '\r\r\n',
-  '\n\r', ' \r\n', '\t\r\n', ' \r', ' \n', '\r\n ', '\r\n.', '\xe9', '\xc3\xa9', '\xf0\x9f\x98\x80', '\x00', '\x0b', '\x0c',
+  'a',
+  'word',
+  'Lorem ipsum dolor',
+  ' ',
+  '  ',
+  '\t',
+  ' \t ',
+  '\t\t',
+  '.',
+  '=20',
+  '\r',
+  '\n',
+  '\r\n',
+  '\r\n\r\n',
+  '\r\r\n',
+  '\n\r',
+  ' \r\n',
+  '\t\r\n',
+  ' \r',
+  ' \n',
+  '\r\n ',
+  '\r\n.',
+  '\xe9',
+  '\xc3\xa9',
+  '\xf0\x9f\x98\x80',
+  '\x00',
+  '\x0b',
+  '\x0c',
 ];
 
 function body(rnd: () => number): Buffer {
@@ -53,7 +81,8 @@ test('canonicalizes as the regex version did on any bytes', () => {
   const common = [0x20, 0x09, 0x0d, 0x0a, 0x41];
   for (let i = 0; i < 4000; i++) {
     const b = Buffer.alloc(Math.floor(rnd() * 200));
-    for (let j = 0; j < b.length; j++) b[j] = rnd() < 0.8 ? common[Math.floor(rnd() * common.length)] : Math.floor(rnd() * 256);
+    for (let j = 0; j < b.length; j++)
+      b[j] = rnd() < 0.8 ? common[Math.floor(rnd() * common.length)] : Math.floor(rnd() * 256);
     assert.deepEqual(relaxedBody(b), oracle(b), b.toString('hex'));
   }
 });

@@ -54,9 +54,14 @@ const verify = (raw: Buffer) =>
   });
 
 test('signs with RSA and the signature verifies as pass', async () => {
-  const signed = await dkimSign(message, [{ domain: 'signed.test', selector: 'rsa1', privateKey: rsaPem, algorithm: 'rsa-sha256' }]);
+  const signed = await dkimSign(message, [
+    { domain: 'signed.test', selector: 'rsa1', privateKey: rsaPem, algorithm: 'rsa-sha256' },
+  ]);
   assert.ok(signed.toString().startsWith('DKIM-Signature: '));
-  assert.ok(signed.subarray(signed.length - message.length).equals(message), 'the message follows the header unchanged');
+  assert.ok(
+    signed.subarray(signed.length - message.length).equals(message),
+    'the message follows the header unchanged',
+  );
   const header = signed.toString().split('\r\n\r\n')[0];
   assert.match(header, /h=[^;]*list-unsubscribe-post/i);
   assert.match(header, /c=relaxed\/relaxed/);
@@ -71,11 +76,16 @@ test('signs with RSA and Ed25519 in one pass, both verify as pass', async () => 
     { domain: 'signed.test', selector: 'ed1', privateKey: edPem, algorithm: 'ed25519-sha256' },
   ]);
   const res = await verify(signed);
-  assert.deepEqual(res.dkim.results.map((r) => r.status.result), ['pass', 'pass']);
+  assert.deepEqual(
+    res.dkim.results.map((r) => r.status.result),
+    ['pass', 'pass'],
+  );
 });
 
 test('a changed body fails verification', async () => {
-  const signed = await dkimSign(message, [{ domain: 'signed.test', selector: 'rsa1', privateKey: rsaPem, algorithm: 'rsa-sha256' }]);
+  const signed = await dkimSign(message, [
+    { domain: 'signed.test', selector: 'rsa1', privateKey: rsaPem, algorithm: 'rsa-sha256' },
+  ]);
   const tampered = Buffer.from(signed.toString().replace('Hello there.', 'Hello th3re.'));
   const res = await verify(tampered);
   assert.notEqual(res.dkim.results[0].status.result, 'pass');

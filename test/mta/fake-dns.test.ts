@@ -18,12 +18,18 @@ before(async () => {
 after(() => dns.close());
 
 test('answers MX records with their priorities', async () => {
-  dns.set('Example.COM.', 'MX', [{ exchange: 'mx1.example.com', priority: 10 }, { exchange: 'mx2.example.com', priority: 20 }]);
-  const mx = await resolver.resolveMx('example.com');
-  assert.deepEqual(mx.sort((a, b) => a.priority - b.priority), [
+  dns.set('Example.COM.', 'MX', [
     { exchange: 'mx1.example.com', priority: 10 },
     { exchange: 'mx2.example.com', priority: 20 },
   ]);
+  const mx = await resolver.resolveMx('example.com');
+  assert.deepEqual(
+    mx.sort((a, b) => a.priority - b.priority),
+    [
+      { exchange: 'mx1.example.com', priority: 10 },
+      { exchange: 'mx2.example.com', priority: 20 },
+    ],
+  );
   assert.deepEqual(dns.queries.at(-1), { name: 'example.com', type: 'MX' });
 });
 
@@ -40,7 +46,10 @@ test('splits a 600-character TXT value into 255-byte strings', async () => {
   assert.ok(joined.includes(long));
   assert.ok(joined.includes('ab'));
   const longChunks = txt.find((c) => c.join('') === long)!;
-  assert.deepEqual(longChunks.map((c) => c.length), [255, 255, 90]);
+  assert.deepEqual(
+    longChunks.map((c) => c.length),
+    [255, 255, 90],
+  );
 });
 
 test('answers A records and follows CNAMEs', async () => {
@@ -74,8 +83,15 @@ test('sets TC on UDP answers over 512 bytes without EDNS', async () => {
   try {
     const reply = await new Promise<Buffer>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('no reply')), 2000);
-      sock.once('message', (m) => { clearTimeout(timer); resolve(m); });
-      sock.send(dnsPacket.encode({ id: 7, type: 'query', questions: [{ type: 'TXT', name: 'big.test' }] }), dns.port, '127.0.0.1');
+      sock.once('message', (m) => {
+        clearTimeout(timer);
+        resolve(m);
+      });
+      sock.send(
+        dnsPacket.encode({ id: 7, type: 'query', questions: [{ type: 'TXT', name: 'big.test' }] }),
+        dns.port,
+        '127.0.0.1',
+      );
     });
     const packet = dnsPacket.decode(reply);
     assert.ok((packet.flags ?? 0) & dnsPacket.TRUNCATED_RESPONSE);
@@ -103,7 +119,10 @@ test('answers over TCP with a 2-byte length prefix, several queries per connecti
           out.push(dnsPacket.streamDecode(buf.subarray(0, 2 + buf.readUInt16BE(0))));
           buf = buf.subarray(2 + buf.readUInt16BE(0));
         }
-        if (out.length === 2) { clearTimeout(timer); resolve(out); }
+        if (out.length === 2) {
+          clearTimeout(timer);
+          resolve(out);
+        }
       });
     });
     for (const reply of replies) {

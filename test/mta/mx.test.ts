@@ -33,7 +33,11 @@ test('returns MX hosts in preference order with their addresses', async () => {
 
 test('shuffles hosts of equal preference', async () => {
   const names = ['m1', 'm2', 'm3', 'm4'].map((n) => `${n}.shuffle.test`);
-  dns.set('shuffle.test', 'MX', names.map((exchange) => ({ exchange, priority: 10 })));
+  dns.set(
+    'shuffle.test',
+    'MX',
+    names.map((exchange) => ({ exchange, priority: 10 })),
+  );
   for (const n of names) dns.set(n, 'A', ['127.0.0.1']);
   const firsts = new Set<string>();
   for (let i = 0; i < 30 && firsts.size < 2; i++) {

@@ -5,11 +5,19 @@ import { startRecordingSmtp, type RecordingSmtp } from '../helpers/recording-smt
 import { ConnectError, Pool, type Lease, type Target } from '../../src/mta/pool.js';
 
 let smtp: RecordingSmtp;
-const target = (): Target => ({ address: '127.0.0.1', port: smtp.port, servername: 'mx.pool.test', tls: 'opportunistic', heloName: 'mta.pool.test' });
+const target = (): Target => ({
+  address: '127.0.0.1',
+  port: smtp.port,
+  servername: 'mx.pool.test',
+  tls: 'opportunistic',
+  heloName: 'mta.pool.test',
+});
 
 function send(lease: Lease, to: string): Promise<void> {
   return new Promise((resolve, reject) =>
-    lease.connection.send({ from: 'a@pool.test', to: [to] }, Buffer.from('Subject: x\r\n\r\nhi\r\n'), (err) => (err ? reject(err) : resolve())),
+    lease.connection.send({ from: 'a@pool.test', to: [to] }, Buffer.from('Subject: x\r\n\r\nhi\r\n'), (err) =>
+      err ? reject(err) : resolve(),
+    ),
   );
 }
 

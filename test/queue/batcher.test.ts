@@ -8,12 +8,19 @@ import { teamCreate } from '../../src/store/teams.js';
 import { freshDatabase, type TestDatabase } from '../helpers/db.js';
 
 let db: TestDatabase;
-before(async () => { db = await freshDatabase(); });
-after(async () => { await db.drop(); });
+before(async () => {
+  db = await freshDatabase();
+});
+after(async () => {
+  await db.drop();
+});
 
 test('items added in the same turn share one flush and get their own results, in order', async () => {
   const flushes: number[][] = [];
-  const b = new Batcher<number, number>(async (xs) => { flushes.push(xs); return xs.map((x) => x * 2); });
+  const b = new Batcher<number, number>(async (xs) => {
+    flushes.push(xs);
+    return xs.map((x) => x * 2);
+  });
   assert.deepEqual(await Promise.all([1, 2, 3].map((x) => b.add(x))), [2, 4, 6]);
   assert.deepEqual(flushes, [[1, 2, 3]]);
 });
@@ -26,7 +33,10 @@ test('a flush failing because of one item fails only that item: the others are f
     return xs.map((x) => x * 2);
   });
   const results = await Promise.allSettled([11, 12, 13, 14].map((x) => b.add(x)));
-  assert.deepEqual(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message)), [22, 24, '13 is refused', 28]);
+  assert.deepEqual(
+    results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message)),
+    [22, 24, '13 is refused', 28],
+  );
   assert.deepEqual(flushes, [[11, 12, 13, 14], [11], [12], [13], [14]]);
   // A lone item's failure is not tried twice.
   await assert.rejects(b.add(13), /13 is refused/);
@@ -38,8 +48,13 @@ test('custom events of two teams in one batch: an entry PostgreSQL refuses (its 
   const other = await teamCreate(db.pool, 'B');
   // As custom-events/record.ts builds its commit batcher.
   const commit = new Batcher<CustomEventNew, unknown>((items) => customEventsInsertBatch(db.pool, items, []));
-  const event = (teamId: string, i: number, contactId: string | null = null): CustomEventNew =>
-    ({ team_id: teamId, name: 'batch.mixed', contact_id: contactId, email: `u${i}@example.org`, payload: { i } });
+  const event = (teamId: string, i: number, contactId: string | null = null): CustomEventNew => ({
+    team_id: teamId,
+    name: 'batch.mixed',
+    contact_id: contactId,
+    email: `u${i}@example.org`,
+    payload: { i },
+  });
   // A contact id that passed the edge (a UUID of a contact that existed when looked up) but is gone now: a foreign key violation.
   const gone = '00000000-0000-4000-8000-00000000dead';
   const items = [
@@ -48,11 +63,17 @@ test('custom events of two teams in one batch: an entry PostgreSQL refuses (its 
     ...Array.from({ length: 20 }, (_, i) => event(other.id, 20 + i)),
   ];
   const results = await Promise.allSettled(items.map((e) => commit.add(e)));
-  const refused = results.flatMap((r, i) => (r.status === 'rejected' ? [{ i, code: (r.reason as { code?: string }).code }] : []));
+  const refused = results.flatMap((r, i) =>
+    r.status === 'rejected' ? [{ i, code: (r.reason as { code?: string }).code }] : [],
+  );
   assert.deepEqual(refused, [{ i: 20, code: '23503' }]);
   const { rows } = await db.pool.query<{ team_id: string; i: number }>(
-    `SELECT team_id, (payload->>'i')::int AS i FROM custom_events WHERE name = 'batch.mixed' ORDER BY (payload->>'i')::int`);
+    `SELECT team_id, (payload->>'i')::int AS i FROM custom_events WHERE name = 'batch.mixed' ORDER BY (payload->>'i')::int`,
+  );
   assert.equal(rows.length, 40);
   assert.ok(rows.every((r) => r.team_id === other.id));
-  assert.deepEqual(rows.map((r) => r.i), Array.from({ length: 40 }, (_, i) => i));
+  assert.deepEqual(
+    rows.map((r) => r.i),
+    Array.from({ length: 40 }, (_, i) => i),
+  );
 });

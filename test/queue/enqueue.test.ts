@@ -16,8 +16,12 @@ const K = registerJobKinds({
   'other.job': 'another kind with the same key',
 });
 let db: TestDatabase;
-before(async () => { db = await freshDatabase(); });
-after(async () => { await db.drop(); });
+before(async () => {
+  db = await freshDatabase();
+});
+after(async () => {
+  await db.drop();
+});
 
 async function waitFor(what: string, cond: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
   const end = Date.now() + timeoutMs;
@@ -35,13 +39,25 @@ async function jobCount(kind: string): Promise<number> {
 test('a job enqueued in a transaction that rolls back never runs', { timeout: 10_000 }, async () => {
   const ran: unknown[] = [];
   // maxIdleMs short so that a stray row would be found quickly by the fallback timer too.
-  const worker = new Worker({ pool: db.pool, log, handlers: { 'rb.job': async (j) => { ran.push(j.payload); } }, maxIdleMs: 50 });
+  const worker = new Worker({
+    pool: db.pool,
+    log,
+    handlers: {
+      'rb.job': async (j) => {
+        ran.push(j.payload);
+      },
+    },
+    maxIdleMs: 50,
+  });
   await worker.start();
   try {
-    await assert.rejects(withTx(db.pool, async (tx) => {
-      await enqueue(tx, { kind: K['rb.job'], payload: { n: 1 } });
-      throw new Error('the fact failed');
-    }), /the fact failed/);
+    await assert.rejects(
+      withTx(db.pool, async (tx) => {
+        await enqueue(tx, { kind: K['rb.job'], payload: { n: 1 } });
+        throw new Error('the fact failed');
+      }),
+      /the fact failed/,
+    );
     await new Promise((r) => setTimeout(r, 300));
     assert.deepEqual(ran, []);
     assert.equal(await jobCount('rb.job'), 0);
@@ -53,10 +69,17 @@ test('a job enqueued in a transaction that rolls back never runs', { timeout: 10
   }
 });
 
-test('a committed job runs within milliseconds of the commit, woken by NOTIFY not by a timer', { timeout: 15_000 }, async (t) => {
+test('a committed job runs within milliseconds of the commit, woken by NOTIFY not by a timer', {
+  timeout: 15_000,
+}, async (t) => {
   let ranAt = 0;
   let runs = 0;
-  const handlers: Record<string, Handler> = { 'lat.job': async () => { ranAt = performance.now(); runs++; } };
+  const handlers: Record<string, Handler> = {
+    'lat.job': async () => {
+      ranAt = performance.now();
+      runs++;
+    },
+  };
   // maxIdleMs of 60 s: only the notification can wake this worker in time.
   const worker = new Worker({ pool: db.pool, log, handlers, maxIdleMs: 60_000 });
   await worker.start();
@@ -87,15 +110,31 @@ test('a committed job runs within milliseconds of the commit, woken by NOTIFY no
 
 test('the worker keeps being woken after its LISTEN connection is killed', { timeout: 15_000 }, async () => {
   let runs = 0;
-  const worker = new Worker({ pool: db.pool, log, handlers: { 'rc.job': async () => { runs++; } }, maxIdleMs: 60_000 });
+  const worker = new Worker({
+    pool: db.pool,
+    log,
+    handlers: {
+      'rc.job': async () => {
+        runs++;
+      },
+    },
+    maxIdleMs: 60_000,
+  });
   await worker.start();
   try {
-    const listenerPids = async () => (await db.pool.query<{ pid: number }>(
-      `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'mailroom-jobs-listener'`)).rows.map((r) => r.pid);
+    const listenerPids = async () =>
+      (
+        await db.pool.query<{ pid: number }>(
+          `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'mailroom-jobs-listener'`,
+        )
+      ).rows.map((r) => r.pid);
     const [old] = await listenerPids();
     assert.ok(old);
     await db.pool.query('SELECT pg_terminate_backend($1)', [old]);
-    await waitFor('a new listener connection', async () => { const p = await listenerPids(); return p.length === 1 && p[0] !== old; });
+    await waitFor('a new listener connection', async () => {
+      const p = await listenerPids();
+      return p.length === 1 && p[0] !== old;
+    });
     const t0 = performance.now();
     await enqueue(db.pool, { kind: K['rc.job'], payload: {} });
     await waitFor('the job', () => runs === 1, 2_000);
@@ -114,7 +153,10 @@ test('enqueueMany inserts in one statement and a key dedupes pending jobs of the
   ]);
   assert.equal(ids.length, 3);
   assert.equal(await enqueue(db.pool, { kind: K['dd.job'], payload: {}, key: 'domain-1' }), undefined);
-  const { rows } = await db.pool.query('SELECT kind, key, payload, region, max_attempts FROM jobs WHERE id = ANY($1::bigint[]) ORDER BY id', [ids]);
+  const { rows } = await db.pool.query(
+    'SELECT kind, key, payload, region, max_attempts FROM jobs WHERE id = ANY($1::bigint[]) ORDER BY id',
+    [ids],
+  );
   assert.deepEqual(rows, [
     { kind: 'dd.job', key: 'domain-1', payload: { a: 1 }, region: null, max_attempts: DEFAULT_MAX_ATTEMPTS },
     { kind: 'dd.job', key: 'domain-2', payload: [1, 'two'], region: null, max_attempts: DEFAULT_MAX_ATTEMPTS },

@@ -12,8 +12,12 @@ const log = createLogger('silent');
 // This file's job kind, not production's: declared here and in the doomed worker's process.
 const K = registerJobKinds({ 'crash.job': 'held by a worker that is killed' });
 let db: TestDatabase;
-before(async () => { db = await freshDatabase(); });
-after(async () => { await db.drop(); });
+before(async () => {
+  db = await freshDatabase();
+});
+after(async () => {
+  await db.drop();
+});
 
 async function waitFor(what: string, cond: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
   const end = Date.now() + timeoutMs;
@@ -40,14 +44,32 @@ const DOOMED_WORKER = `
   await worker.start();
 `;
 
-test('the jobs of a worker killed with SIGKILL are run by another worker once their leases expire', { timeout: 30_000 }, async () => {
-  const ids = await enqueueMany(db.pool, Array.from({ length: 5 }, (_, n) => ({ kind: K['crash.job'], payload: { n } })));
+test('the jobs of a worker killed with SIGKILL are run by another worker once their leases expire', {
+  timeout: 30_000,
+}, async () => {
+  const ids = await enqueueMany(
+    db.pool,
+    Array.from({ length: 5 }, (_, n) => ({ kind: K['crash.job'], payload: { n } })),
+  );
   const rescued: { job: Job; at: number }[] = [];
-  const rescuer = new Worker({ pool: db.pool, log, id: 'rescuer', leaseMs: 500, handlers: { 'crash.job': async (job) => { rescued.push({ job, at: Date.now() }); } } });
+  const rescuer = new Worker({
+    pool: db.pool,
+    log,
+    id: 'rescuer',
+    leaseMs: 500,
+    handlers: {
+      'crash.job': async (job) => {
+        rescued.push({ job, at: Date.now() });
+      },
+    },
+  });
   let child: ChildProcess | undefined;
   try {
-    child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', DOOMED_WORKER, db.url], { stdio: ['ignore', 'ignore', 'inherit'] });
-    const leasedTo = async (who: string) => (await db.pool.query('SELECT 1 FROM jobs WHERE locked_by = $1 AND locked_until > now()', [who])).rowCount;
+    child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', DOOMED_WORKER, db.url], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    const leasedTo = async (who: string) =>
+      (await db.pool.query('SELECT 1 FROM jobs WHERE locked_by = $1 AND locked_until > now()', [who])).rowCount;
     await waitFor('the doomed worker to lease all five jobs', async () => (await leasedTo('doomed')) === 5, 15_000);
     await rescuer.start();
     // Two lease lengths: the live worker's renewals keep the rescuer off its jobs.
@@ -62,8 +84,14 @@ test('the jobs of a worker killed with SIGKILL are run by another worker once th
     // Lease (500 ms) plus at most one idle wake-up (maxIdleMs defaults to the lease, 500 ms).
     assert.ok(took < 1_500, `took over after ${took} ms`);
     assert.deepEqual(rescued.map((r) => r.job.id).sort(), [...ids].sort());
-    assert.ok(rescued.every((r) => r.job.attempt === 2), 'the killed run counts as an attempt');
-    await waitFor('the jobs to be deleted', async () => (await db.pool.query(`SELECT 1 FROM jobs WHERE kind = 'crash.job'`)).rowCount === 0);
+    assert.ok(
+      rescued.every((r) => r.job.attempt === 2),
+      'the killed run counts as an attempt',
+    );
+    await waitFor(
+      'the jobs to be deleted',
+      async () => (await db.pool.query(`SELECT 1 FROM jobs WHERE kind = 'crash.job'`)).rowCount === 0,
+    );
   } finally {
     child?.kill('SIGKILL');
     await rescuer.stop(1_000);

@@ -6,14 +6,28 @@ import { judge, ratesOf, type Thresholds } from '../../src/reputation/judge.js';
 import { loadConfig } from '../../src/config/load.js';
 
 const defaults = (): Thresholds => loadConfig({});
-const c = (delivered: number, hard: number, complained = 0, soft = 0) => ({ delivered, bounced: hard + soft, hard_bounced: hard, complained });
+const c = (delivered: number, hard: number, complained = 0, soft = 0) => ({
+  delivered,
+  bounced: hard + soft,
+  hard_bounced: hard,
+  complained,
+});
 const hour = (counts: ReturnType<typeof c>) => ({ label: 'the last hour', counts });
 const week = (counts: ReturnType<typeof c>) => ({ label: 'the last 7 days', counts });
 
 describe('the reputation verdict', () => {
-  test('the defaults are Gmail and Yahoo\'s: complaints warn 0.1% act 0.3%, hard bounces warn 2% act 5%, 100 recipients first', () => {
+  test("the defaults are Gmail and Yahoo's: complaints warn 0.1% act 0.3%, hard bounces warn 2% act 5%, 100 recipients first", () => {
     const t = defaults();
-    assert.deepEqual([t.reputationComplaintWarn, t.reputationComplaintAct, t.reputationBounceWarn, t.reputationBounceAct, t.reputationMinSample], [0.001, 0.003, 0.02, 0.05, 100]);
+    assert.deepEqual(
+      [
+        t.reputationComplaintWarn,
+        t.reputationComplaintAct,
+        t.reputationBounceWarn,
+        t.reputationBounceAct,
+        t.reputationMinSample,
+      ],
+      [0.001, 0.003, 0.02, 0.05, 100],
+    );
   });
 
   test('1 hard bounce out of 3 trips nothing below the minimum sample', () => {
@@ -26,7 +40,10 @@ describe('the reputation verdict', () => {
     assert.equal(judge(t, [hour(c(98, 2))]).state, 'warning'); // 2%
     const v = judge(t, [hour(c(95, 5))]);
     assert.equal(v.state, 'paused');
-    assert.equal(v.reason, 'hard-bounce rate 5.00% over the last hour (5 of 100) reached 5.00% (MAILROOM_REPUTATION_BOUNCE_ACT)');
+    assert.equal(
+      v.reason,
+      'hard-bounce rate 5.00% over the last hour (5 of 100) reached 5.00% (MAILROOM_REPUTATION_BOUNCE_ACT)',
+    );
   });
 
   test('soft bounces count in the sample, not as hard bounces', () => {

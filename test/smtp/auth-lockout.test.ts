@@ -36,6 +36,9 @@ test('a success that completed the count lifts the lock-out it set: nine failure
 test('failures spread wider than the window do not add up', () => {
   let now = 0;
   const l = new AuthLockout(() => now);
-  for (let i = 0; i < MAX_FAILURES * 3; i++) { l.begin('10.0.0.3'); now += 2 * 60_000; }
+  for (let i = 0; i < MAX_FAILURES * 3; i++) {
+    l.begin('10.0.0.3');
+    now += 2 * 60_000;
+  }
   assert.equal(l.lockedFor('10.0.0.3'), 0);
 });

@@ -8,7 +8,12 @@ import { sleep } from '../../src/lib/time.js';
 async function trickle(c: RawSmtp): Promise<{ reply: string; ms: number }> {
   const started = Date.now();
   let reply = '';
-  const waiting = c.reply(20_000).then((r) => { reply = r; }, () => undefined);
+  const waiting = c.reply(20_000).then(
+    (r) => {
+      reply = r;
+    },
+    () => undefined,
+  );
   for (let i = 0; i < 100 && !reply && !c.closed; i++) {
     c.socket.write('x');
     await sleep(200);
@@ -21,12 +26,17 @@ describe('an overall deadline on DATA', () => {
   let t: TestApp;
   before(async () => {
     t = await startTestApp({
-      roles: ['api', 'smtp', 'mx'], smtpListen: SMTP_TEST_LISTENERS, mxListen: [{ host: '127.0.0.1', port: 0 }],
-      deliveryMode: 'capture', smtpDataTimeoutMs: 1500,
+      roles: ['api', 'smtp', 'mx'],
+      smtpListen: SMTP_TEST_LISTENERS,
+      mxListen: [{ host: '127.0.0.1', port: 0 }],
+      deliveryMode: 'capture',
+      smtpDataTimeoutMs: 1500,
     });
     await t.resend.domains.verify((await t.resend.domains.create({ name: 'example.com' })).data!.id);
   });
-  after(async () => { await t.close(); });
+  after(async () => {
+    await t.close();
+  });
 
   test('submission: a message trickled byte by byte is cut off with 421 4.4.2 and nothing is stored', async () => {
     const c = await RawSmtp.connect(listener(t, 'tls'), { tls: true });
@@ -45,7 +55,9 @@ describe('an overall deadline on DATA', () => {
       assert.ok(c.closed, 'the connection is closed');
       const { rows } = await t.db.pool.query(`SELECT count(*)::int AS n FROM emails WHERE subject = 'slow'`);
       assert.equal(rows[0].n, 0);
-    } finally { c.close(); }
+    } finally {
+      c.close();
+    }
   });
 
   test('MX: the same deadline holds for inbound mail', async () => {
@@ -60,7 +72,9 @@ describe('an overall deadline on DATA', () => {
       assert.match(await c.cmd('DATA'), /^354 /);
       const { reply } = await trickle(c);
       assert.match(reply, /^421 4\.4\.2 /);
-    } finally { c.close(); }
+    } finally {
+      c.close();
+    }
   });
 
   test('a message that arrives in time is accepted as usual', async () => {
@@ -73,7 +87,12 @@ describe('an overall deadline on DATA', () => {
       await c.cmd('RCPT TO:<b@dest.test>');
       await c.cmd('DATA');
       await sleep(1000);
-      assert.match(await c.cmd('From: a@example.com\r\nTo: b@dest.test\r\nSubject: quick\r\n\r\nhi\r\n.'), /^250 2\.0\.0 Ok: queued as /);
-    } finally { c.close(); }
+      assert.match(
+        await c.cmd('From: a@example.com\r\nTo: b@dest.test\r\nSubject: quick\r\n\r\nhi\r\n.'),
+        /^250 2\.0\.0 Ok: queued as /,
+      );
+    } finally {
+      c.close();
+    }
   });
 });

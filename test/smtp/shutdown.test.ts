@@ -38,7 +38,10 @@ test('shutting down: idle and mid-transaction sessions get 421 4.3.2, a message 
     const refused = await new Promise<string>((resolve) => {
       const s = net.connect(listener(t, 'starttls').port, '127.0.0.1');
       s.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? 'error'));
-      s.once('connect', () => { s.destroy(); resolve('connected'); });
+      s.once('connect', () => {
+        s.destroy();
+        resolve('connected');
+      });
     });
     assert.equal(refused, 'ECONNREFUSED');
     for (const c of [idle, midTransaction, sending]) c.close();

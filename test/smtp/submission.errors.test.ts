@@ -13,34 +13,61 @@ const refused = (code: number, re: RegExp) => (err: SmtpErr) => {
   return true;
 };
 
-describe('SMTP submission refusals, in the error table\'s words', () => {
+describe("SMTP submission refusals, in the error table's words", () => {
   let w: MailWorld;
   before(async () => {
-    w = await startMailWorld({ roles: ['api', 'worker', 'smtp'], smtpListen: SMTP_TEST_LISTENERS, smtpMaxSize: 64 * 1024 });
+    w = await startMailWorld({
+      roles: ['api', 'worker', 'smtp'],
+      smtpListen: SMTP_TEST_LISTENERS,
+      smtpMaxSize: 64 * 1024,
+    });
     const { data } = await w.t.resend.domains.create({ name: 'other.test' });
     publishRecords(w.dns, 'other.test', data!.records as unknown as WireRecord[]);
     await w.t.resend.domains.verify(data!.id);
   });
-  after(async () => { await w.close(); });
+  after(async () => {
+    await w.close();
+  });
 
-  const send = async (mail: Record<string, unknown>, opts: Parameters<typeof transport>[2] = {}, security: 'starttls' | 'tls' = 'tls') => {
+  const send = async (
+    mail: Record<string, unknown>,
+    opts: Parameters<typeof transport>[2] = {},
+    security: 'starttls' | 'tls' = 'tls',
+  ) => {
     const tr = transport(w.t, security, opts);
     try {
       return await tr.sendMail({ from: 'hello@example.com', to: 'x@dest.test', subject: 'S', text: 'x', ...mail });
-    } finally { tr.close(); }
+    } finally {
+      tr.close();
+    }
   };
 
   for (const security of ['starttls', 'tls'] as const) {
     test(`${security}: a wrong API key or username is 535 5.7.8`, async () => {
-      await assert.rejects(send({}, { pass: 're_wrong_key' }, security), refused(535, /^535 5\.7\.8 Invalid API key\./));
+      await assert.rejects(
+        send({}, { pass: 're_wrong_key' }, security),
+        refused(535, /^535 5\.7\.8 Invalid API key\./),
+      );
       await assert.rejects(send({}, { user: 'admin' }, security), refused(535, /^535 5\.7\.8 Invalid username/));
-      assert.ok(queuedId((await send({}, { user: 'MAILROOM' }, security)).response), 'the username is mailroom or resend, any case');
+      assert.ok(
+        queuedId((await send({}, { user: 'MAILROOM' }, security)).response),
+        'the username is mailroom or resend, any case',
+      );
     });
 
     test(`${security}: a sender domain that is not verified is 550 5.7.1, in MAIL FROM and in the From header`, async () => {
-      await assert.rejects(send({ from: 'me@unknown.test' }, {}, security), refused(550, /^550 5\.7\.1 The `unknown\.test` domain is not verified/));
-      await assert.rejects(send({ from: 'me@unknown.test', envelope: { from: 'hello@example.com', to: ['x@dest.test'] } }, {}, security), refused(550, /^550 5\.7\.1 The `unknown\.test` domain is not verified/));
-      await assert.rejects(send({ envelope: { from: '', to: ['x@dest.test'] } }, {}, security), refused(553, /^553 5\.1\.7 /));
+      await assert.rejects(
+        send({ from: 'me@unknown.test' }, {}, security),
+        refused(550, /^550 5\.7\.1 The `unknown\.test` domain is not verified/),
+      );
+      await assert.rejects(
+        send({ from: 'me@unknown.test', envelope: { from: 'hello@example.com', to: ['x@dest.test'] } }, {}, security),
+        refused(550, /^550 5\.7\.1 The `unknown\.test` domain is not verified/),
+      );
+      await assert.rejects(
+        send({ envelope: { from: '', to: ['x@dest.test'] } }, {}, security),
+        refused(553, /^553 5\.1\.7 /),
+      );
     });
 
     test(`${security}: a message over MAILROOM_SMTP_MAX_SIZE is 552 5.3.4 and nothing is stored`, async () => {
@@ -55,14 +82,17 @@ describe('SMTP submission refusals, in the error table\'s words', () => {
     try {
       assert.match(await c.reply(), /^220 mx\.mailroom\.test ESMTP Mailroom$/);
       const ehlo = await c.cmd('EHLO client.test');
-      for (const ext of ['PIPELINING', '8BITMIME', 'SMTPUTF8', 'ENHANCEDSTATUSCODES', 'STARTTLS', `SIZE ${64 * 1024}`]) assert.match(ehlo, new RegExp(`^250[- ]${ext}$`, 'm'), ext);
+      for (const ext of ['PIPELINING', '8BITMIME', 'SMTPUTF8', 'ENHANCEDSTATUSCODES', 'STARTTLS', `SIZE ${64 * 1024}`])
+        assert.match(ehlo, new RegExp(`^250[- ]${ext}$`, 'm'), ext);
       assert.match(await c.login(w.t.key), /^538 5\.7\.0 /);
       assert.match(await c.cmd('MAIL FROM:<hello@example.com>'), /^530 5\.7\.0 Authentication required/);
       assert.match(await c.cmd('STARTTLS'), /^220 /);
       await c.starttls();
       assert.match(await c.cmd('EHLO client.test'), /^250[- ]AUTH PLAIN LOGIN$/m);
       assert.match(await c.login(w.t.key), /^235 /);
-    } finally { c.close(); }
+    } finally {
+      c.close();
+    }
   });
 
   test('a SIZE announced over the limit is refused at MAIL FROM with 552 5.3.4', async () => {
@@ -73,7 +103,9 @@ describe('SMTP submission refusals, in the error table\'s words', () => {
       await c.login(w.t.key);
       assert.match(await c.cmd(`MAIL FROM:<hello@example.com> SIZE=${10 * 1024 * 1024}`), /^552 5\.3\.4 /);
       assert.match(await c.cmd(`MAIL FROM:<hello@example.com> SIZE=${1024}`), /^250 /);
-    } finally { c.close(); }
+    } finally {
+      c.close();
+    }
   });
 
   test('a key deleted while its session is open is refused at the next MAIL FROM', async () => {
@@ -87,7 +119,9 @@ describe('SMTP submission refusals, in the error table\'s words', () => {
       assert.match(await c.cmd('RSET'), /^250 /);
       await w.t.app.apiKeys.delete(w.t.app.defaultTeamId, k.id);
       assert.match(await c.cmd('MAIL FROM:<hello@example.com>'), /^535 5\.7\.8 /);
-    } finally { c.close(); }
+    } finally {
+      c.close();
+    }
   });
 
   test('the 51st recipient is 452 4.5.3 and a malformed one 553 5.1.3; the first 50 are kept', async () => {
@@ -103,38 +137,102 @@ describe('SMTP submission refusals, in the error table\'s words', () => {
       assert.match(await c.cmd('RCPT TO:<user@localhost>'), /^(452 4\.5\.3|553 5\.1\.3) /);
       assert.match(await c.cmd('RSET'), /^250 /);
       assert.match(await c.cmd('MAIL FROM:<hello@example.com>'), /^250 /);
-      assert.match(await c.cmd('RCPT TO:<user@localhost>'), /^553 5\.1\.3 Invalid recipient: .*domain must contain a dot/);
-    } finally { c.close(); }
+      assert.match(
+        await c.cmd('RCPT TO:<user@localhost>'),
+        /^553 5\.1\.3 Invalid recipient: .*domain must contain a dot/,
+      );
+    } finally {
+      c.close();
+    }
   });
 
   test('a sending_access key bound to a domain may only send from that domain', async () => {
-    const bound = await w.t.app.apiKeys.create(w.t.app.defaultTeamId, { name: 'bound', permission: 'sending_access', domainId: w.domainId });
+    const bound = await w.t.app.apiKeys.create(w.t.app.defaultTeamId, {
+      name: 'bound',
+      permission: 'sending_access',
+      domainId: w.domainId,
+    });
     assert.ok(queuedId((await send({}, { pass: bound.token })).response));
-    await assert.rejects(send({ from: 'news@other.test' }, { pass: bound.token }), refused(550, /^550 5\.7\.1 This API key is restricted to another domain and cannot send from `other\.test`/));
-    await assert.rejects(send({ from: 'news@other.test', envelope: { from: 'hello@example.com', to: ['x@dest.test'] } }, { pass: bound.token }), refused(550, /^550 5\.7\.1 This API key is restricted/));
+    await assert.rejects(
+      send({ from: 'news@other.test' }, { pass: bound.token }),
+      refused(550, /^550 5\.7\.1 This API key is restricted to another domain and cannot send from `other\.test`/),
+    );
+    await assert.rejects(
+      send(
+        { from: 'news@other.test', envelope: { from: 'hello@example.com', to: ['x@dest.test'] } },
+        { pass: bound.token },
+      ),
+      refused(550, /^550 5\.7\.1 This API key is restricted/),
+    );
     assert.ok(queuedId((await send({ from: 'news@other.test' })).response), 'a full-access key sends from either');
   });
 
   test('a message with two From (or To, Subject, Date, Message-ID, Reply-To, Sender) headers is refused 550 5.6.0, also for a domain-bound key', async () => {
-    const bound = await w.t.app.apiKeys.create(w.t.app.defaultTeamId, { name: 'bound2', permission: 'sending_access', domainId: w.domainId });
-    const twoFrom = ['From: boss@other.test', 'From: x@example.com', 'To: x@dest.test', 'Subject: hi', 'MIME-Version: 1.0',
-      'Content-Type: multipart/alternative; boundary="b"', '', '--b', 'Content-Type: text/plain', '', 'hello', '--b--', ''].join('\r\n');
+    const bound = await w.t.app.apiKeys.create(w.t.app.defaultTeamId, {
+      name: 'bound2',
+      permission: 'sending_access',
+      domainId: w.domainId,
+    });
+    const twoFrom = [
+      'From: boss@other.test',
+      'From: x@example.com',
+      'To: x@dest.test',
+      'Subject: hi',
+      'MIME-Version: 1.0',
+      'Content-Type: multipart/alternative; boundary="b"',
+      '',
+      '--b',
+      'Content-Type: text/plain',
+      '',
+      'hello',
+      '--b--',
+      '',
+    ].join('\r\n');
     const envelope = { from: 'x@example.com', to: ['x@dest.test'] };
     await assert.rejects(send({ raw: twoFrom, envelope }), refused(550, /^550 5\.6\.0 The message has 2 From headers/));
     await assert.rejects(send({ raw: twoFrom, envelope }, { pass: bound.token }), refused(550, /^550 5\.6\.0 /));
-    for (const h of ['To: y@dest.test', 'Subject: again', 'Date: Mon, 1 Jan 2024 00:00:00 +0000', 'Message-ID: <a@b.test>', 'Reply-To: r@dest.test', 'Sender: s@example.com']) {
+    for (const h of [
+      'To: y@dest.test',
+      'Subject: again',
+      'Date: Mon, 1 Jan 2024 00:00:00 +0000',
+      'Message-ID: <a@b.test>',
+      'Reply-To: r@dest.test',
+      'Sender: s@example.com',
+    ]) {
       const name = h.split(':')[0];
-      const raw = [`From: x@example.com`, 'To: x@dest.test', 'Subject: hi', 'Date: Mon, 1 Jan 2024 00:00:00 +0000', 'Message-ID: <m@example.com>', 'Reply-To: r@dest.test', 'Sender: s@example.com', h, '', 'body', ''].join('\r\n');
-      await assert.rejects(send({ raw, envelope }), refused(550, new RegExp(`^550 5\\.6\\.0 The message has 2 ${name} headers`)), name);
+      const raw = [
+        `From: x@example.com`,
+        'To: x@dest.test',
+        'Subject: hi',
+        'Date: Mon, 1 Jan 2024 00:00:00 +0000',
+        'Message-ID: <m@example.com>',
+        'Reply-To: r@dest.test',
+        'Sender: s@example.com',
+        h,
+        '',
+        'body',
+        '',
+      ].join('\r\n');
+      await assert.rejects(
+        send({ raw, envelope }),
+        refused(550, new RegExp(`^550 5\\.6\\.0 The message has 2 ${name} headers`)),
+        name,
+      );
     }
-    const { rows } = await w.t.db.pool.query(`SELECT count(*)::int AS n FROM emails WHERE from_header LIKE '%boss@other.test%'`);
+    const { rows } = await w.t.db.pool.query(
+      `SELECT count(*)::int AS n FROM emails WHERE from_header LIKE '%boss@other.test%'`,
+    );
     assert.equal(rows[0].n, 0);
   });
 
   test('ten failed logins from one address lock it out (451 4.7.1) while other addresses go on', async () => {
     const from2 = { localAddress: '127.0.0.2' };
-    for (let i = 0; i < 10; i++) await assert.rejects(send({}, { ...from2, pass: `re_bad_${i}` }), refused(535, /^535 5\.7\.8 /));
-    await assert.rejects(send({}, from2), refused(451, /^451 4\.7\.1 Too many failed authentication attempts from 127\.0\.0\.2; try again in 15 minutes\./));
+    for (let i = 0; i < 10; i++)
+      await assert.rejects(send({}, { ...from2, pass: `re_bad_${i}` }), refused(535, /^535 5\.7\.8 /));
+    await assert.rejects(
+      send({}, from2),
+      refused(451, /^451 4\.7\.1 Too many failed authentication attempts from 127\.0\.0\.2; try again in 15 minutes\./),
+    );
     assert.ok(queuedId((await send({})).response));
   });
 
@@ -146,7 +244,9 @@ describe('SMTP submission refusals, in the error table\'s words', () => {
         await c.reply();
         await c.cmd('EHLO alternating.test');
         return await c.login(key);
-      } finally { c.close(); }
+      } finally {
+        c.close();
+      }
     };
     const replies: string[] = [];
     for (let round = 0; round < 3; round++) {
@@ -155,27 +255,40 @@ describe('SMTP submission refusals, in the error table\'s words', () => {
     }
     const wrong = replies.filter((_, i) => i % 9 !== 8);
     const right = replies.filter((_, i) => i % 9 === 8);
-    assert.ok(wrong.slice(0, 10).every((r) => r.startsWith('535 5.7.8 ')), wrong.join('\n'));
-    assert.ok(wrong.slice(10).every((r) => /^451 4\.7\.1 Too many failed authentication attempts from 127\.0\.0\.7/.test(r)), wrong.join('\n'));
+    assert.ok(
+      wrong.slice(0, 10).every((r) => r.startsWith('535 5.7.8 ')),
+      wrong.join('\n'),
+    );
+    assert.ok(
+      wrong.slice(10).every((r) => /^451 4\.7\.1 Too many failed authentication attempts from 127\.0\.0\.7/.test(r)),
+      wrong.join('\n'),
+    );
     assert.match(right[0], /^235 /, 'before the lock-out the right key signs in');
-    assert.ok(right.slice(1).every((r) => r.startsWith('451 4.7.1 ')), `a locked-out address is refused even with the right key:\n${right.join('\n')}`);
+    assert.ok(
+      right.slice(1).every((r) => r.startsWith('451 4.7.1 ')),
+      `a locked-out address is refused even with the right key:\n${right.join('\n')}`,
+    );
   });
 
   test('thirty concurrent wrong logins from one address get at most ten key checks; the rest are refused 451 4.7.1', async () => {
     const l = listener(w.t, 'tls');
-    const conns = await Promise.all(Array.from({ length: 30 }, async () => {
-      const c = await RawSmtp.connect(l, { tls: true, localAddress: '127.0.0.5' });
-      await c.reply();
-      await c.cmd('EHLO racer.test');
-      return c;
-    }));
+    const conns = await Promise.all(
+      Array.from({ length: 30 }, async () => {
+        const c = await RawSmtp.connect(l, { tls: true, localAddress: '127.0.0.5' });
+        await c.reply();
+        await c.cmd('EHLO racer.test');
+        return c;
+      }),
+    );
     try {
       const replies = await Promise.all(conns.map((c, i) => c.login(`re_race_${i}`)));
       const checked = replies.filter((r) => r.startsWith('535 5.7.8 '));
       const refused = replies.filter((r) => r.startsWith('451 4.7.1 '));
       assert.equal(checked.length + refused.length, 30, replies.join('\n'));
       assert.ok(checked.length <= 10, `${checked.length} of 30 concurrent guesses were checked (limit 10)`);
-    } finally { for (const c of conns) c.close(); }
+    } finally {
+      for (const c of conns) c.close();
+    }
   });
 });
 
@@ -186,15 +299,22 @@ describe('SMTP submission limits shared with the API, per-address limits, truste
   const alignToWindow = () => sleep(1000 - (Date.now() % 1000) + 20);
   before(async () => {
     t = await startTestApp({
-      roles: ['api', 'smtp'], smtpListen: SMTP_TEST_LISTENERS, deliveryMode: 'capture', rateLimit: 3, smtpMaxConnectionsPerIp: 3,
-      smtpTrustedNetworks: ['127.0.0.4/32'], smtpTrustedApiKey: TRUSTED_KEY,
+      roles: ['api', 'smtp'],
+      smtpListen: SMTP_TEST_LISTENERS,
+      deliveryMode: 'capture',
+      rateLimit: 3,
+      smtpMaxConnectionsPerIp: 3,
+      smtpTrustedNetworks: ['127.0.0.4/32'],
+      smtpTrustedApiKey: TRUSTED_KEY,
     });
     await t.app.apiKeys.create(t.app.defaultTeamId, { name: 'trusted relay', token: TRUSTED_KEY });
     await alignToWindow();
     const { data } = await t.resend.domains.create({ name: 'example.com' });
     await t.resend.domains.verify(data!.id);
   });
-  after(async () => { await t.close(); });
+  after(async () => {
+    await t.close();
+  });
 
   const session = async (l = listener(t, 'tls')) => {
     const c = await RawSmtp.connect(l, { tls: true });
@@ -216,7 +336,9 @@ describe('SMTP submission limits shared with the API, per-address limits, truste
         assert.match(await c.cmd('RSET'), /^250 /);
       }
       assert.equal((await t.api('GET', '/domains')).status, 429);
-    } finally { c.close(); }
+    } finally {
+      c.close();
+    }
   });
 
   test('connections from one address beyond MAILROOM_SMTP_MAX_CONNECTIONS_PER_IP are refused with 421', async () => {
@@ -235,7 +357,9 @@ describe('SMTP submission limits shared with the API, per-address limits, truste
       const again = await RawSmtp.connect(l, { localAddress: '127.0.0.3' });
       assert.match(await again.reply(), /^220 /, 'a closed connection frees its slot');
       again.close();
-    } finally { for (const c of open) c.close(); }
+    } finally {
+      for (const c of open) c.close();
+    }
   });
 
   test('a trusted network submits without TLS or AUTH, as the configured key; others still must authenticate', async () => {
@@ -251,12 +375,16 @@ describe('SMTP submission limits shared with the API, per-address limits, truste
       const id = queuedId(await c.cmd('From: hello@example.com\r\nTo: a@dest.test\r\nSubject: Trusted\r\n\r\nHi\r\n.'));
       const { rows } = await t.db.pool.query('SELECT source, subject FROM emails WHERE id = $1', [id]);
       assert.deepEqual(rows, [{ source: 'smtp', subject: 'Trusted' }]);
-    } finally { c.close(); }
+    } finally {
+      c.close();
+    }
     const outsider = await RawSmtp.connect(l);
     try {
       await outsider.reply();
       await outsider.cmd('EHLO x.test');
       assert.match(await outsider.cmd('MAIL FROM:<hello@example.com>'), /^530 5\.7\.0 /);
-    } finally { outsider.close(); }
+    } finally {
+      outsider.close();
+    }
   });
 });

@@ -5,16 +5,25 @@ import { receiverAuth, startMailWorld, waitForLastEvent, type MailWorld } from '
 import { queuedId, SMTP_TEST_LISTENERS, transport } from '../helpers/smtp-submit.js';
 import { sleep } from '../../src/lib/time.js';
 
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 describe('SMTP submission end to end (nodemailer client, fake DNS, recording MX)', () => {
   let w: MailWorld;
-  before(async () => { w = await startMailWorld({ roles: ['api', 'worker', 'smtp'], smtpListen: SMTP_TEST_LISTENERS }); });
-  after(async () => { await w.close(); });
+  before(async () => {
+    w = await startMailWorld({ roles: ['api', 'worker', 'smtp'], smtpListen: SMTP_TEST_LISTENERS });
+  });
+  after(async () => {
+    await w.close();
+  });
 
   const delivered = async (id: string) => {
     await waitForLastEvent(w.t, id, ['delivered']);
-    const msg = w.mx.messages.find((m) => m.raw.toString().includes(id.replace(/-/g, '')) || m.mailFrom.includes(id.replace(/-/g, '')));
+    const msg = w.mx.messages.find(
+      (m) => m.raw.toString().includes(id.replace(/-/g, '')) || m.mailFrom.includes(id.replace(/-/g, '')),
+    );
     assert.ok(msg, 'the recording MX got the message');
     return msg;
   };
@@ -23,12 +32,19 @@ describe('SMTP submission end to end (nodemailer client, fake DNS, recording MX)
     test(`a message sent over ${security === 'tls' ? 'implicit TLS' : 'STARTTLS'} is answered 250 with its id only once committed, and arrives DKIM-signed`, async () => {
       const tr = transport(w.t, security);
       const info = await tr.sendMail({
-        from: 'Acme <hello@example.com>', to: 'alice@dest.test', subject: `Hello over ${security}`, text: 'Hi Alice', html: '<p>Hi <b>Alice</b></p>',
+        from: 'Acme <hello@example.com>',
+        to: 'alice@dest.test',
+        subject: `Hello over ${security}`,
+        text: 'Hi Alice',
+        html: '<p>Hi <b>Alice</b></p>',
         headers: { 'X-Entity-Ref-ID': '42', 'X-Mailroom-Tags': 'category=welcome, plan=pro' },
       });
       tr.close();
       const id = queuedId(info.response);
-      const { rows } = await w.t.db.pool.query('SELECT source, api_key_id IS NOT NULL AS keyed FROM emails WHERE id = $1', [id]);
+      const { rows } = await w.t.db.pool.query(
+        'SELECT source, api_key_id IS NOT NULL AS keyed FROM emails WHERE id = $1',
+        [id],
+      );
       assert.deepEqual(rows, [{ source: 'smtp', keyed: true }], 'committed before the 250');
       const msg = await delivered(id);
       assert.deepEqual(msg.rcptTo, ['alice@dest.test']);
@@ -45,9 +61,15 @@ describe('SMTP submission end to end (nodemailer client, fake DNS, recording MX)
       assert.equal(got.subject, `Hello over ${security}`);
       assert.equal(got.text, 'Hi Alice');
       assert.equal(got.html, '<p>Hi <b>Alice</b></p>');
-      assert.deepEqual(got.tags, [{ name: 'category', value: 'welcome' }, { name: 'plan', value: 'pro' }]);
+      assert.deepEqual(got.tags, [
+        { name: 'category', value: 'welcome' },
+        { name: 'plan', value: 'pro' },
+      ]);
       const events = (await w.t.api('GET', `/emails/${id}/events`)).body.data;
-      assert.deepEqual(events.map((e: { type: string }) => e.type), ['email.sent', 'email.delivered']);
+      assert.deepEqual(
+        events.map((e: { type: string }) => e.type),
+        ['email.sent', 'email.delivered'],
+      );
       assert.deepEqual(events[0].data.tags, { category: 'welcome', plan: 'pro' });
       assert.deepEqual(events[0].data.headers, [{ name: 'X-Entity-Ref-ID', value: '42' }]);
     });
@@ -56,7 +78,14 @@ describe('SMTP submission end to end (nodemailer client, fake DNS, recording MX)
   test('Bcc is honoured: envelope recipients receive it, no Bcc header travels, and the record lists them', async () => {
     const before = w.mx.messages.length;
     const tr = transport(w.t, 'tls');
-    const info = await tr.sendMail({ from: 'hello@example.com', to: 'a1@dest.test', cc: 'c1@dest.test', bcc: ['b1@dest.test', 'b2@dest.test'], subject: 'Bcc', text: 'x' });
+    const info = await tr.sendMail({
+      from: 'hello@example.com',
+      to: 'a1@dest.test',
+      cc: 'c1@dest.test',
+      bcc: ['b1@dest.test', 'b2@dest.test'],
+      subject: 'Bcc',
+      text: 'x',
+    });
     tr.close();
     const id = queuedId(info.response);
     await waitForLastEvent(w.t, id, ['delivered']);
@@ -70,7 +99,16 @@ describe('SMTP submission end to end (nodemailer client, fake DNS, recording MX)
 
   test('a message without Message-ID and Date gets ours on the sending domain; Return-Path and DKIM-Signature from the client are dropped', async () => {
     const tr = transport(w.t, 'starttls');
-    const raw = ['From: hello@example.com', 'To: bare@dest.test', 'Subject: Bare', 'Return-Path: <forged@evil.test>', 'DKIM-Signature: v=1; d=evil.test; b=zzz', '', 'Plain body', ''].join('\r\n');
+    const raw = [
+      'From: hello@example.com',
+      'To: bare@dest.test',
+      'Subject: Bare',
+      'Return-Path: <forged@evil.test>',
+      'DKIM-Signature: v=1; d=evil.test; b=zzz',
+      '',
+      'Plain body',
+      '',
+    ].join('\r\n');
     const info = await tr.sendMail({ envelope: { from: 'hello@example.com', to: ['bare@dest.test'] }, raw });
     tr.close();
     const id = queuedId(info.response);
@@ -88,7 +126,11 @@ describe('SMTP submission end to end (nodemailer client, fake DNS, recording MX)
     const pdf = Buffer.from(Array.from({ length: 70_000 }, (_, i) => i % 256));
     const tr = transport(w.t, 'tls');
     const info = await tr.sendMail({
-      from: 'hello@example.com', to: 'files@dest.test', subject: 'Files', text: 'See attached', html: '<p>Logo: <img src="cid:logo@acme"></p>',
+      from: 'hello@example.com',
+      to: 'files@dest.test',
+      subject: 'Files',
+      text: 'See attached',
+      html: '<p>Logo: <img src="cid:logo@acme"></p>',
       attachments: [
         { filename: 'report.pdf', content: pdf, contentType: 'application/pdf' },
         { filename: 'logo.png', content: PNG, contentType: 'image/png', cid: 'logo@acme' },
@@ -111,28 +153,56 @@ describe('SMTP submission end to end (nodemailer client, fake DNS, recording MX)
     const send = async (text: string) => {
       const tr = transport(w.t, 'starttls');
       try {
-        return await tr.sendMail({ from: 'hello@example.com', to: 'once@dest.test', subject: 'Once', text, headers: { 'Resend-Idempotency-Key': 'order-1234' } });
-      } finally { tr.close(); }
+        return await tr.sendMail({
+          from: 'hello@example.com',
+          to: 'once@dest.test',
+          subject: 'Once',
+          text,
+          headers: { 'Resend-Idempotency-Key': 'order-1234' },
+        });
+      } finally {
+        tr.close();
+      }
     };
     const first = queuedId((await send('Your order')).response);
     await waitForLastEvent(w.t, first, ['delivered']);
     const second = queuedId((await send('Your order')).response);
     assert.equal(second, first);
-    await assert.rejects(send('Another body'), (err: { responseCode?: number; response?: string }) => err.responseCode === 550 && /^550 5\.7\.0 This idempotency key has been used/.test(err.response ?? ''));
+    await assert.rejects(
+      send('Another body'),
+      (err: { responseCode?: number; response?: string }) =>
+        err.responseCode === 550 && /^550 5\.7\.0 This idempotency key has been used/.test(err.response ?? ''),
+    );
     await sleep(300);
     assert.equal(w.mx.messages.filter((m) => m.rcptTo.includes('once@dest.test')).length, 1);
-    const { rows } = await w.t.db.pool.query("SELECT count(*)::int AS n FROM emails WHERE 'once@dest.test' = ANY(to_addrs)");
+    const { rows } = await w.t.db.pool.query(
+      "SELECT count(*)::int AS n FROM emails WHERE 'once@dest.test' = ANY(to_addrs)",
+    );
     assert.equal(rows[0].n, 1);
   });
 
   test('SMTP sends are in GET /emails and in the request log as endpoint smtp', async () => {
     const tr = transport(w.t, 'tls');
-    const info = await tr.sendMail({ from: 'hello@example.com', to: 'listed@dest.test', subject: 'Listed', text: 'x', headers: { 'X-Mailer': 'LegacyApp 1.0' } });
+    const info = await tr.sendMail({
+      from: 'hello@example.com',
+      to: 'listed@dest.test',
+      subject: 'Listed',
+      text: 'x',
+      headers: { 'X-Mailer': 'LegacyApp 1.0' },
+    });
     tr.close();
     const id = queuedId(info.response);
     const list = (await w.t.api('GET', '/emails')).body.data;
     assert.ok(list.some((e: { id: string }) => e.id === id));
-    type Log = { id: string; endpoint: string; method: string; response_status: number; user_agent: string | null; request_body: Record<string, unknown>; response_body: { id?: string } };
+    type Log = {
+      id: string;
+      endpoint: string;
+      method: string;
+      response_status: number;
+      user_agent: string | null;
+      request_body: Record<string, unknown>;
+      response_body: { id?: string };
+    };
     let log: Log | undefined;
     for (let i = 0; i < 50 && !log; i++) {
       for (const l of (await w.t.api('GET', '/logs?endpoint=smtp')).body.data as Log[]) {
@@ -142,7 +212,10 @@ describe('SMTP submission end to end (nodemailer client, fake DNS, recording MX)
       if (!log) await sleep(100);
     }
     assert.ok(log, 'the request log has the SMTP send');
-    assert.deepEqual([log.endpoint, log.method, log.response_status, log.user_agent], ['smtp', 'POST', 200, 'LegacyApp 1.0']);
+    assert.deepEqual(
+      [log.endpoint, log.method, log.response_status, log.user_agent],
+      ['smtp', 'POST', 200, 'LegacyApp 1.0'],
+    );
     assert.equal(log.request_body.subject, 'Listed');
     assert.deepEqual(log.request_body.to, ['listed@dest.test']);
   });

@@ -9,22 +9,43 @@ import { freshDatabase, type TestDatabase } from '../helpers/db.js';
 import { DELIVER_JOB, deliverJobsInsertSql, jobsClaimDue, jobsNextRunIn } from '../../src/store/jobs.js';
 
 let db: TestDatabase;
-before(async () => { db = await freshDatabase(); });
-after(async () => { await db?.drop(); });
+before(async () => {
+  db = await freshDatabase();
+});
+after(async () => {
+  await db?.drop();
+});
 
 test('a claim fetches about as many rows as it leases, whatever the statistics', async () => {
-  await db.pool.query(`INSERT INTO jobs (kind, payload, run_at) SELECT 'webhooks.sweep', '{}', now() + interval '1 hour' FROM generate_series(1, 5)`);
+  await db.pool.query(
+    `INSERT INTO jobs (kind, payload, run_at) SELECT 'webhooks.sweep', '{}', now() + interval '1 hour' FROM generate_series(1, 5)`,
+  );
   await db.pool.query('ANALYZE jobs'); // statistics of a nearly empty queue
-  await db.pool.query(deliverJobsInsertSql('$1'), [JSON.stringify(Array.from({ length: 5_000 }, (_, i) => ({
-    payload: { email_id: randomUUID(), team_id: randomUUID(), domain: 'dest.test', recipients: [`r${i}@dest.test`] },
-    run_at: new Date(Date.now() - 60_000 + i).toISOString(), region: 'us-east-1', priority: 2 })))]);
+  await db.pool.query(deliverJobsInsertSql('$1'), [
+    JSON.stringify(
+      Array.from({ length: 5_000 }, (_, i) => ({
+        payload: {
+          email_id: randomUUID(),
+          team_id: randomUUID(),
+          domain: 'dest.test',
+          recipients: [`r${i}@dest.test`],
+        },
+        run_at: new Date(Date.now() - 60_000 + i).toISOString(),
+        region: 'us-east-1',
+        priority: 2,
+      })),
+    ),
+  ]);
   const c = await db.pool.connect();
   try {
     // The transaction's own counters: what this one claim read of the jobs table.
     await c.query('BEGIN');
     const leased = await jobsClaimDue(c, 'w1', { kinds: [DELIVER_JOB, 'contacts.import'] }, 50, 60_000);
-    const { rows: [read] } = await c.query<{ idx: number; seq: number }>(
-      `SELECT coalesce(idx_tup_fetch, 0)::int AS idx, coalesce(seq_tup_read, 0)::int AS seq FROM pg_stat_xact_user_tables WHERE relname = 'jobs'`);
+    const {
+      rows: [read],
+    } = await c.query<{ idx: number; seq: number }>(
+      `SELECT coalesce(idx_tup_fetch, 0)::int AS idx, coalesce(seq_tup_read, 0)::int AS seq FROM pg_stat_xact_user_tables WHERE relname = 'jobs'`,
+    );
     await c.query('COMMIT');
     assert.equal(leased.length, 50);
     assert.equal(read.seq, 0, 'no sequential scan');

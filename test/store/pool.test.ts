@@ -14,13 +14,18 @@ test('the pool turns JIT off, even for a query estimated as expensive as can be'
     const c = await pool.connect();
     try {
       await c.query('SET jit_above_cost = 0'); // every query would be compiled, were JIT on
-      const plan = (await c.query('EXPLAIN (ANALYZE) SELECT sum(g) FROM generate_series(1, 1000) g')).rows.map((r) => r['QUERY PLAN']).join('\n');
+      const plan = (await c.query('EXPLAIN (ANALYZE) SELECT sum(g) FROM generate_series(1, 1000) g')).rows
+        .map((r) => r['QUERY PLAN'])
+        .join('\n');
       assert.doesNotMatch(plan, /^JIT:/m, plan);
     } finally {
       c.release();
     }
     assert.equal((await pool.query('SHOW TimeZone')).rows[0].TimeZone, 'UTC');
   } finally {
-    await closeAll(() => pool.end(), () => db.drop());
+    await closeAll(
+      () => pool.end(),
+      () => db.drop(),
+    );
   }
 });

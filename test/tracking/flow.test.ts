@@ -13,7 +13,8 @@ describe('open and click tracking end to end (capture mode)', () => {
   let secret: string;
   const publicUrl = 'https://track.mailroom.test';
   const local = (u: string) => u.replace(publicUrl, t.url);
-  const events = async (id: string) => (await t.api('GET', `/emails/${id}/events`)).body.data as { type: string; data: any }[];
+  const events = async (id: string) =>
+    (await t.api('GET', `/emails/${id}/events`)).body.data as { type: string; data: any }[];
   /** The HTML part recipients get, from the stored MIME message. */
   const sentHtml = async (id: string) => {
     const { rows } = await t.db.pool.query('SELECT raw FROM emails WHERE id = $1', [id]);
@@ -26,15 +27,24 @@ describe('open and click tracking end to end (capture mode)', () => {
     const r = await t.api('PATCH', `/domains/${t.domainId}`, { body: { open_tracking: true, click_tracking: true } });
     assert.equal(r.status, 200);
     rcv = await startReceiver();
-    const w = await t.resend.webhooks.create({ endpoint: rcv.url, events: ['email.sent', 'email.delivered', 'email.opened', 'email.clicked'] });
+    const w = await t.resend.webhooks.create({
+      endpoint: rcv.url,
+      events: ['email.sent', 'email.delivered', 'email.opened', 'email.clicked'],
+    });
     secret = w.data!.signing_secret;
   });
-  after(() => closeAll(() => rcv.close(), () => t.close()));
+  after(() =>
+    closeAll(
+      () => rcv.close(),
+      () => t.close(),
+    ),
+  );
 
   test('send → delivered → opened (pixel) → clicked (redirect): four events in order, each signed, each in the webhook log', async () => {
     const id = await t.send({
-      html: '<html><body><p>Hi <a href="https://shop.test/item?id=42&amp;ref=mail">the item</a>, <a href="mailto:help@example.com">help</a>, '
-        + '<a href="https://example.com/u/abc">unsubscribe</a></p></body></html>',
+      html:
+        '<html><body><p>Hi <a href="https://shop.test/item?id=42&amp;ref=mail">the item</a>, <a href="mailto:help@example.com">help</a>, ' +
+        '<a href="https://example.com/u/abc">unsubscribe</a></p></body></html>',
     });
     await until('delivered', async () => (await events(id)).some((e) => e.type === 'email.delivered'));
     const { html, text } = await sentHtml(id);
@@ -44,13 +54,22 @@ describe('open and click tracking end to end (capture mode)', () => {
     assert.ok(links[0].startsWith(`${publicUrl}/t/c/`), links[0]);
     assert.deepEqual(links.slice(1), ['mailto:help@example.com', 'https://example.com/u/abc']);
     assert.ok(text.includes('https://shop.test/item?id=42'), 'the text part keeps the original link');
-    assert.equal((await t.resend.emails.get(id)).data!.html!.includes('/t/c/'), false, 'the stored html is the one sent by the client');
+    assert.equal(
+      (await t.resend.emails.get(id)).data!.html!.includes('/t/c/'),
+      false,
+      'the stored html is the one sent by the client',
+    );
 
     const img = await fetch(local(pixel), { headers: { 'user-agent': 'Thunderbird/128.0' } });
     assert.equal(img.status, 200);
     assert.equal(img.headers.get('content-type'), 'image/gif');
     assert.match(img.headers.get('cache-control')!, /no-store/);
-    assert.equal(Buffer.from(await img.arrayBuffer()).subarray(0, 6).toString(), 'GIF89a');
+    assert.equal(
+      Buffer.from(await img.arrayBuffer())
+        .subarray(0, 6)
+        .toString(),
+      'GIF89a',
+    );
     await until('opened', async () => (await events(id)).some((e) => e.type === 'email.opened'));
     await fetch(local(pixel)); // a second open is not a second event
 
@@ -61,22 +80,50 @@ describe('open and click tracking end to end (capture mode)', () => {
     await sleep(400);
 
     const timeline = await events(id);
-    assert.deepEqual(timeline.map((e) => e.type), ['email.sent', 'email.delivered', 'email.opened', 'email.clicked']);
+    assert.deepEqual(
+      timeline.map((e) => e.type),
+      ['email.sent', 'email.delivered', 'email.opened', 'email.clicked'],
+    );
     const opened = timeline[2].data;
-    assert.deepEqual({ ...opened.open, timestamp: 'x' }, { ipAddress: '127.0.0.1', userAgent: 'Thunderbird/128.0', timestamp: 'x', machine: false, proxy: null });
+    assert.deepEqual(
+      { ...opened.open, timestamp: 'x' },
+      { ipAddress: '127.0.0.1', userAgent: 'Thunderbird/128.0', timestamp: 'x', machine: false, proxy: null },
+    );
     const clicked = timeline[3].data;
-    assert.deepEqual({ ...clicked.click, timestamp: 'x' }, { ipAddress: '127.0.0.1', link: 'https://shop.test/item?id=42&ref=mail', timestamp: 'x', userAgent: 'Firefox/130.0' });
+    assert.deepEqual(
+      { ...clicked.click, timestamp: 'x' },
+      {
+        ipAddress: '127.0.0.1',
+        link: 'https://shop.test/item?id=42&ref=mail',
+        timestamp: 'x',
+        userAgent: 'Firefox/130.0',
+      },
+    );
     assert.match(clicked.click.timestamp, /Z$/);
     assert.equal((await t.resend.emails.get(id)).data!.last_event, 'clicked');
 
     const got = await rcv.waitFor(4);
-    const payloads = got.map((r) => t.resend.webhooks.verify({
-      payload: r.body, webhookSecret: secret,
-      headers: { id: r.headers['svix-id'] as string, timestamp: r.headers['svix-timestamp'] as string, signature: r.headers['svix-signature'] as string },
-    }) as { type: string; created_at: string; data: { email_id: string } });
-    assert.ok(payloads.every((p) => p.data.email_id === id), 'all about this email');
+    const payloads = got.map(
+      (r) =>
+        t.resend.webhooks.verify({
+          payload: r.body,
+          webhookSecret: secret,
+          headers: {
+            id: r.headers['svix-id'] as string,
+            timestamp: r.headers['svix-timestamp'] as string,
+            signature: r.headers['svix-signature'] as string,
+          },
+        }) as { type: string; created_at: string; data: { email_id: string } },
+    );
+    assert.ok(
+      payloads.every((p) => p.data.email_id === id),
+      'all about this email',
+    );
     assert.deepEqual(payloads.map((p) => p.type).slice(2), ['email.opened', 'email.clicked']);
-    assert.deepEqual([...payloads].sort((a, b) => a.created_at.localeCompare(b.created_at)).map((p) => p.type), ['email.sent', 'email.delivered', 'email.opened', 'email.clicked']);
+    assert.deepEqual(
+      [...payloads].sort((a, b) => a.created_at.localeCompare(b.created_at)).map((p) => p.type),
+      ['email.sent', 'email.delivered', 'email.opened', 'email.clicked'],
+    );
     const webhookId = (await t.resend.webhooks.list()).data!.data[0].id;
     const log = await until('all four logged as success', async () => {
       const l = (await t.resend.webhooks.events.list({ webhookId })).data!.data;
@@ -102,7 +149,15 @@ describe('open and click tracking end to end (capture mode)', () => {
     const [payload, tag] = token.split('.');
     const bytes = Buffer.from(payload, 'base64url');
     const evil = Buffer.concat([bytes.subarray(0, 16), Buffer.from('https://evil.test/')]).toString('base64url');
-    for (const p of [`/t/c/${evil}.${tag}`, `/t/c/${payload}`, '/t/c/https://evil.test', `/t/c/${payload}.${tag.replace(/^./, (c) => (c === 'A' ? 'B' : 'A'))}`, `/t/c/${payload}.${tag.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'))}`, '/t/o/nope.gif', `/t/o/${token}.gif`]) {
+    for (const p of [
+      `/t/c/${evil}.${tag}`,
+      `/t/c/${payload}`,
+      '/t/c/https://evil.test',
+      `/t/c/${payload}.${tag.replace(/^./, (c) => (c === 'A' ? 'B' : 'A'))}`,
+      `/t/c/${payload}.${tag.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'))}`,
+      '/t/o/nope.gif',
+      `/t/o/${token}.gif`,
+    ]) {
       const r = await fetch(t.url + p, { redirect: 'manual' });
       assert.equal(r.status, 404, p);
       assert.equal(r.headers.get('location'), null);

@@ -1,6 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { distinctRecipients, MAILTO_LOCAL_PREFIX, TOKEN_LENGTH, UnsubscribeSigner } from '../../src/tracking/unsubscribe-tokens.js';
+import {
+  distinctRecipients,
+  MAILTO_LOCAL_PREFIX,
+  TOKEN_LENGTH,
+  UnsubscribeSigner,
+} from '../../src/tracking/unsubscribe-tokens.js';
 
 const signer = new UnsubscribeSigner('instance secret', 'https://mail.example.net/');
 const id = '6f1c2a9e-0b7d-4c3e-9a51-2d8f0e4b7c13';
@@ -36,14 +41,28 @@ test('every altered character, another secret, or a wrong length is refused', ()
 });
 
 test('recipients are numbered to, cc, bcc, lowercased, first occurrence', () => {
-  assert.deepEqual(distinctRecipients(['A@x.test', 'b@x.test'], ['a@x.test', 'c@x.test'], ['B@X.TEST', 'd@x.test']), ['a@x.test', 'b@x.test', 'c@x.test', 'd@x.test']);
+  assert.deepEqual(distinctRecipients(['A@x.test', 'b@x.test'], ['a@x.test', 'c@x.test'], ['B@X.TEST', 'd@x.test']), [
+    'a@x.test',
+    'b@x.test',
+    'c@x.test',
+    'd@x.test',
+  ]);
 });
 
 test('headers: List-Unsubscribe with https and mailto, List-Unsubscribe-Post, and List-Id when given', () => {
   const h = signer.headers(id, 1, 'send.example.com', '"News" <news.example.com>');
-  assert.deepEqual(h.map(([k]) => k), ['List-Id', 'List-Unsubscribe', 'List-Unsubscribe-Post']);
+  assert.deepEqual(
+    h.map(([k]) => k),
+    ['List-Id', 'List-Unsubscribe', 'List-Unsubscribe-Post'],
+  );
   const t = signer.token(id, 1);
-  assert.equal(h[1][1], `<https://mail.example.net/u/${t}>,\r\n <mailto:unsubscribe+${t}@send.example.com?subject=unsubscribe>`);
+  assert.equal(
+    h[1][1],
+    `<https://mail.example.net/u/${t}>,\r\n <mailto:unsubscribe+${t}@send.example.com?subject=unsubscribe>`,
+  );
   assert.equal(h[2][1], 'List-Unsubscribe=One-Click');
-  assert.deepEqual(signer.headers(id, 1, 'send.example.com').map(([k]) => k), ['List-Unsubscribe', 'List-Unsubscribe-Post']);
+  assert.deepEqual(
+    signer.headers(id, 1, 'send.example.com').map(([k]) => k),
+    ['List-Unsubscribe', 'List-Unsubscribe-Post'],
+  );
 });

@@ -9,13 +9,22 @@ import { closeAll } from '../helpers/close-all.js';
 
 const SCHEDULE = [0, 150, 300, 450]; // four attempts, 150 ms apart (MAILROOM_WEBHOOK_RETRY_SCHEDULE=0s,150ms,300ms,450ms)
 
-const sdkVerify = (t: CaptureApp, r: Received, secret: string) => t.resend.webhooks.verify({
-  payload: r.body, webhookSecret: secret,
-  headers: { id: r.headers['svix-id'] as string, timestamp: r.headers['svix-timestamp'] as string, signature: r.headers['svix-signature'] as string },
-});
-const swVerify = (r: Received, secret: string) => new Webhook(secret).verify(r.body, {
-  'webhook-id': r.headers['webhook-id'] as string, 'webhook-timestamp': r.headers['webhook-timestamp'] as string, 'webhook-signature': r.headers['webhook-signature'] as string,
-});
+const sdkVerify = (t: CaptureApp, r: Received, secret: string) =>
+  t.resend.webhooks.verify({
+    payload: r.body,
+    webhookSecret: secret,
+    headers: {
+      id: r.headers['svix-id'] as string,
+      timestamp: r.headers['svix-timestamp'] as string,
+      signature: r.headers['svix-signature'] as string,
+    },
+  });
+const swVerify = (r: Received, secret: string) =>
+  new Webhook(secret).verify(r.body, {
+    'webhook-id': r.headers['webhook-id'] as string,
+    'webhook-timestamp': r.headers['webhook-timestamp'] as string,
+    'webhook-signature': r.headers['webhook-signature'] as string,
+  });
 
 describe('webhook delivery (capture mode, a receiver on 127.0.0.1)', () => {
   let t: CaptureApp;
@@ -32,10 +41,18 @@ describe('webhook delivery (capture mode, a receiver on 127.0.0.1)', () => {
     return data!;
   }
   const messages = async (id: string) => (await t.resend.webhooks.events.list({ webhookId: id })).data!.data;
-  const attempts = async (id: string, msg: string) => (await t.api('GET', `/webhooks/${id}/events/${msg}/attempts`)).body.data;
+  const attempts = async (id: string, msg: string) =>
+    (await t.api('GET', `/webhooks/${id}/events/${msg}/attempts`)).body.data;
 
-  before(async () => { t = await startCaptureApp({ webhookRetrySchedule: SCHEDULE, webhookTimeoutMs: 400 }); });
-  after(() => closeAll(() => rcv?.close(), () => t.close()));
+  before(async () => {
+    t = await startCaptureApp({ webhookRetrySchedule: SCHEDULE, webhookTimeoutMs: 400 });
+  });
+  after(() =>
+    closeAll(
+      () => rcv?.close(),
+      () => t.close(),
+    ),
+  );
 
   test('every delivery verifies with the resend SDK (svix-*) and standardwebhooks (webhook-*); tampering and old timestamps do not', async () => {
     const w = await endpoint(['email.sent', 'email.delivered']);
@@ -68,7 +85,10 @@ describe('webhook delivery (capture mode, a receiver on 127.0.0.1)', () => {
     } finally {
       Date.now = realNow;
     }
-    const log = await until('both recorded', async () => { const m = await messages(w.id); return m.every((x) => x.status === 'success') && m; });
+    const log = await until('both recorded', async () => {
+      const m = await messages(w.id);
+      return m.every((x) => x.status === 'success') && m;
+    });
     assert.equal(log.length, 2);
   });
 
@@ -83,8 +103,14 @@ describe('webhook delivery (capture mode, a receiver on 127.0.0.1)', () => {
       await rcv.waitFor(2);
       await other.waitFor(2);
       await sleep(300);
-      assert.deepEqual(rcv.received.map((r) => JSON.parse(r.body).type), ['email.delivered', 'email.delivered']);
-      assert.deepEqual(other.received.map((r) => JSON.parse(r.body).type), ['email.sent', 'email.sent']);
+      assert.deepEqual(
+        rcv.received.map((r) => JSON.parse(r.body).type),
+        ['email.delivered', 'email.delivered'],
+      );
+      assert.deepEqual(
+        other.received.map((r) => JSON.parse(r.body).type),
+        ['email.sent', 'email.sent'],
+      );
     } finally {
       await other.close();
     }
@@ -93,11 +119,17 @@ describe('webhook delivery (capture mode, a receiver on 127.0.0.1)', () => {
   test('the delivery log filters by status and by event type, and refuses unknown ones by name', async () => {
     const w = await endpoint(['email.sent', 'email.delivered']);
     await t.send();
-    await until('both delivered', async () => { const m = await messages(w.id); return m.length === 2 && m.every((x) => x.status === 'success') && m; });
-    const list = async (q: string) => (await t.api('GET', `/webhooks/${w.id}/events?${q}`));
+    await until('both delivered', async () => {
+      const m = await messages(w.id);
+      return m.length === 2 && m.every((x) => x.status === 'success') && m;
+    });
+    const list = async (q: string) => await t.api('GET', `/webhooks/${w.id}/events?${q}`);
     const sent = await list('type=email.sent');
     assert.equal(sent.status, 200);
-    assert.deepEqual(sent.body.data.map((m: { type: string }) => m.type), ['email.sent']);
+    assert.deepEqual(
+      sent.body.data.map((m: { type: string }) => m.type),
+      ['email.sent'],
+    );
     assert.equal((await list('status=success')).body.data.length, 2);
     assert.equal((await list('status=failed')).body.data.length, 0);
     assert.equal((await list('status=success&type=email.delivered&limit=1')).body.data[0].type, 'email.delivered');
@@ -117,15 +149,22 @@ describe('webhook delivery (capture mode, a receiver on 127.0.0.1)', () => {
     assert.equal(new Set(got.map((r) => r.headers['webhook-id'])).size, 1, 'same msg id on every attempt');
     assert.ok(got[1].at - got[0].at >= 120, `second attempt after ~150 ms, was ${got[1].at - got[0].at}`);
     assert.ok(got[2].at - got[1].at >= 250, `third attempt after ~300 ms, was ${got[2].at - got[1].at}`);
-    const [msg] = await until('success', async () => { const m = await messages(w.id); return m[0]?.status === 'success' && m; });
+    const [msg] = await until('success', async () => {
+      const m = await messages(w.id);
+      return m[0]?.status === 'success' && m;
+    });
     const list = await attempts(w.id, msg.id);
-    assert.deepEqual(list.map((a: { http_status_code: number }) => a.http_status_code), [204, 500, 500]);
+    assert.deepEqual(
+      list.map((a: { http_status_code: number }) => a.http_status_code),
+      [204, 500, 500],
+    );
     assert.equal(list[1].response.length, 4096, 'response excerpt capped at 4 KB');
     assert.equal(list[1].error, null);
     assert.equal(list[0].request_headers['webhook-id'], msg.id);
     assert.equal(list[0].request_body, got[2].body);
     assert.equal(typeof list[0].duration_ms, 'number');
-    const sdkList = (await t.resend.webhooks.events.attempts.list({ webhookId: w.id, eventId: msg.id, limit: 1 })).data!;
+    const sdkList = (await t.resend.webhooks.events.attempts.list({ webhookId: w.id, eventId: msg.id, limit: 1 }))
+      .data!;
     assert.equal(sdkList.has_more, true);
     assert.deepEqual(Object.keys(sdkList.data[0]).slice(0, 4), ['id', 'http_status_code', 'response', 'sent_at']);
     const one = (await t.resend.webhooks.events.get({ webhookId: w.id, eventId: msg.id })).data!;
@@ -141,8 +180,13 @@ describe('webhook delivery (capture mode, a receiver on 127.0.0.1)', () => {
     // case of a server closing an idle connection), so at least one drop is an attempt of its own.
     rcv.respond = (_r, n) => (n === 1 ? { delayMs: 1_000 } : n <= 3 ? { destroy: true } : undefined);
     await t.send();
-    const [msg] = await until('success', async () => { const m = await messages(w.id); return m[0]?.status === 'success' && m; });
-    const causes = (await attempts(w.id, msg.id)).map((a: { error: { type: string } | null }) => a.error?.type ?? null).reverse();
+    const [msg] = await until('success', async () => {
+      const m = await messages(w.id);
+      return m[0]?.status === 'success' && m;
+    });
+    const causes = (await attempts(w.id, msg.id))
+      .map((a: { error: { type: string } | null }) => a.error?.type ?? null)
+      .reverse();
     assert.equal(causes[0], 'timeout');
     assert.equal(causes.at(-1), null);
     assert.ok(causes.length >= 3 && causes.slice(1, -1).every((c: string) => c === 'closed'), JSON.stringify(causes));
@@ -154,7 +198,10 @@ describe('webhook delivery (capture mode, a receiver on 127.0.0.1)', () => {
     rcv.respond = () => ({ status: 503 });
     await t.send();
     await rcv.waitFor(4);
-    const [msg] = await until('failed', async () => { const m = await messages(w.id); return m[0]?.status === 'failed' && m; });
+    const [msg] = await until('failed', async () => {
+      const m = await messages(w.id);
+      return m[0]?.status === 'failed' && m;
+    });
     await sleep(500);
     assert.equal(rcv.received.length, 4, 'no attempt beyond the schedule');
     rcv.respond = () => ({ status: 200 });
@@ -179,12 +226,20 @@ describe('webhook delivery (capture mode, a receiver on 127.0.0.1)', () => {
     rcv.respond = () => ({ status: 410 });
     await t.send();
     await rcv.waitFor(1);
-    const got = await until('disabled', async () => { const g = (await t.resend.webhooks.get(w.id)).data!; return g.status === 'disabled' && g; });
+    const got = await until('disabled', async () => {
+      const g = (await t.resend.webhooks.get(w.id)).data!;
+      return g.status === 'disabled' && g;
+    });
     assert.equal(got.status, 'disabled');
     await t.send();
     await sleep(500);
     assert.ok(rcv.received.length <= 2, 'at most the two messages already in flight');
-    const statuses = (await until('all failed', async () => { const m = await messages(w.id); return m.every((x) => x.status === 'failed') && m; })).map((m) => m.status);
+    const statuses = (
+      await until('all failed', async () => {
+        const m = await messages(w.id);
+        return m.every((x) => x.status === 'failed') && m;
+      })
+    ).map((m) => m.status);
     // email.sent got the 410; email.delivered, if it was fanned out before the endpoint was disabled, failed with it.
     assert.ok(statuses.length >= 1 && statuses.length <= 2, JSON.stringify(statuses));
     const replay = await t.api('POST', `/webhooks/${w.id}/events/${(await messages(w.id))[0].id}/replay`);
@@ -193,7 +248,9 @@ describe('webhook delivery (capture mode, a receiver on 127.0.0.1)', () => {
 
   test('an endpoint failing for 5 days is disabled', async () => {
     const w = await endpoint(['email.delivered']);
-    await t.db.pool.query("UPDATE webhooks SET failing_since = now() - interval '5 days 1 minute' WHERE id = $1", [w.id]);
+    await t.db.pool.query("UPDATE webhooks SET failing_since = now() - interval '5 days 1 minute' WHERE id = $1", [
+      w.id,
+    ]);
     rcv.respond = () => ({ status: 500 });
     await t.send();
     await until('disabled', async () => (await t.resend.webhooks.get(w.id)).data!.status === 'disabled');
@@ -210,7 +267,9 @@ describe('webhook delivery (capture mode, a receiver on 127.0.0.1)', () => {
     assert.ok(sdkVerify(t, r, w.signing_secret), 'old secret');
     assert.ok(sdkVerify(t, r, rotated.signing_secret), 'new secret');
     assert.ok(swVerify(r, rotated.signing_secret), 'new secret, standardwebhooks');
-    await t.db.pool.query("UPDATE webhooks SET previous_secret_until = now() - interval '1 second' WHERE id = $1", [w.id]);
+    await t.db.pool.query("UPDATE webhooks SET previous_secret_until = now() - interval '1 second' WHERE id = $1", [
+      w.id,
+    ]);
     await t.send();
     const r2 = (await rcv.waitFor(2))[1];
     assert.equal((r2.headers['webhook-signature'] as string).split(' ').length, 1);
@@ -245,16 +304,25 @@ describe('webhook delivery re-checks the address (MAILROOM_ALLOW_PRIVATE_NETWORK
     const rcv = await startReceiver();
     try {
       // Saved while public (as if DNS changed since): created through the API, then re-pointed in the database.
-      const { data } = await t.resend.webhooks.create({ endpoint: 'https://93.184.215.14/hook', events: ['email.delivered'] });
+      const { data } = await t.resend.webhooks.create({
+        endpoint: 'https://93.184.215.14/hook',
+        events: ['email.delivered'],
+      });
       await t.db.pool.query('UPDATE webhooks SET endpoint = $2 WHERE id = $1', [data!.id, rcv.url]);
       await t.send();
-      const [msg] = await until('failed', async () => { const m = (await t.resend.webhooks.events.list({ webhookId: data!.id })).data!.data; return m[0]?.status === 'failed' && m; });
+      const [msg] = await until('failed', async () => {
+        const m = (await t.resend.webhooks.events.list({ webhookId: data!.id })).data!.data;
+        return m[0]?.status === 'failed' && m;
+      });
       const list = (await t.api('GET', `/webhooks/${data!.id}/events/${msg.id}/attempts`)).body.data;
       assert.equal(list[0].error.type, 'blocked');
       assert.match(list[0].error.message, /loopback/);
       assert.equal(rcv.received.length, 0);
     } finally {
-      await closeAll(() => rcv.close(), () => t.close());
+      await closeAll(
+        () => rcv.close(),
+        () => t.close(),
+      );
     }
   });
 });
@@ -269,17 +337,25 @@ describe('no enabled endpoint, no fan-out work', () => {
       const jobs = await t.db.pool.query("SELECT count(*)::int AS n FROM jobs WHERE kind = 'webhooks.dispatch'");
       assert.equal(jobs.rows[0].n, 0);
       const { data } = await t.resend.webhooks.create({ endpoint: rcv.url, events: ['email.sent', 'email.delivered'] });
-      const cursor = await t.db.pool.query("SELECT last_seq::int AS seq FROM webhook_cursors WHERE source = 'email_events'");
+      const cursor = await t.db.pool.query(
+        "SELECT last_seq::int AS seq FROM webhook_cursors WHERE source = 'email_events'",
+      );
       const max = await t.db.pool.query('SELECT max(seq)::int AS seq FROM email_events');
       assert.equal(cursor.rows[0].seq, max.rows[0].seq, 'moved past the quiet spell');
       const id = await t.send();
       const got = await rcv.waitFor(2);
-      assert.ok(got.every((r) => JSON.parse(r.body).data.email_id === id), 'only the new email');
+      assert.ok(
+        got.every((r) => JSON.parse(r.body).data.email_id === id),
+        'only the new email',
+      );
       await sleep(200);
       assert.equal(rcv.received.length, 2);
       void data;
     } finally {
-      await closeAll(() => rcv.close(), () => t.close());
+      await closeAll(
+        () => rcv.close(),
+        () => t.close(),
+      );
     }
   });
 });

@@ -13,18 +13,30 @@ describe('domain.* and suppression.* webhooks', () => {
     t = await startTestApp({ allowPrivateNetworks: true, webhookConcurrency: 1, deliveryMode: 'capture' });
     rcv = await startReceiver();
   });
-  after(() => closeAll(() => rcv.close(), () => t.close()));
+  after(() =>
+    closeAll(
+      () => rcv.close(),
+      () => t.close(),
+    ),
+  );
 
-  const payloads = (got: { body: string }[]) => got.map((r) => JSON.parse(r.body) as { type: string; data: Record<string, any> });
+  const payloads = (got: { body: string }[]) =>
+    got.map((r) => JSON.parse(r.body) as { type: string; data: Record<string, any> });
 
   test('creating, verifying, changing and deleting a domain reach the endpoint with the domain', async () => {
-    await t.resend.webhooks.create({ endpoint: rcv.url, events: ['domain.created', 'domain.updated', 'domain.deleted'] });
+    await t.resend.webhooks.create({
+      endpoint: rcv.url,
+      events: ['domain.created', 'domain.updated', 'domain.deleted'],
+    });
     const { data } = await t.resend.domains.create({ name: 'events.example.com' });
     await t.resend.domains.verify(data!.id);
     await t.resend.domains.update({ id: data!.id, openTracking: true });
     await t.resend.domains.remove(data!.id);
     const got = payloads(await rcv.waitFor(4));
-    assert.deepEqual(got.map((p) => p.type), ['domain.created', 'domain.updated', 'domain.updated', 'domain.deleted']);
+    assert.deepEqual(
+      got.map((p) => p.type),
+      ['domain.created', 'domain.updated', 'domain.updated', 'domain.deleted'],
+    );
     for (const p of got) {
       assert.deepEqual(Object.keys(p.data).sort(), ['created_at', 'id', 'name', 'records', 'region', 'status']);
       assert.equal(p.data.id, data!.id);
@@ -45,7 +57,10 @@ describe('domain.* and suppression.* webhooks', () => {
     await t.resend.suppressions.add({ email: 'gone@example.org' } as never); // already there: no second event
     await t.resend.suppressions.remove('gone@example.org');
     const got = payloads(await rcv.waitFor(2));
-    assert.deepEqual(got.map((p) => p.type), ['suppression.added', 'suppression.removed']);
+    assert.deepEqual(
+      got.map((p) => p.type),
+      ['suppression.added', 'suppression.removed'],
+    );
     assert.deepEqual(Object.keys(got[0].data).sort(), ['created_at', 'email', 'id', 'origin', 'source_id']);
     assert.equal(got[0].data.email, 'gone@example.org');
     assert.equal(got[0].data.origin, 'manual');

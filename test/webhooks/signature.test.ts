@@ -14,7 +14,11 @@ test('a signature made with a whsec_ secret verifies with standardwebhooks and w
   const h = signedHeaders([secretKeyBytes(secret)], 'msg_abc', body);
   assert.equal(h['webhook-signature'], h['svix-signature']);
   assert.deepEqual(new Webhook(secret).verify(body, h), JSON.parse(body));
-  const viaSdk = resend.webhooks.verify({ payload: body, headers: { id: h['svix-id'], timestamp: h['svix-timestamp'], signature: h['svix-signature'] }, webhookSecret: secret });
+  const viaSdk = resend.webhooks.verify({
+    payload: body,
+    headers: { id: h['svix-id'], timestamp: h['svix-timestamp'], signature: h['svix-signature'] },
+    webhookSecret: secret,
+  });
   assert.deepEqual(viaSdk, JSON.parse(body));
 });
 
@@ -28,12 +32,28 @@ test('during a rotation both secrets sign, as two space-separated v1 entries', (
 
 test('follows the schedule after each failure, with jitter, and gives up when it is used up', () => {
   const schedule = [0, 5_000, 300_000];
-  assert.equal(nextAttemptDelayMs(schedule, 1, undefined, () => 0.5), 5_000);
-  assert.equal(nextAttemptDelayMs(schedule, 1, undefined, () => 0), 4_500);
-  assert.equal(nextAttemptDelayMs(schedule, 1, undefined, () => 1), 5_500);
-  assert.equal(nextAttemptDelayMs(schedule, 2, undefined, () => 0.5), 300_000);
+  assert.equal(
+    nextAttemptDelayMs(schedule, 1, undefined, () => 0.5),
+    5_000,
+  );
+  assert.equal(
+    nextAttemptDelayMs(schedule, 1, undefined, () => 0),
+    4_500,
+  );
+  assert.equal(
+    nextAttemptDelayMs(schedule, 1, undefined, () => 1),
+    5_500,
+  );
+  assert.equal(
+    nextAttemptDelayMs(schedule, 2, undefined, () => 0.5),
+    300_000,
+  );
   assert.equal(nextAttemptDelayMs(schedule, 3), null);
-  assert.equal(nextAttemptDelayMs(schedule, 1, 60_000, () => 0.5), 60_000, 'Retry-After is a floor');
+  assert.equal(
+    nextAttemptDelayMs(schedule, 1, 60_000, () => 0.5),
+    60_000,
+    'Retry-After is a floor',
+  );
 });
 
 test('reads Retry-After as seconds or as an HTTP date', () => {

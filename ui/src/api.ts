@@ -4,13 +4,20 @@
 // multipart form for uploads.
 export class ApiError extends Error {
   /** `serverMessage`: the API's own words (a 422's path included), for pages that place the error themselves. */
-  constructor(readonly status: number, message: string, readonly name: string, readonly serverMessage?: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly name: string,
+    readonly serverMessage?: string,
+  ) {
     super(message);
   }
 }
 
 let csrf = '';
-export const setCsrf = (token: string | undefined) => { csrf = token ?? ''; };
+export const setCsrf = (token: string | undefined) => {
+  csrf = token ?? '';
+};
 
 export const SIGNED_OUT_EVENT = 'mailroom:signed-out';
 
@@ -29,7 +36,12 @@ export function plainMessage(message: string): string {
 }
 
 export async function api<T = any>(method: string, path: string, body?: unknown): Promise<T> {
-  return send<T>(method, path, body === undefined ? undefined : JSON.stringify(body), body === undefined ? undefined : 'application/json');
+  return send<T>(
+    method,
+    path,
+    body === undefined ? undefined : JSON.stringify(body),
+    body === undefined ? undefined : 'application/json',
+  );
 }
 
 /**
@@ -45,10 +57,20 @@ async function send<T>(method: string, path: string, body: BodyInit | undefined,
   const res = await fetch(path, { method, headers, body, credentials: 'same-origin' });
   const text = await res.text();
   let data: any = text;
-  try { data = text ? JSON.parse(text) : null; } catch { /* plain text (raw MIME) */ }
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    /* plain text (raw MIME) */
+  }
   if (!res.ok) {
-    if (res.status === 401 && !path.startsWith('/dashboard-api/login') && !path.startsWith('/dashboard-api/setup')) window.dispatchEvent(new Event(SIGNED_OUT_EVENT));
-    throw new ApiError(res.status, data?.message ? plainMessage(String(data.message)) : `Request failed (${res.status})`, data?.name ?? 'error', data?.message ? String(data.message) : undefined);
+    if (res.status === 401 && !path.startsWith('/dashboard-api/login') && !path.startsWith('/dashboard-api/setup'))
+      window.dispatchEvent(new Event(SIGNED_OUT_EVENT));
+    throw new ApiError(
+      res.status,
+      data?.message ? plainMessage(String(data.message)) : `Request failed (${res.status})`,
+      data?.name ?? 'error',
+      data?.message ? String(data.message) : undefined,
+    );
   }
   if (data && typeof data === 'object' && typeof data.csrf === 'string') setCsrf(data.csrf);
   return data as T;
@@ -59,11 +81,16 @@ export const post = <T = any>(path: string, body: unknown = {}) => api<T>('POST'
 export const patch = <T = any>(path: string, body: unknown) => api<T>('PATCH', path, body);
 export const del = <T = any>(path: string) => api<T>('DELETE', path);
 
-export interface List<T> { object: 'list'; has_more: boolean; data: T[] }
+export interface List<T> {
+  object: 'list';
+  has_more: boolean;
+  data: T[];
+}
 
 export const qs = (params: Record<string, string | number | undefined | null | false>) => {
   const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '' && v !== false) q.set(k, String(v));
+  for (const [k, v] of Object.entries(params))
+    if (v !== undefined && v !== null && v !== '' && v !== false) q.set(k, String(v));
   const s = q.toString();
   return s ? `?${s}` : '';
 };

@@ -5,23 +5,65 @@
 // Also: durations as number + unit, condition rules as editable groups, and a 422 mapped to the
 // step it names. The server validates; this file only shapes what the user typed.
 
-export type StepType = 'trigger' | 'send_email' | 'delay' | 'wait_for_event' | 'condition' | 'contact_update' | 'contact_delete' | 'add_to_segment';
-export interface ApiStep { key: string; type: StepType; config: Record<string, any> }
-export interface ApiConnection { from: string; to: string; type: string }
-export interface Graph { steps: ApiStep[]; connections: ApiConnection[] }
+export type StepType =
+  | 'trigger'
+  | 'send_email'
+  | 'delay'
+  | 'wait_for_event'
+  | 'condition'
+  | 'contact_update'
+  | 'contact_delete'
+  | 'add_to_segment';
+export interface ApiStep {
+  key: string;
+  type: StepType;
+  config: Record<string, any>;
+}
+export interface ApiConnection {
+  from: string;
+  to: string;
+  type: string;
+}
+export interface Graph {
+  steps: ApiStep[];
+  connections: ApiConnection[];
+}
 
 /** One step; a condition or wait holds its two branches (`yes`: met / event received, `no`: not met / timed out). */
-export interface Node { key: string; type: StepType; config: Record<string, any>; yes: Node[]; no: Node[]; cond?: Group; filter?: Group }
+export interface Node {
+  key: string;
+  type: StepType;
+  config: Record<string, any>;
+  yes: Node[];
+  no: Node[];
+  cond?: Group;
+  filter?: Group;
+}
 
 export const STEP_WORDS: Record<StepType, string> = {
-  trigger: 'Trigger', send_email: 'Send email', delay: 'Delay', wait_for_event: 'Wait for event', condition: 'Condition',
-  contact_update: 'Update contact', contact_delete: 'Delete contact', add_to_segment: 'Add to segment',
+  trigger: 'Trigger',
+  send_email: 'Send email',
+  delay: 'Delay',
+  wait_for_event: 'Wait for event',
+  condition: 'Condition',
+  contact_update: 'Update contact',
+  contact_delete: 'Delete contact',
+  add_to_segment: 'Add to segment',
 };
-export const ADDABLE: StepType[] = ['send_email', 'delay', 'wait_for_event', 'condition', 'contact_update', 'add_to_segment', 'contact_delete'];
+export const ADDABLE: StepType[] = [
+  'send_email',
+  'delay',
+  'wait_for_event',
+  'condition',
+  'contact_update',
+  'add_to_segment',
+  'contact_delete',
+];
 
 export const branching = (n: Pick<Node, 'type'>) => n.type === 'condition' || n.type === 'wait_for_event';
 export const hasTimeout = (n: Node) => n.type === 'wait_for_event' && Boolean(n.config.timeout);
-export const branchWords = (n: Node): [string, string] => (n.type === 'condition' ? ['Yes: the condition is met', 'No: it is not met'] : ['The event arrived', 'Timed out']);
+export const branchWords = (n: Node): [string, string] =>
+  n.type === 'condition' ? ['Yes: the condition is met', 'No: it is not met'] : ['The event arrived', 'Timed out'];
 
 /** The saved graph as a tree from its trigger, or null when a step is reached twice or not at all. */
 export function fromGraph(g: Graph): Node[] | null {
@@ -30,22 +72,35 @@ export function fromGraph(g: Graph): Node[] | null {
   if (!trigger) return null;
   const seen = new Set<string>();
   let ok = true;
-  const out = (key: string, ...types: string[]) => g.connections.filter((c) => c.from === key && types.includes(c.type)).map((c) => c.to);
+  const out = (key: string, ...types: string[]) =>
+    g.connections.filter((c) => c.from === key && types.includes(c.type)).map((c) => c.to);
   const walk = (key: string | undefined): Node[] => {
     if (key === undefined || !ok) return [];
     const s = byKey.get(key);
-    if (!s || seen.has(key)) { ok = false; return []; }
+    if (!s || seen.has(key)) {
+      ok = false;
+      return [];
+    }
     seen.add(key);
     const n = nodeOf(s);
     if (branching(s)) {
-      const [a, b] = s.type === 'condition' ? [out(key, 'condition_met'), out(key, 'condition_not_met')] : [out(key, 'event_received', 'default'), out(key, 'timeout')];
-      if (a.length > 1 || b.length > 1) { ok = false; return []; }
+      const [a, b] =
+        s.type === 'condition'
+          ? [out(key, 'condition_met'), out(key, 'condition_not_met')]
+          : [out(key, 'event_received', 'default'), out(key, 'timeout')];
+      if (a.length > 1 || b.length > 1) {
+        ok = false;
+        return [];
+      }
       n.yes = walk(a[0]);
       n.no = walk(b[0]);
       return [n];
     }
     const next = out(key, 'default');
-    if (next.length > 1) { ok = false; return []; }
+    if (next.length > 1) {
+      ok = false;
+      return [];
+    }
     return [n, ...walk(next[0])];
   };
   const tree = walk(trigger.key);
@@ -93,8 +148,14 @@ function configOf(n: Node): Record<string, any> {
 /** A new step's starting config. */
 export function newNode(type: StepType, key: string): Node {
   const config: Record<string, any> = {
-    trigger: { event_name: '' }, send_email: { template: { id: '', variables: {} } }, delay: { duration: '1 day' },
-    wait_for_event: { event_name: '', timeout: '3 days' }, condition: {}, contact_update: {}, contact_delete: {}, add_to_segment: { segment_id: '' },
+    trigger: { event_name: '' },
+    send_email: { template: { id: '', variables: {} } },
+    delay: { duration: '1 day' },
+    wait_for_event: { event_name: '', timeout: '3 days' },
+    condition: {},
+    contact_update: {},
+    contact_delete: {},
+    add_to_segment: { segment_id: '' },
   }[type];
   const n: Node = { key, type, config, yes: [], no: [] };
   if (type === 'condition') n.cond = { kind: 'group', join: 'and', items: [newCondRow('event.')] };
@@ -104,7 +165,12 @@ export function newNode(type: StepType, key: string): Node {
 /** `send_email_2`: the type and the lowest number no step of the tree uses yet. */
 export function freshKey(tree: Node[], type: StepType): string {
   const used = new Set<string>();
-  const walk = (ns: Node[]) => ns.forEach((n) => { used.add(n.key); walk(n.yes); walk(n.no); });
+  const walk = (ns: Node[]) =>
+    ns.forEach((n) => {
+      used.add(n.key);
+      walk(n.yes);
+      walk(n.no);
+    });
   walk(tree);
   for (let i = 1; ; i++) if (!used.has(`${type}_${i}`)) return `${type}_${i}`;
 }
@@ -134,11 +200,30 @@ export const joinDuration = (n: string, unit: string) => `${n.trim()} ${unit}${n
 
 // Condition rules: {type: "rule", field, operator, value} / {type: "and"|"or", rules} ↔ editable groups.
 export type ValueType = 'text' | 'number' | 'boolean';
-export interface CondRow { kind: 'row'; field: string; op: string; value: string; vtype: ValueType }
-export interface Group { kind: 'group'; join: 'and' | 'or'; items: (CondRow | Group)[] }
+export interface CondRow {
+  kind: 'row';
+  field: string;
+  op: string;
+  value: string;
+  vtype: ValueType;
+}
+export interface Group {
+  kind: 'group';
+  join: 'and' | 'or';
+  items: (CondRow | Group)[];
+}
 export const COND_OPS: [string, string][] = [
-  ['eq', 'is'], ['neq', 'is not'], ['gt', 'is more than'], ['gte', 'is at least'], ['lt', 'is less than'], ['lte', 'is at most'],
-  ['contains', 'contains'], ['starts_with', 'starts with'], ['ends_with', 'ends with'], ['exists', 'exists'], ['is_empty', 'is empty'],
+  ['eq', 'is'],
+  ['neq', 'is not'],
+  ['gt', 'is more than'],
+  ['gte', 'is at least'],
+  ['lt', 'is less than'],
+  ['lte', 'is at most'],
+  ['contains', 'contains'],
+  ['starts_with', 'starts with'],
+  ['ends_with', 'ends with'],
+  ['exists', 'exists'],
+  ['is_empty', 'is empty'],
 ];
 export const NUMBER_OPS = new Set(['gt', 'gte', 'lt', 'lte']);
 export const TEXT_OPS = new Set(['contains', 'starts_with', 'ends_with']);
@@ -148,7 +233,11 @@ export const newCondRow = (field = 'event.'): CondRow => ({ kind: 'row', field, 
 
 export function groupOf(raw: any): Group {
   if (raw && (raw.type === 'and' || raw.type === 'or') && Array.isArray(raw.rules)) {
-    return { kind: 'group', join: raw.type, items: raw.rules.map((r: any) => (r?.type === 'and' || r?.type === 'or' ? groupOf(r) : rowOf(r))) };
+    return {
+      kind: 'group',
+      join: raw.type,
+      items: raw.rules.map((r: any) => (r?.type === 'and' || r?.type === 'or' ? groupOf(r) : rowOf(r))),
+    };
   }
   return { kind: 'group', join: 'and', items: raw && raw.type === 'rule' ? [rowOf(raw)] : [newCondRow()] };
 }
@@ -156,7 +245,13 @@ export function groupOf(raw: any): Group {
 function rowOf(r: any): CondRow {
   const v = r?.value;
   const vtype: ValueType = typeof v === 'number' ? 'number' : typeof v === 'boolean' ? 'boolean' : 'text';
-  return { kind: 'row', field: String(r?.field ?? 'event.'), op: String(r?.operator ?? 'eq'), value: v === undefined || v === null ? '' : String(v), vtype };
+  return {
+    kind: 'row',
+    field: String(r?.field ?? 'event.'),
+    op: String(r?.operator ?? 'eq'),
+    value: v === undefined || v === null ? '' : String(v),
+    vtype,
+  };
 }
 
 /** A group as the API's rule: a group of one plain row is that rule alone. */
@@ -169,7 +264,14 @@ function ruleRow(r: CondRow): Record<string, unknown> {
   const base = { type: 'rule', field: r.field, operator: r.op };
   if (NO_VALUE_OPS.has(r.op)) return base;
   const type: ValueType = NUMBER_OPS.has(r.op) ? 'number' : TEXT_OPS.has(r.op) ? 'text' : r.vtype;
-  const value = type === 'number' ? (r.value.trim() === '' ? r.value : Number(r.value)) : type === 'boolean' ? r.value === 'true' : r.value;
+  const value =
+    type === 'number'
+      ? r.value.trim() === ''
+        ? r.value
+        : Number(r.value)
+      : type === 'boolean'
+        ? r.value === 'true'
+        : r.value;
   return { ...base, value };
 }
 
@@ -186,7 +288,14 @@ export function stepError(message: string, sent: Graph): { key?: string; text: s
   const cap = (x: string) => x.replace(/^\w/, (ch) => ch.toUpperCase());
   let k = /^steps\[\d+\] \(key "([^"]*)"\)(?:\.config\.?(.*)|\.(type))?/.exec(path);
   // "rules[1].rules[0].value" → "Rule 2, rule 1, value"
-  const words = (sub: string) => cap(sub.replace(/rules\[(\d+)\]/g, (_m, i: string) => `rule ${Number(i) + 1}`).split('.').filter(Boolean).join(', '));
+  const words = (sub: string) =>
+    cap(
+      sub
+        .replace(/rules\[(\d+)\]/g, (_m, i: string) => `rule ${Number(i) + 1}`)
+        .split('.')
+        .filter(Boolean)
+        .join(', '),
+    );
   if (k) return { key: k[1], text: k[2] ? `${words(k[2])}: ${what}` : cap(what) };
   k = /^step "([^"]*)"/.exec(path);
   if (k) return { key: k[1], text: cap(what) };

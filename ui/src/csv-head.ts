@@ -11,9 +11,16 @@ export function firstRecord(text: string): string[] {
   for (let i = 0; i < s.length; i++) {
     const ch = s[i];
     if (quoted) {
-      if (ch === '"' && s[i + 1] === '"') { cur += '"'; i++; } else if (ch === '"') quoted = false; else cur += ch;
+      if (ch === '"' && s[i + 1] === '"') {
+        cur += '"';
+        i++;
+      } else if (ch === '"') quoted = false;
+      else cur += ch;
     } else if (ch === '"') quoted = true;
-    else if (ch === ',') { out.push(cur); cur = ''; } else if (ch === '\n' || ch === '\r') break;
+    else if (ch === ',') {
+      out.push(cur);
+      cur = '';
+    } else if (ch === '\n' || ch === '\r') break;
     else cur += ch;
   }
   out.push(cur);
@@ -42,8 +49,10 @@ export async function csvRowEstimate(file: File): Promise<number> {
 
 const norm = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, '');
 const ALIASES: Record<string, string[]> = {
-  email: ['email', 'emailaddress', 'mail'], first_name: ['firstname', 'first', 'givenname'],
-  last_name: ['lastname', 'last', 'surname', 'familyname'], unsubscribed: ['unsubscribed', 'optedout', 'unsubscribe'],
+  email: ['email', 'emailaddress', 'mail'],
+  first_name: ['firstname', 'first', 'givenname'],
+  last_name: ['lastname', 'last', 'surname', 'familyname'],
+  unsubscribed: ['unsubscribed', 'optedout', 'unsubscribe'],
 };
 
 /** The column that most likely holds `field` (a contact field or a property key), or ''. */

@@ -10,7 +10,16 @@ export function parseDate(s: string | null | undefined): Date | null {
 
 export function fmtDate(s: string | null | undefined): string {
   const d = parseDate(s);
-  return d ? d.toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' }) : '—';
+  return d
+    ? d.toLocaleString(undefined, {
+        year: 'numeric',
+        month: 'short',
+        day: 'numeric',
+        hour: '2-digit',
+        minute: '2-digit',
+        second: '2-digit',
+      })
+    : '—';
 }
 
 export function ago(s: string | null | undefined): string {
@@ -18,7 +27,13 @@ export function ago(s: string | null | undefined): string {
   if (!d) return '—';
   const sec = Math.round((Date.now() - d.getTime()) / 1000);
   if (sec < 45) return 'just now';
-  const units: [number, string][] = [[60, 'minute'], [3600, 'hour'], [86400, 'day'], [2592000, 'month'], [31536000, 'year']];
+  const units: [number, string][] = [
+    [60, 'minute'],
+    [3600, 'hour'],
+    [86400, 'day'],
+    [2592000, 'month'],
+    [31536000, 'year'],
+  ];
   let best: [number, string] = units[0];
   for (const u of units) if (sec >= u[0]) best = u;
   const n = Math.round(sec / best[0]);
@@ -38,9 +53,51 @@ export function bytes(n: number): string {
 export type Tone = 'ok' | 'warn' | 'bad' | 'info' | 'muted';
 
 export function tone(status: string): Tone {
-  if (['delivered', 'verified', 'enabled', 'success', 'opened', 'clicked', 'owner', 'pass', 'subscribed', 'completed'].includes(status)) return 'ok';
-  if (['bounced', 'failed', 'complained', 'suppressed', 'disabled', 'temporary_failure', 'canceled', 'fail', 'permerror'].includes(status)) return 'bad';
-  if (['delivery_delayed', 'pending', 'attempting', 'not_started', 'scheduled', 'queued', 'unsubscribed', 'softfail', 'temperror', 'neutral', 'policy'].includes(status)) return 'warn';
+  if (
+    [
+      'delivered',
+      'verified',
+      'enabled',
+      'success',
+      'opened',
+      'clicked',
+      'owner',
+      'pass',
+      'subscribed',
+      'completed',
+    ].includes(status)
+  )
+    return 'ok';
+  if (
+    [
+      'bounced',
+      'failed',
+      'complained',
+      'suppressed',
+      'disabled',
+      'temporary_failure',
+      'canceled',
+      'fail',
+      'permerror',
+    ].includes(status)
+  )
+    return 'bad';
+  if (
+    [
+      'delivery_delayed',
+      'pending',
+      'attempting',
+      'not_started',
+      'scheduled',
+      'queued',
+      'unsubscribed',
+      'softfail',
+      'temperror',
+      'neutral',
+      'policy',
+    ].includes(status)
+  )
+    return 'warn';
   if (['sent', 'admin', 'in_progress'].includes(status)) return 'info';
   return 'muted';
 }

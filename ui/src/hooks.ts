@@ -3,7 +3,10 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { get, type List } from './api';
 
-export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T | undefined; error: string | undefined; loading: boolean; reload: () => void } {
+export function useLoad<T>(
+  load: () => Promise<T>,
+  deps: unknown[],
+): { data: T | undefined; error: string | undefined; loading: boolean; reload: () => void } {
   const [data, setData] = useState<T>();
   const [error, setError] = useState<string>();
   const [loading, setLoading] = useState(true);
@@ -11,9 +14,24 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T |
   useEffect(() => {
     let live = true;
     setLoading(true);
-    load().then((d) => { if (live) { setData(d); setError(undefined); } }, (e: Error) => { if (live) setError(e.message); })
-      .finally(() => { if (live) setLoading(false); });
-    return () => { live = false; };
+    load()
+      .then(
+        (d) => {
+          if (live) {
+            setData(d);
+            setError(undefined);
+          }
+        },
+        (e: Error) => {
+          if (live) setError(e.message);
+        },
+      )
+      .finally(() => {
+        if (live) setLoading(false);
+      });
+    return () => {
+      live = false;
+    };
   }, [...deps, tick]);
   const reload = useCallback(() => setTick((n) => n + 1), []);
   return { data, error, loading, reload };
@@ -68,15 +86,25 @@ export function usePaged<T extends { id: string }>(path: (after?: string) => str
       setLoaded(true);
     }
   };
-  useEffect(() => { setLoaded(false); load(); }, [key, tick]);
-  const more = () => { if (!busy && rows.length) load(rows[rows.length - 1].id); };
+  useEffect(() => {
+    setLoaded(false);
+    load();
+  }, [key, tick]);
+  const more = () => {
+    if (!busy && rows.length) load(rows[rows.length - 1].id);
+  };
 
   // A callback ref kept in state: the sentinel may mount after the rows arrived (the page around
   // the list can still be loading), and the observer must start when it does.
   const [sentinelEl, sentinel] = useState<HTMLDivElement | null>(null);
   useEffect(() => {
     if (!sentinelEl || !hasMore) return;
-    const io = new IntersectionObserver((es) => { if (es[0].isIntersecting) more(); }, { rootMargin: '200px' });
+    const io = new IntersectionObserver(
+      (es) => {
+        if (es[0].isIntersecting) more();
+      },
+      { rootMargin: '200px' },
+    );
     io.observe(sentinelEl);
     return () => io.disconnect();
   }, [sentinelEl, hasMore, busy, rows]);

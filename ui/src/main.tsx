@@ -86,7 +86,9 @@ function App() {
   };
   useEffect(() => {
     reload();
-    const onOut = () => { reload(); };
+    const onOut = () => {
+      reload();
+    };
     window.addEventListener(SIGNED_OUT_EVENT, onOut);
     return () => window.removeEventListener(SIGNED_OUT_EVENT, onOut);
   }, []);
@@ -96,7 +98,12 @@ function App() {
   const verify = match('/verify/:token', path);
   let title = 'Mailroom';
   let view: preact.JSX.Element;
-  if (!state) view = <main class="auth"><Loading /></main>;
+  if (!state)
+    view = (
+      <main class="auth">
+        <Loading />
+      </main>
+    );
   else if (invite) view = <Invite token={invite.token} />;
   else if (verify) view = <Verify token={verify.token} />;
   else if (!state.signed_in) {
@@ -106,8 +113,10 @@ function App() {
     else view = <SignIn query={query} />;
     title = 'Sign in · Mailroom';
   } else {
-    const found = PAGES.map(([pattern, name, fn]) => ({ name, fn, params: match(pattern, path) })).find((p) => p.params);
-    if (!found || state.mfa_setup_required && path !== '/account') {
+    const found = PAGES.map(([pattern, name, fn]) => ({ name, fn, params: match(pattern, path) })).find(
+      (p) => p.params,
+    );
+    if (!found || (state.mfa_setup_required && path !== '/account')) {
       view = <Loading />;
     } else {
       title = `${found.name} · Mailroom`;

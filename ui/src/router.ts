@@ -5,7 +5,10 @@ import { useEffect, useState } from 'preact/hooks';
 export const BASE = '/dashboard';
 const CHANGE = 'mailroom:navigate';
 
-export interface Route { path: string; query: URLSearchParams }
+export interface Route {
+  path: string;
+  query: URLSearchParams;
+}
 
 export function current(): Route {
   const p = location.pathname.startsWith(BASE) ? location.pathname.slice(BASE.length) || '/' : '/';
@@ -26,7 +29,10 @@ export function useRoute(): Route {
     const on = () => setRoute(current());
     window.addEventListener('popstate', on);
     window.addEventListener(CHANGE, on);
-    return () => { window.removeEventListener('popstate', on); window.removeEventListener(CHANGE, on); };
+    return () => {
+      window.removeEventListener('popstate', on);
+      window.removeEventListener(CHANGE, on);
+    };
   }, []);
   return route;
 }
@@ -47,7 +53,9 @@ export function match(pattern: string, path: string): Record<string, string> | n
 /** Updates query parameters of the current route without a new history entry. */
 export function setQuery(params: Record<string, string | undefined>): void {
   const q = new URLSearchParams(location.search);
-  for (const [k, v] of Object.entries(params)) if (v) q.set(k, v); else q.delete(k);
+  for (const [k, v] of Object.entries(params))
+    if (v) q.set(k, v);
+    else q.delete(k);
   const s = q.toString();
   history.replaceState(null, '', location.pathname + (s ? `?${s}` : ''));
   window.dispatchEvent(new Event(CHANGE));

@@ -3,7 +3,12 @@
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 
-export interface Team { id: string; name: string; role: 'owner' | 'admin' | 'member'; require_mfa?: boolean }
+export interface Team {
+  id: string;
+  name: string;
+  role: 'owner' | 'admin' | 'member';
+  require_mfa?: boolean;
+}
 export interface DashState {
   setup_needed: boolean;
   signed_in: boolean;

@@ -3,20 +3,37 @@
 // fallback_value), HTML-escaped in HTML, as the server's renderer fills them on a send. Everything
 // else is kept as written, contact tags ({{{contact.first_name|there}}}, {{{FIRST_NAME}}}) and
 // {{{RESEND_UNSUBSCRIBE_URL}}} included: the broadcast personalizes those per recipient.
-export interface TemplateVariable { key: string; type: 'string' | 'number'; fallback_value: string | number | null }
+export interface TemplateVariable {
+  key: string;
+  type: 'string' | 'number';
+  fallback_value: string | number | null;
+}
 
 const TAG = /\{\{\{\s*([A-Za-z0-9_]{1,50})\s*(?:\|([^}]*))?\}\}\}/g;
 const RESERVED = new Set(['FIRST_NAME', 'LAST_NAME', 'EMAIL', 'UNSUBSCRIBE_URL', 'RESEND_UNSUBSCRIBE_URL']);
 const ESC: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 /** The body with the template's variables filled; `missing` gets the keys left as written. */
-export function fillVariables(body: string, vars: TemplateVariable[], values: Record<string, string>, html: boolean, missing?: Set<string>): string {
+export function fillVariables(
+  body: string,
+  vars: TemplateVariable[],
+  values: Record<string, string>,
+  html: boolean,
+  missing?: Set<string>,
+): string {
   const declared = new Map(vars.map((v) => [v.key, v]));
   return body.replace(TAG, (raw, key: string, tagFallback: string | undefined) => {
     if (RESERVED.has(key)) return raw;
     const given = values[key];
     const fb = declared.get(key)?.fallback_value;
-    const value = given !== undefined && given !== '' ? given : tagFallback !== undefined ? tagFallback.trim() : fb !== null && fb !== undefined ? String(fb) : undefined;
+    const value =
+      given !== undefined && given !== ''
+        ? given
+        : tagFallback !== undefined
+          ? tagFallback.trim()
+          : fb !== null && fb !== undefined
+            ? String(fb)
+            : undefined;
     if (value === undefined) {
       missing?.add(key);
       return raw;

@@ -10,7 +10,9 @@ export function loadTheme(): ThemeChoice {
 export function applyTheme(t: ThemeChoice): void {
   if (t === 'system') document.documentElement.removeAttribute('data-theme');
   else document.documentElement.setAttribute('data-theme', t);
-  if (t === 'system') localStorage.removeItem(KEY); else localStorage.setItem(KEY, t);
+  if (t === 'system') localStorage.removeItem(KEY);
+  else localStorage.setItem(KEY, t);
 }
 
-export const nextTheme = (t: ThemeChoice): ThemeChoice => (t === 'system' ? 'light' : t === 'light' ? 'dark' : 'system');
+export const nextTheme = (t: ThemeChoice): ThemeChoice =>
+  t === 'system' ? 'light' : t === 'light' ? 'dark' : 'system';

@@ -3,7 +3,16 @@
 import { AppError, notFound } from '../../errors.js';
 import { isUuid, uuid } from '../../lib/ids.js';
 import type { Queryable } from '../../store/db.js';
-import { emailCancel, emailCount, emailEventsList, emailFindById, emailLastEvent, emailList, emailRawFind, emailReschedule } from '../../store/emails.js';
+import {
+  emailCancel,
+  emailCount,
+  emailEventsList,
+  emailFindById,
+  emailLastEvent,
+  emailList,
+  emailRawFind,
+  emailReschedule,
+} from '../../store/emails.js';
 import type { EmailFilters } from '../../store/email-filters.js';
 import type { PageQuery } from '../../store/paginate.js';
 import { parseScheduledAt } from '../schedule.js';
@@ -20,7 +29,8 @@ export async function emailGet(db: Queryable, teamId: string, id: string, bodies
   return body ? { ...email, html: body.html, text: body.text } : email;
 }
 
-export const emailsList = (db: Queryable, teamId: string, page: PageQuery, filters: EmailFilters) => emailList(db, teamId, page, filters);
+export const emailsList = (db: Queryable, teamId: string, page: PageQuery, filters: EmailFilters) =>
+  emailList(db, teamId, page, filters);
 
 /** Counting stops here: past it the dashboard says "10,000+" (a count that reads at most this many rows). */
 export const EMAIL_COUNT_CAP = 10_000;
@@ -43,11 +53,25 @@ export async function emailTimeline(db: Queryable, teamId: string, id: string) {
 
 export async function emailCancelScheduled(db: Queryable, teamId: string, id: string): Promise<void> {
   const last = await lastEventOf(db, teamId, id);
-  const canceled = await emailCancel(db, teamId, id, { id: uuid(), email_id: id, team_id: teamId, type: 'email.canceled', recipient: null, data: { email_id: id }, created_at: new Date().toISOString() });
-  if (!canceled) throw new AppError('validation_error', `Only scheduled emails can be canceled; this email is \`${last}\`.`);
+  const canceled = await emailCancel(db, teamId, id, {
+    id: uuid(),
+    email_id: id,
+    team_id: teamId,
+    type: 'email.canceled',
+    recipient: null,
+    data: { email_id: id },
+    created_at: new Date().toISOString(),
+  });
+  if (!canceled)
+    throw new AppError('validation_error', `Only scheduled emails can be canceled; this email is \`${last}\`.`);
 }
 
-export async function emailRescheduleScheduled(db: Queryable, teamId: string, id: string, scheduledAt: string): Promise<void> {
+export async function emailRescheduleScheduled(
+  db: Queryable,
+  teamId: string,
+  id: string,
+  scheduledAt: string,
+): Promise<void> {
   const last = await lastEventOf(db, teamId, id);
   const at = parseScheduledAt(scheduledAt, new Date());
   if (!(await emailReschedule(db, teamId, id, at))) {
@@ -56,7 +80,13 @@ export async function emailRescheduleScheduled(db: Queryable, teamId: string, id
 }
 
 /** The raw MIME of a team's email (the dashboard's Raw and Headers tabs); 404 when gone or purged. */
-export async function emailRawOf(db: Queryable, teamId: string, id: string, retentionDays: number, bodies?: DeferredBodies): Promise<Buffer> {
+export async function emailRawOf(
+  db: Queryable,
+  teamId: string,
+  id: string,
+  retentionDays: number,
+  bodies?: DeferredBodies,
+): Promise<Buffer> {
   const row = isUuid(id) ? await emailRawFind(db, teamId, id) : undefined;
   if (!row) throw notFound('Email');
   const body = row.deferred && bodies ? await bodies.render(row.deferred) : undefined;

@@ -34,9 +34,13 @@ export async function sentAttachments(emailId: string, raw: Buffer): Promise<Sen
       a.content.on('end', () => {
         const content = Buffer.concat(chunks);
         out.push({
-          id: sentAttachmentId(emailId, out.length), filename: a.filename, size: content.length, content_type: a.contentType,
+          id: sentAttachmentId(emailId, out.length),
+          filename: a.filename,
+          size: content.length,
+          content_type: a.contentType,
           content_disposition: a.contentDisposition === 'inline' ? 'inline' : 'attachment',
-          ...(a.contentId ? { content_id: a.contentId.replace(/^<|>$/g, '') } : {}), content,
+          ...(a.contentId ? { content_id: a.contentId.replace(/^<|>$/g, '') } : {}),
+          content,
         });
         a.release();
       });
@@ -49,14 +53,22 @@ export async function sentAttachments(emailId: string, raw: Buffer): Promise<Sen
 }
 
 /** A team's sent email's attachments; undefined when the email is not the team's, [] once its body was purged. */
-export async function attachmentsOfTeamEmail(db: Queryable, teamId: string, emailId: string): Promise<SentAttachment[] | undefined> {
+export async function attachmentsOfTeamEmail(
+  db: Queryable,
+  teamId: string,
+  emailId: string,
+): Promise<SentAttachment[] | undefined> {
   const row = await emailRawFind(db, teamId, emailId);
   if (!row) return undefined;
   return row.raw ? sentAttachments(emailId, row.raw) : [];
 }
 
 /** One attachment by its public download id (`<email id>.<attachment id>`), after the link's signature was checked. */
-export async function attachmentForDownload(db: Queryable, emailId: string, attachmentId: string): Promise<SentAttachment | undefined> {
+export async function attachmentForDownload(
+  db: Queryable,
+  emailId: string,
+  attachmentId: string,
+): Promise<SentAttachment | undefined> {
   const row = await emailRawById(db, emailId);
   if (!row?.raw) return undefined;
   return (await sentAttachments(emailId, row.raw)).find((a) => a.id === attachmentId);

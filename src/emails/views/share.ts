@@ -4,7 +4,8 @@ import { emailFindById, emailRawById } from '../../store/emails.js';
 import type { Queryable } from '../../store/db.js';
 import type { DeferredBodies } from '../../delivery/deferred.js';
 
-const escapeHtml = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+const escapeHtml = (s: string) =>
+  s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 
 /** True when the team has this email (the share endpoint answers 404 otherwise). */
 export async function teamHasEmail(db: Queryable, teamId: string, id: string): Promise<boolean> {
@@ -18,5 +19,8 @@ export async function sharedEmailPage(db: Queryable, id: string, bodies?: Deferr
   if (!found) return undefined;
   const body = found.deferred && bodies ? await bodies.render(found.deferred) : undefined;
   const email = body ? { html: body.html, text: body.text } : found;
-  return email.html ?? `<pre style="white-space:pre-wrap;font:14px/1.5 system-ui,sans-serif">${escapeHtml(email.text ?? '')}</pre>`;
+  return (
+    email.html ??
+    `<pre style="white-space:pre-wrap;font:14px/1.5 system-ui,sans-serif">${escapeHtml(email.text ?? '')}</pre>`
+  );
 }

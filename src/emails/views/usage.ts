@@ -12,8 +12,20 @@ export async function teamUsage(db: Queryable, teamId: string, rateLimit: number
   return {
     object: 'usage' as const,
     emails: {
-      daily: { used: c.sent_day + c.received_day, limit: null, sent: c.sent_day, received: c.received_day, resets_at: nextDay },
-      monthly: { used: c.sent_month + c.received_month, limit: null, sent: c.sent_month, received: c.received_month, resets_at: nextMonth },
+      daily: {
+        used: c.sent_day + c.received_day,
+        limit: null,
+        sent: c.sent_day,
+        received: c.received_day,
+        resets_at: nextDay,
+      },
+      monthly: {
+        used: c.sent_month + c.received_month,
+        limit: null,
+        sent: c.sent_month,
+        received: c.received_month,
+        resets_at: nextMonth,
+      },
     },
     contacts: { used: c.contacts, limit: null },
     segments: { used: 0, limit: null },

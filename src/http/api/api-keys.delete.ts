@@ -5,9 +5,13 @@ import { isUuid } from '../../lib/ids.js';
 import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 
 export default function register(app: ApiApp, deps: ApiDeps): void {
-  app.delete('/api-keys/:id', { schema: { tags: ['API keys'], summary: 'Delete an API key', params: Type.Object({ id: Type.String() }) } }, async (req) => {
-    const { id } = req.params;
-    if (!isUuid(id) || !(await deps.apiKeys.delete(authOf(req).team_id, id))) throw notFound('API key');
-    return { object: 'list', id, deleted: true };
-  });
+  app.delete(
+    '/api-keys/:id',
+    { schema: { tags: ['API keys'], summary: 'Delete an API key', params: Type.Object({ id: Type.String() }) } },
+    async (req) => {
+      const { id } = req.params;
+      if (!isUuid(id) || !(await deps.apiKeys.delete(authOf(req).team_id, id))) throw notFound('API key');
+      return { object: 'list', id, deleted: true };
+    },
+  );
 }

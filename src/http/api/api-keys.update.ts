@@ -4,11 +4,20 @@ import { notFound } from '../../errors.js';
 import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 
 export default function register(app: ApiApp, deps: ApiDeps): void {
-  app.patch('/api-keys/:id', {
-    schema: { tags: ['API keys'], summary: 'Rename an API key', params: Type.Object({ id: Type.String() }), body: Type.Object({ name: Type.String({ maxLength: 50 }) }, { additionalProperties: true }) },
-  }, async (req) => {
-    const { id } = req.params;
-    if (!(await deps.apiKeys.rename(authOf(req).team_id, id, req.body.name))) throw notFound('API key');
-    return { object: 'api_key', id };
-  });
+  app.patch(
+    '/api-keys/:id',
+    {
+      schema: {
+        tags: ['API keys'],
+        summary: 'Rename an API key',
+        params: Type.Object({ id: Type.String() }),
+        body: Type.Object({ name: Type.String({ maxLength: 50 }) }, { additionalProperties: true }),
+      },
+    },
+    async (req) => {
+      const { id } = req.params;
+      if (!(await deps.apiKeys.rename(authOf(req).team_id, id, req.body.name))) throw notFound('API key');
+      return { object: 'api_key', id };
+    },
+  );
 }

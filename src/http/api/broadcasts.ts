@@ -10,74 +10,199 @@ const tags = ['Broadcasts'];
 const Id = Type.Object({ id: Type.String() });
 const field = (description: string) => Type.Optional(Type.Unknown({ description }));
 // Described, not enforced: input.ts checks each field with a message that names it.
-const Body = Type.Object({
-  segment_id: field('required on create: the segment whose contacts receive it (audience_id: the deprecated name)'),
-  audience_id: field('deprecated: segment_id'),
-  from: field('required on create: "Name <you@example.com>" on a verified domain'),
-  subject: field('required on create; may use {{{contact.first_name|fallback}}} and the other personalization tags'),
-  reply_to: field('an address or an array'),
-  html: field('html or text required; personalization tags, {{{RESEND_UNSUBSCRIBE_URL}}}'),
-  text: field('plain-text body'),
-  name: field('internal name'),
-  preview_text: field('the inbox preview line (a hidden preheader)'),
-  topic_id: field('only contacts subscribed to this topic (their choice, else its default) receive it'),
-  send: field('create only: true sends at once (or at scheduled_at)'),
-  scheduled_at: field('with send: ISO 8601 or natural language ("in 1 hour", "tomorrow at 9am ET"), up to 30 days ahead'),
-}, { additionalProperties: true });
-const SendBody = Type.Union([Type.Object({ scheduled_at: field('ISO 8601 or natural language; absent or null: now') }, { additionalProperties: true }), Type.Null()]);
-const TestBody = Type.Object({ to: Type.Unknown({ description: 'an address or 1-50 addresses' }) }, { additionalProperties: true });
-const RecipientsQuery = Type.Object({
-  type: Type.Optional(Type.String({ description: 'sent | delivered | opened | clicked | bounced | complained | unsubscribed | suppressed (default sent)' })),
-  email: Type.Optional(Type.String()),
-  bounce_type: Type.Optional(Type.String({ description: 'with type=bounced: permanent | transient | undetermined' })),
-  limit: Type.Optional(Type.String()), after: Type.Optional(Type.String()), before: Type.Optional(Type.String()),
-}, { additionalProperties: true });
+const Body = Type.Object(
+  {
+    segment_id: field('required on create: the segment whose contacts receive it (audience_id: the deprecated name)'),
+    audience_id: field('deprecated: segment_id'),
+    from: field('required on create: "Name <you@example.com>" on a verified domain'),
+    subject: field('required on create; may use {{{contact.first_name|fallback}}} and the other personalization tags'),
+    reply_to: field('an address or an array'),
+    html: field('html or text required; personalization tags, {{{RESEND_UNSUBSCRIBE_URL}}}'),
+    text: field('plain-text body'),
+    name: field('internal name'),
+    preview_text: field('the inbox preview line (a hidden preheader)'),
+    topic_id: field('only contacts subscribed to this topic (their choice, else its default) receive it'),
+    send: field('create only: true sends at once (or at scheduled_at)'),
+    scheduled_at: field(
+      'with send: ISO 8601 or natural language ("in 1 hour", "tomorrow at 9am ET"), up to 30 days ahead',
+    ),
+  },
+  { additionalProperties: true },
+);
+const SendBody = Type.Union([
+  Type.Object(
+    { scheduled_at: field('ISO 8601 or natural language; absent or null: now') },
+    { additionalProperties: true },
+  ),
+  Type.Null(),
+]);
+const TestBody = Type.Object(
+  { to: Type.Unknown({ description: 'an address or 1-50 addresses' }) },
+  { additionalProperties: true },
+);
+const RecipientsQuery = Type.Object(
+  {
+    type: Type.Optional(
+      Type.String({
+        description:
+          'sent | delivered | opened | clicked | bounced | complained | unsubscribed | suppressed (default sent)',
+      }),
+    ),
+    email: Type.Optional(Type.String()),
+    bounce_type: Type.Optional(Type.String({ description: 'with type=bounced: permanent | transient | undetermined' })),
+    limit: Type.Optional(Type.String()),
+    after: Type.Optional(Type.String()),
+    before: Type.Optional(Type.String()),
+  },
+  { additionalProperties: true },
+);
 
 const callerOf = (a: RequestAuth): Caller => ({ teamId: a.team_id, apiKeyId: a.id, keyDomainId: a.domain_id });
 
 export default function register(app: ApiApp, deps: ApiDeps): void {
   const svc = deps.broadcasts;
-  app.post('/broadcasts', { schema: { tags, summary: 'Create a broadcast (a draft, or sent at once with send: true)', body: Body } }, async (req, reply) => {
-    return reply.status(201).send(await svc.create(callerOf(authOf(req)), req.body ?? {}));
-  });
-  app.get('/broadcasts', { schema: { tags, summary: 'List broadcasts', querystring: PageQuerySchema } }, async (req) => {
-    return listBody(await svc.list(authOf(req).team_id, parsePage(req.query, true)));
-  });
-  app.get('/broadcasts/:id', { schema: { tags, summary: 'Retrieve a broadcast, with live progress counts (stats) and any pause reason', params: Id } }, async (req) => {
-    return svc.get(authOf(req).team_id, req.params.id);
-  });
-  app.patch('/broadcasts/:id', { schema: { tags, summary: 'Update a draft broadcast', params: Id, body: Body } }, async (req) => {
-    return svc.update(authOf(req).team_id, req.params.id, req.body ?? {});
-  });
+  app.post(
+    '/broadcasts',
+    { schema: { tags, summary: 'Create a broadcast (a draft, or sent at once with send: true)', body: Body } },
+    async (req, reply) => {
+      return reply.status(201).send(await svc.create(callerOf(authOf(req)), req.body ?? {}));
+    },
+  );
+  app.get(
+    '/broadcasts',
+    { schema: { tags, summary: 'List broadcasts', querystring: PageQuerySchema } },
+    async (req) => {
+      return listBody(await svc.list(authOf(req).team_id, parsePage(req.query, true)));
+    },
+  );
+  app.get(
+    '/broadcasts/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Retrieve a broadcast, with live progress counts (stats) and any pause reason',
+        params: Id,
+      },
+    },
+    async (req) => {
+      return svc.get(authOf(req).team_id, req.params.id);
+    },
+  );
+  app.patch(
+    '/broadcasts/:id',
+    { schema: { tags, summary: 'Update a draft broadcast', params: Id, body: Body } },
+    async (req) => {
+      return svc.update(authOf(req).team_id, req.params.id, req.body ?? {});
+    },
+  );
   app.delete('/broadcasts/:id', { schema: { tags, summary: 'Delete a draft broadcast', params: Id } }, async (req) => {
     return svc.remove(authOf(req).team_id, req.params.id);
   });
-  app.post('/broadcasts/:id/send', { schema: { tags, summary: 'Send a draft now or at scheduled_at (answers at once; recipients are expanded by a queue job)', params: Id, body: SendBody } }, async (req) => {
-    return svc.send(callerOf(authOf(req)), req.params.id, req.body ?? {});
-  });
-  app.post('/broadcasts/:id/cancel', { schema: { tags, summary: 'Cancel a scheduled, queued, sending or paused broadcast (its undelivered emails are canceled)', params: Id } }, async (req) => {
-    return svc.cancel(authOf(req).team_id, req.params.id);
-  });
-  app.post('/broadcasts/:id/duplicate', { schema: { tags, summary: 'Copy a broadcast into a new draft', params: Id } }, async (req, reply) => {
-    return reply.status(201).send(await svc.duplicate(callerOf(authOf(req)), req.params.id));
-  });
-  app.post('/broadcasts/:id/pause', { schema: { tags, summary: 'Mailroom: pause a scheduled, queued or sending broadcast (undelivered emails wait)', params: Id } }, async (req) => {
-    return svc.pause(authOf(req).team_id, req.params.id);
-  });
-  app.post('/broadcasts/:id/resume', { schema: { tags, summary: 'Mailroom: resume a paused broadcast', params: Id } }, async (req) => {
-    return svc.resume(authOf(req).team_id, req.params.id);
-  });
-  app.post('/broadcasts/:id/test', { schema: { tags, summary: 'Mailroom: send the broadcast to chosen addresses (personalized as their contact if any; not counted in it)', params: Id, body: TestBody } }, async (req) => {
-    return svc.test(callerOf(authOf(req)), req.params.id, req.body ?? {});
-  });
-  app.get('/broadcasts/:id/recipients', { schema: { tags, summary: 'The broadcast\'s recipients whose email had an event of a type', params: Id, querystring: RecipientsQuery } }, async (req) => {
-    const { type, email, bounce_type, ...page } = req.query;
-    return listBody(await svc.recipients(authOf(req).team_id, req.params.id, { type, email, bounce_type }, parsePage(page, false)));
-  });
-  app.get('/broadcasts/:id/clicked-links', { schema: { tags, summary: 'The links clicked in the broadcast\'s emails (clicks, unique clicks)', params: Id, querystring: PageQuerySchema } }, async (req) => {
-    // The cursor is an opaque link id here, not a uuid: the limit is checked as everywhere.
-    const { after, before, ...rest } = req.query;
-    const page = { ...parsePage(rest, false), ...(after !== undefined ? { after } : {}), ...(before !== undefined ? { before } : {}) };
-    return listBody(await svc.clickedLinks(authOf(req).team_id, req.params.id, page));
-  });
+  app.post(
+    '/broadcasts/:id/send',
+    {
+      schema: {
+        tags,
+        summary: 'Send a draft now or at scheduled_at (answers at once; recipients are expanded by a queue job)',
+        params: Id,
+        body: SendBody,
+      },
+    },
+    async (req) => {
+      return svc.send(callerOf(authOf(req)), req.params.id, req.body ?? {});
+    },
+  );
+  app.post(
+    '/broadcasts/:id/cancel',
+    {
+      schema: {
+        tags,
+        summary: 'Cancel a scheduled, queued, sending or paused broadcast (its undelivered emails are canceled)',
+        params: Id,
+      },
+    },
+    async (req) => {
+      return svc.cancel(authOf(req).team_id, req.params.id);
+    },
+  );
+  app.post(
+    '/broadcasts/:id/duplicate',
+    { schema: { tags, summary: 'Copy a broadcast into a new draft', params: Id } },
+    async (req, reply) => {
+      return reply.status(201).send(await svc.duplicate(callerOf(authOf(req)), req.params.id));
+    },
+  );
+  app.post(
+    '/broadcasts/:id/pause',
+    {
+      schema: {
+        tags,
+        summary: 'Mailroom: pause a scheduled, queued or sending broadcast (undelivered emails wait)',
+        params: Id,
+      },
+    },
+    async (req) => {
+      return svc.pause(authOf(req).team_id, req.params.id);
+    },
+  );
+  app.post(
+    '/broadcasts/:id/resume',
+    { schema: { tags, summary: 'Mailroom: resume a paused broadcast', params: Id } },
+    async (req) => {
+      return svc.resume(authOf(req).team_id, req.params.id);
+    },
+  );
+  app.post(
+    '/broadcasts/:id/test',
+    {
+      schema: {
+        tags,
+        summary:
+          'Mailroom: send the broadcast to chosen addresses (personalized as their contact if any; not counted in it)',
+        params: Id,
+        body: TestBody,
+      },
+    },
+    async (req) => {
+      return svc.test(callerOf(authOf(req)), req.params.id, req.body ?? {});
+    },
+  );
+  app.get(
+    '/broadcasts/:id/recipients',
+    {
+      schema: {
+        tags,
+        summary: "The broadcast's recipients whose email had an event of a type",
+        params: Id,
+        querystring: RecipientsQuery,
+      },
+    },
+    async (req) => {
+      const { type, email, bounce_type, ...page } = req.query;
+      return listBody(
+        await svc.recipients(authOf(req).team_id, req.params.id, { type, email, bounce_type }, parsePage(page, false)),
+      );
+    },
+  );
+  app.get(
+    '/broadcasts/:id/clicked-links',
+    {
+      schema: {
+        tags,
+        summary: "The links clicked in the broadcast's emails (clicks, unique clicks)",
+        params: Id,
+        querystring: PageQuerySchema,
+      },
+    },
+    async (req) => {
+      // The cursor is an opaque link id here, not a uuid: the limit is checked as everywhere.
+      const { after, before, ...rest } = req.query;
+      const page = {
+        ...parsePage(rest, false),
+        ...(after !== undefined ? { after } : {}),
+        ...(before !== undefined ? { before } : {}),
+      };
+      return listBody(await svc.clickedLinks(authOf(req).team_id, req.params.id, page));
+    },
+  );
 }

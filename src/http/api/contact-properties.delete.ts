@@ -5,7 +5,11 @@ import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 import { PropertyParams, tags } from './contact-properties.schema.js';
 
 export default function register(app: ApiApp, deps: ApiDeps): void {
-  app.delete('/contact-properties/:id', { schema: { tags, summary: 'Delete a contact property', params: PropertyParams } }, async (req) => {
-    return propertyRemove(deps.pool, authOf(req).team_id, req.params.id);
-  });
+  app.delete(
+    '/contact-properties/:id',
+    { schema: { tags, summary: 'Delete a contact property', params: PropertyParams } },
+    async (req) => {
+      return propertyRemove(deps.pool, authOf(req).team_id, req.params.id);
+    },
+  );
 }

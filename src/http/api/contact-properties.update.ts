@@ -4,7 +4,11 @@ import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 import { PropertyBody, PropertyParams, tags } from './contact-properties.schema.js';
 
 export default function register(app: ApiApp, deps: ApiDeps): void {
-  app.patch('/contact-properties/:id', { schema: { tags, summary: 'Update a contact property', params: PropertyParams, body: PropertyBody } }, async (req) => {
-    return propertyUpdate(deps.pool, authOf(req).team_id, req.params.id, req.body ?? {});
-  });
+  app.patch(
+    '/contact-properties/:id',
+    { schema: { tags, summary: 'Update a contact property', params: PropertyParams, body: PropertyBody } },
+    async (req) => {
+      return propertyUpdate(deps.pool, authOf(req).team_id, req.params.id, req.body ?? {});
+    },
+  );
 }

@@ -7,9 +7,18 @@ import { authOf, type ApiApp, type ApiDeps } from '../types.js';
 import { ContactParams, tags } from './contacts.schema.js';
 
 export default function register(app: ApiApp, deps: ApiDeps): void {
-  app.get('/contacts/:id/events', {
-    schema: { tags, summary: 'List a contact\'s custom events (Mailroom extension)', params: ContactParams, querystring: PageQuerySchema },
-  }, async (req) => {
-    return customEventHistory(deps.pool, authOf(req).team_id, req.params.id, parsePage(req.query, false));
-  });
+  app.get(
+    '/contacts/:id/events',
+    {
+      schema: {
+        tags,
+        summary: "List a contact's custom events (Mailroom extension)",
+        params: ContactParams,
+        querystring: PageQuerySchema,
+      },
+    },
+    async (req) => {
+      return customEventHistory(deps.pool, authOf(req).team_id, req.params.id, parsePage(req.query, false));
+    },
+  );
 }

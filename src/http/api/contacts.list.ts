@@ -8,15 +8,26 @@ import { PageQuerySchema, parsePage } from '../pagination.js';
 import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 import { AudienceParams, tags } from './contacts.schema.js';
 
-const ListQuery = Type.Intersect([PageQuerySchema, Type.Object({
-  segment_id: Type.Optional(Type.String({ description: 'Only the contacts of this segment' })),
-  audience_id: Type.Optional(Type.String({ description: 'Only the contacts of this audience (the legacy name of a segment)' })),
-})]);
+const ListQuery = Type.Intersect([
+  PageQuerySchema,
+  Type.Object({
+    segment_id: Type.Optional(Type.String({ description: 'Only the contacts of this segment' })),
+    audience_id: Type.Optional(
+      Type.String({ description: 'Only the contacts of this audience (the legacy name of a segment)' }),
+    ),
+  }),
+]);
 
 /** The one segment the query names, and the word its 404 uses; two different ones are refused, not guessed. */
-function filterOf(q: { segment_id?: string; audience_id?: string }): { id: string; what: 'Segment' | 'Audience' } | undefined {
+function filterOf(q: {
+  segment_id?: string;
+  audience_id?: string;
+}): { id: string; what: 'Segment' | 'Audience' } | undefined {
   if (q.segment_id !== undefined && q.audience_id !== undefined && q.segment_id !== q.audience_id) {
-    throw new AppError('validation_error', 'Invalid `segment_id` parameter: it names a different segment than `audience_id`; give one of them.');
+    throw new AppError(
+      'validation_error',
+      'Invalid `segment_id` parameter: it names a different segment than `audience_id`; give one of them.',
+    );
   }
   if (q.segment_id !== undefined) return { id: q.segment_id, what: 'Segment' };
   if (q.audience_id !== undefined) return { id: q.audience_id, what: 'Audience' };
@@ -29,10 +40,38 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
     if (only) return segmentContacts(deps.pool, authOf(req).team_id, only.id, parsePage(req.query, true), only.what);
     return contactsList(deps.pool, authOf(req).team_id, parsePage(req.query, true));
   });
-  app.get('/segments/:segment_id/contacts', { schema: { tags, summary: 'List the contacts of a segment', params: Type.Object({ segment_id: Type.String() }), querystring: PageQuerySchema } }, async (req) => {
-    return segmentContacts(deps.pool, authOf(req).team_id, req.params.segment_id, parsePage(req.query, true));
-  });
-  app.get('/audiences/:audience_id/contacts', { schema: { tags, summary: 'List the contacts of an audience (legacy)', params: AudienceParams, querystring: PageQuerySchema } }, async (req) => {
-    return segmentContacts(deps.pool, authOf(req).team_id, req.params.audience_id, parsePage(req.query, true), 'Audience');
-  });
+  app.get(
+    '/segments/:segment_id/contacts',
+    {
+      schema: {
+        tags,
+        summary: 'List the contacts of a segment',
+        params: Type.Object({ segment_id: Type.String() }),
+        querystring: PageQuerySchema,
+      },
+    },
+    async (req) => {
+      return segmentContacts(deps.pool, authOf(req).team_id, req.params.segment_id, parsePage(req.query, true));
+    },
+  );
+  app.get(
+    '/audiences/:audience_id/contacts',
+    {
+      schema: {
+        tags,
+        summary: 'List the contacts of an audience (legacy)',
+        params: AudienceParams,
+        querystring: PageQuerySchema,
+      },
+    },
+    async (req) => {
+      return segmentContacts(
+        deps.pool,
+        authOf(req).team_id,
+        req.params.audience_id,
+        parsePage(req.query, true),
+        'Audience',
+      );
+    },
+  );
 }

@@ -8,13 +8,25 @@ import { ContactParams, tags } from './contacts.schema.js';
 const Both = Type.Object({ id: Type.String(), segment_id: Type.String() });
 
 export default function register(app: ApiApp, deps: ApiDeps): void {
-  app.get('/contacts/:id/segments', { schema: { tags, summary: 'List the segments of a contact', params: ContactParams } }, async (req) => {
-    return contactSegmentsGet(deps.pool, authOf(req).team_id, req.params.id);
-  });
-  app.post('/contacts/:id/segments/:segment_id', { schema: { tags, summary: 'Add a contact to a segment', params: Both } }, async (req, reply) => {
-    return reply.send(await contactSegmentJoin(deps.pool, authOf(req).team_id, req.params.id, req.params.segment_id));
-  });
-  app.delete('/contacts/:id/segments/:segment_id', { schema: { tags, summary: 'Remove a contact from a segment', params: Both } }, async (req) => {
-    return contactSegmentLeave(deps.pool, authOf(req).team_id, req.params.id, req.params.segment_id);
-  });
+  app.get(
+    '/contacts/:id/segments',
+    { schema: { tags, summary: 'List the segments of a contact', params: ContactParams } },
+    async (req) => {
+      return contactSegmentsGet(deps.pool, authOf(req).team_id, req.params.id);
+    },
+  );
+  app.post(
+    '/contacts/:id/segments/:segment_id',
+    { schema: { tags, summary: 'Add a contact to a segment', params: Both } },
+    async (req, reply) => {
+      return reply.send(await contactSegmentJoin(deps.pool, authOf(req).team_id, req.params.id, req.params.segment_id));
+    },
+  );
+  app.delete(
+    '/contacts/:id/segments/:segment_id',
+    { schema: { tags, summary: 'Remove a contact from a segment', params: Both } },
+    async (req) => {
+      return contactSegmentLeave(deps.pool, authOf(req).team_id, req.params.id, req.params.segment_id);
+    },
+  );
 }

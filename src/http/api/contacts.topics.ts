@@ -7,10 +7,25 @@ import { authOf, type ApiApp, type ApiDeps } from '../types.js';
 import { ContactParams, tags } from './contacts.schema.js';
 
 export default function register(app: ApiApp, deps: ApiDeps): void {
-  app.get('/contacts/:id/topics', { schema: { tags, summary: 'List a contact\'s topic subscriptions', params: ContactParams } }, async (req) => {
-    return contactTopicsGet(deps.pool, authOf(req).team_id, req.params.id);
-  });
-  app.patch('/contacts/:id/topics', { schema: { tags, summary: 'Change a contact\'s topic subscriptions', params: ContactParams, body: Type.Unknown({ description: '[{id, subscription: "opt_in"|"opt_out"}] or {topics: [...]}' }) } }, async (req) => {
-    return contactTopicsUpdate(deps.pool, authOf(req).team_id, req.params.id, req.body);
-  });
+  app.get(
+    '/contacts/:id/topics',
+    { schema: { tags, summary: "List a contact's topic subscriptions", params: ContactParams } },
+    async (req) => {
+      return contactTopicsGet(deps.pool, authOf(req).team_id, req.params.id);
+    },
+  );
+  app.patch(
+    '/contacts/:id/topics',
+    {
+      schema: {
+        tags,
+        summary: "Change a contact's topic subscriptions",
+        params: ContactParams,
+        body: Type.Unknown({ description: '[{id, subscription: "opt_in"|"opt_out"}] or {topics: [...]}' }),
+      },
+    },
+    async (req) => {
+      return contactTopicsUpdate(deps.pool, authOf(req).team_id, req.params.id, req.body);
+    },
+  );
 }

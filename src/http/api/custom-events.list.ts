@@ -7,16 +7,27 @@ import { PageQuerySchema, parsePage } from '../pagination.js';
 import { authOf, type ApiApp, type ApiDeps } from '../types.js';
 
 const tags = ['Events'];
-const Query = Type.Intersect([PageQuerySchema, Type.Object({
-  event: Type.Optional(Type.String({ description: 'only events of this name' })),
-  contact: Type.Optional(Type.String({ description: 'only events of this contact (an id or an email address)' })),
-})]);
+const Query = Type.Intersect([
+  PageQuerySchema,
+  Type.Object({
+    event: Type.Optional(Type.String({ description: 'only events of this name' })),
+    contact: Type.Optional(Type.String({ description: 'only events of this contact (an id or an email address)' })),
+  }),
+]);
 
 export default function register(app: ApiApp, deps: ApiDeps): void {
-  app.get('/custom-events', { schema: { tags, summary: 'List recorded custom events, newest first (Mailroom extension)', querystring: Query } }, async (req) => {
-    return customEventsRecent(deps.pool, authOf(req).team_id, req.query, parsePage(req.query, false));
-  });
-  app.get('/custom-events/names', { schema: { tags, summary: 'The event names among the newest 10,000 events, with counts (Mailroom extension)' } }, async (req) => {
-    return customEventNames(deps.pool, authOf(req).team_id);
-  });
+  app.get(
+    '/custom-events',
+    { schema: { tags, summary: 'List recorded custom events, newest first (Mailroom extension)', querystring: Query } },
+    async (req) => {
+      return customEventsRecent(deps.pool, authOf(req).team_id, req.query, parsePage(req.query, false));
+    },
+  );
+  app.get(
+    '/custom-events/names',
+    { schema: { tags, summary: 'The event names among the newest 10,000 events, with counts (Mailroom extension)' } },
+    async (req) => {
+      return customEventNames(deps.pool, authOf(req).team_id);
+    },
+  );
 }

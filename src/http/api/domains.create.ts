@@ -3,7 +3,11 @@ import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 import { CreateDomainBody } from './domains.schema.js';
 
 export default function register(app: ApiApp, deps: ApiDeps): void {
-  app.post('/domains', { schema: { tags: ['Domains'], summary: 'Add a sending domain', body: CreateDomainBody } }, async (req, reply) => {
-    return reply.status(201).send(await deps.domains.create(authOf(req).team_id, req.body));
-  });
+  app.post(
+    '/domains',
+    { schema: { tags: ['Domains'], summary: 'Add a sending domain', body: CreateDomainBody } },
+    async (req, reply) => {
+      return reply.status(201).send(await deps.domains.create(authOf(req).team_id, req.body));
+    },
+  );
 }

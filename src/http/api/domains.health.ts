@@ -6,11 +6,17 @@ import { authOf, type ApiApp, type ApiDeps } from '../types.js';
 import { IdParams } from './domains.schema.js';
 
 export default function register(app: ApiApp, deps: ApiDeps): void {
-  app.get('/domains/:id/health', {
-    schema: {
-      tags: ['Domains'], params: IdParams,
-      summary: 'Domain health (Mailroom extension)',
-      description: 'Checks, live through the configured resolver: spf_return_path, spf, dkim, dkim_ed25519, dmarc_policy, dmarc_rua, mta_sts, tls_rpt, reverse_dns, blocklist_ips, blocklist_domain. Each is {id, status: pass|warn|fail, detail, fix}; `status` is the worst of them. In capture mode nothing is read: `status` is not_checked, `checks` is empty and `notice` says why (otherwise `notice` is null).',
+  app.get(
+    '/domains/:id/health',
+    {
+      schema: {
+        tags: ['Domains'],
+        params: IdParams,
+        summary: 'Domain health (Mailroom extension)',
+        description:
+          'Checks, live through the configured resolver: spf_return_path, spf, dkim, dkim_ed25519, dmarc_policy, dmarc_rua, mta_sts, tls_rpt, reverse_dns, blocklist_ips, blocklist_domain. Each is {id, status: pass|warn|fail, detail, fix}; `status` is the worst of them. In capture mode nothing is read: `status` is not_checked, `checks` is empty and `notice` says why (otherwise `notice` is null).',
+      },
     },
-  }, async (req) => domainHealthFor(deps.pool, deps.config, authOf(req).team_id, req.params.id));
+    async (req) => domainHealthFor(deps.pool, deps.config, authOf(req).team_id, req.params.id),
+  );
 }

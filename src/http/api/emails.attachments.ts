@@ -3,7 +3,11 @@
 // download_url; GET /files/sent/<email id>.<attachment id> serves it (the link is the credential).
 import { Type } from 'typebox';
 import { AppError, notFound } from '../../errors.js';
-import { attachmentForDownload, attachmentsOfTeamEmail, type SentAttachment } from '../../emails/views/sent-attachments.js';
+import {
+  attachmentForDownload,
+  attachmentsOfTeamEmail,
+  type SentAttachment,
+} from '../../emails/views/sent-attachments.js';
 import { isUuid } from '../../lib/ids.js';
 import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 import { SignedLinkQuery } from '../pagination.js';
@@ -21,28 +25,61 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
     return list;
   };
 
-  app.get('/emails/:id/attachments', { schema: { tags, summary: 'List the attachments of a sent email', params: Type.Object({ id: Type.String() }) } }, async (req) => {
-    const { id } = req.params;
-    const list = await load(authOf(req).team_id, id);
-    return { object: 'list', has_more: false, data: list.map((a) => view(id, a)) };
-  });
+  app.get(
+    '/emails/:id/attachments',
+    { schema: { tags, summary: 'List the attachments of a sent email', params: Type.Object({ id: Type.String() }) } },
+    async (req) => {
+      const { id } = req.params;
+      const list = await load(authOf(req).team_id, id);
+      return { object: 'list', has_more: false, data: list.map((a) => view(id, a)) };
+    },
+  );
 
-  app.get('/emails/:id/attachments/:attachment_id', { schema: { tags, summary: 'Retrieve an attachment of a sent email', params: Type.Object({ id: Type.String(), attachment_id: Type.String() }) } }, async (req) => {
-    const { id, attachment_id } = req.params;
-    const a = (await load(authOf(req).team_id, id)).find((x) => x.id === attachment_id);
-    if (!a) throw notFound('Attachment');
-    return { object: 'attachment', ...view(id, a) };
-  });
+  app.get(
+    '/emails/:id/attachments/:attachment_id',
+    {
+      schema: {
+        tags,
+        summary: 'Retrieve an attachment of a sent email',
+        params: Type.Object({ id: Type.String(), attachment_id: Type.String() }),
+      },
+    },
+    async (req) => {
+      const { id, attachment_id } = req.params;
+      const a = (await load(authOf(req).team_id, id)).find((x) => x.id === attachment_id);
+      if (!a) throw notFound('Attachment');
+      return { object: 'attachment', ...view(id, a) };
+    },
+  );
 
-  app.get('/files/sent/:ref', { config: { public: true }, schema: { hide: true, params: Type.Object({ ref: Type.String() }), querystring: SignedLinkQuery } }, async (req, reply) => {
-    const { ref } = req.params;
-    const { expires, signature } = req.query;
-    const [emailId, attachmentId] = ref.split('.');
-    if (!isUuid(emailId ?? '') || !isUuid(attachmentId ?? '') || !deps.downloads.valid('sent-attachment', ref, expires, signature)) throw new AppError('not_found');
-    const a = await attachmentForDownload(deps.pool, emailId, attachmentId);
-    if (!a) throw new AppError('not_found', 'The attachment was removed by retention.');
-    return reply.type(a.content_type).header('cache-control', 'private, no-store').header('x-content-type-options', 'nosniff')
-      .header('content-security-policy', "default-src 'none'; sandbox")
-      .header('content-disposition', `attachment; filename="${(a.filename ?? 'attachment').replace(/[^\w.\- ]+/g, '_').slice(0, 200)}"`).send(a.content);
-  });
+  app.get(
+    '/files/sent/:ref',
+    {
+      config: { public: true },
+      schema: { hide: true, params: Type.Object({ ref: Type.String() }), querystring: SignedLinkQuery },
+    },
+    async (req, reply) => {
+      const { ref } = req.params;
+      const { expires, signature } = req.query;
+      const [emailId, attachmentId] = ref.split('.');
+      if (
+        !isUuid(emailId ?? '') ||
+        !isUuid(attachmentId ?? '') ||
+        !deps.downloads.valid('sent-attachment', ref, expires, signature)
+      )
+        throw new AppError('not_found');
+      const a = await attachmentForDownload(deps.pool, emailId, attachmentId);
+      if (!a) throw new AppError('not_found', 'The attachment was removed by retention.');
+      return reply
+        .type(a.content_type)
+        .header('cache-control', 'private, no-store')
+        .header('x-content-type-options', 'nosniff')
+        .header('content-security-policy', "default-src 'none'; sandbox")
+        .header(
+          'content-disposition',
+          `attachment; filename="${(a.filename ?? 'attachment').replace(/[^\w.\- ]+/g, '_').slice(0, 200)}"`,
+        )
+        .send(a.content);
+    },
+  );
 }

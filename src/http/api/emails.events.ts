@@ -5,9 +5,13 @@ import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 import { IdParams } from './emails.schema.js';
 
 export default function register(app: ApiApp, deps: ApiDeps): void {
-  app.get('/emails/:id/events', { schema: { tags: ['Emails'], summary: 'List the events of an email', params: IdParams } }, async (req) => {
-    const { id } = req.params;
-    const events = await emailTimeline(deps.pool, authOf(req).team_id, id);
-    return { object: 'list', has_more: false, data: events.map((e) => ({ object: 'event', ...e })) };
-  });
+  app.get(
+    '/emails/:id/events',
+    { schema: { tags: ['Emails'], summary: 'List the events of an email', params: IdParams } },
+    async (req) => {
+      const { id } = req.params;
+      const events = await emailTimeline(deps.pool, authOf(req).team_id, id);
+      return { object: 'list', has_more: false, data: events.map((e) => ({ object: 'event', ...e })) };
+    },
+  );
 }

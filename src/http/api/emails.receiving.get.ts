@@ -7,14 +7,22 @@ import { receivedGet } from '../../inbound/queries.js';
 import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 import { IdParams } from './emails.schema.js';
 
-const Query = Type.Object({ html_format: Type.Optional(Type.String({ description: 'data_uri (default): inline images as data: URIs; cid: keep cid: references' })) });
+const Query = Type.Object({
+  html_format: Type.Optional(
+    Type.String({ description: 'data_uri (default): inline images as data: URIs; cid: keep cid: references' }),
+  ),
+});
 
 export default function register(app: ApiApp, deps: ApiDeps): void {
-  app.get('/emails/receiving/:id', { schema: { tags: ['Receiving'], summary: 'Retrieve a received email', params: IdParams, querystring: Query } }, async (req) => {
-    const { id } = req.params;
-    const format = req.query.html_format ?? 'data_uri';
-    if (format !== 'data_uri' && format !== 'cid') throw invalidField('html_format', 'must be "data_uri" or "cid".');
-    const { email, attachments } = await receivedGet(deps.pool, authOf(req).team_id, id);
-    return detailView(deps.pool, deps.downloads, email, attachments, format);
-  });
+  app.get(
+    '/emails/receiving/:id',
+    { schema: { tags: ['Receiving'], summary: 'Retrieve a received email', params: IdParams, querystring: Query } },
+    async (req) => {
+      const { id } = req.params;
+      const format = req.query.html_format ?? 'data_uri';
+      if (format !== 'data_uri' && format !== 'cid') throw invalidField('html_format', 'must be "data_uri" or "cid".');
+      const { email, attachments } = await receivedGet(deps.pool, authOf(req).team_id, id);
+      return detailView(deps.pool, deps.downloads, email, attachments, format);
+    },
+  );
 }

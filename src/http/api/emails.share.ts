@@ -18,7 +18,12 @@ const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3600_000, d: 86
 /** "30m", "24h", "7d" (also a number of seconds) → milliseconds. */
 export function shareTtl(v: unknown): number {
   if (v === undefined || v === null || v === '') return DEFAULT_TTL_MS;
-  const m = typeof v === 'number' ? [String(v), String(v), 's'] : typeof v === 'string' ? /^\s*(\d{1,7})\s*([smhd]?)\s*$/.exec(v) : null;
+  const m =
+    typeof v === 'number'
+      ? [String(v), String(v), 's']
+      : typeof v === 'string'
+        ? /^\s*(\d{1,7})\s*([smhd]?)\s*$/.exec(v)
+        : null;
   if (!m) throw invalidField('expires_in', 'must be a duration such as "30m", "24h" or "7d".');
   const ms = Number(m[1]) * UNIT_MS[m[2] || 's'];
   if (ms < 60_000 || ms > MAX_TTL_MS) throw invalidField('expires_in', 'must be between 1 minute and 30 days.');
@@ -26,27 +31,51 @@ export function shareTtl(v: unknown): number {
 }
 
 export default function register(app: ApiApp, deps: ApiDeps): void {
-  app.post('/emails/:id/share', {
-    schema: { tags: ['Emails'], summary: 'Create a public, expiring link to view a sent email', params: Type.Object({ id: Type.String() }), body: Type.Optional(Type.Object({ expires_in: Type.Optional(Type.Unknown()) }, { additionalProperties: true })) },
-  }, async (req) => {
-    const { id } = req.params;
-    if (!isUuid(id) || !(await teamHasEmail(deps.pool, authOf(req).team_id, id))) throw notFound('Email');
-    const link = deps.downloads.link('share', id, Date.now(), shareTtl(req.body?.expires_in));
-    return { object: 'email', id, url: link.download_url, expires_at: link.expires_at };
-  });
+  app.post(
+    '/emails/:id/share',
+    {
+      schema: {
+        tags: ['Emails'],
+        summary: 'Create a public, expiring link to view a sent email',
+        params: Type.Object({ id: Type.String() }),
+        body: Type.Optional(Type.Object({ expires_in: Type.Optional(Type.Unknown()) }, { additionalProperties: true })),
+      },
+    },
+    async (req) => {
+      const { id } = req.params;
+      if (!isUuid(id) || !(await teamHasEmail(deps.pool, authOf(req).team_id, id))) throw notFound('Email');
+      const link = deps.downloads.link('share', id, Date.now(), shareTtl(req.body?.expires_in));
+      return { object: 'email', id, url: link.download_url, expires_at: link.expires_at };
+    },
+  );
 
-  app.get('/share/:id', { config: { public: true }, schema: { hide: true, params: Type.Object({ id: Type.String() }), querystring: SignedLinkQuery } }, async (req, reply) => {
-    const decision = await deps.limiter.consume(`share:${req.ip}`);
-    reply.headers(rateLimitHeaders(decision));
-    if (!decision.allowed) throw new AppError('rate_limit_exceeded');
-    const { id } = req.params;
-    const { expires, signature } = req.query;
-    if (!isUuid(id) || !deps.downloads.valid('share', id, expires, signature)) throw new AppError('not_found', 'This link is not valid or has expired.');
-    const body = await sharedEmailPage(deps.pool, id, deps.bodies);
-    if (body === undefined) throw new AppError('not_found', 'This link is not valid or has expired.');
-    return reply.type('text/html; charset=utf-8')
-      .header('cache-control', 'private, no-store').header('x-content-type-options', 'nosniff').header('referrer-policy', 'no-referrer')
-      .header('x-robots-tag', 'noindex').header('content-security-policy', "default-src 'none'; img-src data: https:; style-src 'unsafe-inline'; font-src data: https:; sandbox allow-popups allow-popups-to-escape-sandbox")
-      .send(body);
-  });
+  app.get(
+    '/share/:id',
+    {
+      config: { public: true },
+      schema: { hide: true, params: Type.Object({ id: Type.String() }), querystring: SignedLinkQuery },
+    },
+    async (req, reply) => {
+      const decision = await deps.limiter.consume(`share:${req.ip}`);
+      reply.headers(rateLimitHeaders(decision));
+      if (!decision.allowed) throw new AppError('rate_limit_exceeded');
+      const { id } = req.params;
+      const { expires, signature } = req.query;
+      if (!isUuid(id) || !deps.downloads.valid('share', id, expires, signature))
+        throw new AppError('not_found', 'This link is not valid or has expired.');
+      const body = await sharedEmailPage(deps.pool, id, deps.bodies);
+      if (body === undefined) throw new AppError('not_found', 'This link is not valid or has expired.');
+      return reply
+        .type('text/html; charset=utf-8')
+        .header('cache-control', 'private, no-store')
+        .header('x-content-type-options', 'nosniff')
+        .header('referrer-policy', 'no-referrer')
+        .header('x-robots-tag', 'noindex')
+        .header(
+          'content-security-policy',
+          "default-src 'none'; img-src data: https:; style-src 'unsafe-inline'; font-src data: https:; sandbox allow-popups allow-popups-to-escape-sandbox",
+        )
+        .send(body);
+    },
+  );
 }

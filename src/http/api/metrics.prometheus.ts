@@ -23,10 +23,22 @@ function scrapeGauges(deps: ApiDeps) {
     loop: r.gauge('nodejs_eventloop_delay_seconds', 'Event-loop delay since the previous scrape, by quantile.'),
     jobs: r.gauge('mailroom_jobs', 'Jobs in the queue (shared by every process), by kind and state.'),
     lag: r.gauge('mailroom_jobs_due_lag_seconds', 'How long the oldest due, unclaimed job of a kind has been waiting.'),
-    bounce: r.gauge('mailroom_domain_hard_bounce_rate', 'Hard bounces / (delivered + bounced) of a sending domain over a window (1h, 7d); absent without mail.'),
-    complaint: r.gauge('mailroom_domain_complaint_rate', 'Complaints / (delivered + bounced) of a sending domain over a window (1h, 7d); absent without mail.'),
-    sample: r.gauge('mailroom_domain_reputation_sample', 'Delivered + bounced recipients of a sending domain over a window (1h, 7d).'),
-    guard: r.gauge('mailroom_domain_reputation_state', 'The reputation guard of a sending domain: 0 ok, 1 warning, 2 paused.'),
+    bounce: r.gauge(
+      'mailroom_domain_hard_bounce_rate',
+      'Hard bounces / (delivered + bounced) of a sending domain over a window (1h, 7d); absent without mail.',
+    ),
+    complaint: r.gauge(
+      'mailroom_domain_complaint_rate',
+      'Complaints / (delivered + bounced) of a sending domain over a window (1h, 7d); absent without mail.',
+    ),
+    sample: r.gauge(
+      'mailroom_domain_reputation_sample',
+      'Delivered + bounced recipients of a sending domain over a window (1h, 7d).',
+    ),
+    guard: r.gauge(
+      'mailroom_domain_reputation_state',
+      'The reputation guard of a sending domain: 0 ok, 1 warning, 2 paused.',
+    ),
   };
   const delay = monitorEventLoopDelay({ resolution: 20 });
   delay.enable();
@@ -48,7 +60,10 @@ function scrapeGauges(deps: ApiDeps) {
     for (const f of [g.bounce, g.complaint, g.sample, g.guard]) f.reset();
     for (const d of await reputationNow(deps.pool)) {
       g.guard.set({ domain: d.name }, d.state === 'paused' ? 2 : d.state === 'warning' ? 1 : 0);
-      for (const [window, c] of [['1h', d.hour], ['7d', d.week]] as const) {
+      for (const [window, c] of [
+        ['1h', d.hour],
+        ['7d', d.week],
+      ] as const) {
         const sample = c.delivered + c.bounced;
         g.sample.set({ domain: d.name, window }, sample);
         if (!sample) continue;
@@ -71,8 +86,13 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
   app.get('/metrics', { config: { public: true }, schema: { hide: true } }, async (req, reply) => {
     const token = deps.config.metricsToken;
     if (!token) throw new AppError('not_found');
-    if (!req.headers.authorization) throw new AppError('missing_api_key', 'Missing metrics token. Send `Authorization: Bearer <MAILROOM_METRICS_TOKEN>`.');
-    if (!tokenMatches(req.headers.authorization, token)) throw new AppError('invalid_api_key', 'The metrics token is not valid.');
+    if (!req.headers.authorization)
+      throw new AppError(
+        'missing_api_key',
+        'Missing metrics token. Send `Authorization: Bearer <MAILROOM_METRICS_TOKEN>`.',
+      );
+    if (!tokenMatches(req.headers.authorization, token))
+      throw new AppError('invalid_api_key', 'The metrics token is not valid.');
     const text = registry.render() + (await gauges());
     return reply.type('text/plain; version=0.0.4; charset=utf-8').header('cache-control', 'no-store').send(text);
   });

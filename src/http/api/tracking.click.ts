@@ -7,9 +7,19 @@ import type { ApiApp, ApiDeps } from '../types.js';
 
 export default function register(app: ApiApp, deps: ApiDeps): void {
   app.get('/t/c/*', { config: { public: true }, schema: { hide: true } }, async (req, reply) => {
-    const hit = deps.tracking.signer.verifyClick((req.params as { '*': string })['*'])  /* a wildcard: TypeBox cannot compile a '*' key */;
+    const hit = deps.tracking.signer.verifyClick(
+      (req.params as { '*': string })['*'],
+    ) /* a wildcard: TypeBox cannot compile a '*' key */;
     if (!hit) throw new AppError('not_found');
-    if (req.method === 'GET') deps.tracking.recorder.record({ kind: 'click', emailId: hit.emailId, url: hit.url, ip: req.ip, userAgent: req.headers['user-agent'], at: new Date() });
+    if (req.method === 'GET')
+      deps.tracking.recorder.record({
+        kind: 'click',
+        emailId: hit.emailId,
+        url: hit.url,
+        ip: req.ip,
+        userAgent: req.headers['user-agent'],
+        at: new Date(),
+      });
     return reply.header('cache-control', 'no-store').redirect(locationOf(hit.url), 302);
   });
 }

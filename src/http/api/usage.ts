@@ -4,7 +4,16 @@ import { teamUsage } from '../../emails/views/usage.js';
 import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 
 export default function register(app: ApiApp, deps: ApiDeps): void {
-  app.get('/usage', { schema: { tags: ['Usage'], summary: 'Usage of the team: emails today and this month, contacts, domains, rate limit' } }, async (req) => {
-    return teamUsage(deps.pool, authOf(req).team_id, deps.config.rateLimit);
-  });
+  app.get(
+    '/usage',
+    {
+      schema: {
+        tags: ['Usage'],
+        summary: 'Usage of the team: emails today and this month, contacts, domains, rate limit',
+      },
+    },
+    async (req) => {
+      return teamUsage(deps.pool, authOf(req).team_id, deps.config.rateLimit);
+    },
+  );
 }

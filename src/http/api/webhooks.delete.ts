@@ -3,7 +3,11 @@ import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 import { IdParams } from './webhooks.schema.js';
 
 export default function register(app: ApiApp, deps: ApiDeps): void {
-  app.delete('/webhooks/:id', { schema: { tags: ['Webhooks'], summary: 'Delete a webhook endpoint', params: IdParams } }, async (req) => {
-    return deps.webhooks.remove(authOf(req).team_id, req.params.id);
-  });
+  app.delete(
+    '/webhooks/:id',
+    { schema: { tags: ['Webhooks'], summary: 'Delete a webhook endpoint', params: IdParams } },
+    async (req) => {
+      return deps.webhooks.remove(authOf(req).team_id, req.params.id);
+    },
+  );
 }

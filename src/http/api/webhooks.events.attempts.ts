@@ -5,10 +5,19 @@ import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 import { AfterPageQuery, MessageParams, parseAfterPage } from './webhooks.schema.js';
 
 export default function register(app: ApiApp, deps: ApiDeps): void {
-  app.get('/webhooks/:id/events/:message_id/attempts', {
-    schema: { tags: ['Webhooks'], summary: 'List the delivery attempts of a webhook event', params: MessageParams, querystring: AfterPageQuery },
-  }, async (req) => {
-    const p = req.params;
-    return deps.webhookLog.attempts(authOf(req).team_id, p.id, p.message_id, parseAfterPage(req.query, 'atmpt_'));
-  });
+  app.get(
+    '/webhooks/:id/events/:message_id/attempts',
+    {
+      schema: {
+        tags: ['Webhooks'],
+        summary: 'List the delivery attempts of a webhook event',
+        params: MessageParams,
+        querystring: AfterPageQuery,
+      },
+    },
+    async (req) => {
+      const p = req.params;
+      return deps.webhookLog.attempts(authOf(req).team_id, p.id, p.message_id, parseAfterPage(req.query, 'atmpt_'));
+    },
+  );
 }

@@ -4,8 +4,12 @@ import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 import { MessageParams } from './webhooks.schema.js';
 
 export default function register(app: ApiApp, deps: ApiDeps): void {
-  app.get('/webhooks/:id/events/:message_id', { schema: { tags: ['Webhooks'], summary: 'Retrieve an event sent to a webhook endpoint', params: MessageParams } }, async (req) => {
-    const p = req.params;
-    return deps.webhookLog.message(authOf(req).team_id, p.id, p.message_id);
-  });
+  app.get(
+    '/webhooks/:id/events/:message_id',
+    { schema: { tags: ['Webhooks'], summary: 'Retrieve an event sent to a webhook endpoint', params: MessageParams } },
+    async (req) => {
+      const p = req.params;
+      return deps.webhookLog.message(authOf(req).team_id, p.id, p.message_id);
+    },
+  );
 }

@@ -18,14 +18,31 @@ function parseFilter(q: Record<string, unknown>): WebhookMessageFilter {
   }
   const type = typeof q.type === 'string' ? q.type.trim() : '';
   if (type) {
-    if (!isWebhookEventType(type)) throw invalidField('type', 'must be an event type a webhook can receive (for example email.delivered).');
+    if (!isWebhookEventType(type))
+      throw invalidField('type', 'must be an event type a webhook can receive (for example email.delivered).');
     f.type = type;
   }
   return f;
 }
 
 export default function register(app: ApiApp, deps: ApiDeps): void {
-  app.get('/webhooks/:id/events', { schema: { tags: ['Webhooks'], summary: 'List the events sent to a webhook endpoint', params: IdParams, querystring: AfterPageQuery } }, async (req) => {
-    return deps.webhookLog.messages(authOf(req).team_id, req.params.id, parseAfterPage(req.query, 'msg_'), parseFilter(req.query as Record<string, unknown>));
-  });
+  app.get(
+    '/webhooks/:id/events',
+    {
+      schema: {
+        tags: ['Webhooks'],
+        summary: 'List the events sent to a webhook endpoint',
+        params: IdParams,
+        querystring: AfterPageQuery,
+      },
+    },
+    async (req) => {
+      return deps.webhookLog.messages(
+        authOf(req).team_id,
+        req.params.id,
+        parseAfterPage(req.query, 'msg_'),
+        parseFilter(req.query as Record<string, unknown>),
+      );
+    },
+  );
 }

@@ -4,7 +4,11 @@ import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 import { IdParams } from './webhooks.schema.js';
 
 export default function register(app: ApiApp, deps: ApiDeps): void {
-  app.post('/webhooks/:id/signing-secret/rotate', { schema: { tags: ['Webhooks'], summary: 'Rotate the signing secret of a webhook endpoint', params: IdParams } }, async (req) => {
-    return deps.webhooks.rotateSecret(authOf(req).team_id, req.params.id);
-  });
+  app.post(
+    '/webhooks/:id/signing-secret/rotate',
+    { schema: { tags: ['Webhooks'], summary: 'Rotate the signing secret of a webhook endpoint', params: IdParams } },
+    async (req) => {
+      return deps.webhooks.rotateSecret(authOf(req).team_id, req.params.id);
+    },
+  );
 }

@@ -12,7 +12,7 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
   // MFA enrolment stays reachable when the team requires MFA and the user has none yet.
   const me = (req: FastifyRequest) => dash(deps).sessions.require(req, { allowMfaSetup: true });
 
-  app.get('/dashboard-api/account', opts('The signed-in user\'s security settings'), async (req) => {
+  app.get('/dashboard-api/account', opts("The signed-in user's security settings"), async (req) => {
     const { auth } = await me(req);
     return dash(deps).accounts.securityView(auth);
   });
@@ -22,26 +22,44 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
     return dash(deps).accounts.totpBegin(auth);
   });
 
-  app.post('/dashboard-api/account/totp/enable', opts('Confirm TOTP enrolment with a code', { body: Code }), async (req) => {
-    const { auth } = await me(req);
-    return dash(deps).accounts.totpEnable(auth, req.body.code);
-  });
+  app.post(
+    '/dashboard-api/account/totp/enable',
+    opts('Confirm TOTP enrolment with a code', { body: Code }),
+    async (req) => {
+      const { auth } = await me(req);
+      return dash(deps).accounts.totpEnable(auth, req.body.code);
+    },
+  );
 
-  app.post('/dashboard-api/account/totp/disable', opts('Turn TOTP off (needs a current code)', { body: Code }), async (req) => {
-    const { auth } = await me(req);
-    await dash(deps).accounts.totpDisable(auth, req.body.code);
-    return { totp_enabled: false };
-  });
+  app.post(
+    '/dashboard-api/account/totp/disable',
+    opts('Turn TOTP off (needs a current code)', { body: Code }),
+    async (req) => {
+      const { auth } = await me(req);
+      await dash(deps).accounts.totpDisable(auth, req.body.code);
+      return { totp_enabled: false };
+    },
+  );
 
-  app.post('/dashboard-api/account/recovery-codes', opts('New recovery codes (needs a current code)', { body: Code }), async (req) => {
-    const { auth } = await me(req);
-    return dash(deps).accounts.recoveryCodesRenew(auth, req.body.code);
-  });
+  app.post(
+    '/dashboard-api/account/recovery-codes',
+    opts('New recovery codes (needs a current code)', { body: Code }),
+    async (req) => {
+      const { auth } = await me(req);
+      return dash(deps).accounts.recoveryCodesRenew(auth, req.body.code);
+    },
+  );
 
-  app.post('/dashboard-api/account/password', opts('Change the password', { body: body({ current: Type.Optional(Type.Unknown()), password: Type.Optional(Type.Unknown()) }) }), async (req) => {
-    const { auth } = await me(req);
-    const b = req.body;
-    await dash(deps).accounts.changePassword(auth, b.current, b.password);
-    return { changed: true };
-  });
+  app.post(
+    '/dashboard-api/account/password',
+    opts('Change the password', {
+      body: body({ current: Type.Optional(Type.Unknown()), password: Type.Optional(Type.Unknown()) }),
+    }),
+    async (req) => {
+      const { auth } = await me(req);
+      const b = req.body;
+      await dash(deps).accounts.changePassword(auth, b.current, b.password);
+      return { changed: true };
+    },
+  );
 }

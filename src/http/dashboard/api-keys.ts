@@ -6,7 +6,11 @@ import { authOf } from '../types.js';
 import { TAGS } from './common.js';
 
 export default function register(app: ApiApp, deps: ApiDeps): void {
-  app.get('/dashboard-api/api-keys', { schema: { tags: TAGS, summary: 'API keys with permission, domain and token prefix', hide: true } }, async (req) => {
-    return { object: 'list' as const, has_more: false, data: await deps.apiKeys.listDetailed(authOf(req).team_id) };
-  });
+  app.get(
+    '/dashboard-api/api-keys',
+    { schema: { tags: TAGS, summary: 'API keys with permission, domain and token prefix', hide: true } },
+    async (req) => {
+      return { object: 'list' as const, has_more: false, data: await deps.apiKeys.listDetailed(authOf(req).team_id) };
+    },
+  );
 }

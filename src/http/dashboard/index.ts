@@ -18,5 +18,6 @@ export async function registerDashboard(app: FastifyInstance, deps: ApiDeps): Pr
   await registerUi(app);
   if (!deps.dashboard) return;
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
-  for (const register of [session, account, team, invites, oauth, passwordReset, emailsRaw, apiKeys]) register(typed, deps);
+  for (const register of [session, account, team, invites, oauth, passwordReset, emailsRaw, apiKeys])
+    register(typed, deps);
 }

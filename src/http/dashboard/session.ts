@@ -5,7 +5,11 @@ import { Type } from 'typebox';
 import type { ApiApp, ApiDeps } from '../types.js';
 import { body, dash, noStore, PUBLIC, setCookies, TAGS, routeOpts } from './common.js';
 
-const Credentials = body({ email: Type.Optional(Type.Unknown()), password: Type.Optional(Type.Unknown()), name: Type.Optional(Type.Unknown()) });
+const Credentials = body({
+  email: Type.Optional(Type.Unknown()),
+  password: Type.Optional(Type.Unknown()),
+  name: Type.Optional(Type.Unknown()),
+});
 
 export default function register(app: ApiApp, deps: ApiDeps): void {
   const opts = routeOpts;
@@ -14,42 +18,62 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
     const d = dash(deps);
     const found = await d.sessions.lookup(req);
     const base = {
-      setup_needed: await d.accounts.setupNeeded(), oauth: d.oauth.enabled(), password_reset: d.reset.available(),
-      delivery_mode: deps.config.deliveryMode, signed_in: false, mfa_pending: false,
+      setup_needed: await d.accounts.setupNeeded(),
+      oauth: d.oauth.enabled(),
+      password_reset: d.reset.available(),
+      delivery_mode: deps.config.deliveryMode,
+      signed_in: false,
+      mfa_pending: false,
     };
     if (!found) return base;
     const { auth, token } = found;
-    if (auth.mfaPending) return { ...base, mfa_pending: true, csrf: d.sessions.csrfFor(token), user: { email: auth.email } };
+    if (auth.mfaPending)
+      return { ...base, mfa_pending: true, csrf: d.sessions.csrfFor(token), user: { email: auth.email } };
     const teams = await d.accounts.teamsOf(auth.userId);
     const team = teams.find((t) => t.team_id === auth.teamId)!;
     return {
-      ...base, signed_in: true, csrf: d.sessions.csrfFor(token), mfa_setup_required: auth.mfaSetupRequired,
+      ...base,
+      signed_in: true,
+      csrf: d.sessions.csrfFor(token),
+      mfa_setup_required: auth.mfaSetupRequired,
       user: { id: auth.userId, email: auth.email, name: auth.name, totp_enabled: auth.totpEnabled },
       team: { id: auth.teamId, name: auth.teamName, role: auth.role, require_mfa: team?.require_mfa ?? false },
       teams: teams.map((t) => ({ id: t.team_id, name: t.team_name, role: t.role })),
     };
   });
 
-  app.post('/dashboard-api/setup', opts('First-run setup: create the owner', { body: Credentials }), async (req, reply) => {
-    const s = await dash(deps).accounts.setup(req, req.body);
-    setCookies(reply, s.cookies);
-    return { mfa_required: s.mfa_required, csrf: s.csrf };
-  });
+  app.post(
+    '/dashboard-api/setup',
+    opts('First-run setup: create the owner', { body: Credentials }),
+    async (req, reply) => {
+      const s = await dash(deps).accounts.setup(req, req.body);
+      setCookies(reply, s.cookies);
+      return { mfa_required: s.mfa_required, csrf: s.csrf };
+    },
+  );
 
-  app.post('/dashboard-api/login', opts('Sign in with email and password', { body: Credentials }), async (req, reply) => {
-    const s = await dash(deps).accounts.login(req, req.body);
-    setCookies(reply, s.cookies);
-    return { mfa_required: s.mfa_required, csrf: s.csrf };
-  });
+  app.post(
+    '/dashboard-api/login',
+    opts('Sign in with email and password', { body: Credentials }),
+    async (req, reply) => {
+      const s = await dash(deps).accounts.login(req, req.body);
+      setCookies(reply, s.cookies);
+      return { mfa_required: s.mfa_required, csrf: s.csrf };
+    },
+  );
 
-  app.post('/dashboard-api/login/mfa', opts('Second factor: TOTP or recovery code', { body: body({ code: Type.Optional(Type.Unknown()) }) }), async (req, reply) => {
-    const d = dash(deps);
-    const { auth } = await d.sessions.require(req, { allowPending: true, allowMfaSetup: true });
-    if (!auth.mfaPending) return { mfa_required: false };
-    const s = await d.accounts.secondFactor(auth, req.body.code);
-    setCookies(reply, s.cookies);
-    return { mfa_required: false, csrf: s.csrf, recovery_codes_left: s.recovery_codes_left };
-  });
+  app.post(
+    '/dashboard-api/login/mfa',
+    opts('Second factor: TOTP or recovery code', { body: body({ code: Type.Optional(Type.Unknown()) }) }),
+    async (req, reply) => {
+      const d = dash(deps);
+      const { auth } = await d.sessions.require(req, { allowPending: true, allowMfaSetup: true });
+      if (!auth.mfaPending) return { mfa_required: false };
+      const s = await d.accounts.secondFactor(auth, req.body.code);
+      setCookies(reply, s.cookies);
+      return { mfa_required: false, csrf: s.csrf, recovery_codes_left: s.recovery_codes_left };
+    },
+  );
 
   app.post('/dashboard-api/logout', opts('Sign out of this browser'), async (req, reply) => {
     const d = dash(deps);

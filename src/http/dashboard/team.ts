@@ -17,55 +17,90 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
     return dash(deps).teams.view(auth);
   });
 
-  app.patch('/dashboard-api/team', opts('Team settings (owners)', { body: body({ require_mfa: Type.Optional(Type.Boolean()) }) }), async (req) => {
-    const { auth } = await session(req);
-    requireRole(auth, 'owner');
-    const b = req.body;
-    if (b.require_mfa !== undefined) await dash(deps).teams.setRequireMfa(auth, b.require_mfa);
-    return { require_mfa: b.require_mfa };
-  });
+  app.patch(
+    '/dashboard-api/team',
+    opts('Team settings (owners)', { body: body({ require_mfa: Type.Optional(Type.Boolean()) }) }),
+    async (req) => {
+      const { auth } = await session(req);
+      requireRole(auth, 'owner');
+      const b = req.body;
+      if (b.require_mfa !== undefined) await dash(deps).teams.setRequireMfa(auth, b.require_mfa);
+      return { require_mfa: b.require_mfa };
+    },
+  );
 
-  app.post('/dashboard-api/team/invites', opts('Create an invite link', { body: body({ role: Type.Optional(Type.Unknown()), email: Type.Optional(Type.Unknown()) }) }), async (req) => {
-    const { auth } = await session(req);
-    requireRole(auth, 'owner', 'admin');
-    const b = req.body;
-    return dash(deps).accounts.invite(auth, b.role ?? 'member', b.email, deps.config.publicUrl);
-  });
+  app.post(
+    '/dashboard-api/team/invites',
+    opts('Create an invite link', {
+      body: body({ role: Type.Optional(Type.Unknown()), email: Type.Optional(Type.Unknown()) }),
+    }),
+    async (req) => {
+      const { auth } = await session(req);
+      requireRole(auth, 'owner', 'admin');
+      const b = req.body;
+      return dash(deps).accounts.invite(auth, b.role ?? 'member', b.email, deps.config.publicUrl);
+    },
+  );
 
-  app.delete('/dashboard-api/team/invites/:id', opts('Revoke an invite', { params: Type.Object({ id: Type.String() }) }), async (req) => {
-    const { auth } = await session(req);
-    requireRole(auth, 'owner', 'admin');
-    const { id } = req.params;
-    await dash(deps).teams.revokeInvite(auth, id);
-    return { deleted: true };
-  });
+  app.delete(
+    '/dashboard-api/team/invites/:id',
+    opts('Revoke an invite', { params: Type.Object({ id: Type.String() }) }),
+    async (req) => {
+      const { auth } = await session(req);
+      requireRole(auth, 'owner', 'admin');
+      const { id } = req.params;
+      await dash(deps).teams.revokeInvite(auth, id);
+      return { deleted: true };
+    },
+  );
 
-  app.patch('/dashboard-api/team/members/:userId', opts('Change a member\'s role', { params: Type.Object({ userId: Type.String() }), body: body({ role: Type.String() }) }), async (req) => {
-    const { auth } = await session(req);
-    requireRole(auth, 'owner', 'admin');
-    const { userId } = req.params;
-    const role = req.body.role;
-    await dash(deps).teams.setRole(auth, userId, role);
-    return { user_id: userId, role };
-  });
+  app.patch(
+    '/dashboard-api/team/members/:userId',
+    opts("Change a member's role", {
+      params: Type.Object({ userId: Type.String() }),
+      body: body({ role: Type.String() }),
+    }),
+    async (req) => {
+      const { auth } = await session(req);
+      requireRole(auth, 'owner', 'admin');
+      const { userId } = req.params;
+      const role = req.body.role;
+      await dash(deps).teams.setRole(auth, userId, role);
+      return { user_id: userId, role };
+    },
+  );
 
-  app.delete('/dashboard-api/team/members/:userId', opts('Remove a member (or leave the team)', { params: Type.Object({ userId: Type.String() }) }), async (req) => {
-    const { auth } = await session(req);
-    const { userId } = req.params;
-    const leaving = userId === auth.userId;
-    if (!leaving) requireRole(auth, 'owner', 'admin');
-    await dash(deps).teams.removeMember(auth, userId);
-    return { deleted: true };
-  });
+  app.delete(
+    '/dashboard-api/team/members/:userId',
+    opts('Remove a member (or leave the team)', { params: Type.Object({ userId: Type.String() }) }),
+    async (req) => {
+      const { auth } = await session(req);
+      const { userId } = req.params;
+      const leaving = userId === auth.userId;
+      if (!leaving) requireRole(auth, 'owner', 'admin');
+      await dash(deps).teams.removeMember(auth, userId);
+      return { deleted: true };
+    },
+  );
 
-  app.post('/dashboard-api/teams/switch', opts('Switch the current team', { body: body({ team_id: Type.String() }) }), async (req) => {
-    const { auth } = await dash(deps).sessions.require(req, { allowMfaSetup: true });
-    await dash(deps).accounts.switchTeam(auth, req.body.team_id);
-    return { team_id: req.body.team_id };
-  });
+  app.post(
+    '/dashboard-api/teams/switch',
+    opts('Switch the current team', { body: body({ team_id: Type.String() }) }),
+    async (req) => {
+      const { auth } = await dash(deps).sessions.require(req, { allowMfaSetup: true });
+      await dash(deps).accounts.switchTeam(auth, req.body.team_id);
+      return { team_id: req.body.team_id };
+    },
+  );
 
-  app.post('/dashboard-api/teams', opts('Create a team (you become its owner)', { body: body({ name: Type.String({ minLength: 1, maxLength: 100 }) }) }), async (req) => {
-    const { auth } = await session(req);
-    return dash(deps).teams.create(auth, req.body.name);
-  });
+  app.post(
+    '/dashboard-api/teams',
+    opts('Create a team (you become its owner)', {
+      body: body({ name: Type.String({ minLength: 1, maxLength: 100 }) }),
+    }),
+    async (req) => {
+      const { auth } = await session(req);
+      return dash(deps).teams.create(auth, req.body.name);
+    },
+  );
 }

@@ -15,8 +15,17 @@ export const UI_DIST = path.resolve(path.dirname(fileURLToPath(import.meta.url))
 // The SPA's own policy; img-src is open because an email's remote images (shown only when the
 // reader asks) load inside the sandboxed srcdoc frame, which inherits this policy.
 const CSP = [
-  "default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", 'img-src * data: blob: cid:', "font-src 'self'",
-  "connect-src 'self'", "frame-src 'self'", "frame-ancestors 'none'", "base-uri 'none'", "form-action 'self'", "object-src 'none'",
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  'img-src * data: blob: cid:',
+  "font-src 'self'",
+  "connect-src 'self'",
+  "frame-src 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "object-src 'none'",
 ].join('; ');
 
 const NOT_BUILT = `<!doctype html><meta charset="utf-8"><title>Mailroom</title>
@@ -27,12 +36,16 @@ export async function registerUi(app: FastifyInstance): Promise<void> {
   const built = fs.existsSync(path.join(UI_DIST, 'index.html'));
   const config = { public: true };
   const schema = { hide: true };
-  if (built) await app.register(fastifyStatic, { root: UI_DIST, serve: false, decorateReply: true, preCompressed: true });
+  if (built)
+    await app.register(fastifyStatic, { root: UI_DIST, serve: false, decorateReply: true, preCompressed: true });
 
   const page = (reply: FastifyReply) => {
     reply.headers({
-      'content-security-policy': CSP, 'x-frame-options': 'DENY', 'referrer-policy': 'no-referrer',
-      'x-content-type-options': 'nosniff', 'cache-control': 'no-cache',
+      'content-security-policy': CSP,
+      'x-frame-options': 'DENY',
+      'referrer-policy': 'no-referrer',
+      'x-content-type-options': 'nosniff',
+      'cache-control': 'no-cache',
     });
     if (!built) return reply.status(503).type('text/html; charset=utf-8').send(NOT_BUILT);
     return reply.sendFile('index.html', { cacheControl: false });
@@ -45,7 +58,9 @@ export async function registerUi(app: FastifyInstance): Promise<void> {
     const rel = (req.params as { '*': string })['*'];
     if (rel.includes('..') || !fs.existsSync(path.join(UI_DIST, 'assets', rel))) throw new AppError('not_found');
     // Hashed file names: cache for a year.
-    return reply.header('x-content-type-options', 'nosniff').sendFile(path.posix.join('assets', rel), { maxAge: 365 * 86400_000, immutable: true });
+    return reply
+      .header('x-content-type-options', 'nosniff')
+      .sendFile(path.posix.join('assets', rel), { maxAge: 365 * 86400_000, immutable: true });
   });
   app.get('/favicon.svg', { config, schema }, (_req, reply) => {
     if (!built) throw new AppError('not_found');

@@ -4,8 +4,12 @@ import { startTestApp, type TestApp } from '../../helpers/harness.js';
 
 describe('API keys through the official resend SDK', () => {
   let t: TestApp;
-  before(async () => { t = await startTestApp(); });
-  after(async () => { await t.close(); });
+  before(async () => {
+    t = await startTestApp();
+  });
+  after(async () => {
+    await t.close();
+  });
 
   test('creates a key shaped like Resend (id, object "list", re_ token) and lists it without the token', async () => {
     const { data, error, headers } = await t.resend.apiKeys.create({ name: 'Production' });
@@ -41,7 +45,11 @@ describe('API keys through the official resend SDK', () => {
 
   test('an unknown permission is 422 invalid_access', async () => {
     const { error } = await t.resend.apiKeys.create({ name: 'x', permission: 'admin' as never });
-    assert.deepEqual(error, { statusCode: 422, message: 'Access must be "full_access" | "sending_access".', name: 'invalid_access' });
+    assert.deepEqual(error, {
+      statusCode: 422,
+      message: 'Access must be "full_access" | "sending_access".',
+      name: 'invalid_access',
+    });
   });
 
   test('a missing name is 422 missing_required_field naming the field', async () => {
@@ -53,20 +61,32 @@ describe('API keys through the official resend SDK', () => {
     const { data } = await t.resend.apiKeys.create({ name: 'sender', permission: 'sending_access' });
     const r = await t.api('GET', '/api-keys', { key: data!.token });
     assert.equal(r.status, 401);
-    assert.deepEqual(r.body, { statusCode: 401, message: 'This API key is restricted to only send emails.', name: 'restricted_api_key' });
+    assert.deepEqual(r.body, {
+      statusCode: 401,
+      message: 'This API key is restricted to only send emails.',
+      name: 'restricted_api_key',
+    });
   });
 
-  test('a sending_access key may be bound to one of the team\'s domains, and not to an unknown one', async () => {
+  test("a sending_access key may be bound to one of the team's domains, and not to an unknown one", async () => {
     const dom = await t.resend.domains.create({ name: 'bound.example.com' });
     const ok = await t.resend.apiKeys.create({ name: 'bound', permission: 'sending_access', domain_id: dom.data!.id });
     assert.equal(ok.error, null);
-    const bad = await t.resend.apiKeys.create({ name: 'bound', permission: 'sending_access', domain_id: '3d4f8b1e-6f43-4a8e-bb62-1f5d3c0a9e11' });
+    const bad = await t.resend.apiKeys.create({
+      name: 'bound',
+      permission: 'sending_access',
+      domain_id: '3d4f8b1e-6f43-4a8e-bb62-1f5d3c0a9e11',
+    });
     assert.equal(bad.error!.name, 'not_found');
   });
 
   test('no Authorization header is 401 missing_api_key', async () => {
     const r = await t.api('GET', '/api-keys', { key: null });
-    assert.deepEqual(r.body, { statusCode: 401, message: 'Missing API key in the authorization header.', name: 'missing_api_key' });
+    assert.deepEqual(r.body, {
+      statusCode: 401,
+      message: 'Missing API key in the authorization header.',
+      name: 'missing_api_key',
+    });
   });
 
   test('the bootstrap key exists once even after a restart of the app on the same database', async () => {

@@ -9,13 +9,18 @@ const nested = (depth: number) => '{"a":'.repeat(depth - 1) + '{}' + '}'.repeat(
 
 describe('automation graphs are bounded JSON', () => {
   let t: TestApp;
-  before(async () => { t = await startTestApp({ deliveryMode: 'capture' }); });
-  after(async () => { await t.close(); });
-
-  const create = (extra: string) => t.api('POST', '/automations', {
-    headers: { 'content-type': 'application/json' },
-    raw: `{"name":"Deep","steps":[{"key":"start","type":"trigger","config":{"event_name":"deep.start","extra":${extra}}}],"connections":[]}`,
+  before(async () => {
+    t = await startTestApp({ deliveryMode: 'capture' });
   });
+  after(async () => {
+    await t.close();
+  });
+
+  const create = (extra: string) =>
+    t.api('POST', '/automations', {
+      headers: { 'content-type': 'application/json' },
+      raw: `{"name":"Deep","steps":[{"key":"start","type":"trigger","config":{"event_name":"deep.start","extra":${extra}}}],"connections":[]}`,
+    });
 
   test('a step config nested thousands deep is a 422 naming `steps`; a shallow one is stored', async () => {
     const deep = await create(nested(5000));

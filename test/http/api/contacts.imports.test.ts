@@ -14,7 +14,8 @@ import { sleep } from '../../../src/lib/time.js';
 import { closeAll } from '../../helpers/close-all.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
-const csv = (text: string | Buffer) => new Blob([typeof text === 'string' ? text : new Uint8Array(text)], { type: 'text/csv' });
+const csv = (text: string | Buffer) =>
+  new Blob([typeof text === 'string' ? text : new Uint8Array(text)], { type: 'text/csv' });
 
 /** Polls the import until it ends (bounded). */
 async function ended(resend: Resend, id: string, timeoutMs = 60_000): Promise<any> {
@@ -35,7 +36,8 @@ async function importCsv(t: TestApp, text: string | Buffer, opts: Record<string,
   return ended(t.resend, res.data!.id);
 }
 
-const contactCount = async (t: TestApp) => Number((await t.db.pool.query('SELECT count(*) FROM contacts')).rows[0].count);
+const contactCount = async (t: TestApp) =>
+  Number((await t.db.pool.query('SELECT count(*) FROM contacts')).rows[0].count);
 
 describe('contact imports', () => {
   let t: TestApp;
@@ -43,17 +45,31 @@ describe('contact imports', () => {
   let news: string;
   before(async () => {
     t = await startTestApp();
-    for (const p of [{ key: 'plan', type: 'string' }, { key: 'seats', type: 'number' }]) assert.equal((await t.resend.contactProperties.create(p as never)).error, null);
+    for (const p of [
+      { key: 'plan', type: 'string' },
+      { key: 'seats', type: 'number' },
+    ])
+      assert.equal((await t.resend.contactProperties.create(p as never)).error, null);
     vip = (await t.resend.segments.create({ name: 'VIP' })).data!.id;
     news = (await t.resend.topics.create({ name: 'News', defaultSubscription: 'opt_out' } as never)).data!.id;
   });
-  after(async () => { await t.close(); });
+  after(async () => {
+    await t.close();
+  });
 
   test('imports names, unsubscribed and properties, joins the segment and topic, and records no contact.created event', async () => {
-    const file = 'Email,First,Last,Unsub,Plan,Seats\nAda@Example.org,Ada,Lovelace,no,pro,3\nbob@example.org,Bob,,yes,,\n"cy@example.org","Cy, Jr.",Young,,free,12.5\n';
+    const file =
+      'Email,First,Last,Unsub,Plan,Seats\nAda@Example.org,Ada,Lovelace,no,pro,3\nbob@example.org,Bob,,yes,,\n"cy@example.org","Cy, Jr.",Young,,free,12.5\n';
     const imp = await importCsv(t, file, {
-      columnMap: { email: 'Email', firstName: 'First', lastName: 'Last', unsubscribed: 'Unsub', properties: { plan: { column: 'Plan' }, seats: { column: 'Seats', type: 'number' } } },
-      segments: [{ id: vip }], topics: [{ id: news, subscription: 'opt_in' }],
+      columnMap: {
+        email: 'Email',
+        firstName: 'First',
+        lastName: 'Last',
+        unsubscribed: 'Unsub',
+        properties: { plan: { column: 'Plan' }, seats: { column: 'Seats', type: 'number' } },
+      },
+      segments: [{ id: vip }],
+      topics: [{ id: news, subscription: 'opt_in' }],
     });
     assert.equal(imp.status, 'completed', imp.error);
     assert.deepEqual(imp.counts, { total: 3, created: 3, updated: 0, skipped: 0, failed: 0 });
@@ -70,7 +86,10 @@ describe('contact imports', () => {
     const emails = members.data!.data.map((c) => c.email).sort();
     assert.deepEqual(emails, ['ada@example.org', 'bob@example.org', 'cy@example.org']);
     const topics = await t.api('GET', '/contacts/ada@example.org/topics');
-    assert.deepEqual(topics.body.data.map((x: any) => [x.id, x.subscription]), [[news, 'opt_in']]);
+    assert.deepEqual(
+      topics.body.data.map((x: any) => [x.id, x.subscription]),
+      [[news, 'opt_in']],
+    );
     const events = await t.db.pool.query("SELECT count(*)::int AS n FROM email_events WHERE type LIKE 'contact.%'");
     assert.equal(events.rows[0].n, 0, 'an import records no contact.* events');
   });
@@ -83,8 +102,14 @@ describe('contact imports', () => {
   });
 
   test('skip leaves existing contacts alone, upsert updates them; a duplicate address counts once and its last row wins', async () => {
-    await t.resend.contacts.create({ email: 'eve@example.org', firstName: 'Eve', lastName: 'Old', properties: { plan: 'free' } } as never);
-    const file = 'email,first_name,last_name,plan\neve@example.org,Evelyn,,pro\nfay@example.org,Fay,,\nFAY@example.org,Faye,,\n';
+    await t.resend.contacts.create({
+      email: 'eve@example.org',
+      firstName: 'Eve',
+      lastName: 'Old',
+      properties: { plan: 'free' },
+    } as never);
+    const file =
+      'email,first_name,last_name,plan\neve@example.org,Evelyn,,pro\nfay@example.org,Fay,,\nFAY@example.org,Faye,,\n';
     const skip = await importCsv(t, file);
     assert.deepEqual(skip.counts, { total: 3, created: 1, updated: 0, skipped: 2, failed: 0 });
     assert.equal(((await t.resend.contacts.get({ email: 'eve@example.org' })).data as any).first_name, 'Eve');
@@ -92,7 +117,11 @@ describe('contact imports', () => {
     const upsert = await importCsv(t, file, { onConflict: 'upsert' });
     assert.deepEqual(upsert.counts, { total: 3, created: 0, updated: 2, skipped: 1, failed: 0 });
     const eve = (await t.resend.contacts.get({ email: 'eve@example.org' })).data as any;
-    assert.deepEqual([eve.first_name, eve.last_name, eve.properties.plan.value], ['Evelyn', 'Old', 'pro'], 'empty cells keep the contact\'s values');
+    assert.deepEqual(
+      [eve.first_name, eve.last_name, eve.properties.plan.value],
+      ['Evelyn', 'Old', 'pro'],
+      "empty cells keep the contact's values",
+    );
   });
 
   test('rows with a bad value fail with their reason; the other rows are imported', async () => {
@@ -110,7 +139,16 @@ describe('contact imports', () => {
     const imp = await importCsv(t, file);
     assert.equal(imp.status, 'completed');
     assert.deepEqual(imp.counts, { total: 7, created: 2, updated: 0, skipped: 0, failed: 5 });
-    assert.deepEqual(imp.failed_rows.map((r: any) => [r.row, r.email]), [[3, 'not-an-address'], [4, null], [5, 'bad-seats@example.org'], [6, 'bad-unsub@example.org'], [7, 'long@example.org']]);
+    assert.deepEqual(
+      imp.failed_rows.map((r: any) => [r.row, r.email]),
+      [
+        [3, 'not-an-address'],
+        [4, null],
+        [5, 'bad-seats@example.org'],
+        [6, 'bad-unsub@example.org'],
+        [7, 'long@example.org'],
+      ],
+    );
     const reasons = imp.failed_rows.map((r: any) => r.reason);
     assert.match(reasons[0], /email/);
     assert.match(reasons[1], /no email address/);
@@ -121,8 +159,15 @@ describe('contact imports', () => {
   });
 
   test('failed_rows and a file error number rows alike, as a spreadsheet shows them: the header is row 1 and blank lines count', async () => {
-    const blank = await importCsv(t, 'email,first_name,notes\n\nbad-address,X,\n\ntwo@example.org,T,"two\nlines"\n,NoEmail,\n');
-    assert.deepEqual(blank.failed_rows.map((r: any) => r.row), [3, 6], 'a quoted line break stays in one row; blank rows 2 and 4 count');
+    const blank = await importCsv(
+      t,
+      'email,first_name,notes\n\nbad-address,X,\n\ntwo@example.org,T,"two\nlines"\n,NoEmail,\n',
+    );
+    assert.deepEqual(
+      blank.failed_rows.map((r: any) => r.row),
+      [3, 6],
+      'a quoted line break stays in one row; blank rows 2 and 4 count',
+    );
     const raggedAfterBlank = await importCsv(t, 'email,first_name\n\nbad-address,X\n\nshort@example.org\n');
     assert.match(raggedAfterBlank.error, /row 5 has 1 columns/);
     // Far past the first chunk: the parser reads ahead of the rows already checked.
@@ -137,9 +182,21 @@ describe('contact imports', () => {
     const before = await contactCount(t);
     const good = Array.from({ length: 20 }, (_, i) => `m${i}@example.org,M`).join('\n');
     const cases: [string, string | Buffer, RegExp][] = [
-      ['unclosed quote', `email,first_name\n${good}\n"open@example.org,Oops\nlast@example.org,L\n`, /quoted field opened in row 22 is never closed/],
-      ['wrong column count', `email,first_name\n${good}\nshort@example.org\n`, /row 22 has 1 columns, the header has 2/],
-      ['not UTF-8', Buffer.concat([Buffer.from(`email,first_name\n${good}\nlatin@example.org,`), Buffer.from([0xe9, 0x0a])]), /not UTF-8/],
+      [
+        'unclosed quote',
+        `email,first_name\n${good}\n"open@example.org,Oops\nlast@example.org,L\n`,
+        /quoted field opened in row 22 is never closed/,
+      ],
+      [
+        'wrong column count',
+        `email,first_name\n${good}\nshort@example.org\n`,
+        /row 22 has 1 columns, the header has 2/,
+      ],
+      [
+        'not UTF-8',
+        Buffer.concat([Buffer.from(`email,first_name\n${good}\nlatin@example.org,`), Buffer.from([0xe9, 0x0a])]),
+        /not UTF-8/,
+      ],
       ['no email column', 'name,plan\nAnn,pro\n', /no email column/],
       ['empty file', '', /empty/],
       ['header only', 'email,first_name\n', /no contacts/],
@@ -174,7 +231,10 @@ describe('contact imports', () => {
     const file = csv('email\na@example.org\n');
     const cases: [Record<string, unknown>, RegExp][] = [
       [{ onConflict: 'merge' }, /`on_conflict`/],
-      [{ columnMap: { email: 'email', properties: { missing: { column: 'x' } } } }, /property "missing" does not exist/],
+      [
+        { columnMap: { email: 'email', properties: { missing: { column: 'x' } } } },
+        /property "missing" does not exist/,
+      ],
       [{ columnMap: { properties: { seats: { column: 'seats', type: 'boolean' } } } }, /boolean/],
       [{ columnMap: { properties: { seats: { column: 'seats', type: 'string' } } } }, /is a number/],
       [{ segments: [{ id: '00000000-0000-4000-8000-000000000000' }] }, /no segment has the id/],
@@ -187,7 +247,11 @@ describe('contact imports', () => {
     }
     const noFile = new FormData();
     noFile.append('on_conflict', 'skip');
-    const r1 = await fetch(`${t.url}/contacts/imports`, { method: 'POST', headers: { authorization: `Bearer ${t.key}` }, body: noFile });
+    const r1 = await fetch(`${t.url}/contacts/imports`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.key}` },
+      body: noFile,
+    });
     assert.deepEqual([r1.status, (await r1.json()).message], [422, 'Missing `file` field.']);
     const json = await t.api('POST', '/contacts/imports', { body: { file: 'email\na@b.co' } });
     assert.equal(json.status, 400);
@@ -195,11 +259,19 @@ describe('contact imports', () => {
     const bad = new FormData();
     bad.append('file', csv('email\n'));
     bad.append('column_map', '{not json');
-    const r2 = await fetch(`${t.url}/contacts/imports`, { method: 'POST', headers: { authorization: `Bearer ${t.key}` }, body: bad });
+    const r2 = await fetch(`${t.url}/contacts/imports`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.key}` },
+      body: bad,
+    });
     assert.match((await r2.json()).message, /`column_map`.*JSON/);
     const unauth = await fetch(`${t.url}/contacts/imports`, { method: 'POST', body: noFile });
     assert.equal(unauth.status, 401);
-    const elsewhere = await fetch(`${t.url}/contacts`, { method: 'POST', headers: { authorization: `Bearer ${t.key}` }, body: noFile });
+    const elsewhere = await fetch(`${t.url}/contacts`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.key}` },
+      body: noFile,
+    });
     assert.equal(elsewhere.status, 400, 'other routes still refuse multipart bodies');
     assert.match((await elsewhere.json()).message, /Unsupported Content-Type/);
   });
@@ -214,13 +286,23 @@ describe('contact imports', () => {
     assert.ok(failed.data!.data.length >= 7 && failed.data!.data.every((i) => i.status === 'failed'));
     const completed = await t.resend.contacts.imports.list({ status: 'completed', limit: 2 });
     assert.deepEqual([completed.data!.data.length, completed.data!.has_more], [2, true]);
-    const next = await t.resend.contacts.imports.list({ status: 'completed', limit: 2, after: completed.data!.data[1].id });
-    assert.ok(next.data!.data.every((i) => i.status === 'completed' && !completed.data!.data.some((c) => c.id === i.id)));
+    const next = await t.resend.contacts.imports.list({
+      status: 'completed',
+      limit: 2,
+      after: completed.data!.data[1].id,
+    });
+    assert.ok(
+      next.data!.data.every((i) => i.status === 'completed' && !completed.data!.data.some((c) => c.id === i.id)),
+    );
     assert.equal((await t.api('GET', '/contacts/imports?status=done')).status, 422);
     const unknown = await t.resend.contacts.imports.get('00000000-0000-4000-8000-000000000000');
     assert.deepEqual([unknown.error?.name, unknown.error?.message], ['not_found', 'Contact import not found']);
     assert.equal((await t.api('GET', '/contacts/imports/')).body.object, 'list');
-    assert.equal((await t.api('GET', '/contacts/not-an-address')).body.message, 'Contact not found', 'other paths still reach /contacts/:id');
+    assert.equal(
+      (await t.api('GET', '/contacts/not-an-address')).body.message,
+      'Contact not found',
+      'other paths still reach /contacts/:id',
+    );
     const doc = await t.api('GET', '/openapi.json', { key: null });
     assert.ok(doc.body.paths['/contacts/imports'].post.requestBody.content['multipart/form-data']);
     assert.ok(doc.body.paths['/contacts/imports/{id}'].get);
@@ -234,10 +316,16 @@ describe('contact imports and their worker', () => {
     try {
       await api.resend.contactProperties.create({ key: 'tier', type: 'string' } as never);
       const prop = (await api.resend.contactProperties.list()).data!.data[0].id;
-      const created = await api.resend.contacts.imports.create({ file: csv('email,tier\na@example.org,gold\nb@example.org,\n'), columnMap: { properties: { tier: { column: 'tier' } } } });
+      const created = await api.resend.contacts.imports.create({
+        file: csv('email,tier\na@example.org,gold\nb@example.org,\n'),
+        columnMap: { properties: { tier: { column: 'tier' } } },
+      });
       assert.equal(created.error, null, JSON.stringify(created.error));
       const queued = await api.resend.contacts.imports.list({ status: 'queued' });
-      assert.deepEqual(queued.data!.data.map((i) => i.id), [created.data!.id]);
+      assert.deepEqual(
+        queued.data!.data.map((i) => i.id),
+        [created.data!.id],
+      );
       await api.resend.contactProperties.remove(prop);
       const worker = await startTestApp({ roles: ['worker'] }, { db });
       try {
@@ -248,7 +336,10 @@ describe('contact imports and their worker', () => {
         await worker.close();
       }
     } finally {
-      await closeAll(() => api.close(), () => db.drop());
+      await closeAll(
+        () => api.close(),
+        () => db.drop(),
+      );
     }
   });
 
@@ -265,16 +356,29 @@ describe('contact imports and their worker', () => {
       assert.equal(created.error, null, JSON.stringify(created.error));
       const id = created.data!.id;
       const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'start'], {
-        cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'],
-        env: { PATH: process.env.PATH!, HOME: process.env.HOME!, MAILROOM_DATABASE_URL: db.url, MAILROOM_ROLES: 'worker', MAILROOM_DATA_DIR: dataDir, MAILROOM_SECRET_KEY: `test-secret:${db.url}` },
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: {
+          PATH: process.env.PATH!,
+          HOME: process.env.HOME!,
+          MAILROOM_DATABASE_URL: db.url,
+          MAILROOM_ROLES: 'worker',
+          MAILROOM_DATA_DIR: dataDir,
+          MAILROOM_SECRET_KEY: `test-secret:${db.url}`,
+        },
       });
       const exited = new Promise<void>((r) => child.once('exit', () => r()));
       let out = '';
-      child.stdout!.on('data', (d) => { if (out.length < 50_000) out += d; });
-      child.stderr!.on('data', (d) => { if (out.length < 50_000) out += d; });
+      child.stdout!.on('data', (d) => {
+        if (out.length < 50_000) out += d;
+      });
+      child.stderr!.on('data', (d) => {
+        if (out.length < 50_000) out += d;
+      });
       let seen: any;
       try {
-        for (let i = 0; i < 1500; i++) { // up to ~30 s for tsx to start and the run to stage a batch
+        for (let i = 0; i < 1500; i++) {
+          // up to ~30 s for tsx to start and the run to stage a batch
           seen = (await api.resend.contacts.imports.get(id)).data;
           if (seen.status !== 'queued' && seen.counts.total > 0) break;
           await sleep(20);
@@ -283,9 +387,13 @@ describe('contact imports and their worker', () => {
         child.kill('SIGKILL');
         await exited;
       }
-      assert.equal(seen.status, 'in_progress', `the import should be running at the kill: ${JSON.stringify(seen)}\n${out}`);
+      assert.equal(
+        seen.status,
+        'in_progress',
+        `the import should be running at the kill: ${JSON.stringify(seen)}\n${out}`,
+      );
       assert.ok(seen.counts.total > 0 && seen.counts.total < rows, `progress is visible: ${seen.counts.total}`);
-      assert.equal(await contactCount(api), 0, 'no contact is visible before the import\'s one transaction');
+      assert.equal(await contactCount(api), 0, "no contact is visible before the import's one transaction");
       // The dead worker's lease would expire after 60 s; expire it now (test/queue covers expiry itself).
       await db.pool.query("UPDATE jobs SET locked_until = now() - interval '1 second' WHERE locked_by IS NOT NULL");
       const worker = await startTestApp({ roles: ['worker'] }, { db });
@@ -296,13 +404,26 @@ describe('contact imports and their worker', () => {
       } finally {
         await worker.close();
       }
-      const { rows: [c] } = await db.pool.query('SELECT count(*)::int AS n, count(DISTINCT email)::int AS d FROM contacts');
+      const {
+        rows: [c],
+      } = await db.pool.query('SELECT count(*)::int AS n, count(DISTINCT email)::int AS d FROM contacts');
       assert.deepEqual([c.n, c.d], [rows, rows]);
-      assert.equal((await db.pool.query("SELECT first_name FROM contacts WHERE email = 'user5@example.org'")).rows[0].first_name, 'Again');
+      assert.equal(
+        (await db.pool.query("SELECT first_name FROM contacts WHERE email = 'user5@example.org'")).rows[0].first_name,
+        'Again',
+      );
       assert.equal((await db.pool.query('SELECT count(*)::int AS n FROM contact_import_rows')).rows[0].n, 0);
-      assert.equal((await db.pool.query('SELECT count(*)::int AS n FROM blob_chunks')).rows[0].n, 0, 'the file is dropped once imported');
+      assert.equal(
+        (await db.pool.query('SELECT count(*)::int AS n FROM blob_chunks')).rows[0].n,
+        0,
+        'the file is dropped once imported',
+      );
     } finally {
-      await closeAll(() => api.close(), () => db.drop(), () => fs.rmSync(dataDir, { recursive: true, force: true }));
+      await closeAll(
+        () => api.close(),
+        () => db.drop(),
+        () => fs.rmSync(dataDir, { recursive: true, force: true }),
+      );
     }
   });
 });

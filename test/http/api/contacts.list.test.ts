@@ -18,24 +18,37 @@ describe('listing the contacts of one segment or audience', () => {
     aud = (await t.api('POST', '/audiences', { body: { name: 'Legacy' } })).body.id;
     // Members and outsiders interleaved, so a page that ignored the filter would show an outsider.
     for (let i = 0; i < 5; i++) {
-      members.push((await t.resend.contacts.create({ email: `m${i}@example.org`, segments: [{ id: seg }] } as never)).data!.id);
+      members.push(
+        (await t.resend.contacts.create({ email: `m${i}@example.org`, segments: [{ id: seg }] } as never)).data!.id,
+      );
       await t.resend.contacts.create({ email: `o${i}@example.org` });
     }
     await t.resend.contacts.create({ audienceId: aud, email: 'a0@example.org' } as never);
   });
-  after(async () => { await t.close(); });
+  after(async () => {
+    await t.close();
+  });
 
   const ids = (r: { body: { data: { id: string }[] } }) => r.body.data.map((c) => c.id);
 
-  test('?audience_id= and ?segment_id= list only that segment, the same as the SDK\'s segmentId and audienceId', async () => {
+  test("?audience_id= and ?segment_id= list only that segment, the same as the SDK's segmentId and audienceId", async () => {
     const newestFirst = [...members].reverse();
     const viaSdk = await t.resend.contacts.list({ segmentId: seg });
     assert.equal(viaSdk.error, null, JSON.stringify(viaSdk.error));
-    assert.deepEqual(viaSdk.data!.data.map((c) => c.id), newestFirst);
-    assert.deepEqual((await t.resend.contacts.list({ audienceId: seg })).data!.data.map((c) => c.id), newestFirst);
+    assert.deepEqual(
+      viaSdk.data!.data.map((c) => c.id),
+      newestFirst,
+    );
+    assert.deepEqual(
+      (await t.resend.contacts.list({ audienceId: seg })).data!.data.map((c) => c.id),
+      newestFirst,
+    );
     assert.deepEqual(ids(await t.api('GET', `/contacts?segment_id=${seg}`)), newestFirst);
     assert.deepEqual(ids(await t.api('GET', `/contacts?audience_id=${seg}`)), newestFirst);
-    assert.deepEqual((await t.api('GET', `/contacts?audience_id=${aud}`)).body.data.map((c: { email: string }) => c.email), ['a0@example.org']);
+    assert.deepEqual(
+      (await t.api('GET', `/contacts?audience_id=${aud}`)).body.data.map((c: { email: string }) => c.email),
+      ['a0@example.org'],
+    );
   });
 
   test('pagination with limit, after and before stays inside the filter', async () => {
@@ -49,17 +62,25 @@ describe('listing the contacts of one segment or audience', () => {
     const back = await t.api('GET', `/contacts?audience_id=${seg}&limit=2&before=${newestFirst[3]}`);
     assert.deepEqual(ids(back), newestFirst.slice(1, 3));
     const sdkPage = await t.resend.contacts.list({ audienceId: seg, limit: 2, after: newestFirst[1] });
-    assert.deepEqual(sdkPage.data!.data.map((c) => c.id), newestFirst.slice(2, 4));
+    assert.deepEqual(
+      sdkPage.data!.data.map((c) => c.id),
+      newestFirst.slice(2, 4),
+    );
   });
 
-  test('an unknown id, or another team\'s, is 404 with the name the caller used', async () => {
+  test("an unknown id, or another team's, is 404 with the name the caller used", async () => {
     const unknownAudience = await t.api('GET', `/contacts?audience_id=${UNKNOWN}`);
-    assert.deepEqual([unknownAudience.status, unknownAudience.body.name, unknownAudience.body.message], [404, 'not_found', 'Audience not found']);
+    assert.deepEqual(
+      [unknownAudience.status, unknownAudience.body.name, unknownAudience.body.message],
+      [404, 'not_found', 'Audience not found'],
+    );
     const unknownSegment = await t.api('GET', `/contacts?segment_id=${UNKNOWN}`);
     assert.deepEqual([unknownSegment.status, unknownSegment.body.message], [404, 'Segment not found']);
     const theirs = await other.contacts.list({ audienceId: seg });
     assert.equal(theirs.error?.name, 'not_found');
-    const theirsRaw = await t.api('GET', `/contacts?audience_id=${seg}`, { key: (await other.apiKeys.create({ name: 'k' })).data!.token });
+    const theirsRaw = await t.api('GET', `/contacts?audience_id=${seg}`, {
+      key: (await other.apiKeys.create({ name: 'k' })).data!.token,
+    });
     assert.equal(theirsRaw.status, 404);
   });
 

@@ -12,20 +12,43 @@ describe('contacts through the resend SDK', () => {
     t = await startTestApp();
     b = await otherTeamClient(t, 'Team B');
   });
-  after(async () => { await t.close(); });
+  after(async () => {
+    await t.close();
+  });
 
   test('create answers 201 {object, id}; get by id and by email (any case, raw or percent-encoded) shows the contact', async () => {
-    const raw = await t.api('POST', '/contacts', { body: { email: 'Steve.Wozniak@Example.COM', first_name: 'Steve', last_name: 'Wozniak' } });
+    const raw = await t.api('POST', '/contacts', {
+      body: { email: 'Steve.Wozniak@Example.COM', first_name: 'Steve', last_name: 'Wozniak' },
+    });
     assert.equal(raw.status, 201);
     assert.deepEqual(Object.keys(raw.body), ['object', 'id']);
     assert.equal(raw.body.object, 'contact');
     const id = raw.body.id as string;
 
     const got = (await t.resend.contacts.get(id)).data!;
-    assert.deepEqual(Object.keys(got), ['object', 'id', 'email', 'first_name', 'last_name', 'created_at', 'unsubscribed', 'properties']);
-    assert.deepEqual({ ...got, created_at: 'x' }, {
-      object: 'contact', id, email: 'steve.wozniak@example.com', first_name: 'Steve', last_name: 'Wozniak', created_at: 'x', unsubscribed: false, properties: {},
-    });
+    assert.deepEqual(Object.keys(got), [
+      'object',
+      'id',
+      'email',
+      'first_name',
+      'last_name',
+      'created_at',
+      'unsubscribed',
+      'properties',
+    ]);
+    assert.deepEqual(
+      { ...got, created_at: 'x' },
+      {
+        object: 'contact',
+        id,
+        email: 'steve.wozniak@example.com',
+        first_name: 'Steve',
+        last_name: 'Wozniak',
+        created_at: 'x',
+        unsubscribed: false,
+        properties: {},
+      },
+    );
     assert.match(got.created_at, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+\+00$/);
 
     assert.equal((await t.resend.contacts.get({ email: 'STEVE.wozniak@example.com' })).data!.id, id);
@@ -43,14 +66,18 @@ describe('contacts through the resend SDK', () => {
 
   test('a second create with an address the team already has answers 200 with the existing id and changes nothing', async () => {
     const first = await t.resend.contacts.create({ email: 'dup@example.com', firstName: 'First' });
-    const again = await t.api('POST', '/contacts', { body: { email: 'DUP@example.com', first_name: 'Second', unsubscribed: true } });
+    const again = await t.api('POST', '/contacts', {
+      body: { email: 'DUP@example.com', first_name: 'Second', unsubscribed: true },
+    });
     assert.equal(again.status, 200);
     assert.deepEqual(again.body, { object: 'contact', id: first.data!.id });
     const got = (await t.resend.contacts.get(first.data!.id)).data!;
     assert.equal(got.first_name, 'First');
     assert.equal(got.unsubscribed, false);
     // Ten concurrent creates of one new address make one contact.
-    const ids = await Promise.all(Array.from({ length: 10 }, () => t.api('POST', '/contacts', { body: { email: 'race@example.com' } })));
+    const ids = await Promise.all(
+      Array.from({ length: 10 }, () => t.api('POST', '/contacts', { body: { email: 'race@example.com' } })),
+    );
     assert.equal(new Set(ids.map((r) => r.body.id)).size, 1);
     assert.deepEqual(ids.map((r) => r.status).sort(), [200, 200, 200, 200, 200, 200, 200, 200, 200, 201]);
   });
@@ -58,7 +85,10 @@ describe('contacts through the resend SDK', () => {
   test('update changes only the given fields; null clears a name; the email can change unless another contact has it', async () => {
     const { data } = await t.resend.contacts.create({ email: 'upd@example.com', firstName: 'A', lastName: 'B' });
     const id = data!.id;
-    assert.deepEqual((await t.resend.contacts.update({ id, firstName: 'Ada', unsubscribed: true })).data, { object: 'contact', id });
+    assert.deepEqual((await t.resend.contacts.update({ id, firstName: 'Ada', unsubscribed: true })).data, {
+      object: 'contact',
+      id,
+    });
     let got = (await t.resend.contacts.get(id)).data!;
     assert.deepEqual([got.first_name, got.last_name, got.unsubscribed], ['Ada', 'B', true]);
 
@@ -81,11 +111,19 @@ describe('contacts through the resend SDK', () => {
 
   test('delete answers {object, contact: <path value>, deleted: true}, by id or email, and the same for a contact that never existed', async () => {
     const { data } = await t.resend.contacts.create({ email: 'del@example.com' });
-    assert.deepEqual((await t.resend.contacts.remove(data!.id)).data, { object: 'contact', contact: data!.id, deleted: true });
+    assert.deepEqual((await t.resend.contacts.remove(data!.id)).data, {
+      object: 'contact',
+      contact: data!.id,
+      deleted: true,
+    });
     assert.equal((await t.resend.contacts.get(data!.id)).error!.name, 'not_found');
 
     await t.resend.contacts.create({ email: 'del2@example.com' });
-    assert.deepEqual((await t.resend.contacts.remove({ email: 'Del2@example.com' })).data, { object: 'contact', contact: 'Del2@example.com', deleted: true });
+    assert.deepEqual((await t.resend.contacts.remove({ email: 'Del2@example.com' })).data, {
+      object: 'contact',
+      contact: 'Del2@example.com',
+      deleted: true,
+    });
     assert.equal((await t.resend.contacts.get({ email: 'del2@example.com' })).error!.name, 'not_found');
 
     for (const p of [UNKNOWN, 'never@example.com', 'garbage']) {
@@ -102,15 +140,31 @@ describe('contacts through the resend SDK', () => {
     const all = (await c.contacts.list()).data!;
     assert.equal(all.object, 'list');
     assert.equal(all.has_more, false);
-    assert.deepEqual(all.data.map((x) => x.id), [...ids].reverse());
-    assert.deepEqual(Object.keys(all.data[0]), ['id', 'email', 'first_name', 'last_name', 'created_at', 'unsubscribed']);
+    assert.deepEqual(
+      all.data.map((x) => x.id),
+      [...ids].reverse(),
+    );
+    assert.deepEqual(Object.keys(all.data[0]), [
+      'id',
+      'email',
+      'first_name',
+      'last_name',
+      'created_at',
+      'unsubscribed',
+    ]);
 
     const p1 = (await c.contacts.list({ limit: 2 })).data!;
     assert.deepEqual([p1.has_more, p1.data.map((x) => x.id)], [true, [ids[4], ids[3]]]);
     const p2 = (await c.contacts.list({ limit: 2, after: ids[3] })).data!;
-    assert.deepEqual(p2.data.map((x) => x.id), [ids[2], ids[1]]);
+    assert.deepEqual(
+      p2.data.map((x) => x.id),
+      [ids[2], ids[1]],
+    );
     const back = (await c.contacts.list({ limit: 2, before: ids[1] })).data!;
-    assert.deepEqual(back.data.map((x) => x.id), [ids[3], ids[2]]);
+    assert.deepEqual(
+      back.data.map((x) => x.id),
+      [ids[3], ids[2]],
+    );
     for (const q of ['limit=0', 'limit=101', `after=${UNKNOWN}`, `after=${ids[0]}&before=${ids[1]}`, 'after=nope']) {
       const r = await t.api('GET', `/contacts?${q}`);
       assert.equal(r.status, 422, q);
@@ -147,7 +201,12 @@ describe('contacts through the resend SDK', () => {
       [{ email: `${'a'.repeat(70)}@example.com` }, 422, 'validation_error', /`email`/],
       [{ email: `a@${'b'.repeat(300)}.com` }, 422, 'validation_error', /`email`/],
       [{ email: 'x@example.com\r\nBcc: y@example.com' }, 422, 'validation_error', /`email`.*line breaks/],
-      [{ email: 'ok@example.com', first_name: 'Eve\r\nBcc: x@example.com' }, 422, 'validation_error', /`first_name`.*line breaks/],
+      [
+        { email: 'ok@example.com', first_name: 'Eve\r\nBcc: x@example.com' },
+        422,
+        'validation_error',
+        /`first_name`.*line breaks/,
+      ],
       [{ email: 'ok@example.com', last_name: 'a\nb' }, 422, 'validation_error', /`last_name`.*line breaks/],
       [{ email: 'ok@example.com', first_name: 'nul\u0000' }, 422, 'validation_error', /`first_name`/],
       [{ email: 'ok@example.com', first_name: long }, 422, 'validation_error', /`first_name`.*256/],
@@ -157,14 +216,39 @@ describe('contacts through the resend SDK', () => {
       [{ email: 'ok@example.com', properties: 'x' }, 422, 'validation_error', /`properties`.*object/],
       [{ email: 'ok@example.com', properties: [1] }, 422, 'validation_error', /`properties`.*object/],
       [{ email: 'ok@example.com', properties: { nope: 'x' } }, 422, 'validation_error', /"nope" does not exist/],
-      [{ email: 'ok@example.com', properties: { nope: { deep: true } } }, 422, 'validation_error', /string, a number or null/],
-      [{ email: 'ok@example.com', segments: [{ id: UNKNOWN }] }, 422, 'validation_error', /`segments`.*no segment has the id/],
+      [
+        { email: 'ok@example.com', properties: { nope: { deep: true } } },
+        422,
+        'validation_error',
+        /string, a number or null/,
+      ],
+      [
+        { email: 'ok@example.com', segments: [{ id: UNKNOWN }] },
+        422,
+        'validation_error',
+        /`segments`.*no segment has the id/,
+      ],
       [{ email: 'ok@example.com', segments: [UNKNOWN] }, 422, 'validation_error', /`segments`.*no segment has the id/],
       [{ email: 'ok@example.com', segments: 'x' }, 422, 'validation_error', /`segments`.*array/],
       [{ email: 'ok@example.com', segments: [{}] }, 422, 'validation_error', /`segments\[0\]\.id`/],
-      [{ email: 'ok@example.com', topics: [{ id: UNKNOWN, subscription: 'opt_in' }] }, 422, 'validation_error', /`topics`.*no topic has the id/],
-      [{ email: 'ok@example.com', topics: [{ id: UNKNOWN, subscription: 'maybe' }] }, 422, 'validation_error', /`topics\[0\]\.subscription`/],
-      [{ email: 'ok@example.com', audience_id: UNKNOWN }, 422, 'validation_error', /`audience_id`.*no audience has the id/],
+      [
+        { email: 'ok@example.com', topics: [{ id: UNKNOWN, subscription: 'opt_in' }] },
+        422,
+        'validation_error',
+        /`topics`.*no topic has the id/,
+      ],
+      [
+        { email: 'ok@example.com', topics: [{ id: UNKNOWN, subscription: 'maybe' }] },
+        422,
+        'validation_error',
+        /`topics\[0\]\.subscription`/,
+      ],
+      [
+        { email: 'ok@example.com', audience_id: UNKNOWN },
+        422,
+        'validation_error',
+        /`audience_id`.*no audience has the id/,
+      ],
       [[], 422, 'validation_error', /body/],
     ];
     for (const [body, status, name, message] of cases) {
@@ -174,13 +258,24 @@ describe('contacts through the resend SDK', () => {
       assert.match(r.body.message, message, JSON.stringify(body).slice(0, 200));
     }
     // Empty references name nothing and are fine; no contact was created by any refused request.
-    assert.equal((await t.api('POST', '/contacts', { body: { email: 'refs@example.com', segments: [], topics: [] } })).status, 201);
+    assert.equal(
+      (await t.api('POST', '/contacts', { body: { email: 'refs@example.com', segments: [], topics: [] } })).status,
+      201,
+    );
     assert.equal((await t.api('GET', '/contacts/ok@example.com')).status, 404);
     const noBody = await t.api('POST', '/contacts', { headers: { 'content-type': 'application/json' } });
-    assert.deepEqual([noBody.status, noBody.body.name, noBody.body.message], [422, 'validation_error', 'Invalid request body: must be object.']); // as every endpoint
-    const bad = await t.api('POST', '/contacts', { raw: '{"email": "x@example.com",', headers: { 'content-type': 'application/json' } });
+    assert.deepEqual(
+      [noBody.status, noBody.body.name, noBody.body.message],
+      [422, 'validation_error', 'Invalid request body: must be object.'],
+    ); // as every endpoint
+    const bad = await t.api('POST', '/contacts', {
+      raw: '{"email": "x@example.com",',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.deepEqual([bad.status, bad.body.name], [400, 'validation_error']);
-    const huge = await t.api('POST', '/contacts', { body: { email: 'big@example.com', first_name: 'y'.repeat(5_000_000) } });
+    const huge = await t.api('POST', '/contacts', {
+      body: { email: 'big@example.com', first_name: 'y'.repeat(5_000_000) },
+    });
     assert.ok([413, 422].includes(huge.status), String(huge.status));
     assert.equal(huge.body.name, 'validation_error');
   });
@@ -189,8 +284,12 @@ describe('contacts through the resend SDK', () => {
     const { data } = await t.resend.contacts.create({ email: 'strict@example.com', firstName: 'Kept' });
     const id = data!.id;
     for (const [body, re] of [
-      [{ first_name: 'a\r\nb' }, /`first_name`/], [{ email: '' }, /Missing `email`/], [{ email: 'bad' }, /`email`/],
-      [{ unsubscribed: 1 }, /`unsubscribed`/], [{ properties: { missing: 1 } }, /"missing" does not exist/], [{ segments: [{ id: UNKNOWN }] }, /`segments`/],
+      [{ first_name: 'a\r\nb' }, /`first_name`/],
+      [{ email: '' }, /Missing `email`/],
+      [{ email: 'bad' }, /`email`/],
+      [{ unsubscribed: 1 }, /`unsubscribed`/],
+      [{ properties: { missing: 1 } }, /"missing" does not exist/],
+      [{ segments: [{ id: UNKNOWN }] }, /`segments`/],
     ] as const) {
       const r = await t.api('PATCH', `/contacts/${id}`, { body });
       assert.equal(r.status, 422, JSON.stringify(body));
@@ -205,7 +304,10 @@ describe('contacts through the resend SDK', () => {
     assert.equal(viaSdk.error!.name, 'not_found');
     assert.match(viaSdk.error!.message, /^Audience not found/);
     assert.equal((await t.resend.contacts.get({ audienceId: UNKNOWN, id: data!.id })).error!.statusCode, 404);
-    assert.equal((await t.resend.contacts.update({ audienceId: UNKNOWN, id: data!.id, firstName: 'x' })).error!.name, 'not_found');
+    assert.equal(
+      (await t.resend.contacts.update({ audienceId: UNKNOWN, id: data!.id, firstName: 'x' })).error!.name,
+      'not_found',
+    );
     assert.equal((await t.resend.contacts.remove({ audienceId: UNKNOWN, id: data!.id })).error!.name, 'not_found');
     const list = await t.resend.contacts.list({ segmentId: UNKNOWN });
     assert.match(list.error!.message, /^Segment not found/);
@@ -216,7 +318,14 @@ describe('contacts through the resend SDK', () => {
 
   test('the contact paths are in the OpenAPI document', async () => {
     const doc = (await t.api('GET', '/openapi.json', { key: null })).body;
-    for (const p of ['/contacts', '/contacts/{id}', '/contact-properties', '/contact-properties/{id}', '/audiences/{audience_id}/contacts']) assert.ok(doc.paths[p], p);
+    for (const p of [
+      '/contacts',
+      '/contacts/{id}',
+      '/contact-properties',
+      '/contact-properties/{id}',
+      '/audiences/{audience_id}/contacts',
+    ])
+      assert.ok(doc.paths[p], p);
   });
 
   test('contact imports are their own routes, never taken for a contact ("Contact not found")', async () => {
@@ -227,4 +336,3 @@ describe('contacts through the resend SDK', () => {
     assert.equal(one.error?.message, 'Contact import not found');
   });
 });
-

@@ -15,19 +15,33 @@ describe('GET /custom-events (recent events by name and contact)', () => {
     t = await startTestApp({ deliveryMode: 'capture' });
     ada = (await t.resend.contacts.create({ email: 'ada@example.com' })).data!.id;
     // In order, so that created_at orders them (one at a time, each committed before the next).
-    for (const [event, who] of [['signup.started', 'grace@example.com'], ['user.created', ada], ['user.created', 'bob@example.com'], ['plan.changed', ada]] as const) {
-      const body = who.includes('@') ? { event, email: who, payload: { n: 1 } } : { event, contact_id: who, payload: { n: 1 } };
+    for (const [event, who] of [
+      ['signup.started', 'grace@example.com'],
+      ['user.created', ada],
+      ['user.created', 'bob@example.com'],
+      ['plan.changed', ada],
+    ] as const) {
+      const body = who.includes('@')
+        ? { event, email: who, payload: { n: 1 } }
+        : { event, contact_id: who, payload: { n: 1 } };
       assert.equal((await t.api('POST', '/events/send', { body })).status, 202);
     }
   });
-  after(async () => { await t.close(); });
+  after(async () => {
+    await t.close();
+  });
 
-  test('all events, newest first, shaped like a contact\'s history', async () => {
+  test("all events, newest first, shaped like a contact's history", async () => {
     const r = await list();
     assert.equal(r.status, 200);
     assert.equal(r.body.object, 'list');
     assert.equal(r.body.has_more, false);
-    assert.deepEqual(names(r.body), [['plan.changed', 'ada@example.com'], ['user.created', 'bob@example.com'], ['user.created', 'ada@example.com'], ['signup.started', 'grace@example.com']]);
+    assert.deepEqual(names(r.body), [
+      ['plan.changed', 'ada@example.com'],
+      ['user.created', 'bob@example.com'],
+      ['user.created', 'ada@example.com'],
+      ['signup.started', 'grace@example.com'],
+    ]);
     const e = r.body.data[0];
     assert.deepEqual(Object.keys(e).sort(), ['contact_id', 'created_at', 'email', 'event', 'id', 'object', 'payload']);
     assert.equal(e.object, 'custom_event');
@@ -36,12 +50,28 @@ describe('GET /custom-events (recent events by name and contact)', () => {
   });
 
   test('by name, by contact id, by address; an address that later became a contact keeps its earlier events', async () => {
-    assert.deepEqual(names((await list('?event=user.created')).body), [['user.created', 'bob@example.com'], ['user.created', 'ada@example.com']]);
-    assert.deepEqual(names((await list(`?contact=${ada}`)).body), [['plan.changed', 'ada@example.com'], ['user.created', 'ada@example.com']]);
-    assert.deepEqual(names((await list(`?contact=${ada}&event=user.created`)).body), [['user.created', 'ada@example.com']]);
-    assert.deepEqual(names((await list('?contact=Grace@Example.com')).body), [['signup.started', 'grace@example.com']], 'an address that is no contact yet');
+    assert.deepEqual(names((await list('?event=user.created')).body), [
+      ['user.created', 'bob@example.com'],
+      ['user.created', 'ada@example.com'],
+    ]);
+    assert.deepEqual(names((await list(`?contact=${ada}`)).body), [
+      ['plan.changed', 'ada@example.com'],
+      ['user.created', 'ada@example.com'],
+    ]);
+    assert.deepEqual(names((await list(`?contact=${ada}&event=user.created`)).body), [
+      ['user.created', 'ada@example.com'],
+    ]);
+    assert.deepEqual(
+      names((await list('?contact=Grace@Example.com')).body),
+      [['signup.started', 'grace@example.com']],
+      'an address that is no contact yet',
+    );
     await t.resend.contacts.create({ email: 'grace@example.com' });
-    assert.deepEqual(names((await list('?contact=grace@example.com')).body), [['signup.started', 'grace@example.com']], 'the same once it is a contact');
+    assert.deepEqual(
+      names((await list('?contact=grace@example.com')).body),
+      [['signup.started', 'grace@example.com']],
+      'the same once it is a contact',
+    );
     assert.deepEqual((await list('?event=nothing.here')).body.data, []);
   });
 
@@ -65,7 +95,14 @@ describe('GET /custom-events (recent events by name and contact)', () => {
     assert.equal(missing.body.name, 'not_found');
     const n = await t.api('GET', '/custom-events/names');
     assert.equal(n.status, 200);
-    assert.deepEqual(n.body.data.map((x: any) => [x.name, x.count]), [['plan.changed', 1], ['user.created', 2], ['signup.started', 1]]);
+    assert.deepEqual(
+      n.body.data.map((x: any) => [x.name, x.count]),
+      [
+        ['plan.changed', 1],
+        ['user.created', 2],
+        ['signup.started', 1],
+      ],
+    );
     assert.ok(n.body.data.every((x: any) => typeof x.last_seen_at === 'string'));
   });
 
@@ -81,6 +118,7 @@ describe('GET /custom-events (recent events by name and contact)', () => {
     const doc = (await t.api('GET', '/openapi.json')).body;
     assert.ok(doc.paths['/custom-events/names']?.get, 'GET /custom-events/names');
     const params = (doc.paths['/custom-events']?.get?.parameters ?? []).map((p: any) => p.name);
-    for (const name of ['event', 'contact', 'limit', 'after']) assert.ok(params.includes(name), `GET /custom-events ?${name}`);
+    for (const name of ['event', 'contact', 'limit', 'after'])
+      assert.ok(params.includes(name), `GET /custom-events ?${name}`);
   });
 });

@@ -33,16 +33,26 @@ describe('domain health, checked live against the fake DNS server', () => {
   before(async () => {
     dns = await startFakeDns();
     t = await startTestApp({
-      dnsServers: [dns.address], heloName: 'out.mailroom.test', outboundAddresses: ['192.0.2.10'],
-      dnsblZones: ['bl.test'], domainDnsblZones: ['dbl.test'],
+      dnsServers: [dns.address],
+      heloName: 'out.mailroom.test',
+      outboundAddresses: ['192.0.2.10'],
+      dnsblZones: ['bl.test'],
+      domainDnsblZones: ['dbl.test'],
     });
     const res = await t.api('POST', '/domains', { body: { name: 'good.example' } });
     id = res.body.id;
     records = res.body.records;
-    const recv = await t.api('POST', '/domains', { body: { name: 'reports.good.example', capabilities: { sending: 'disabled', receiving: 'enabled' } } });
+    const recv = await t.api('POST', '/domains', {
+      body: { name: 'reports.good.example', capabilities: { sending: 'disabled', receiving: 'enabled' } },
+    });
     assert.equal(recv.status, 201);
   });
-  after(() => closeAll(() => t.close(), () => dns.close()));
+  after(() =>
+    closeAll(
+      () => t.close(),
+      () => dns.close(),
+    ),
+  );
 
   /** Everything a careful domain owner publishes. */
   function publishHealthy() {
@@ -60,9 +70,23 @@ describe('domain health, checked live against the fake DNS server', () => {
     publishHealthy();
     const h = await health();
     const by = Object.fromEntries(h.checks.map((c) => [c.id, c]));
-    assert.deepEqual(Object.keys(by).sort(), ['blocklist_domain', 'blocklist_ips', 'dkim', 'dmarc_policy', 'dmarc_rua', 'mta_sts', 'reverse_dns', 'spf', 'spf_return_path', 'tls_rpt']);
+    assert.deepEqual(Object.keys(by).sort(), [
+      'blocklist_domain',
+      'blocklist_ips',
+      'dkim',
+      'dmarc_policy',
+      'dmarc_rua',
+      'mta_sts',
+      'reverse_dns',
+      'spf',
+      'spf_return_path',
+      'tls_rpt',
+    ]);
     for (const c of h.checks) {
-      assert.ok(['pass', 'warn', 'fail'].includes(c.status) && typeof c.detail === 'string' && 'fix' in c, JSON.stringify(c));
+      assert.ok(
+        ['pass', 'warn', 'fail'].includes(c.status) && typeof c.detail === 'string' && 'fix' in c,
+        JSON.stringify(c),
+      );
       if (c.id !== 'mta_sts') assert.equal(c.status, 'pass', JSON.stringify(c));
     }
     assert.equal(by.mta_sts.status, 'warn');
@@ -148,7 +172,9 @@ describe('domain health, checked live against the fake DNS server', () => {
     publishHealthy();
     dns.remove('mailroom._domainkey.good.example');
     assert.equal((await checkOf('dkim')).status, 'fail');
-    const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
+    const other = generateKeyPairSync('rsa', { modulusLength: 2048 })
+      .publicKey.export({ type: 'spki', format: 'der' })
+      .toString('base64');
     dns.set('mailroom._domainkey.good.example', 'TXT', [`v=DKIM1; k=rsa; p=${other}`]);
     const c = await checkOf('dkim');
     assert.equal(c.status, 'fail');
@@ -168,7 +194,7 @@ describe('domain health, checked live against the fake DNS server', () => {
     assert.match((await checkOf('reverse_dns')).detail, /does not resolve back to 192\.0\.2\.10/);
   });
 
-  test('blocklist listings of the outbound address and of the domain fail, with the list\'s reason; a refused query warns', async () => {
+  test("blocklist listings of the outbound address and of the domain fail, with the list's reason; a refused query warns", async () => {
     publishHealthy();
     dns.set('10.2.0.192.bl.test', 'A', ['127.0.0.2']);
     dns.set('10.2.0.192.bl.test', 'TXT', ['Listed for spam, see https://bl.test/192.0.2.10']);
@@ -178,7 +204,10 @@ describe('domain health, checked live against the fake DNS server', () => {
     assert.equal(ips.status, 'fail');
     assert.match(ips.detail, /192\.0\.2\.10 on bl\.test \(127\.0\.0\.2: Listed for spam/);
     assert.equal(h.checks.find((c) => c.id === 'blocklist_domain')!.status, 'fail');
-    assert.ok(dns.queries.some((q) => q.name === '10.2.0.192.bl.test' && q.type === 'A'), 'asked the configured resolver');
+    assert.ok(
+      dns.queries.some((q) => q.name === '10.2.0.192.bl.test' && q.type === 'A'),
+      'asked the configured resolver',
+    );
     dns.set('10.2.0.192.bl.test', 'A', ['127.255.255.254']);
     dns.remove('10.2.0.192.bl.test', 'TXT');
     dns.remove('good.example.dbl.test');
@@ -227,8 +256,13 @@ describe('domain health, checked live against the fake DNS server', () => {
   describe('checks used directly, on records served by the fake DNS', () => {
     const hdns = () => new HealthDns(createResolver([dns.address]));
     test('DKIM key size: 1024 bits warn, 2048 pass', async () => {
-      for (const [bits, want] of [[1024, 'warn'], [2048, 'pass']] as const) {
-        const p = generateKeyPairSync('rsa', { modulusLength: bits }).publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
+      for (const [bits, want] of [
+        [1024, 'warn'],
+        [2048, 'pass'],
+      ] as const) {
+        const p = generateKeyPairSync('rsa', { modulusLength: bits })
+          .publicKey.export({ type: 'spki', format: 'der' })
+          .toString('base64');
         dns.set(`s${bits}._domainkey.size.test`, 'TXT', [`v=DKIM1; k=rsa; p=${p}`]);
         const c = await dkimCheck('dkim', `s${bits}._domainkey.size.test`, p, hdns());
         assert.equal(c.status, want, c.detail);
@@ -246,21 +280,29 @@ describe('domain health, checked live against the fake DNS server', () => {
       const pair = selfSignedCertificate(['mta-sts.sts2.test']);
       const policyText = 'version: STSv1\nmode: enforce\nmx: mx.sts2.test\nmax_age: 86400\n';
       const paths: string[] = [];
-      const srv = https.createServer({ key: pair.key, cert: pair.cert }, (req, res) => { paths.push(`${req.headers.host} ${req.url}`); res.end(policyText); });
+      const srv = https.createServer({ key: pair.key, cert: pair.cert }, (req, res) => {
+        paths.push(`${req.headers.host} ${req.url}`);
+        res.end(policyText);
+      });
       await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
       const port = (srv.address() as AddressInfo).port;
       try {
         dns.set('_mta-sts.sts2.test', 'TXT', ['v=STSv1; id=2']);
         dns.set('mta-sts.sts2.test', 'A', ['127.0.0.1']);
-        const allowed = (d: string, r: HealthDns) => fetchMtaStsPolicy(d, r, { allowPrivate: true, port, ca: pair.cert });
+        const allowed = (d: string, r: HealthDns) =>
+          fetchMtaStsPolicy(d, r, { allowPrivate: true, port, ca: pair.cert });
         const ok = await mtaStsCheck('sts2.test', hdns(), allowed);
         assert.equal(ok.status, 'pass', ok.detail);
         assert.match(ok.detail, /enforced for mx\.sts2\.test/);
         assert.deepEqual(paths, [`mta-sts.sts2.test:${port} /.well-known/mta-sts.txt`]);
-        const refused = await mtaStsCheck('sts2.test', hdns(), (d, r) => fetchMtaStsPolicy(d, r, { allowPrivate: false, port, ca: pair.cert }));
+        const refused = await mtaStsCheck('sts2.test', hdns(), (d, r) =>
+          fetchMtaStsPolicy(d, r, { allowPrivate: false, port, ca: pair.cert }),
+        );
         assert.equal(refused.status, 'warn');
         assert.match(refused.detail, /loopback address \(127\.0\.0\.1\), which is not allowed/);
-        const untrusted = await mtaStsCheck('sts2.test', hdns(), (d, r) => fetchMtaStsPolicy(d, r, { allowPrivate: true, port }));
+        const untrusted = await mtaStsCheck('sts2.test', hdns(), (d, r) =>
+          fetchMtaStsPolicy(d, r, { allowPrivate: true, port }),
+        );
         assert.equal(untrusted.status, 'warn');
         assert.match(untrusted.detail, /could not be read: .*certificate/i);
         assert.equal(paths.length, 1, 'neither refused request reached the server');
@@ -268,7 +310,7 @@ describe('domain health, checked live against the fake DNS server', () => {
         await new Promise<void>((r) => srv.close(() => r()));
       }
     });
-    test('DMARC of a subdomain without its own record: the parent\'s record applies, with its sp= policy', async () => {
+    test("DMARC of a subdomain without its own record: the parent's record applies, with its sp= policy", async () => {
       dns.set('_dmarc.parent.test', 'TXT', ['v=DMARC1; p=reject; sp=none; rua=mailto:d@parent.test']);
       const [policy, rua] = await dmarcChecks('news.mail.parent.test', hdns(), []);
       assert.equal(policy.status, 'warn');
@@ -282,7 +324,10 @@ describe('domain health, checked live against the fake DNS server', () => {
       dns.set('loop1.test', 'TXT', ['v=spf1 include:loop2.test -all']);
       dns.set('loop2.test', 'TXT', ['v=spf1 include:loop1.test -all']);
       const a = await analyzeSpf('loop1.test', (n) => hdns().txt(n));
-      assert.ok(a.errors.some((e) => /loops back/.test(e)), a.errors.join('; '));
+      assert.ok(
+        a.errors.some((e) => /loops back/.test(e)),
+        a.errors.join('; '),
+      );
     });
   });
 });
@@ -297,10 +342,16 @@ describe('domain health in capture mode', () => {
       await t.resend.domains.verify(data!.id);
       const dom = (await t.resend.domains.get(data!.id)).data!;
       assert.equal(dom.status, 'verified', 'the domain can send, as the README walkthrough shows');
-      assert.ok(dom.records.every((r) => r.status === 'verified'), 'records keep a status Resend knows');
+      assert.ok(
+        dom.records.every((r) => r.status === 'verified'),
+        'records keep a status Resend knows',
+      );
       const h = await t.api('GET', `/domains/${data!.id}/health`);
       assert.equal(h.status, 200);
-      assert.deepEqual([h.body.object, h.body.name, h.body.status, h.body.checks], ['domain_health', 'capture.example', 'not_checked', []]);
+      assert.deepEqual(
+        [h.body.object, h.body.name, h.body.status, h.body.checks],
+        ['domain_health', 'capture.example', 'not_checked', []],
+      );
       assert.match(h.body.notice, /capture mode.*nothing leaves this machine.*not checked/i);
       assert.doesNotMatch(JSON.stringify(h.body), /v=spf1|"fail"/);
       assert.deepEqual(dns.queries, [], 'no DNS query was made');

@@ -12,7 +12,12 @@ describe('domains through the official resend SDK, verified against a fake DNS s
     dns = await startFakeDns();
     t = await startTestApp({ dnsServers: [dns.address], publicUrl: 'https://mail.mailroom.test' });
   });
-  after(() => closeAll(() => t.close(), () => dns.close()));
+  after(() =>
+    closeAll(
+      () => t.close(),
+      () => dns.close(),
+    ),
+  );
 
   test('creating a domain returns the records to publish: DKIM, SPF MX and TXT on the return path, DMARC', async () => {
     const { data, error } = await t.resend.domains.create({ name: 'Example.COM' });
@@ -27,10 +32,18 @@ describe('domains through the official resend SDK, verified against a fake DNS s
     assert.equal(dkim.name, 'mailroom._domainkey');
     assert.equal(dkim.type, 'TXT');
     assert.match(dkim.value, /^v=DKIM1; k=rsa; p=[A-Za-z0-9+/=]{360,}$/); // a 2048-bit key
-    assert.deepEqual(recs.filter((r) => r.record === 'SPF').map((r) => [r.name, r.type, r.value]), [
-      ['send', 'MX', 'mx.mailroom.test'], ['send', 'TXT', 'v=spf1 a:mx.mailroom.test ~all']]);
+    assert.deepEqual(
+      recs.filter((r) => r.record === 'SPF').map((r) => [r.name, r.type, r.value]),
+      [
+        ['send', 'MX', 'mx.mailroom.test'],
+        ['send', 'TXT', 'v=spf1 a:mx.mailroom.test ~all'],
+      ],
+    );
     assert.equal(recs.find((r) => r.type === 'MX')!.priority, 10);
-    assert.deepEqual(recs.find((r) => r.record === 'DMARC'), { record: 'DMARC', name: '_dmarc', value: 'v=DMARC1; p=none;', type: 'TXT', ttl: 'Auto', status: 'not_started' });
+    assert.deepEqual(
+      recs.find((r) => r.record === 'DMARC'),
+      { record: 'DMARC', name: '_dmarc', value: 'v=DMARC1; p=none;', type: 'TXT', ttl: 'Auto', status: 'not_started' },
+    );
     for (const r of recs) assert.equal(r.status, 'not_started');
   });
 
@@ -42,14 +55,40 @@ describe('domains through the official resend SDK, verified against a fake DNS s
 
   test('options are honoured: region, return path, tracking subdomain, receiving, tls', async () => {
     const { data } = await t.resend.domains.create({
-      name: 'opts.example.org', region: 'eu-west-1', customReturnPath: 'bounces', trackingSubdomain: 'links', openTracking: true, tls: 'enforced',
+      name: 'opts.example.org',
+      region: 'eu-west-1',
+      customReturnPath: 'bounces',
+      trackingSubdomain: 'links',
+      openTracking: true,
+      tls: 'enforced',
       capabilities: { sending: 'enabled', receiving: 'enabled' },
     } as never);
     assert.equal(data!.region, 'eu-west-1');
     const recs = data!.records as unknown as WireRecord[];
     assert.ok(recs.some((r) => r.record === 'SPF' && r.name === 'bounces'));
-    assert.deepEqual(recs.find((r) => r.record === 'Receiving'), { record: 'Receiving', name: 'opts.example.org', value: 'mx.mailroom.test', type: 'MX', ttl: 'Auto', status: 'not_started', priority: 10 });
-    assert.deepEqual(recs.find((r) => r.record === 'Tracking'), { record: 'Tracking', name: 'links', value: 'mail.mailroom.test', type: 'CNAME', ttl: 'Auto', status: 'not_started' });
+    assert.deepEqual(
+      recs.find((r) => r.record === 'Receiving'),
+      {
+        record: 'Receiving',
+        name: 'opts.example.org',
+        value: 'mx.mailroom.test',
+        type: 'MX',
+        ttl: 'Auto',
+        status: 'not_started',
+        priority: 10,
+      },
+    );
+    assert.deepEqual(
+      recs.find((r) => r.record === 'Tracking'),
+      {
+        record: 'Tracking',
+        name: 'links',
+        value: 'mail.mailroom.test',
+        type: 'CNAME',
+        ttl: 'Auto',
+        status: 'not_started',
+      },
+    );
     const got = await t.resend.domains.get(data!.id);
     assert.equal(got.data!.object, 'domain');
     assert.equal((got.data as unknown as { tls: string }).tls, 'enforced');
@@ -57,7 +96,17 @@ describe('domains through the official resend SDK, verified against a fake DNS s
   });
 
   test('invalid names are 422: no dot, IP literal, too long, bad characters', async () => {
-    for (const name of ['localhost', '192.168.1.1', '[::1]', `${'a'.repeat(64)}.com`, `${'abc.'.repeat(64)}com`, 'exa mple.com', 'ex_ample.com', 'bad\r\n.com', '-lead.com']) {
+    for (const name of [
+      'localhost',
+      '192.168.1.1',
+      '[::1]',
+      `${'a'.repeat(64)}.com`,
+      `${'abc.'.repeat(64)}com`,
+      'exa mple.com',
+      'ex_ample.com',
+      'bad\r\n.com',
+      '-lead.com',
+    ]) {
       const { error } = await t.resend.domains.create({ name });
       assert.equal(error?.statusCode, 422, name);
       assert.equal(error?.name, 'validation_error', name);
@@ -72,13 +121,27 @@ describe('domains through the official resend SDK, verified against a fake DNS s
 
   test('a duplicate domain is 403 "has been registered already", also from another team', async () => {
     const { error } = await t.resend.domains.create({ name: 'example.com' });
-    assert.deepEqual(error, { statusCode: 403, message: 'The `example.com` domain has been registered already.', name: 'validation_error' });
+    assert.deepEqual(error, {
+      statusCode: 403,
+      message: 'The `example.com` domain has been registered already.',
+      name: 'validation_error',
+    });
   });
 
   test('an unknown region is 422 invalid_region; an unknown tls is 422 validation_error', async () => {
-    assert.equal((await t.resend.domains.create({ name: 'r.example.com', region: 'mars-1' as never })).error!.name, 'invalid_region');
-    assert.equal((await t.resend.domains.create({ name: 'r.example.com', tls: 'always' as never })).error!.name, 'validation_error');
-    assert.equal((await t.api('POST', '/domains', { body: { name: 'r.example.com', capabilities: { sending: 'disabled' } } })).body.name, 'validation_error');
+    assert.equal(
+      (await t.resend.domains.create({ name: 'r.example.com', region: 'mars-1' as never })).error!.name,
+      'invalid_region',
+    );
+    assert.equal(
+      (await t.resend.domains.create({ name: 'r.example.com', tls: 'always' as never })).error!.name,
+      'validation_error',
+    );
+    assert.equal(
+      (await t.api('POST', '/domains', { body: { name: 'r.example.com', capabilities: { sending: 'disabled' } } })).body
+        .name,
+      'validation_error',
+    );
   });
 
   test('verification marks every record verified when all are published', async () => {
@@ -97,7 +160,12 @@ describe('domains through the official resend SDK, verified against a fake DNS s
       const name = `m-${missing.replace(' ', '-').toLowerCase()}.example.net`;
       const { data } = await t.resend.domains.create({ name });
       const recs = data!.records as unknown as WireRecord[];
-      const matches = (r: WireRecord) => (missing === 'SPF MX' ? r.record === 'SPF' && r.type === 'MX' : missing === 'SPF TXT' ? r.record === 'SPF' && r.type === 'TXT' : r.record === missing);
+      const matches = (r: WireRecord) =>
+        missing === 'SPF MX'
+          ? r.record === 'SPF' && r.type === 'MX'
+          : missing === 'SPF TXT'
+            ? r.record === 'SPF' && r.type === 'TXT'
+            : r.record === missing;
       publishRecords(dns, name, recs, matches);
       await t.resend.domains.verify(data!.id);
       const got = (await t.resend.domains.get(data!.id)).data!;
@@ -111,7 +179,9 @@ describe('domains through the official resend SDK, verified against a fake DNS s
 
   test('a DKIM record with another key does not verify', async () => {
     const { data } = await t.resend.domains.create({ name: 'wrongkey.example.net' });
-    const recs = (data!.records as unknown as WireRecord[]).map((r) => (r.record === 'DKIM' ? { ...r, value: r.value.replace(/p=.{10}/, 'p=AAAAAAAAAA') } : r));
+    const recs = (data!.records as unknown as WireRecord[]).map((r) =>
+      r.record === 'DKIM' ? { ...r, value: r.value.replace(/p=.{10}/, 'p=AAAAAAAAAA') } : r,
+    );
     publishRecords(dns, 'wrongkey.example.net', recs);
     await t.resend.domains.verify(data!.id);
     const got = (await t.resend.domains.get(data!.id)).data!;
@@ -119,7 +189,10 @@ describe('domains through the official resend SDK, verified against a fake DNS s
   });
 
   test('receiving enabled but its MX missing is partially_verified', async () => {
-    const { data } = await t.resend.domains.create({ name: 'part.example.net', capabilities: { sending: 'enabled', receiving: 'enabled' } } as never);
+    const { data } = await t.resend.domains.create({
+      name: 'part.example.net',
+      capabilities: { sending: 'enabled', receiving: 'enabled' },
+    } as never);
     publishRecords(dns, 'part.example.net', data!.records as unknown as WireRecord[], (r) => r.record === 'Receiving');
     await t.resend.domains.verify(data!.id);
     assert.equal((await t.resend.domains.get(data!.id)).data!.status, 'partially_verified');
@@ -167,7 +240,16 @@ describe('domains through the official resend SDK, verified against a fake DNS s
     const list = (await t.resend.domains.list()).data!;
     assert.equal(list.object, 'list');
     const item = list.data.find((d) => d.id === data!.id)!;
-    assert.deepEqual(Object.keys(item).sort(), ['capabilities', 'click_tracking', 'created_at', 'id', 'name', 'open_tracking', 'region', 'status']);
+    assert.deepEqual(Object.keys(item).sort(), [
+      'capabilities',
+      'click_tracking',
+      'created_at',
+      'id',
+      'name',
+      'open_tracking',
+      'region',
+      'status',
+    ]);
     const del = await t.resend.domains.remove(data!.id);
     assert.deepEqual(del.data, { object: 'domain', id: data!.id, deleted: true });
     assert.equal((await t.resend.domains.get(data!.id)).error!.name, 'not_found');
@@ -181,7 +263,10 @@ describe('domains through the official resend SDK, verified against a fake DNS s
     assert.ok(!page2.data.some((d) => page1.data.some((p) => p.id === d.id)));
     assert.ok(page1.data[1].created_at >= page2.data[0].created_at);
     const back = (await t.resend.domains.list({ limit: 2, before: page2.data[0].id })).data!;
-    assert.deepEqual(back.data.map((d) => d.id), page1.data.map((d) => d.id));
+    assert.deepEqual(
+      back.data.map((d) => d.id),
+      page1.data.map((d) => d.id),
+    );
   });
 });
 

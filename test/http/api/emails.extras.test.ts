@@ -3,7 +3,10 @@ import assert from 'node:assert/strict';
 import { otherTeamClient, startTestApp, type TestApp } from '../../helpers/harness.js';
 
 const PDF = Buffer.from('%PDF-1.4\n% a tiny document\n%%EOF\n');
-const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201ffa65d5c0000000049454e44ae426082', 'hex');
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201ffa65d5c0000000049454e44ae426082',
+  'hex',
+);
 
 describe('attachments of sent emails, share links and usage, through the SDK', () => {
   let t: TestApp;
@@ -12,24 +15,39 @@ describe('attachments of sent emails, share links and usage, through the SDK', (
     t = await startTestApp({ deliveryMode: 'capture' });
     await t.resend.domains.verify((await t.resend.domains.create({ name: 'example.com' })).data!.id);
     const sent = await t.resend.emails.send({
-      from: 'a@example.com', to: 'b@example.org', subject: 'With files', html: '<p>Hi <img src="cid:logo"></p><script>alert(1)</script>',
-      attachments: [{ filename: 'doc.pdf', content: PDF }, { filename: 'logo.png', content: PNG, contentId: 'logo' }],
+      from: 'a@example.com',
+      to: 'b@example.org',
+      subject: 'With files',
+      html: '<p>Hi <img src="cid:logo"></p><script>alert(1)</script>',
+      attachments: [
+        { filename: 'doc.pdf', content: PDF },
+        { filename: 'logo.png', content: PNG, contentId: 'logo' },
+      ],
     });
     assert.equal(sent.error, null, JSON.stringify(sent.error));
     emailId = sent.data!.id;
   });
-  after(async () => { await t.close(); });
+  after(async () => {
+    await t.close();
+  });
   /** Links are on MAILROOM_PUBLIC_URL; the test server listens elsewhere. */
-  const local = (u: string) => { const x = new URL(u); return `${t.url}${x.pathname}${x.search}`; };
+  const local = (u: string) => {
+    const x = new URL(u);
+    return `${t.url}${x.pathname}${x.search}`;
+  };
 
   test('emails.attachments.list and get describe each attachment with a working signed download link', async () => {
     const list = await t.resend.emails.attachments.list({ emailId });
     assert.equal(list.error, null, JSON.stringify(list.error));
     assert.equal(list.data!.object, 'list');
     const files = [...list.data!.data].sort((a, b) => a.filename!.localeCompare(b.filename!)); // in MIME order
-    assert.deepEqual(files.map((a) => [a.filename, a.content_type, a.size, a.content_disposition]), [
-      ['doc.pdf', 'application/pdf', PDF.length, 'attachment'], ['logo.png', 'image/png', PNG.length, 'inline'],
-    ]);
+    assert.deepEqual(
+      files.map((a) => [a.filename, a.content_type, a.size, a.content_disposition]),
+      [
+        ['doc.pdf', 'application/pdf', PDF.length, 'attachment'],
+        ['logo.png', 'image/png', PNG.length, 'inline'],
+      ],
+    );
     assert.equal(files[1].content_id, 'logo');
     const one = await t.resend.emails.attachments.get({ emailId, id: files[0].id });
     assert.equal(one.data!.object, 'attachment');
@@ -39,9 +57,15 @@ describe('attachments of sent emails, share links and usage, through the SDK', (
     assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
     assert.ok(Buffer.from(await res.arrayBuffer()).equals(PDF));
     assert.ok(Date.parse(one.data!.expires_at) > Date.now());
-    const tampered = one.data!.download_url.replace(/signature=(.)/, (_m, c: string) => `signature=${c === 'A' ? 'B' : 'A'}`);
+    const tampered = one.data!.download_url.replace(
+      /signature=(.)/,
+      (_m, c: string) => `signature=${c === 'A' ? 'B' : 'A'}`,
+    );
     assert.equal((await fetch(local(tampered))).status, 404);
-    assert.equal((await t.resend.emails.attachments.get({ emailId, id: '00000000-0000-4000-8000-000000000000' })).error?.name, 'not_found');
+    assert.equal(
+      (await t.resend.emails.attachments.get({ emailId, id: '00000000-0000-4000-8000-000000000000' })).error?.name,
+      'not_found',
+    );
   });
 
   test('another team sees neither the attachments nor a share of the email', async () => {
@@ -70,7 +94,7 @@ describe('attachments of sent emails, share links and usage, through the SDK', (
     assert.equal((await t.resend.emails.get(emailId)).data!.last_event, 'delivered', 'viewing changed nothing');
   });
 
-  test('usage counts the team\'s emails and reports the rate limit', async () => {
+  test("usage counts the team's emails and reports the rate limit", async () => {
     const u = await t.resend.usage.get();
     assert.equal(u.error, null, JSON.stringify(u.error));
     assert.equal(u.data!.object, 'usage');

@@ -20,21 +20,33 @@ describe('GET /emails/metrics and the email list filters', () => {
   before(async () => {
     t = await startCaptureApp();
     for (let i = 0; i < 3; i++) ids.push(await t.send({ to: `user${i}@dest.test`, subject: `Invoice ${i} ready` }));
-    const r = await t.resend.emails.send({ from: 'hello@example.com', to: 'Tagged@Dest.test', subject: 'Welcome aboard', html: '<p>x</p>', tags: [{ name: 'campaign', value: 'spring' }] });
+    const r = await t.resend.emails.send({
+      from: 'hello@example.com',
+      to: 'Tagged@Dest.test',
+      subject: 'Welcome aboard',
+      html: '<p>x</p>',
+      tags: [{ name: 'campaign', value: 'spring' }],
+    });
     ids.push(r.data!.id);
-    await until(async () => ((await t.api('GET', '/emails?status=delivered')).body.data.length === 4 ? true : undefined));
+    await until(async () =>
+      (await t.api('GET', '/emails?status=delivered')).body.data.length === 4 ? true : undefined,
+    );
     // A permanent and a transient bounce, one open, two clicks of one email, as the delivery job and tracking would record them.
     const { rows } = await t.db.pool.query('SELECT team_id FROM emails LIMIT 1');
-    const ev = (emailId: string, type: string, data: object) => t.db.pool.query(
-      'INSERT INTO email_events (id, email_id, team_id, type, recipient, data, created_at) VALUES ($1, $2, $3, $4, NULL, $5, now())',
-      [randomUUID(), emailId, rows[0].team_id, type, JSON.stringify(data)]);
+    const ev = (emailId: string, type: string, data: object) =>
+      t.db.pool.query(
+        'INSERT INTO email_events (id, email_id, team_id, type, recipient, data, created_at) VALUES ($1, $2, $3, $4, NULL, $5, now())',
+        [randomUUID(), emailId, rows[0].team_id, type, JSON.stringify(data)],
+      );
     await ev(ids[0], 'email.bounced', { bounce: { type: 'Permanent' } });
     await ev(ids[1], 'email.bounced', { bounce: { type: 'Transient' } });
     await ev(ids[2], 'email.opened', {});
     await ev(ids[2], 'email.clicked', { click: { link: 'https://a.test' } });
     await ev(ids[2], 'email.clicked', { click: { link: 'https://b.test' } });
   });
-  after(async () => { await t.close(); });
+  after(async () => {
+    await t.close();
+  });
 
   test('totals count sent, delivered, bounces by kind, unique opens, and rates', async () => {
     const r = await t.api('GET', '/emails/metrics');
@@ -60,11 +72,17 @@ describe('GET /emails/metrics and the email list filters', () => {
   test('hourly periods cover the range with zeros where nothing happened', async () => {
     const end = new Date();
     const start = new Date(end.getTime() - 5 * 3600_000);
-    const r = await t.api('GET', `/emails/metrics?granularity=hourly&dimensions=period&metrics=sent,delivered&start_date=${start.toISOString()}&end_date=${end.toISOString()}`);
+    const r = await t.api(
+      'GET',
+      `/emails/metrics?granularity=hourly&dimensions=period&metrics=sent,delivered&start_date=${start.toISOString()}&end_date=${end.toISOString()}`,
+    );
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.ok(r.body.data.length >= 5 && r.body.data.length <= 7);
     assert.deepEqual(Object.keys(r.body.data[0]), ['period', 'sent', 'delivered']);
-    assert.equal(r.body.data.reduce((n: number, d: any) => n + d.sent, 0), 4);
+    assert.equal(
+      r.body.data.reduce((n: number, d: any) => n + d.sent, 0),
+      4,
+    );
     assert.equal(r.body.data[0].sent, 0);
   });
 
@@ -123,7 +141,9 @@ describe('GET /emails/metrics and the email list filters', () => {
     try {
       await c.query('BEGIN');
       await c.query('SET LOCAL enable_seqscan = off');
-      const { rows } = await c.query(`EXPLAIN SELECT id FROM emails WHERE mailroom_addrs_text(to_addrs) LIKE '%user1%'`);
+      const { rows } = await c.query(
+        `EXPLAIN SELECT id FROM emails WHERE mailroom_addrs_text(to_addrs) LIKE '%user1%'`,
+      );
       assert.match(rows.map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']).join('\n'), /emails_addrs_trgm/);
     } finally {
       await c.query('ROLLBACK');
@@ -142,9 +162,15 @@ describe('GET /emails/metrics and the email list filters', () => {
   test('the hourly rollup answers the same numbers as the raw events', async () => {
     const { rows } = await t.db.pool.query('SELECT team_id FROM emails LIMIT 1');
     const fiveHoursAgo = new Date(Date.now() - 5 * 3600_000);
-    for (const [type, data] of [['email.complained', {}], ['email.bounced', { bounce: { type: 'Permanent' } }], ['email.bounced', { bounce: { type: 'Transient' } }]] as const) {
-      await t.db.pool.query('INSERT INTO email_events (id, email_id, team_id, type, recipient, data, created_at) VALUES ($1, $2, $3, $4, NULL, $5, $6)',
-        [randomUUID(), ids[3], rows[0].team_id, type, JSON.stringify(data), fiveHoursAgo]);
+    for (const [type, data] of [
+      ['email.complained', {}],
+      ['email.bounced', { bounce: { type: 'Permanent' } }],
+      ['email.bounced', { bounce: { type: 'Transient' } }],
+    ] as const) {
+      await t.db.pool.query(
+        'INSERT INTO email_events (id, email_id, team_id, type, recipient, data, created_at) VALUES ($1, $2, $3, $4, NULL, $5, $6)',
+        [randomUUID(), ids[3], rows[0].team_id, type, JSON.stringify(data), fiveHoursAgo],
+      );
     }
     const q = `/emails/metrics?granularity=hourly&dimensions=period,domain&start_date=${new Date(Date.now() - 8 * 3600_000).toISOString()}&end_date=${new Date().toISOString()}`;
     const live = await t.api('GET', q);
@@ -170,21 +196,41 @@ describe('GET /emails/metrics counts every outcome per recipient', () => {
   before(async () => {
     t = await startCaptureApp();
     // Four distinct recipients (one repeated in bcc with other case), all delivered by capture mode.
-    const a = await t.resend.emails.send({ from: 'hello@example.com', to: ['One@dest.test', 'two@dest.test'], cc: 'three@dest.test', bcc: ['four@dest.test', 'one@dest.test'], subject: 'To four', html: '<p>x</p>' });
+    const a = await t.resend.emails.send({
+      from: 'hello@example.com',
+      to: ['One@dest.test', 'two@dest.test'],
+      cc: 'three@dest.test',
+      bcc: ['four@dest.test', 'one@dest.test'],
+      subject: 'To four',
+      html: '<p>x</p>',
+    });
     multi = a.data!.id;
     assert.equal((await t.api('POST', '/suppressions', { body: { email: 'gone@dest.test' } })).status, 201);
-    blocked = (await t.resend.emails.send({ from: 'hello@example.com', to: 'gone@dest.test', subject: 'To a suppressed address', html: '<p>x</p>' })).data!.id;
+    blocked = (
+      await t.resend.emails.send({
+        from: 'hello@example.com',
+        to: 'gone@dest.test',
+        subject: 'To a suppressed address',
+        html: '<p>x</p>',
+      })
+    ).data!.id;
     await until(async () => {
-      const { rows } = await t.db.pool.query("SELECT count(*) FILTER (WHERE type = 'email.delivered')::int AS d, count(*) FILTER (WHERE type = 'email.suppressed')::int AS s FROM email_events");
+      const { rows } = await t.db.pool.query(
+        "SELECT count(*) FILTER (WHERE type = 'email.delivered')::int AS d, count(*) FILTER (WHERE type = 'email.suppressed')::int AS s FROM email_events",
+      );
       return rows[0].d === 4 && rows[0].s === 1 ? true : undefined;
     });
     const { rows } = await t.db.pool.query('SELECT team_id FROM emails LIMIT 1');
     for (const type of ['email.delivery_delayed', 'email.failed']) {
-      await t.db.pool.query('INSERT INTO email_events (id, email_id, team_id, type, recipient, data, created_at) VALUES ($1, $2, $3, $4, $5, $6, now())',
-        [randomUUID(), blocked, rows[0].team_id, type, 'gone@dest.test', '{}']);
+      await t.db.pool.query(
+        'INSERT INTO email_events (id, email_id, team_id, type, recipient, data, created_at) VALUES ($1, $2, $3, $4, $5, $6, now())',
+        [randomUUID(), blocked, rows[0].team_id, type, 'gone@dest.test', '{}'],
+      );
     }
   });
-  after(async () => { await t.close(); });
+  after(async () => {
+    await t.close();
+  });
 
   test('sent counts distinct recipients, so delivered, suppressed, delayed and failed add up against it', async () => {
     const m = await totals();
@@ -198,12 +244,17 @@ describe('GET /emails/metrics counts every outcome per recipient', () => {
   });
 
   test('a rate never passes 100%, even when the email was sent before the range', async () => {
-    await t.db.pool.query("UPDATE email_events SET created_at = now() - interval '3 days' WHERE email_id = $1 AND type = 'email.sent'", [multi]);
+    await t.db.pool.query(
+      "UPDATE email_events SET created_at = now() - interval '3 days' WHERE email_id = $1 AND type = 'email.sent'",
+      [multi],
+    );
     const m = await totals(`?start_date=${new Date(Date.now() - 86400_000).toISOString()}`);
     assert.equal(m.sent, 1);
     assert.equal(m.delivered, 4);
     assert.equal(m.delivery_rate, 1);
-    await t.db.pool.query("UPDATE email_events SET created_at = now() WHERE email_id = $1 AND type = 'email.sent'", [multi]);
+    await t.db.pool.query("UPDATE email_events SET created_at = now() WHERE email_id = $1 AND type = 'email.sent'", [
+      multi,
+    ]);
   });
 
   test('the hourly rollup counts recipients the same way as the raw events', async () => {
@@ -217,7 +268,7 @@ describe('GET /emails/metrics counts every outcome per recipient', () => {
     assert.deepEqual(rolled.body.data, live.body.data);
   });
 
-  test('the domain picker\'s query (domain_id) narrows the totals to that domain', async () => {
+  test("the domain picker's query (domain_id) narrows the totals to that domain", async () => {
     assert.equal((await totals(`?domain_id=${t.domainId}`)).sent, 5);
     assert.equal((await totals(`?domain_id=${randomUUID()}`)).sent, 0);
   });

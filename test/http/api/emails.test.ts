@@ -14,18 +14,44 @@ describe('the email API with the official SDK (capture mode)', () => {
       await t.resend.domains.verify(data!.id);
     }
   });
-  after(async () => { await t.close(); });
+  after(async () => {
+    await t.close();
+  });
   const from = 'Acme <hi@example.com>';
-  const rawOf = async (id: string) => (await t.db.pool.query('SELECT raw FROM emails WHERE id = $1', [id])).rows[0].raw as Buffer;
+  const rawOf = async (id: string) =>
+    (await t.db.pool.query('SELECT raw FROM emails WHERE id = $1', [id])).rows[0].raw as Buffer;
 
   test('send returns only {id}; get returns the record; capture mode delivers', async () => {
-    const { data, error, headers } = await t.resend.emails.send({ from, to: 'a@dest.test', subject: 'Hello', html: '<h1>Hi</h1>', replyTo: 'r@example.com' });
+    const { data, error, headers } = await t.resend.emails.send({
+      from,
+      to: 'a@dest.test',
+      subject: 'Hello',
+      html: '<h1>Hi</h1>',
+      replyTo: 'r@example.com',
+    });
     assert.equal(error, null);
     assert.deepEqual(Object.keys(data!), ['id']);
     assert.equal(headers!['ratelimit-policy'], '1000;w=1');
     await waitForLastEvent(t, data!.id, ['delivered']);
     const got = (await t.resend.emails.get(data!.id)).data!;
-    assert.deepEqual(Object.keys(got).sort(), ['bcc', 'cc', 'created_at', 'from', 'html', 'id', 'last_event', 'message_id', 'object', 'reply_to', 'scheduled_at', 'subject', 'tags', 'text', 'to', 'topic_id']);
+    assert.deepEqual(Object.keys(got).sort(), [
+      'bcc',
+      'cc',
+      'created_at',
+      'from',
+      'html',
+      'id',
+      'last_event',
+      'message_id',
+      'object',
+      'reply_to',
+      'scheduled_at',
+      'subject',
+      'tags',
+      'text',
+      'to',
+      'topic_id',
+    ]);
     assert.equal(got.object, 'email');
     assert.deepEqual(got.reply_to, ['r@example.com']);
     assert.match(got.created_at, /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d+\+00$/);
@@ -36,7 +62,13 @@ describe('the email API with the official SDK (capture mode)', () => {
   });
 
   test('text "" opts out of the generated text part', async () => {
-    const { data } = await t.resend.emails.send({ from, to: 'a@dest.test', subject: 'x', html: '<p>only html</p>', text: '' });
+    const { data } = await t.resend.emails.send({
+      from,
+      to: 'a@dest.test',
+      subject: 'x',
+      html: '<p>only html</p>',
+      text: '',
+    });
     const raw = (await rawOf(data!.id)).toString();
     assert.ok(!/text\/plain/i.test(raw), 'no text/plain part');
     assert.match(raw, /text\/html/i);
@@ -44,14 +76,20 @@ describe('the email API with the official SDK (capture mode)', () => {
 
   test('attachments as base64, byte array and Buffer JSON arrive byte for byte; inline images by content_id', async () => {
     const bytes = Buffer.from([0, 1, 2, 250, 251, 255]);
-    const r = await t.api('POST', '/emails', { body: {
-      from, to: 'a@dest.test', subject: 'files', html: '<img src="cid:logo">',
-      attachments: [
-        { filename: 'a.bin', content: bytes.toString('base64') },
-        { filename: 'b.bin', content: [...bytes] },
-        { filename: 'c.bin', content: { type: 'Buffer', data: [...bytes] } },
-        { filename: 'logo.png', content: bytes.toString('base64'), inline_content_id: 'logo' },
-      ] } });
+    const r = await t.api('POST', '/emails', {
+      body: {
+        from,
+        to: 'a@dest.test',
+        subject: 'files',
+        html: '<img src="cid:logo">',
+        attachments: [
+          { filename: 'a.bin', content: bytes.toString('base64') },
+          { filename: 'b.bin', content: [...bytes] },
+          { filename: 'c.bin', content: { type: 'Buffer', data: [...bytes] } },
+          { filename: 'logo.png', content: bytes.toString('base64'), inline_content_id: 'logo' },
+        ],
+      },
+    });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     const parsed = await simpleParser(await rawOf(r.body.id));
     for (const name of ['a.bin', 'b.bin', 'c.bin', 'logo.png']) {
@@ -67,13 +105,43 @@ describe('the email API with the official SDK (capture mode)', () => {
       [{ from, to: 'a@dest.test', text: 'x' }, 422, 'missing_required_field', /Missing `subject` field/],
       [{ from: 'not an address', to: 'a@dest.test', subject: 'x', text: 'x' }, 422, 'invalid_from_address', /`from`/],
       [{ from, to: 'nope', subject: 'x', text: 'x' }, 422, 'validation_error', /`to`/],
-      [{ from, to: Array.from({ length: 51 }, (_, i) => `u${i}@dest.test`), subject: 'x', text: 'x' }, 422, 'validation_error', /`to`/],
-      [{ from, to: 'a@dest.test', subject: 'x', text: 'x', tags: [{ name: 'bad tag', value: 'v' }] }, 422, 'validation_error', /tags/],
-      [{ from, to: 'a@dest.test', subject: 'x', text: 'x', attachments: [{ filename: 'a' }] }, 422, 'invalid_attachment', /content.*path/],
+      [
+        { from, to: Array.from({ length: 51 }, (_, i) => `u${i}@dest.test`), subject: 'x', text: 'x' },
+        422,
+        'validation_error',
+        /`to`/,
+      ],
+      [
+        { from, to: 'a@dest.test', subject: 'x', text: 'x', tags: [{ name: 'bad tag', value: 'v' }] },
+        422,
+        'validation_error',
+        /tags/,
+      ],
+      [
+        { from, to: 'a@dest.test', subject: 'x', text: 'x', attachments: [{ filename: 'a' }] },
+        422,
+        'invalid_attachment',
+        /content.*path/,
+      ],
       [{ from, to: 'a@dest.test', subject: 'x\r\nBcc: evil@x.test', text: 'x' }, 422, 'validation_error', /`subject`/],
-      [{ from, to: 'a@dest.test', subject: 'x', text: 'x', headers: { 'X-Evil': 'a\r\nBcc: evil@x.test' } }, 422, 'validation_error', /headers/],
-      [{ from, to: 'a@dest.test', subject: 'x', text: 'x', scheduled_at: 'in 45 days' }, 422, 'validation_error', /scheduled_at/],
-      [{ from: 'me@unverified.test', to: 'a@dest.test', subject: 'x', text: 'x' }, 403, 'validation_error', /not verified/],
+      [
+        { from, to: 'a@dest.test', subject: 'x', text: 'x', headers: { 'X-Evil': 'a\r\nBcc: evil@x.test' } },
+        422,
+        'validation_error',
+        /headers/,
+      ],
+      [
+        { from, to: 'a@dest.test', subject: 'x', text: 'x', scheduled_at: 'in 45 days' },
+        422,
+        'validation_error',
+        /scheduled_at/,
+      ],
+      [
+        { from: 'me@unverified.test', to: 'a@dest.test', subject: 'x', text: 'x' },
+        403,
+        'validation_error',
+        /not verified/,
+      ],
     ];
     for (const [body, status, name, msg] of cases) {
       const r = await t.api('POST', '/emails', { body });
@@ -85,13 +153,20 @@ describe('the email API with the official SDK (capture mode)', () => {
 
   test('GET /emails lists newest first with cursors; an unknown id is 404 "Email not found"', async () => {
     const ids = [];
-    for (let i = 0; i < 3; i++) ids.push((await t.resend.emails.send({ from, to: 'l@dest.test', subject: `list ${i}`, text: 'x' })).data!.id);
+    for (let i = 0; i < 3; i++)
+      ids.push((await t.resend.emails.send({ from, to: 'l@dest.test', subject: `list ${i}`, text: 'x' })).data!.id);
     const page = (await t.resend.emails.list({ limit: 2 })).data!;
-    assert.deepEqual(page.data.map((e) => e.id), [ids[2], ids[1]]);
+    assert.deepEqual(
+      page.data.map((e) => e.id),
+      [ids[2], ids[1]],
+    );
     assert.equal(page.has_more, true);
     assert.ok(!('html' in page.data[0]));
     const next = (await t.resend.emails.list({ limit: 1, after: ids[1] })).data!;
-    assert.deepEqual(next.data.map((e) => e.id), [ids[0]]);
+    assert.deepEqual(
+      next.data.map((e) => e.id),
+      [ids[0]],
+    );
     const r = await t.resend.emails.get('3d4f8b1e-6f43-4a8e-bb62-1f5d3c0a9e11');
     assert.deepEqual(r.error, { statusCode: 404, message: 'Email not found', name: 'not_found' });
   });
@@ -122,20 +197,28 @@ describe('the email API with the official SDK (capture mode)', () => {
   });
 
   test('batch permissive sends the valid emails and reports the invalid ones by index', async () => {
-    const { data, error } = await t.resend.batch.send([
-      { from, to: 'a@dest.test', subject: 'ok 0', text: 'x' },
-      { from, to: 'not-an-address', subject: 'bad 1', text: 'x' },
-      { from, to: 'c@dest.test', subject: 'ok 2', text: 'x' },
-    ], { batchValidation: 'permissive' });
+    const { data, error } = await t.resend.batch.send(
+      [
+        { from, to: 'a@dest.test', subject: 'ok 0', text: 'x' },
+        { from, to: 'not-an-address', subject: 'bad 1', text: 'x' },
+        { from, to: 'c@dest.test', subject: 'ok 2', text: 'x' },
+      ],
+      { batchValidation: 'permissive' },
+    );
     assert.equal(error, null);
     assert.equal(data!.data.length, 2);
-    assert.deepEqual((data as unknown as { errors: { index: number }[] }).errors.map((e) => e.index), [1]);
+    assert.deepEqual(
+      (data as unknown as { errors: { index: number }[] }).errors.map((e) => e.index),
+      [1],
+    );
   });
 
   test('batch limits: more than 100, attachments, not an array', async () => {
     const many = Array.from({ length: 101 }, () => ({ from, to: 'a@dest.test', subject: 'x', text: 'x' }));
     assert.equal((await t.api('POST', '/emails/batch', { body: many })).body.name, 'validation_error');
-    const att = await t.api('POST', '/emails/batch', { body: [{ from, to: 'a@dest.test', subject: 'x', text: 'x', attachments: [{ filename: 'a', content: 'QQ==' }] }] });
+    const att = await t.api('POST', '/emails/batch', {
+      body: [{ from, to: 'a@dest.test', subject: 'x', text: 'x', attachments: [{ filename: 'a', content: 'QQ==' }] }],
+    });
     assert.equal(att.status, 422);
     assert.match(att.body.message, /[Aa]ttachments/);
     assert.equal((await t.api('POST', '/emails/batch', { body: { from } })).status, 422);
@@ -152,21 +235,43 @@ describe('the email API with the official SDK (capture mode)', () => {
 
   test('idempotency: another body is 409 invalid_idempotent_request; in flight is 409 concurrent_idempotent_requests', async () => {
     await t.resend.emails.send({ from, to: 'idem@dest.test', subject: 'first', text: 'x' }, { idempotencyKey: 'k-2' });
-    const changed = await t.resend.emails.send({ from, to: 'idem@dest.test', subject: 'changed', text: 'x' }, { idempotencyKey: 'k-2' });
+    const changed = await t.resend.emails.send(
+      { from, to: 'idem@dest.test', subject: 'changed', text: 'x' },
+      { idempotencyKey: 'k-2' },
+    );
     assert.equal(changed.error!.name, 'invalid_idempotent_request');
     assert.equal(changed.error!.statusCode, 409);
-    await t.db.pool.query(`INSERT INTO idempotency_keys (team_id, method, path, key, request_hash, state) VALUES ($1, 'POST', '/emails', 'k-3', 'x', 'in_flight')`, [t.app.defaultTeamId]);
-    const busy = await t.resend.emails.send({ from, to: 'idem@dest.test', subject: 'busy', text: 'x' }, { idempotencyKey: 'k-3' });
-    assert.deepEqual(busy.error, { statusCode: 409, message: 'There is another request in progress with the same idempotency key.', name: 'concurrent_idempotent_requests' });
+    await t.db.pool.query(
+      `INSERT INTO idempotency_keys (team_id, method, path, key, request_hash, state) VALUES ($1, 'POST', '/emails', 'k-3', 'x', 'in_flight')`,
+      [t.app.defaultTeamId],
+    );
+    const busy = await t.resend.emails.send(
+      { from, to: 'idem@dest.test', subject: 'busy', text: 'x' },
+      { idempotencyKey: 'k-3' },
+    );
+    assert.deepEqual(busy.error, {
+      statusCode: 409,
+      message: 'There is another request in progress with the same idempotency key.',
+      name: 'concurrent_idempotent_requests',
+    });
   });
 
   test('idempotency: a key over 256 characters is 400 invalid_idempotency_key; a failed request releases its key', async () => {
-    const long = await t.resend.emails.send({ from, to: 'a@dest.test', subject: 'x', text: 'x' }, { idempotencyKey: 'k'.repeat(257) });
+    const long = await t.resend.emails.send(
+      { from, to: 'a@dest.test', subject: 'x', text: 'x' },
+      { idempotencyKey: 'k'.repeat(257) },
+    );
     assert.equal(long.error!.name, 'invalid_idempotency_key');
     assert.equal(long.error!.statusCode, 400);
-    const bad = await t.resend.emails.send({ from: 'bad', to: 'a@dest.test', subject: 'x', text: 'x' }, { idempotencyKey: 'k-4' });
+    const bad = await t.resend.emails.send(
+      { from: 'bad', to: 'a@dest.test', subject: 'x', text: 'x' },
+      { idempotencyKey: 'k-4' },
+    );
     assert.equal(bad.error!.name, 'invalid_from_address');
-    const good = await t.resend.emails.send({ from, to: 'a@dest.test', subject: 'x', text: 'x' }, { idempotencyKey: 'k-4' });
+    const good = await t.resend.emails.send(
+      { from, to: 'a@dest.test', subject: 'x', text: 'x' },
+      { idempotencyKey: 'k-4' },
+    );
     assert.equal(good.error, null);
   });
 
@@ -175,7 +280,11 @@ describe('the email API with the official SDK (capture mode)', () => {
     try {
       const sdk2 = new Resend(t.key, { baseUrl: t2.url });
       const payload = { from, to: 'race@dest.test', subject: 'race', text: 'x' };
-      const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? sdk2 : t.resend).emails.send(payload, { idempotencyKey: 'race-1' })));
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          (i % 2 ? sdk2 : t.resend).emails.send(payload, { idempotencyKey: 'race-1' }),
+        ),
+      );
       const ids = new Set(results.filter((r) => r.data).map((r) => r.data!.id));
       assert.equal(ids.size, 1);
       for (const r of results) if (r.error) assert.equal(r.error.name, 'concurrent_idempotent_requests');
@@ -187,7 +296,13 @@ describe('the email API with the official SDK (capture mode)', () => {
   });
 
   test('scheduling: natural language, reschedule, cancel; cancel of a sent email is 422', async () => {
-    const { data } = await t.resend.emails.send({ from, to: 's@dest.test', subject: 'later', text: 'x', scheduledAt: 'in 2 hours' });
+    const { data } = await t.resend.emails.send({
+      from,
+      to: 's@dest.test',
+      subject: 'later',
+      text: 'x',
+      scheduledAt: 'in 2 hours',
+    });
     let got = (await t.resend.emails.get(data!.id)).data!;
     assert.equal(got.last_event, 'scheduled');
     const at = Date.parse(got.scheduled_at!.replace(' ', 'T').replace(/\+00$/, 'Z'));
@@ -196,18 +311,26 @@ describe('the email API with the official SDK (capture mode)', () => {
     assert.deepEqual(upd.data, { object: 'email', id: data!.id });
     const { rows } = await t.db.pool.query("SELECT run_at FROM jobs WHERE payload->>'email_id' = $1", [data!.id]);
     got = (await t.resend.emails.get(data!.id)).data!;
-    assert.equal(new Date(rows[0].run_at).getTime(), Date.parse(got.scheduled_at!.replace(' ', 'T').replace(/\+00$/, 'Z')));
+    assert.equal(
+      new Date(rows[0].run_at).getTime(),
+      Date.parse(got.scheduled_at!.replace(' ', 'T').replace(/\+00$/, 'Z')),
+    );
     const c = await t.resend.emails.cancel(data!.id);
     assert.deepEqual(c.data, { object: 'email', id: data!.id });
     assert.equal((await t.resend.emails.get(data!.id)).data!.last_event, 'canceled');
-    assert.equal((await t.db.pool.query("SELECT count(*)::int AS n FROM jobs WHERE payload->>'email_id' = $1", [data!.id])).rows[0].n, 0);
+    assert.equal(
+      (await t.db.pool.query("SELECT count(*)::int AS n FROM jobs WHERE payload->>'email_id' = $1", [data!.id])).rows[0]
+        .n,
+      0,
+    );
     assert.equal((await t.resend.emails.cancel(data!.id)).error!.statusCode, 422);
     assert.equal((await t.resend.emails.update({ id: data!.id, scheduledAt: 'in 1 hour' })).error!.statusCode, 422);
   });
 
   test('a sending_access key can send but not read; bound to a domain it sends only from it', async () => {
     const dom = (await t.resend.domains.list()).data!.data.find((d) => d.name === 'example.com')!;
-    const key = (await t.resend.apiKeys.create({ name: 'bound', permission: 'sending_access', domain_id: dom.id })).data!.token;
+    const key = (await t.resend.apiKeys.create({ name: 'bound', permission: 'sending_access', domain_id: dom.id }))
+      .data!.token;
     const sdk = new Resend(key, { baseUrl: t.url });
     assert.equal((await sdk.emails.send({ from, to: 'a@dest.test', subject: 'x', text: 'x' })).error, null);
     assert.equal((await sdk.batch.send([{ from, to: 'a@dest.test', subject: 'x', text: 'x' }])).error, null);
@@ -219,7 +342,11 @@ describe('the email API with the official SDK (capture mode)', () => {
   test('suppressions: add, get by email, list by origin, remove; a suppressed address is not sent', async () => {
     const add = await t.resend.suppressions.add({ email: 'Blocked@Dest.test' });
     assert.equal(add.error, null);
-    const got = (await t.resend.suppressions.get('blocked@dest.test')).data as unknown as { email: string; origin: string; object: string };
+    const got = (await t.resend.suppressions.get('blocked@dest.test')).data as unknown as {
+      email: string;
+      origin: string;
+      object: string;
+    };
     assert.deepEqual([got.object, got.email, got.origin], ['suppression', 'blocked@dest.test', 'manual']);
     const { data } = await t.resend.emails.send({ from, to: 'blocked@dest.test', subject: 'x', text: 'x' });
     await waitForLastEvent(t, data!.id, ['suppressed']);
@@ -230,13 +357,22 @@ describe('the email API with the official SDK (capture mode)', () => {
     assert.equal((await t.resend.suppressions.get('blocked@dest.test')).error!.name, 'not_found');
   });
 
-  test('the SDK\'s template (unknown here) and topicId get a 422 naming the field, never a silent send', async () => {
-    const tpl = await t.resend.emails.send({ from: 'a@example.com', to: 'b@example.org', template: { id: 'welcome', variables: { name: 'x' } } } as never);
+  test("the SDK's template (unknown here) and topicId get a 422 naming the field, never a silent send", async () => {
+    const tpl = await t.resend.emails.send({
+      from: 'a@example.com',
+      to: 'b@example.org',
+      template: { id: 'welcome', variables: { name: 'x' } },
+    } as never);
     assert.equal(tpl.error?.name, 'validation_error');
     assert.match(tpl.error!.message, /`template\.id`/);
-    const topic = await t.resend.emails.send({ from: 'a@example.com', to: 'b@example.org', subject: 's', text: 'x', topicId: 'b6d24b8e-af0b-4c3c-be0c-359bbd97381e' });
+    const topic = await t.resend.emails.send({
+      from: 'a@example.com',
+      to: 'b@example.org',
+      subject: 's',
+      text: 'x',
+      topicId: 'b6d24b8e-af0b-4c3c-be0c-359bbd97381e',
+    });
     assert.equal(topic.error?.name, 'validation_error');
     assert.match(topic.error!.message, /`topic_id`/);
   });
 });
-

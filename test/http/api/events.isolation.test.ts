@@ -10,11 +10,16 @@ import { teamCreate } from '../../../src/store/teams.js';
 /** `{"a": {"a": ... {}}}`, `depth` objects deep, as JSON text (JSON.stringify would recurse). */
 const nested = (depth: number) => '{"a":'.repeat(depth - 1) + '{}' + '}'.repeat(depth - 1);
 
-describe('custom events of one team cannot fail another team\'s', () => {
+describe("custom events of one team cannot fail another team's", () => {
   let t: TestApp;
   let other: { key: string; teamId: string };
   const stored = async (teamId: string, name: string) =>
-    (await t.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM custom_events WHERE team_id = $1 AND name = $2', [teamId, name])).rows[0].n;
+    (
+      await t.db.pool.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM custom_events WHERE team_id = $1 AND name = $2',
+        [teamId, name],
+      )
+    ).rows[0].n;
   const send = (raw: string, headers: Record<string, string> = {}) =>
     t.api('POST', '/events/send', { raw, headers: { 'content-type': 'application/json', ...headers } });
 
@@ -23,7 +28,9 @@ describe('custom events of one team cannot fail another team\'s', () => {
     const team = await teamCreate(t.db.pool, 'Other');
     other = { key: (await t.app.apiKeys.create(team.id, { name: 'other' })).token, teamId: team.id };
   });
-  after(async () => { await t.close(); });
+  after(async () => {
+    await t.close();
+  });
 
   test('a payload nested 6,000 deep is a 422 validation_error naming `payload`, with or without an idempotency key', async () => {
     const raw = `{"event":"deep.one","email":"deep@example.com","payload":${nested(6000)}}`;
@@ -35,25 +42,39 @@ describe('custom events of one team cannot fail another team\'s', () => {
       assert.equal(r.body.name, 'validation_error');
       assert.match(r.body.message, /`payload`.*32 levels/);
     }
-    assert.equal((await send(`{"event":"deep.ok","email":"deep@example.com","payload":${nested(32)}}`)).status, 202, '32 levels are fine');
+    assert.equal(
+      (await send(`{"event":"deep.ok","email":"deep@example.com","payload":${nested(32)}}`)).status,
+      202,
+      '32 levels are fine',
+    );
     assert.equal((await send(`{"event":"deep.one","email":"deep@example.com","payload":${nested(33)}}`)).status, 422);
   });
 
   test('a payload larger than 64 KB is a 422 naming `payload`', async () => {
-    const big = await send(JSON.stringify({ event: 'big.one', email: 'big@example.com', payload: { text: 'x'.repeat(65 * 1024) } }));
+    const big = await send(
+      JSON.stringify({ event: 'big.one', email: 'big@example.com', payload: { text: 'x'.repeat(65 * 1024) } }),
+    );
     assert.equal(big.status, 422, JSON.stringify(big.body));
     assert.match(big.body.message, /`payload`.*64 KB/);
-    const fits = await send(JSON.stringify({ event: 'big.ok', email: 'big@example.com', payload: { text: 'x'.repeat(60 * 1024) } }));
+    const fits = await send(
+      JSON.stringify({ event: 'big.ok', email: 'big@example.com', payload: { text: 'x'.repeat(60 * 1024) } }),
+    );
     assert.equal(fits.status, 202, JSON.stringify(fits.body));
   });
 
   test('300 valid events of another team sent alongside the deep one are all stored', async () => {
     const client = new Resend(other.key, { baseUrl: t.url });
     const bad = send(`{"event":"shared.batch","email":"mallory@example.com","payload":${nested(6000)}}`);
-    const good = Array.from({ length: 300 }, (_, i) => client.events.send({ event: 'shared.batch', email: `user${i}@example.org`, payload: { n: i } }));
+    const good = Array.from({ length: 300 }, (_, i) =>
+      client.events.send({ event: 'shared.batch', email: `user${i}@example.org`, payload: { n: i } }),
+    );
     const [b, ...rest] = await Promise.all([bad, ...good]);
     const failed = rest.filter((r) => r.error);
-    assert.deepEqual(failed.map((r) => r.error), [], 'every valid event was accepted');
+    assert.deepEqual(
+      failed.map((r) => r.error),
+      [],
+      'every valid event was accepted',
+    );
     assert.equal(await stored(other.teamId, 'shared.batch'), 300);
     assert.equal(b.status, 422);
   });

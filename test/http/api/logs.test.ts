@@ -15,8 +15,12 @@ async function waitForLogs(t: TestApp, n: number) {
 
 describe('request logs', () => {
   let t: TestApp;
-  before(async () => { t = await startTestApp(); });
-  after(async () => { await t.close(); });
+  before(async () => {
+    t = await startTestApp();
+  });
+  after(async () => {
+    await t.close();
+  });
 
   test('records a success and a 4xx with its error name, and masks the token in the response', async () => {
     const created = await t.resend.apiKeys.create({ name: 'logged' });
@@ -26,7 +30,14 @@ describe('request logs', () => {
     const list = await t.resend.logs.list();
     assert.equal(list.error, null);
     const [dom, key] = list.data!.data;
-    assert.deepEqual(Object.keys(dom).sort(), ['created_at', 'endpoint', 'id', 'method', 'response_status', 'user_agent']);
+    assert.deepEqual(Object.keys(dom).sort(), [
+      'created_at',
+      'endpoint',
+      'id',
+      'method',
+      'response_status',
+      'user_agent',
+    ]);
     assert.equal(dom.endpoint, '/domains');
     assert.equal(dom.method, 'POST');
     assert.equal(dom.response_status, 422);
@@ -46,9 +57,24 @@ describe('request logs', () => {
 
   test('attachment contents are elided from logged request bodies', async () => {
     const { sanitizeBody } = await import('../../../src/request-logs/recorder.js');
-    const body = { from: 'a@b.co', attachments: [{ filename: 'a.pdf', content: 'QUJD'.repeat(1000) }, { content: [1, 2, 3] }, { content: { type: 'Buffer', data: [1, 2] } }, { path: 'https://x/y.pdf' }] };
-    assert.deepEqual(sanitizeBody(body), { from: 'a@b.co', attachments: [
-      { filename: 'a.pdf', content: '[elided: 4000 base64 characters]' }, { content: '[elided: 3 bytes]' }, { content: '[elided: 2 bytes]' }, { path: 'https://x/y.pdf' }] });
+    const body = {
+      from: 'a@b.co',
+      attachments: [
+        { filename: 'a.pdf', content: 'QUJD'.repeat(1000) },
+        { content: [1, 2, 3] },
+        { content: { type: 'Buffer', data: [1, 2] } },
+        { path: 'https://x/y.pdf' },
+      ],
+    };
+    assert.deepEqual(sanitizeBody(body), {
+      from: 'a@b.co',
+      attachments: [
+        { filename: 'a.pdf', content: '[elided: 4000 base64 characters]' },
+        { content: '[elided: 3 bytes]' },
+        { content: '[elided: 2 bytes]' },
+        { path: 'https://x/y.pdf' },
+      ],
+    });
   });
 
   test('paginates newest first and filters by status', async () => {
@@ -67,7 +93,9 @@ describe('request logs', () => {
   test('filters by a status class such as 4xx, and says so when the status is not a code or a class', async () => {
     const clientErrors = (await t.api('GET', '/logs?status=4xx&limit=100')).body;
     assert.ok(clientErrors.data.length >= 1);
-    assert.ok(clientErrors.data.every((l: { response_status: number }) => l.response_status >= 400 && l.response_status < 500));
+    assert.ok(
+      clientErrors.data.every((l: { response_status: number }) => l.response_status >= 400 && l.response_status < 500),
+    );
     const ok = (await t.api('GET', '/logs?status=2XX&limit=100')).body;
     assert.ok(ok.data.length >= 1 && ok.data.every((l: { response_status: number }) => l.response_status < 300));
     const bad = await t.api('GET', '/logs?status=4x');
@@ -84,7 +112,7 @@ describe('request logs', () => {
     await t2.close();
   });
 
-  test('a NUL or a lone surrogate in one team\'s body loses no entry of any team: it is logged cleaned and the batch survives', async () => {
+  test("a NUL or a lone surrogate in one team's body loses no entry of any team: it is logged cleaned and the batch survives", async () => {
     const other = await teamCreate(t.db.pool, 'Neighbours');
     const otherKey = (await t.app.apiKeys.create(other.id, { name: 'n' })).token;
     const { rows: before } = await t.db.pool.query('SELECT count(*)::int AS n FROM request_logs');
@@ -92,7 +120,9 @@ describe('request logs', () => {
     const sends: Promise<unknown>[] = [];
     for (let i = 0; i < 20; i++) {
       sends.push(t.api('GET', '/domains', { key: otherKey }));
-      sends.push(t.api('POST', '/api-keys', { raw: bad[i % bad.length], headers: { 'content-type': 'application/json' } }));
+      sends.push(
+        t.api('POST', '/api-keys', { raw: bad[i % bad.length], headers: { 'content-type': 'application/json' } }),
+      );
     }
     await Promise.all(sends);
     const logs = t.app.requestLogs;
@@ -102,7 +132,9 @@ describe('request logs', () => {
     assert.equal(rows[0].n - before[0].n, 40, 'every request was logged');
     const theirs = await t.db.pool.query(`SELECT count(*)::int AS n FROM request_logs WHERE team_id = $1`, [other.id]);
     assert.equal(theirs.rows[0].n, 20);
-    const { rows: cleaned } = await t.db.pool.query(`SELECT request_body FROM request_logs WHERE request_body::text LIKE '%\uFFFD%' ORDER BY created_at`);
+    const { rows: cleaned } = await t.db.pool.query(
+      `SELECT request_body FROM request_logs WHERE request_body::text LIKE '%\uFFFD%' ORDER BY created_at`,
+    );
     assert.ok(cleaned.length >= 20, `${cleaned.length} cleaned bodies`);
     assert.ok(cleaned.some((r) => r.request_body.name === 'nul \uFFFD here'));
     assert.ok(cleaned.some((r) => r.request_body.name === 'lone \uFFFD surrogate'));

@@ -19,11 +19,17 @@ describe('impossible dates in filter rules cannot poison the team', () => {
     t = await startCaptureApp();
     ann = (await t.resend.contacts.create({ email: 'ann@dest.test' })).data!.id;
     await t.resend.contacts.create({ email: 'bob@dest.test' });
-    recent = (await t.api('POST', '/segments', { body: { name: 'Recent', filter: { field: 'created_at', op: 'gt', value: '2020-01-01' } } })).body.id;
+    recent = (
+      await t.api('POST', '/segments', {
+        body: { name: 'Recent', filter: { field: 'created_at', op: 'gt', value: '2020-01-01' } },
+      })
+    ).body.id;
     fixed = (await t.resend.segments.create({ name: 'Fixed' })).data!.id;
     assert.equal((await t.api('POST', `/contacts/${ann}/segments/${fixed}`)).status, 200);
   });
-  after(async () => { await t.close(); });
+  after(async () => {
+    await t.close();
+  });
 
   test('preview, create and update refuse an impossible date with a 422 naming the rule', async () => {
     const before = (await t.api('GET', '/segments')).body.data.length;
@@ -43,23 +49,44 @@ describe('impossible dates in filter rules cannot poison the team', () => {
       }
     }
     assert.equal((await t.api('GET', '/segments')).body.data.length, before, 'nothing was created');
-    assert.deepEqual((await t.api('GET', `/segments/${recent}`)).body.filter, { field: 'created_at', op: 'gt', value: '2020-01-01T00:00:00Z' }, 'nothing was changed');
-    const fine = await t.api('POST', '/segments/preview', { body: { filter: { field: 'created_at', op: 'gt', value: '2024-02-29T23:59:59+15:59' } } });
+    assert.deepEqual(
+      (await t.api('GET', `/segments/${recent}`)).body.filter,
+      { field: 'created_at', op: 'gt', value: '2020-01-01T00:00:00Z' },
+      'nothing was changed',
+    );
+    const fine = await t.api('POST', '/segments/preview', {
+      body: { filter: { field: 'created_at', op: 'gt', value: '2024-02-29T23:59:59+15:59' } },
+    });
     assert.equal(fine.status, 200, JSON.stringify(fine.body));
   });
 
   test('a segment stored with an impossible date by an older version is readable, fails alone and clearly, and does not break the team', async () => {
-    const teamId = (await t.db.pool.query<{ team_id: string }>('SELECT team_id FROM segments WHERE id = $1', [recent])).rows[0].team_id;
+    const teamId = (await t.db.pool.query<{ team_id: string }>('SELECT team_id FROM segments WHERE id = $1', [recent]))
+      .rows[0].team_id;
     const bad = uuid();
-    const filter = { and: [{ field: 'email', op: 'exists' }, { field: 'created_at', op: 'gt', value: '2026-02-31T00:00:00Z' }] };
-    await t.db.pool.query('INSERT INTO segments (id, team_id, name, filter) VALUES ($1, $2, $3, $4)', [bad, teamId, 'Old bad', JSON.stringify(filter)]);
+    const filter = {
+      and: [
+        { field: 'email', op: 'exists' },
+        { field: 'created_at', op: 'gt', value: '2026-02-31T00:00:00Z' },
+      ],
+    };
+    await t.db.pool.query('INSERT INTO segments (id, team_id, name, filter) VALUES ($1, $2, $3, $4)', [
+      bad,
+      teamId,
+      'Old bad',
+      JSON.stringify(filter),
+    ]);
 
     const got = await t.api('GET', `/segments/${bad}`);
     assert.equal(got.status, 200, JSON.stringify(got.body));
     assert.deepEqual([got.body.id, got.body.filter, got.body.contacts_count], [bad, filter, null]);
     assert.match(got.body.filter_error, /`filter\.and\[1\]\.value`.*2026-02-31/);
 
-    for (const path of [`/segments/${bad}/contacts`, `/contacts?segment_id=${bad}`, `/audiences/${bad}/contacts/${ann}`]) {
+    for (const path of [
+      `/segments/${bad}/contacts`,
+      `/contacts?segment_id=${bad}`,
+      `/audiences/${bad}/contacts/${ann}`,
+    ]) {
       const r = await t.api('GET', path);
       assert.equal(r.status, 422, `${path}: ${JSON.stringify(r.body)}`);
       assert.equal(r.body.name, 'validation_error');
@@ -76,17 +103,29 @@ describe('impossible dates in filter rules cannot poison the team', () => {
     assert.equal((await t.api('GET', '/segments')).status, 200);
 
     // A broadcast to it stops with the reason shown instead of staying queued.
-    const b = await t.resend.broadcasts.create({ segmentId: bad, from: 'Acme <hello@example.com>', subject: 'Hi', text: 'hi', send: true });
+    const b = await t.resend.broadcasts.create({
+      segmentId: bad,
+      from: 'Acme <hello@example.com>',
+      subject: 'Hi',
+      text: 'hi',
+      send: true,
+    });
     assert.equal(b.error, null, JSON.stringify(b.error));
-    const stopped = await until('the broadcast to stop', async () => {
-      const r = (await t.api('GET', `/broadcasts/${b.data!.id}`)).body;
-      return r.status === 'paused' ? r : undefined;
-    }, 20_000);
+    const stopped = await until(
+      'the broadcast to stop',
+      async () => {
+        const r = (await t.api('GET', `/broadcasts/${b.data!.id}`)).body;
+        return r.status === 'paused' ? r : undefined;
+      },
+      20_000,
+    );
     assert.match(stopped.pause_reason, /filter cannot be evaluated.*2026-02-31/);
     assert.equal((await t.db.pool.query('SELECT 1 FROM emails WHERE broadcast_id = $1', [b.data!.id])).rowCount, 0);
 
     // Fixing the filter heals it.
-    const fix = await t.api('PATCH', `/segments/${bad}`, { body: { filter: { field: 'created_at', op: 'gt', value: '9999-02-28' } } });
+    const fix = await t.api('PATCH', `/segments/${bad}`, {
+      body: { filter: { field: 'created_at', op: 'gt', value: '9999-02-28' } },
+    });
     assert.equal(fix.status, 200, JSON.stringify(fix.body));
     const healed = await t.api('GET', `/segments/${bad}`);
     assert.deepEqual([healed.body.contacts_count, healed.body.filter_error], [0, undefined]);

@@ -6,8 +6,12 @@ describe('segments (and the legacy audiences) through the resend SDK', () => {
   let t: TestApp;
   let vip: string;
   let beta: string;
-  before(async () => { t = await startTestApp(); });
-  after(async () => { await t.close(); });
+  before(async () => {
+    t = await startTestApp();
+  });
+  after(async () => {
+    await t.close();
+  });
 
   test('create, get, list, rename and delete; a malformed filter is refused by name', async () => {
     const created = await t.resend.segments.create({ name: 'VIP' });
@@ -31,24 +35,40 @@ describe('segments (and the legacy audiences) through the resend SDK', () => {
   });
 
   test('contacts join segments on create and through contacts.segments; lists by segment', async () => {
-    const ann = (await t.resend.contacts.create({ email: 'ann@example.org', segments: [{ id: vip }] } as never)).data!.id;
+    const ann = (await t.resend.contacts.create({ email: 'ann@example.org', segments: [{ id: vip }] } as never)).data!
+      .id;
     const bob = (await t.resend.contacts.create({ email: 'bob@example.org' })).data!.id;
     await t.resend.contacts.create({ email: 'cy@example.org' });
-    const unknown = await t.resend.contacts.create({ email: 'dee@example.org', segments: [{ id: '00000000-0000-4000-8000-000000000000' }] } as never);
+    const unknown = await t.resend.contacts.create({
+      email: 'dee@example.org',
+      segments: [{ id: '00000000-0000-4000-8000-000000000000' }],
+    } as never);
     assert.equal(unknown.error?.name, 'validation_error');
     const added = await t.resend.contacts.segments.add({ contactId: bob, segmentId: vip });
     assert.equal(added.error, null, JSON.stringify(added.error));
     await t.resend.contacts.segments.add({ email: 'bob@example.org', segmentId: beta });
     const bobs = await t.resend.contacts.segments.list({ contactId: bob });
-    assert.deepEqual(bobs.data!.data.map((s) => s.name), ['VIP', 'Beta']);
+    assert.deepEqual(
+      bobs.data!.data.map((s) => s.name),
+      ['VIP', 'Beta'],
+    );
     const members = await t.resend.contacts.list({ segmentId: vip });
     assert.equal(members.error, null, JSON.stringify(members.error));
     assert.deepEqual(members.data!.data.map((c) => c.email).sort(), ['ann@example.org', 'bob@example.org']);
-    assert.deepEqual((await t.api('GET', `/contacts?segment_id=${beta}`)).body.data.map((c: any) => c.email), ['bob@example.org']);
+    assert.deepEqual(
+      (await t.api('GET', `/contacts?segment_id=${beta}`)).body.data.map((c: any) => c.email),
+      ['bob@example.org'],
+    );
     const removed = await t.resend.contacts.segments.remove({ contactId: bob, segmentId: vip });
     assert.equal(removed.error, null, JSON.stringify(removed.error));
-    assert.deepEqual((await t.resend.contacts.list({ segmentId: vip })).data!.data.map((c) => c.id), [ann]);
-    assert.equal((await t.resend.contacts.segments.remove({ contactId: bob, segmentId: vip })).error?.name, 'not_found');
+    assert.deepEqual(
+      (await t.resend.contacts.list({ segmentId: vip })).data!.data.map((c) => c.id),
+      [ann],
+    );
+    assert.equal(
+      (await t.resend.contacts.segments.remove({ contactId: bob, segmentId: vip })).error?.name,
+      'not_found',
+    );
     const patch = await t.api('PATCH', `/contacts/${ann}`, { body: { segments: [{ id: beta }] } });
     assert.equal(patch.status, 422);
     assert.match(patch.body.message, /`segments`/);
@@ -70,6 +90,9 @@ describe('segments (and the legacy audiences) through the resend SDK', () => {
     const outsider = await t.api('GET', `/audiences/${aid}/contacts/cy@example.org`);
     assert.equal(outsider.status, 404, 'not in that audience');
     assert.equal((await t.api('GET', `/segments/${aid}`)).body.name, 'Legacy list');
-    assert.equal((await t.api('GET', '/audiences/00000000-0000-4000-8000-000000000000/contacts')).body.message, 'Audience not found');
+    assert.equal(
+      (await t.api('GET', '/audiences/00000000-0000-4000-8000-000000000000/contacts')).body.message,
+      'Audience not found',
+    );
   });
 });

@@ -23,15 +23,27 @@ describe('topics and contact subscriptions through the resend SDK', () => {
     await t.resend.webhooks.create({ endpoint: rcv.url, events: ['topic.created', 'topic.updated', 'topic.deleted'] });
     await t.resend.domains.verify((await t.resend.domains.create({ name: 'example.com' })).data!.id);
   });
-  after(() => closeAll(() => rcv.close(), () => t.close()));
+  after(() =>
+    closeAll(
+      () => rcv.close(),
+      () => t.close(),
+    ),
+  );
 
   test('create, get, list, update and delete; default_subscription is fixed; each change reaches webhooks', async () => {
-    const created = await t.resend.topics.create({ name: 'Newsletter', description: 'Monthly news', defaultSubscription: 'opt_in' });
+    const created = await t.resend.topics.create({
+      name: 'Newsletter',
+      description: 'Monthly news',
+      defaultSubscription: 'opt_in',
+    });
     assert.equal(created.error, null, JSON.stringify(created.error));
     news = created.data!.id;
     product = (await t.resend.topics.create({ name: 'Product updates', defaultSubscription: 'opt_out' })).data!.id;
     const got = (await t.resend.topics.get(news)).data as any;
-    assert.deepEqual([got.object, got.name, got.description, got.default_subscription, got.visibility], ['topic', 'Newsletter', 'Monthly news', 'opt_in', 'private']);
+    assert.deepEqual(
+      [got.object, got.name, got.description, got.default_subscription, got.visibility],
+      ['topic', 'Newsletter', 'Monthly news', 'opt_in', 'private'],
+    );
     const list = (await t.resend.topics.list()).data as any;
     assert.deepEqual(list.data.map((x: any) => x.name).sort(), ['Newsletter', 'Product updates']);
     assert.equal((await t.resend.topics.update({ id: news, name: 'The newsletter' } as never)).error, null);
@@ -45,24 +57,40 @@ describe('topics and contact subscriptions through the resend SDK', () => {
     assert.deepEqual((await t.resend.topics.remove(tmp)).data, { object: 'topic', id: tmp, deleted: true });
     assert.equal((await t.resend.topics.get(tmp)).error?.name, 'not_found');
     const events = (await rcv.waitFor(5)).map((r) => JSON.parse(r.body));
-    assert.deepEqual(events.map((e) => e.type).sort(), ['topic.created', 'topic.created', 'topic.created', 'topic.deleted', 'topic.updated'], 'the refused change sent nothing');
+    assert.deepEqual(
+      events.map((e) => e.type).sort(),
+      ['topic.created', 'topic.created', 'topic.created', 'topic.deleted', 'topic.updated'],
+      'the refused change sent nothing',
+    );
     assert.ok(events.some((e) => e.type === 'topic.deleted' && e.data.id === tmp && e.data.deleted === true));
     assert.ok(events.some((e) => e.type === 'topic.updated' && e.data.name === 'The newsletter'));
     const other = await otherTeamClient(t, 'Others');
     assert.equal((await other.topics.get(news)).error?.name, 'not_found');
   });
 
-  test('a contact\'s subscriptions: the defaults, set on create, changed with the SDK\'s bare array', async () => {
-    const id = (await t.resend.contacts.create({ email: 'ann@example.org', topics: [{ id: product, subscription: 'opt_in' }] } as never)).data!.id;
-    const subs = async () => Object.fromEntries(((await t.resend.contacts.topics.list({ id })).data as any).data.map((x: any) => [x.id, x.subscription]));
+  test("a contact's subscriptions: the defaults, set on create, changed with the SDK's bare array", async () => {
+    const id = (
+      await t.resend.contacts.create({
+        email: 'ann@example.org',
+        topics: [{ id: product, subscription: 'opt_in' }],
+      } as never)
+    ).data!.id;
+    const subs = async () =>
+      Object.fromEntries(
+        ((await t.resend.contacts.topics.list({ id })).data as any).data.map((x: any) => [x.id, x.subscription]),
+      );
     assert.deepEqual(await subs(), { [news]: 'opt_in', [product]: 'opt_in' });
     const upd = await t.resend.contacts.topics.update({ id, topics: [{ id: news, subscription: 'opt_out' }] });
     assert.equal(upd.error, null, JSON.stringify(upd.error));
     assert.deepEqual(await subs(), { [news]: 'opt_out', [product]: 'opt_in' });
-    const wrapped = await t.api('PATCH', '/contacts/ann@example.org/topics', { body: { topics: [{ id: product, subscription: 'opt_out' }] } });
+    const wrapped = await t.api('PATCH', '/contacts/ann@example.org/topics', {
+      body: { topics: [{ id: product, subscription: 'opt_out' }] },
+    });
     assert.equal(wrapped.status, 200, JSON.stringify(wrapped.body));
     assert.deepEqual(await subs(), { [news]: 'opt_out', [product]: 'opt_out' });
-    const unknown = await t.api('PATCH', `/contacts/${id}/topics`, { body: [{ id: '00000000-0000-4000-8000-000000000000', subscription: 'opt_in' }] });
+    const unknown = await t.api('PATCH', `/contacts/${id}/topics`, {
+      body: [{ id: '00000000-0000-4000-8000-000000000000', subscription: 'opt_in' }],
+    });
     assert.equal(unknown.status, 422);
     const bad = await t.api('PATCH', `/contacts/${id}/topics`, { body: [{ id: news, subscription: 'maybe' }] });
     assert.equal(bad.status, 422);
@@ -71,7 +99,13 @@ describe('topics and contact subscriptions through the resend SDK', () => {
 
   test('an email for a topic is held for a contact who left it and delivered to the others; an unknown topic is a 422', async () => {
     await t.resend.contacts.create({ email: 'bob@example.org' });
-    const sent = await t.resend.emails.send({ from: 'a@example.com', to: ['ann@example.org', 'bob@example.org', 'stranger@example.org'], subject: 'News', text: 'x', topicId: news });
+    const sent = await t.resend.emails.send({
+      from: 'a@example.com',
+      to: ['ann@example.org', 'bob@example.org', 'stranger@example.org'],
+      subject: 'News',
+      text: 'x',
+      topicId: news,
+    });
     assert.equal(sent.error, null, JSON.stringify(sent.error));
     const id = sent.data!.id;
     const events = await until('all recipients settled', async () => {
@@ -85,7 +119,13 @@ describe('topics and contact subscriptions through the resend SDK', () => {
     assert.equal(by['bob@example.org'].type, 'email.delivered', 'opt_in by default');
     assert.equal(by['stranger@example.org'].type, 'email.delivered', 'not a contact: not held');
     assert.equal((await t.resend.emails.get(id)).data!.topic_id, news);
-    const unknown = await t.resend.emails.send({ from: 'a@example.com', to: 'b@example.org', subject: 's', text: 'x', topicId: '00000000-0000-4000-8000-000000000000' });
+    const unknown = await t.resend.emails.send({
+      from: 'a@example.com',
+      to: 'b@example.org',
+      subject: 's',
+      text: 'x',
+      topicId: '00000000-0000-4000-8000-000000000000',
+    });
     assert.equal(unknown.error?.name, 'validation_error');
     assert.match(unknown.error!.message, /`topic_id`/);
   });

@@ -14,11 +14,25 @@ export function EmailPreview({ html, title }: { html: string | null; title: stri
     <div class="preview">
       {blocked > 0 && (
         <div class="preview-bar" role="status">
-          {remote ? <span>Remote images are shown.</span> : <span>{blocked} remote image{blocked > 1 ? 's' : ''} blocked (they could tell the sender you opened this).</span>}
-          <button type="button" class="btn sm" onClick={() => setRemote(!remote)}>{remote ? 'Block remote images' : 'Show remote images'}</button>
+          {remote ? (
+            <span>Remote images are shown.</span>
+          ) : (
+            <span>
+              {blocked} remote image{blocked > 1 ? 's' : ''} blocked (they could tell the sender you opened this).
+            </span>
+          )}
+          <button type="button" class="btn sm" onClick={() => setRemote(!remote)}>
+            {remote ? 'Block remote images' : 'Show remote images'}
+          </button>
         </div>
       )}
-      <iframe key={String(remote)} title={`Preview of ${title}`} sandbox="allow-popups allow-popups-to-escape-sandbox" srcdoc={doc} referrerpolicy="no-referrer" />
+      <iframe
+        key={String(remote)}
+        title={`Preview of ${title}`}
+        sandbox="allow-popups allow-popups-to-escape-sandbox"
+        srcdoc={doc}
+        referrerpolicy="no-referrer"
+      />
     </div>
   );
 }
@@ -27,17 +41,29 @@ export function EmailPreview({ html, title }: { html: string | null; title: stri
 export function parseHeaders(raw: string): [string, string][] {
   const end = raw.search(/\r?\n\r?\n/);
   const block = (end < 0 ? raw : raw.slice(0, end)).replace(/\r?\n[ \t]+/g, ' ');
-  return block.split(/\r?\n/).filter(Boolean).map((line) => {
-    const i = line.indexOf(':');
-    return i < 0 ? [line, ''] : [line.slice(0, i), line.slice(i + 1).trim()];
-  });
+  return block
+    .split(/\r?\n/)
+    .filter(Boolean)
+    .map((line) => {
+      const i = line.indexOf(':');
+      return i < 0 ? [line, ''] : [line.slice(0, i), line.slice(i + 1).trim()];
+    });
 }
 
 /** Header name/value pairs as a table, in message order. */
 export function HeadersTable({ headers }: { headers: [string, string][] }) {
   return (
-    <div class="table-wrap"><table class="list headers"><tbody>
-      {headers.map(([k, v], i) => <tr key={i}><th scope="row">{k}</th><td class="mono wrap">{v}</td></tr>)}
-    </tbody></table></div>
+    <div class="table-wrap">
+      <table class="list headers">
+        <tbody>
+          {headers.map(([k, v], i) => (
+            <tr key={i}>
+              <th scope="row">{k}</th>
+              <td class="mono wrap">{v}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }

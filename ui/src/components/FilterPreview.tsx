@@ -6,7 +6,11 @@ import { fullName, type ContactRow } from '../audience';
 import { num } from '../format';
 import { Badge } from './ui';
 
-interface Preview { count: number; count_capped: boolean; data: ContactRow[] }
+interface Preview {
+  count: number;
+  count_capped: boolean;
+  data: ContactRow[];
+}
 export const countText = (n: number, capped: boolean | undefined) => (capped ? `${num(n)}+` : num(n));
 
 /** Previews `filter` (a rule tree, or undefined while there is none) `delay` ms after it last changed; reports errors (the API's own words) through onError. */
@@ -17,7 +21,12 @@ export function usePreview(filter: unknown, onError: (message: string | undefine
   const key = filter === undefined ? '' : JSON.stringify(filter);
   useEffect(() => {
     const mine = ++seq.current;
-    if (!key) { setPreview(undefined); setBusy(false); onError(undefined); return; }
+    if (!key) {
+      setPreview(undefined);
+      setBusy(false);
+      onError(undefined);
+      return;
+    }
     setBusy(true);
     const timer = setTimeout(async () => {
       try {
@@ -28,7 +37,7 @@ export function usePreview(filter: unknown, onError: (message: string | undefine
       } catch (e) {
         if (mine !== seq.current) return;
         setPreview(undefined);
-        onError(e instanceof ApiError ? e.serverMessage ?? e.message : (e as Error).message); // the raw 422: its path places it
+        onError(e instanceof ApiError ? (e.serverMessage ?? e.message) : (e as Error).message); // the raw 422: its path places it
       } finally {
         if (mine === seq.current) setBusy(false);
       }
@@ -38,23 +47,57 @@ export function usePreview(filter: unknown, onError: (message: string | undefine
   return { preview, busy };
 }
 
-export function PreviewPanel({ preview, busy, empty, invalid }: { preview: Preview | undefined; busy: boolean; empty: boolean; invalid?: boolean }) {
+export function PreviewPanel({
+  preview,
+  busy,
+  empty,
+  invalid,
+}: {
+  preview: Preview | undefined;
+  busy: boolean;
+  empty: boolean;
+  invalid?: boolean;
+}) {
   return (
     <section class="preview" aria-label="Matching contacts" aria-busy={busy}>
       <p class="preview-count" data-testid="preview-count" aria-live="polite">
-        {empty ? 'Add a rule to see who matches.' : preview ? <><strong>{countText(preview.count, preview.count_capped)}</strong> {preview.count === 1 && !preview.count_capped ? 'contact matches' : 'contacts match'}{busy ? ' (updating…)' : ''}</> : busy ? 'Counting…' : invalid ? 'Fix the rule to see who matches.' : '—'}
+        {empty ? (
+          'Add a rule to see who matches.'
+        ) : preview ? (
+          <>
+            <strong>{countText(preview.count, preview.count_capped)}</strong>{' '}
+            {preview.count === 1 && !preview.count_capped ? 'contact matches' : 'contacts match'}
+            {busy ? ' (updating…)' : ''}
+          </>
+        ) : busy ? (
+          'Counting…'
+        ) : invalid ? (
+          'Fix the rule to see who matches.'
+        ) : (
+          '—'
+        )}
       </p>
       {!empty && preview && preview.data.length > 0 && (
         <div class="table-wrap">
           <table class="list" data-testid="preview-contacts">
             <caption class="sr-only">The first matching contacts</caption>
-            <thead><tr><th scope="col">Email</th><th scope="col">Name</th><th scope="col">Status</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Email</th>
+                <th scope="col">Name</th>
+                <th scope="col">Status</th>
+              </tr>
+            </thead>
             <tbody>
               {preview.data.map((c) => (
                 <tr key={c.id}>
-                  <td class="ellipsis" title={c.email}>{c.email}</td>
+                  <td class="ellipsis" title={c.email}>
+                    {c.email}
+                  </td>
                   <td>{fullName(c) || <span class="muted">—</span>}</td>
-                  <td><Badge status={c.unsubscribed ? 'unsubscribed' : 'subscribed'} /></td>
+                  <td>
+                    <Badge status={c.unsubscribed ? 'unsubscribed' : 'subscribed'} />
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -10,10 +10,21 @@ import { Link } from './Link';
 import { ReputationBanner } from './Reputation';
 
 const NAV: [string, string][] = [
-  ['/emails', 'Emails'], ['/receiving', 'Receiving'], ['/metrics', 'Metrics'], ['/domains', 'Domains'], ['/api-keys', 'API keys'],
-  ['/webhooks', 'Webhooks'], ['/logs', 'Logs'], ['/suppressions', 'Suppressions'], ['/contacts', 'Contacts'],
-  ['/segments', 'Segments'], ['/topics', 'Topics'],
-  ['/templates', 'Templates'], ['/broadcasts', 'Broadcasts'], ['/automations', 'Automations'], ['/events', 'Events'],
+  ['/emails', 'Emails'],
+  ['/receiving', 'Receiving'],
+  ['/metrics', 'Metrics'],
+  ['/domains', 'Domains'],
+  ['/api-keys', 'API keys'],
+  ['/webhooks', 'Webhooks'],
+  ['/logs', 'Logs'],
+  ['/suppressions', 'Suppressions'],
+  ['/contacts', 'Contacts'],
+  ['/segments', 'Segments'],
+  ['/topics', 'Topics'],
+  ['/templates', 'Templates'],
+  ['/broadcasts', 'Broadcasts'],
+  ['/automations', 'Automations'],
+  ['/events', 'Events'],
 ];
 
 export function ThemeToggle() {
@@ -23,15 +34,26 @@ export function ThemeToggle() {
     applyTheme(t);
     setTheme(t);
   };
-  return <button type="button" class="btn ghost sm" onClick={change} aria-label={`Theme: ${theme}. Change theme`} title="Change theme">{theme === 'dark' ? '☾ Dark' : theme === 'light' ? '☀ Light' : '◐ Auto'}</button>;
+  return (
+    <button
+      type="button"
+      class="btn ghost sm"
+      onClick={change}
+      aria-label={`Theme: ${theme}. Change theme`}
+      title="Change theme"
+    >
+      {theme === 'dark' ? '☾ Dark' : theme === 'light' ? '☀ Light' : '◐ Auto'}
+    </button>
+  );
 }
 
 /** On every page in capture mode: otherwise only the Mailbox would say that nothing is delivered. */
 function CaptureBanner() {
   return (
     <div class="alert warn capture-banner" role="note" data-testid="capture-banner">
-      <strong>Capture mode</strong> (<code>MAILROOM_DELIVERY_MODE=capture</code>): nothing leaves this machine. Every email is kept
-      in the <Link href="/mailbox">Mailbox</Link> instead of being delivered, and domains are not checked in DNS.
+      <strong>Capture mode</strong> (<code>MAILROOM_DELIVERY_MODE=capture</code>): nothing leaves this machine. Every
+      email is kept in the <Link href="/mailbox">Mailbox</Link> instead of being delivered, and domains are not checked
+      in DNS.
     </div>
   );
 }
@@ -43,7 +65,10 @@ export function Layout({ path, children }: { path: string; children: ComponentCh
   // so keyboard and screen-reader users start on the page, not on the link they left.
   const first = useRef(true);
   useEffect(() => {
-    if (first.current) { first.current = false; return; }
+    if (first.current) {
+      first.current = false;
+      return;
+    }
     let tries = 0;
     const timer = setInterval(() => {
       const h1 = document.querySelector<HTMLElement>('main#main h1');
@@ -56,7 +81,11 @@ export function Layout({ path, children }: { path: string; children: ComponentCh
     }, 50);
     return () => clearInterval(timer);
   }, [path]);
-  const nav = [...NAV, ...(state.delivery_mode === 'capture' ? [['/mailbox', 'Mailbox'] as [string, string]] : []), ['/team', 'Team'] as [string, string]];
+  const nav = [
+    ...NAV,
+    ...(state.delivery_mode === 'capture' ? [['/mailbox', 'Mailbox'] as [string, string]] : []),
+    ['/team', 'Team'] as [string, string],
+  ];
   const switchTeam = async (id: string) => {
     await post('/dashboard-api/teams/switch', { team_id: id });
     await reload();
@@ -69,17 +98,35 @@ export function Layout({ path, children }: { path: string; children: ComponentCh
   };
   return (
     <div class="shell">
-      <a class="skip" href="#main">Skip to content</a>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
       <aside class={`side${open ? ' open' : ''}`}>
         <div class="brand">
-          <Link href="/emails" class="logo"><img src="/favicon.svg" alt="" width={24} height={24} /> Mailroom</Link>
-          <button type="button" class="btn ghost sm menu" aria-expanded={open} aria-controls="nav" onClick={() => setOpen(!open)}>Menu</button>
+          <Link href="/emails" class="logo">
+            <img src="/favicon.svg" alt="" width={24} height={24} /> Mailroom
+          </Link>
+          <button
+            type="button"
+            class="btn ghost sm menu"
+            aria-expanded={open}
+            aria-controls="nav"
+            onClick={() => setOpen(!open)}
+          >
+            Menu
+          </button>
         </div>
         <nav id="nav" aria-label="Main">
           <ul>
             {nav.map(([href, text]) => (
               <li key={href}>
-                <Link href={href} aria-current={path === href || path.startsWith(href + '/') ? 'page' : undefined} onClick={() => setOpen(false)}>{text}</Link>
+                <Link
+                  href={href}
+                  aria-current={path === href || path.startsWith(href + '/') ? 'page' : undefined}
+                  onClick={() => setOpen(false)}
+                >
+                  {text}
+                </Link>
               </li>
             ))}
           </ul>
@@ -89,18 +136,34 @@ export function Layout({ path, children }: { path: string; children: ComponentCh
             <label class="team-switch">
               <span class="muted small">Team</span>
               <select value={state.team?.id} onChange={(e) => switchTeam((e.target as HTMLSelectElement).value)}>
-                {state.teams.map((t) => <option key={t.id} value={t.id}>{t.name}</option>)}
+                {state.teams.map((t) => (
+                  <option key={t.id} value={t.id}>
+                    {t.name}
+                  </option>
+                ))}
               </select>
             </label>
-          ) : <p class="muted small">Team: <strong>{state.team?.name}</strong></p>}
-          <p class="small user"><Link href="/account">{state.user?.email}</Link></p>
+          ) : (
+            <p class="muted small">
+              Team: <strong>{state.team?.name}</strong>
+            </p>
+          )}
+          <p class="small user">
+            <Link href="/account">{state.user?.email}</Link>
+          </p>
           <div class="row">
             <ThemeToggle />
-            <button type="button" class="btn ghost sm" onClick={signOut}>Sign out</button>
+            <button type="button" class="btn ghost sm" onClick={signOut}>
+              Sign out
+            </button>
           </div>
         </div>
       </aside>
-      <main id="main" tabIndex={-1}>{state.delivery_mode === 'capture' && <CaptureBanner />}<ReputationBanner path={path} />{children}</main>
+      <main id="main" tabIndex={-1}>
+        {state.delivery_mode === 'capture' && <CaptureBanner />}
+        <ReputationBanner path={path} />
+        {children}
+      </main>
     </div>
   );
 }

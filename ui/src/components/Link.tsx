@@ -18,5 +18,9 @@ export function Link({ href, children, onClick: after, ...rest }: Props) {
     after?.();
     navigate(href);
   };
-  return <a href={BASE + href} onClick={onClick} {...rest}>{children}</a>;
+  return (
+    <a href={BASE + href} onClick={onClick} {...rest}>
+      {children}
+    </a>
+  );
 }

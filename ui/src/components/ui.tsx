@@ -8,7 +8,15 @@ export function Badge({ status, text }: { status: string; text?: string }) {
   return <span class={`badge ${tone(status)}`}>{text ?? label(status)}</span>;
 }
 
-export function Empty({ title, children, action }: { title: string; children?: ComponentChildren; action?: ComponentChildren }) {
+export function Empty({
+  title,
+  children,
+  action,
+}: {
+  title: string;
+  children?: ComponentChildren;
+  action?: ComponentChildren;
+}) {
   return (
     <div class="empty" role="status">
       <h2>{title}</h2>
@@ -34,14 +42,36 @@ export function Copy({ text, label: l = 'Copy', small }: { text: string; label?:
     setDone(true);
     setTimeout(() => setDone(false), 1500);
   };
-  return <button type="button" class={`btn ghost${small ? ' sm' : ''}`} onClick={copy} aria-live="polite">{done ? 'Copied' : l}</button>;
+  return (
+    <button type="button" class={`btn ghost${small ? ' sm' : ''}`} onClick={copy} aria-live="polite">
+      {done ? 'Copied' : l}
+    </button>
+  );
 }
 
-export function Alert({ kind = 'bad', children }: { kind?: 'bad' | 'ok' | 'info' | 'warn'; children: ComponentChildren }) {
-  return <div class={`alert ${kind}`} role={kind === 'bad' ? 'alert' : 'status'}>{children}</div>;
+export function Alert({
+  kind = 'bad',
+  children,
+}: {
+  kind?: 'bad' | 'ok' | 'info' | 'warn';
+  children: ComponentChildren;
+}) {
+  return (
+    <div class={`alert ${kind}`} role={kind === 'bad' ? 'alert' : 'status'}>
+      {children}
+    </div>
+  );
 }
 
-export function PageHead({ title, children, sub }: { title: string; children?: ComponentChildren; sub?: ComponentChildren }) {
+export function PageHead({
+  title,
+  children,
+  sub,
+}: {
+  title: string;
+  children?: ComponentChildren;
+  sub?: ComponentChildren;
+}) {
   return (
     <header class="page-head">
       <div>
@@ -74,48 +104,88 @@ export function ErrorRetry({ error, retry }: { error: string; retry: () => void 
   return (
     <div class="alert bad error-retry" role="alert" data-testid="load-error">
       <span>{error}</span>
-      <button type="button" class="btn sm" onClick={retry}>Retry</button>
+      <button type="button" class="btn sm" onClick={retry}>
+        Retry
+      </button>
     </div>
   );
 }
 
 export function Loading() {
-  return <p class="muted loading" aria-busy="true">Loading…</p>;
+  return (
+    <p class="muted loading" aria-busy="true">
+      Loading…
+    </p>
+  );
 }
 
 export function Code({ children }: { children: string }) {
-  return <pre class="code" tabIndex={0}>{children}</pre>;
+  return (
+    <pre class="code" tabIndex={0}>
+      {children}
+    </pre>
+  );
 }
 
 /**
  * A list table fed by usePaged: the header cells, the rows, then a scroll sentinel and a
  * "Load more" button for keyboards.
  */
-export function PagedTable({ list, head, children, testId, stack }: {
+export function PagedTable({
+  list,
+  head,
+  children,
+  testId,
+  stack,
+}: {
   list: { sentinel: (el: HTMLDivElement | null) => void; hasMore: boolean; busy: boolean; more: () => void };
-  head: ComponentChildren; children: ComponentChildren; testId?: string;
+  head: ComponentChildren;
+  children: ComponentChildren;
+  testId?: string;
   /** On a phone each row becomes a card (cells with class "aside" on the right) instead of scrolling sideways. */
   stack?: boolean;
 }) {
   return (
     <div class="table-wrap">
       <table class={stack ? 'list stack' : 'list'} data-testid={testId}>
-        <thead><tr>{head}</tr></thead>
+        <thead>
+          <tr>{head}</tr>
+        </thead>
         <tbody>{children}</tbody>
       </table>
       <div ref={list.sentinel} />
-      {list.hasMore && <button class="btn wide" onClick={list.more} disabled={list.busy}>{list.busy ? 'Loading…' : 'Load more'}</button>}
+      {list.hasMore && (
+        <button class="btn wide" onClick={list.more} disabled={list.busy}>
+          {list.busy ? 'Loading…' : 'Load more'}
+        </button>
+      )}
     </div>
   );
 }
 
 /** A table cell with a relative time ("5 minutes ago"); the exact date on hover. */
 export function AgoCell({ at, class: c }: { at: string; class?: string }) {
-  return <td title={fmtDate(at)} class={c ? `nowrap ${c}` : 'nowrap'}>{ago(at)}</td>;
+  return (
+    <td title={fmtDate(at)} class={c ? `nowrap ${c}` : 'nowrap'}>
+      {ago(at)}
+    </td>
+  );
 }
 
 /** A tab list (arrow keys move between tabs) and the panel of the selected tab. */
-export function Tabs<T extends string>({ tabs, tab, onChange, label: l, children }: { tabs: readonly T[]; tab: T; onChange: (t: T) => void; label: string; children: ComponentChildren }) {
+export function Tabs<T extends string>({
+  tabs,
+  tab,
+  onChange,
+  label: l,
+  children,
+}: {
+  tabs: readonly T[];
+  tab: T;
+  onChange: (t: T) => void;
+  label: string;
+  children: ComponentChildren;
+}) {
   const onKey = (ev: KeyboardEvent) => {
     if (ev.key !== 'ArrowRight' && ev.key !== 'ArrowLeft') return;
     const i = tabs.indexOf(tab);
@@ -127,10 +197,23 @@ export function Tabs<T extends string>({ tabs, tab, onChange, label: l, children
     <>
       <div class="tabs" role="tablist" aria-label={l} onKeyDown={onKey}>
         {tabs.map((t) => (
-          <button key={t} id={`tab-${t}`} role="tab" type="button" aria-selected={tab === t} aria-controls="tabpanel" tabIndex={tab === t ? 0 : -1} onClick={() => onChange(t)}>{t}</button>
+          <button
+            key={t}
+            id={`tab-${t}`}
+            role="tab"
+            type="button"
+            aria-selected={tab === t}
+            aria-controls="tabpanel"
+            tabIndex={tab === t ? 0 : -1}
+            onClick={() => onChange(t)}
+          >
+            {t}
+          </button>
         ))}
       </div>
-      <section id="tabpanel" role="tabpanel" aria-labelledby={`tab-${tab}`} class="card">{children}</section>
+      <section id="tabpanel" role="tabpanel" aria-labelledby={`tab-${tab}`} class="card">
+        {children}
+      </section>
     </>
   );
 }

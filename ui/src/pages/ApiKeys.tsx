@@ -7,7 +7,16 @@ import { ago, fmtDate } from '../format';
 import { useAction, useLoad } from '../hooks';
 import { canEdit, useSession } from '../session';
 
-interface Key { id: string; name: string; created_at: string; last_used_at: string | null; permission: string; domain_id: string | null; domain_name: string | null; token_hint: string }
+interface Key {
+  id: string;
+  name: string;
+  created_at: string;
+  last_used_at: string | null;
+  permission: string;
+  domain_id: string | null;
+  domain_name: string | null;
+  token_hint: string;
+}
 
 export function ApiKeys() {
   const { state } = useSession();
@@ -18,7 +27,11 @@ export function ApiKeys() {
   const [created, setCreated] = useState<{ id: string; name: string; token: string }>();
   const create = useAction(async (form: HTMLFormElement) => {
     const d = Object.fromEntries(new FormData(form)) as Record<string, string>;
-    const r = await post<{ id: string; token: string }>('/api-keys', { name: d.name, permission: d.permission, ...(d.domain_id ? { domain_id: d.domain_id } : {}) });
+    const r = await post<{ id: string; token: string }>('/api-keys', {
+      name: d.name,
+      permission: d.permission,
+      ...(d.domain_id ? { domain_id: d.domain_id } : {}),
+    });
     setCreated({ id: r.id, name: d.name, token: r.token });
     form.reset();
     setPermission('full_access');
@@ -32,49 +45,110 @@ export function ApiKeys() {
   });
   return (
     <>
-      <PageHead title="API keys" sub="Keys authenticate the REST API and SMTP submission. Each is shown once, when created." />
+      <PageHead
+        title="API keys"
+        sub="Keys authenticate the REST API and SMTP submission. Each is shown once, when created."
+      />
       {created && (
         <section class="card highlight" aria-live="polite">
           <h2>Your new key "{created.name}"</h2>
           <p>Copy it now: it is stored only as a hash and cannot be shown again.</p>
-          <div class="token"><code class="mono" data-testid="new-token">{created.token}</code><Copy text={created.token} /></div>
-          <button class="btn ghost sm" onClick={() => setCreated(undefined)}>Done</button>
+          <div class="token">
+            <code class="mono" data-testid="new-token">
+              {created.token}
+            </code>
+            <Copy text={created.token} />
+          </div>
+          <button class="btn ghost sm" onClick={() => setCreated(undefined)}>
+            Done
+          </button>
         </section>
       )}
       {edit && (
-        <form class="inline-form card" onSubmit={(e) => { e.preventDefault(); create.run(e.currentTarget as HTMLFormElement); }}>
-          <label class="field-inline">Name <input name="name" required maxLength={50} placeholder="Production" /></label>
-          <label class="field-inline">Permission
-            <select name="permission" value={permission} onChange={(e) => setPermission((e.target as HTMLSelectElement).value)}>
+        <form
+          class="inline-form card"
+          onSubmit={(e) => {
+            e.preventDefault();
+            create.run(e.currentTarget as HTMLFormElement);
+          }}
+        >
+          <label class="field-inline">
+            Name <input name="name" required maxLength={50} placeholder="Production" />
+          </label>
+          <label class="field-inline">
+            Permission
+            <select
+              name="permission"
+              value={permission}
+              onChange={(e) => setPermission((e.target as HTMLSelectElement).value)}
+            >
               <option value="full_access">Full access</option>
               <option value="sending_access">Sending access</option>
             </select>
           </label>
           {permission === 'sending_access' && (
-            <label class="field-inline">Domain
-              <select name="domain_id"><option value="">Any domain</option>{domains.data?.data.map((d) => <option key={d.id} value={d.id}>{d.name}</option>)}</select>
+            <label class="field-inline">
+              Domain
+              <select name="domain_id">
+                <option value="">Any domain</option>
+                {domains.data?.data.map((d) => (
+                  <option key={d.id} value={d.id}>
+                    {d.name}
+                  </option>
+                ))}
+              </select>
             </label>
           )}
-          <button class="btn primary" disabled={create.busy}>Create key</button>
+          <button class="btn primary" disabled={create.busy}>
+            Create key
+          </button>
           {create.error && <Alert>{create.error}</Alert>}
         </form>
       )}
       {revoke.error && <Alert>{revoke.error}</Alert>}
       {keys.error && <ErrorRetry error={keys.error} retry={keys.reload} />}
-      {!keys.data ? (keys.error ? null : <Loading />) : keys.data.data.length === 0 ? <Empty title="No API keys">Create one above to send through the API or SMTP.</Empty> : (
+      {!keys.data ? (
+        keys.error ? null : (
+          <Loading />
+        )
+      ) : keys.data.data.length === 0 ? (
+        <Empty title="No API keys">Create one above to send through the API or SMTP.</Empty>
+      ) : (
         <div class="table-wrap">
           <table class="list">
-            <thead><tr><th scope="col">Name</th><th scope="col">Token</th><th scope="col">Permission</th><th scope="col">Domain</th><th scope="col">Created</th><th scope="col">Last used</th>{edit && <th scope="col"><span class="sr-only">Actions</span></th>}</tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Token</th>
+                <th scope="col">Permission</th>
+                <th scope="col">Domain</th>
+                <th scope="col">Created</th>
+                <th scope="col">Last used</th>
+                {edit && (
+                  <th scope="col">
+                    <span class="sr-only">Actions</span>
+                  </th>
+                )}
+              </tr>
+            </thead>
             <tbody>
               {keys.data.data.map((k) => (
                 <tr key={k.id}>
                   <td>{k.name}</td>
-                  <td class="mono nowrap" title="The token's first characters">{k.token_hint}…</td>
+                  <td class="mono nowrap" title="The token's first characters">
+                    {k.token_hint}…
+                  </td>
                   <td>{k.permission === 'sending_access' ? 'Sending only' : 'Full access'}</td>
                   <td>{k.domain_name ?? (k.permission === 'sending_access' ? 'Any domain' : '—')}</td>
                   <td title={fmtDate(k.created_at)}>{ago(k.created_at)}</td>
                   <td>{k.last_used_at ? ago(k.last_used_at) : 'never'}</td>
-                  {edit && <td class="right"><button class="btn ghost sm bad" onClick={() => revoke.run(k)} aria-label={`Revoke ${k.name}`}>Revoke</button></td>}
+                  {edit && (
+                    <td class="right">
+                      <button class="btn ghost sm bad" onClick={() => revoke.run(k)} aria-label={`Revoke ${k.name}`}>
+                        Revoke
+                      </button>
+                    </td>
+                  )}
                 </tr>
               ))}
             </tbody>

@@ -10,8 +10,25 @@ import { fmtDate } from '../format';
 import { useLoad } from '../hooks';
 import { runTone } from './Automations';
 
-interface RunStep { key: string; type: StepType; status: string; output: Record<string, unknown> | null; error: string | null; started_at: string | null; completed_at: string | null; created_at: string }
-interface Run { id: string; status: string; contact_id: string | null; started_at: string | null; completed_at: string | null; created_at: string; steps: RunStep[] }
+interface RunStep {
+  key: string;
+  type: StepType;
+  status: string;
+  output: Record<string, unknown> | null;
+  error: string | null;
+  started_at: string | null;
+  completed_at: string | null;
+  created_at: string;
+}
+interface Run {
+  id: string;
+  status: string;
+  contact_id: string | null;
+  started_at: string | null;
+  completed_at: string | null;
+  created_at: string;
+  steps: RunStep[];
+}
 
 const POLL_MS = 3000;
 
@@ -21,9 +38,19 @@ function Output({ output }: { output: Record<string, unknown> }) {
   return (
     <dl class="kv step-output">
       {entries.map(([k, v]) => (
-        <div key={k}><dt>{k.replace(/_/g, ' ')}</dt>
-          <dd>{k === 'email_id' && typeof v === 'string' ? <Link href={`/emails/${v}`} class="mono">{v}</Link>
-            : typeof v === 'object' && v !== null ? <code class="wrap">{JSON.stringify(v)}</code> : <span class="mono">{String(v)}</span>}</dd>
+        <div key={k}>
+          <dt>{k.replace(/_/g, ' ')}</dt>
+          <dd>
+            {k === 'email_id' && typeof v === 'string' ? (
+              <Link href={`/emails/${v}`} class="mono">
+                {v}
+              </Link>
+            ) : typeof v === 'object' && v !== null ? (
+              <code class="wrap">{JSON.stringify(v)}</code>
+            ) : (
+              <span class="mono">{String(v)}</span>
+            )}
+          </dd>
         </div>
       ))}
     </dl>
@@ -31,7 +58,10 @@ function Output({ output }: { output: Record<string, unknown> }) {
 }
 
 export function AutomationRun({ id, runId }: { id: string; runId: string }) {
-  const run = useLoad(() => get<Run>(`/automations/${encodeURIComponent(id)}/runs/${encodeURIComponent(runId)}`), [id, runId]);
+  const run = useLoad(
+    () => get<Run>(`/automations/${encodeURIComponent(id)}/runs/${encodeURIComponent(runId)}`),
+    [id, runId],
+  );
   const auto = useLoad(() => get<{ name: string }>(`/automations/${encodeURIComponent(id)}`), [id]);
   const running = run.data?.status === 'running';
   useEffect(() => {
@@ -39,8 +69,18 @@ export function AutomationRun({ id, runId }: { id: string; runId: string }) {
     const t = setInterval(run.reload, POLL_MS);
     return () => clearInterval(t);
   }, [running]);
-  const back = <p><Link href={`/automations/${id}`}>← {auto.data?.name ?? 'Automation'}</Link></p>;
-  if (run.error && !run.data) return <>{back}<ErrorRetry error={run.error} retry={run.reload} /></>;
+  const back = (
+    <p>
+      <Link href={`/automations/${id}`}>← {auto.data?.name ?? 'Automation'}</Link>
+    </p>
+  );
+  if (run.error && !run.data)
+    return (
+      <>
+        {back}
+        <ErrorRetry error={run.error} retry={run.reload} />
+      </>
+    );
   if (!run.data) return <Loading />;
   const r = run.data;
   const steps = [...r.steps].sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
@@ -51,10 +91,23 @@ export function AutomationRun({ id, runId }: { id: string; runId: string }) {
         <Badge status={runTone(r.status)} text={r.status} />
       </PageHead>
       <section class="card">
-        <KV items={[
-          ['Run id', <span class="mono">{r.id}</span>], ['Contact', r.contact_id ? <Link href={`/contacts/${r.contact_id}`} class="mono">{r.contact_id}</Link> : '—'],
-          ['Started', fmtDate(r.started_at ?? r.created_at)], ['Ended', r.completed_at ? fmtDate(r.completed_at) : running ? 'still running' : '—'],
-        ]} />
+        <KV
+          items={[
+            ['Run id', <span class="mono">{r.id}</span>],
+            [
+              'Contact',
+              r.contact_id ? (
+                <Link href={`/contacts/${r.contact_id}`} class="mono">
+                  {r.contact_id}
+                </Link>
+              ) : (
+                '—'
+              ),
+            ],
+            ['Started', fmtDate(r.started_at ?? r.created_at)],
+            ['Ended', r.completed_at ? fmtDate(r.completed_at) : running ? 'still running' : '—'],
+          ]}
+        />
       </section>
       <section class="card" aria-labelledby="timeline-h">
         <h2 id="timeline-h">Steps</h2>

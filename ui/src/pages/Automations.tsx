@@ -4,7 +4,16 @@
 import { useEffect, useState } from 'preact/hooks';
 import { del, get, patch, post, ApiError } from '../api';
 import { allPages } from '../audience';
-import { fromGraph, newNode, stepError, toGraph, type ApiConnection, type ApiStep, type Graph, type Node } from '../automation-model';
+import {
+  fromGraph,
+  newNode,
+  stepError,
+  toGraph,
+  type ApiConnection,
+  type ApiStep,
+  type Graph,
+  type Node,
+} from '../automation-model';
 import { AutomationBuilder } from '../components/AutomationBuilder';
 import { Link } from '../components/Link';
 import type { Refs } from '../components/StepEditors';
@@ -15,33 +24,84 @@ import { useAction, useLoad, usePaged } from '../hooks';
 import { navigate } from '../router';
 import { canEdit, useSession } from '../session';
 
-interface Item { id: string; name: string; status: 'enabled' | 'disabled'; created_at: string; updated_at: string | null }
-interface Automation extends Item { steps: ApiStep[]; connections: ApiConnection[] }
-interface Run { id: string; status: string; started_at: string | null; completed_at: string | null; created_at: string }
+interface Item {
+  id: string;
+  name: string;
+  status: 'enabled' | 'disabled';
+  created_at: string;
+  updated_at: string | null;
+}
+interface Automation extends Item {
+  steps: ApiStep[];
+  connections: ApiConnection[];
+}
+interface Run {
+  id: string;
+  status: string;
+  started_at: string | null;
+  completed_at: string | null;
+  created_at: string;
+}
 
 /** Run and step statuses → badge colours. */
-export const runTone = (s: string) => ({ running: 'sent', waiting: 'pending', pending: 'pending', cancelled: 'disabled', skipped: 'draft' } as Record<string, string>)[s] ?? s;
+export const runTone = (s: string) =>
+  (
+    ({ running: 'sent', waiting: 'pending', pending: 'pending', cancelled: 'disabled', skipped: 'draft' }) as Record<
+      string,
+      string
+    >
+  )[s] ?? s;
 
 export function Automations() {
   const { state } = useSession();
   const list = usePaged<Item>((after) => `/automations?limit=50${after ? `&after=${after}` : ''}`, 'automations');
   return (
     <>
-      <PageHead title="Automations" sub="Journeys a custom event starts for one contact: send templates, wait, branch on conditions, update the contact.">
-        {canEdit(state) && <button class="btn primary" onClick={() => navigate('/automations/new')}>New automation</button>}
-      </PageHead>
-      {list.error ? <ErrorRetry error={list.error} retry={list.reload} /> : !list.loaded ? <Loading /> : list.rows.length === 0
-        ? <Empty title="No automations yet">Build one here, or with <code>resend.automations.create()</code>. Runs start from <code>POST /events/send</code>.</Empty> : (
-          <PagedTable list={list} testId="automations" stack head={<><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Updated</th></>}>
-            {list.rows.map((a) => (
-              <tr key={a.id}>
-                <td><Link href={`/automations/${a.id}`}>{a.name}</Link></td>
-                <td class="aside"><Badge status={a.status} /></td>
-                <AgoCell at={a.updated_at ?? a.created_at} />
-              </tr>
-            ))}
-          </PagedTable>
+      <PageHead
+        title="Automations"
+        sub="Journeys a custom event starts for one contact: send templates, wait, branch on conditions, update the contact."
+      >
+        {canEdit(state) && (
+          <button class="btn primary" onClick={() => navigate('/automations/new')}>
+            New automation
+          </button>
         )}
+      </PageHead>
+      {list.error ? (
+        <ErrorRetry error={list.error} retry={list.reload} />
+      ) : !list.loaded ? (
+        <Loading />
+      ) : list.rows.length === 0 ? (
+        <Empty title="No automations yet">
+          Build one here, or with <code>resend.automations.create()</code>. Runs start from{' '}
+          <code>POST /events/send</code>.
+        </Empty>
+      ) : (
+        <PagedTable
+          list={list}
+          testId="automations"
+          stack
+          head={
+            <>
+              <th scope="col">Name</th>
+              <th scope="col">Status</th>
+              <th scope="col">Updated</th>
+            </>
+          }
+        >
+          {list.rows.map((a) => (
+            <tr key={a.id}>
+              <td>
+                <Link href={`/automations/${a.id}`}>{a.name}</Link>
+              </td>
+              <td class="aside">
+                <Badge status={a.status} />
+              </td>
+              <AgoCell at={a.updated_at ?? a.created_at} />
+            </tr>
+          ))}
+        </PagedTable>
+      )}
     </>
   );
 }
@@ -55,7 +115,12 @@ async function loadRefs(): Promise<Refs> {
     get<{ data: { key: string }[] }>('/contact-properties'),
   ]);
   const names = [...new Set([...defs.map((d) => d.name), ...recent.data.map((r) => r.name)])].sort();
-  return { templates: templates.filter((t) => t.status === 'published'), eventNames: names, segments, properties: props.data.map((p) => p.key) };
+  return {
+    templates: templates.filter((t) => t.status === 'published'),
+    eventNames: names,
+    segments,
+    properties: props.data.map((p) => p.key),
+  };
 }
 
 const blank = (): Node[] => [newNode('trigger', 'trigger')];
@@ -64,7 +129,10 @@ export function AutomationDetail({ id }: { id: string }) {
   const { state } = useSession();
   const edit = canEdit(state);
   const isNew = id === 'new';
-  const a = useLoad(() => (isNew ? Promise.resolve(undefined) : get<Automation>(`/automations/${encodeURIComponent(id)}`)), [id]);
+  const a = useLoad(
+    () => (isNew ? Promise.resolve(undefined) : get<Automation>(`/automations/${encodeURIComponent(id)}`)),
+    [id],
+  );
   const refs = useLoad(loadRefs, []);
   const [name, setName] = useState('');
   const [tree, setTree] = useState<Node[] | null>();
@@ -73,20 +141,33 @@ export function AutomationDetail({ id }: { id: string }) {
   const [errors, setErrors] = useState(new Map<string, string>());
   const [saved, setSaved] = useState<string>();
   useEffect(() => {
-    if (isNew) { setTree(blank()); setName(''); return; }
+    if (isNew) {
+      setTree(blank());
+      setName('');
+      return;
+    }
     if (!a.data) return;
     setName(a.data.name);
     const t = fromGraph(a.data);
     setTree(t);
     setJson(t ? undefined : JSON.stringify({ steps: a.data.steps, connections: a.data.connections }, null, 2));
     // Compared as the builder would send it, so an API-made graph in another order is not "changed".
-    setSaved(JSON.stringify({ name: a.data.name, g: t ? toGraph(fromGraph(a.data)!) : { steps: a.data.steps, connections: a.data.connections } }));
+    setSaved(
+      JSON.stringify({
+        name: a.data.name,
+        g: t ? toGraph(fromGraph(a.data)!) : { steps: a.data.steps, connections: a.data.connections },
+      }),
+    );
   }, [a.data, id]);
   const graph = (): Graph => (json !== undefined ? JSON.parse(json) : toGraph(tree ?? []));
   const save = useAction(async () => {
     setErrors(new Map());
     let g: Graph;
-    try { g = graph(); } catch (e) { throw new Error(`The JSON is not valid: ${(e as Error).message}`); }
+    try {
+      g = graph();
+    } catch (e) {
+      throw new Error(`The JSON is not valid: ${(e as Error).message}`);
+    }
     try {
       if (isNew) {
         const r = await post<{ id: string }>('/automations', { name, steps: g.steps, connections: g.connections });
@@ -105,16 +186,52 @@ export function AutomationDetail({ id }: { id: string }) {
       throw e;
     }
   });
-  const toggle = useAction(async (on: boolean) => { await patch(`/automations/${a.data!.id}`, { status: on ? 'enabled' : 'disabled' }); a.reload(); });
-  const stop = useAction(async () => { if (confirm('Turn this automation off and cancel its running runs?')) { await post(`/automations/${a.data!.id}/stop`); a.reload(); } });
-  const duplicate = useAction(async () => { const r = await post<{ id: string }>(`/automations/${a.data!.id}/duplicate`); navigate(`/automations/${r.id}`); });
-  const remove = useAction(async () => { if (confirm('Delete this automation and its runs?')) { await del(`/automations/${a.data!.id}`); navigate('/automations'); } });
-  const back = <p><Link href="/automations">← Automations</Link></p>;
-  if (a.error) return <>{back}<ErrorRetry error={a.error} retry={a.reload} /></>;
-  if (refs.error) return <>{back}<ErrorRetry error={refs.error} retry={refs.reload} /></>;
+  const toggle = useAction(async (on: boolean) => {
+    await patch(`/automations/${a.data!.id}`, { status: on ? 'enabled' : 'disabled' });
+    a.reload();
+  });
+  const stop = useAction(async () => {
+    if (confirm('Turn this automation off and cancel its running runs?')) {
+      await post(`/automations/${a.data!.id}/stop`);
+      a.reload();
+    }
+  });
+  const duplicate = useAction(async () => {
+    const r = await post<{ id: string }>(`/automations/${a.data!.id}/duplicate`);
+    navigate(`/automations/${r.id}`);
+  });
+  const remove = useAction(async () => {
+    if (confirm('Delete this automation and its runs?')) {
+      await del(`/automations/${a.data!.id}`);
+      navigate('/automations');
+    }
+  });
+  const back = (
+    <p>
+      <Link href="/automations">← Automations</Link>
+    </p>
+  );
+  if (a.error)
+    return (
+      <>
+        {back}
+        <ErrorRetry error={a.error} retry={a.reload} />
+      </>
+    );
+  if (refs.error)
+    return (
+      <>
+        {back}
+        <ErrorRetry error={refs.error} retry={refs.reload} />
+      </>
+    );
   if ((!isNew && !a.data) || !refs.data || tree === undefined) return <Loading />;
   let current = '';
-  try { current = JSON.stringify({ name, g: graph() }); } catch { /* invalid JSON: dirty */ }
+  try {
+    current = JSON.stringify({ name, g: graph() });
+  } catch {
+    /* invalid JSON: dirty */
+  }
   const dirty = isNew || current !== saved;
   const error = save.error ?? toggle.error ?? stop.error ?? duplicate.error ?? remove.error;
   return (
@@ -122,38 +239,97 @@ export function AutomationDetail({ id }: { id: string }) {
       {back}
       <PageHead title={isNew ? 'New automation' : a.data!.name}>
         {!isNew && <Badge status={a.data!.status} />}
-        {edit && <button class="btn primary" onClick={() => save.run()} disabled={save.busy || !dirty}>{isNew ? 'Create automation' : 'Save'}</button>}
-        {edit && !isNew && <button class="btn" onClick={() => stop.run()} disabled={stop.busy}>Stop runs</button>}
-        {edit && !isNew && <button class="btn ghost" onClick={() => duplicate.run()}>Duplicate</button>}
-        {edit && !isNew && <button class="btn bad ghost" onClick={() => remove.run()}>Delete</button>}
+        {edit && (
+          <button class="btn primary" onClick={() => save.run()} disabled={save.busy || !dirty}>
+            {isNew ? 'Create automation' : 'Save'}
+          </button>
+        )}
+        {edit && !isNew && (
+          <button class="btn" onClick={() => stop.run()} disabled={stop.busy}>
+            Stop runs
+          </button>
+        )}
+        {edit && !isNew && (
+          <button class="btn ghost" onClick={() => duplicate.run()}>
+            Duplicate
+          </button>
+        )}
+        {edit && !isNew && (
+          <button class="btn bad ghost" onClick={() => remove.run()}>
+            Delete
+          </button>
+        )}
       </PageHead>
       {error && <Alert>{error}</Alert>}
       <section class="card">
-        <div class="field"><label for="auto-name">Name</label>
-          <input id="auto-name" value={name} disabled={!edit} maxLength={256} placeholder="Welcome series" onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)} /></div>
+        <div class="field">
+          <label for="auto-name">Name</label>
+          <input
+            id="auto-name"
+            value={name}
+            disabled={!edit}
+            maxLength={256}
+            placeholder="Welcome series"
+            onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)}
+          />
+        </div>
         {!isNew && (
           <>
             {edit ? (
-              <Switch on={a.data!.status === 'enabled'} disabled={toggle.busy || dirty} label="Enabled: new events start runs" onChange={(on) => toggle.run(on)}>
+              <Switch
+                on={a.data!.status === 'enabled'}
+                disabled={toggle.busy || dirty}
+                label="Enabled: new events start runs"
+                onChange={(on) => toggle.run(on)}
+              >
                 {a.data!.status === 'enabled' ? 'On: each trigger event starts a run' : 'Off: no new runs start'}
               </Switch>
             ) : null}
             {dirty && edit && <p class="hint">Save the changes before turning it on or off.</p>}
-            <KV items={[['Id', <span class="mono">{a.data!.id}</span>], ['Created', fmtDate(a.data!.created_at)], ['Updated', fmtDate(a.data!.updated_at)]]} />
+            <KV
+              items={[
+                ['Id', <span class="mono">{a.data!.id}</span>],
+                ['Created', fmtDate(a.data!.created_at)],
+                ['Updated', fmtDate(a.data!.updated_at)],
+              ]}
+            />
           </>
         )}
       </section>
       <section class="card" aria-labelledby="steps-h">
         <h2 id="steps-h">Steps</h2>
         {json === undefined ? (
-          <AutomationBuilder tree={tree!} refs={refs.data} edit={edit} errors={errors} changed={() => { setTick((n) => n + 1); if (errors.size) setErrors(new Map()); }} />
+          <AutomationBuilder
+            tree={tree!}
+            refs={refs.data}
+            edit={edit}
+            errors={errors}
+            changed={() => {
+              setTick((n) => n + 1);
+              if (errors.size) setErrors(new Map());
+            }}
+          />
         ) : (
           <>
-            <Alert kind="info">This automation joins branches in a way the builder does not draw: edit its steps and connections as JSON.</Alert>
-            <label class="field">Steps and connections <textarea class="mono" rows={16} value={json} disabled={!edit} onInput={(e) => setJson((e.currentTarget as HTMLTextAreaElement).value)} /></label>
+            <Alert kind="info">
+              This automation joins branches in a way the builder does not draw: edit its steps and connections as JSON.
+            </Alert>
+            <label class="field">
+              Steps and connections{' '}
+              <textarea
+                class="mono"
+                rows={16}
+                value={json}
+                disabled={!edit}
+                onInput={(e) => setJson((e.currentTarget as HTMLTextAreaElement).value)}
+              />
+            </label>
           </>
         )}
-        <details class="as-json"><summary>As JSON (what the API receives)</summary><Code>{current ? JSON.stringify(JSON.parse(current).g, null, 2) : '(not valid JSON)'}</Code></details>
+        <details class="as-json">
+          <summary>As JSON (what the API receives)</summary>
+          <Code>{current ? JSON.stringify(JSON.parse(current).g, null, 2) : '(not valid JSON)'}</Code>
+        </details>
       </section>
       {!isNew && <Runs automationId={a.data!.id} />}
     </div>
@@ -162,24 +338,63 @@ export function AutomationDetail({ id }: { id: string }) {
 
 function Runs({ automationId }: { automationId: string }) {
   const [status, setStatus] = useState('');
-  const list = usePaged<Run>((after) => `/automations/${automationId}/runs?limit=20${status ? `&status=${status}` : ''}${after ? `&after=${after}` : ''}`, `${automationId}:${status}`);
+  const list = usePaged<Run>(
+    (after) =>
+      `/automations/${automationId}/runs?limit=20${status ? `&status=${status}` : ''}${after ? `&after=${after}` : ''}`,
+    `${automationId}:${status}`,
+  );
   return (
     <section class="card" aria-labelledby="runs-h">
       <div class="row spread">
         <h2 id="runs-h">Runs</h2>
         <span class="row">
-          <select aria-label="Run status" value={status} onChange={(e) => setStatus((e.currentTarget as HTMLSelectElement).value)}>
-            <option value="">All runs</option>{['running', 'completed', 'failed', 'cancelled'].map((s) => <option key={s} value={s}>{s}</option>)}
+          <select
+            aria-label="Run status"
+            value={status}
+            onChange={(e) => setStatus((e.currentTarget as HTMLSelectElement).value)}
+          >
+            <option value="">All runs</option>
+            {['running', 'completed', 'failed', 'cancelled'].map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
           </select>
-          <button type="button" class="btn sm" onClick={list.reload}>Refresh</button>
+          <button type="button" class="btn sm" onClick={list.reload}>
+            Refresh
+          </button>
         </span>
       </div>
-      {list.error ? <ErrorRetry error={list.error} retry={list.reload} /> : !list.loaded ? <Loading /> : list.rows.length === 0 ? <p class="muted">No runs{status ? ` ${status}` : ''} yet. An enabled automation starts one for each trigger event.</p> : (
-        <PagedTable list={list} testId="runs" stack head={<><th scope="col">Run</th><th scope="col">Status</th><th scope="col">Started</th><th scope="col">Ended</th></>}>
+      {list.error ? (
+        <ErrorRetry error={list.error} retry={list.reload} />
+      ) : !list.loaded ? (
+        <Loading />
+      ) : list.rows.length === 0 ? (
+        <p class="muted">
+          No runs{status ? ` ${status}` : ''} yet. An enabled automation starts one for each trigger event.
+        </p>
+      ) : (
+        <PagedTable
+          list={list}
+          testId="runs"
+          stack
+          head={
+            <>
+              <th scope="col">Run</th>
+              <th scope="col">Status</th>
+              <th scope="col">Started</th>
+              <th scope="col">Ended</th>
+            </>
+          }
+        >
           {list.rows.map((r) => (
             <tr key={r.id}>
-              <td class="mono"><Link href={`/automations/${automationId}/runs/${r.id}`}>{r.id.slice(0, 8)}</Link></td>
-              <td class="aside"><Badge status={runTone(r.status)} text={r.status} /></td>
+              <td class="mono">
+                <Link href={`/automations/${automationId}/runs/${r.id}`}>{r.id.slice(0, 8)}</Link>
+              </td>
+              <td class="aside">
+                <Badge status={runTone(r.status)} text={r.status} />
+              </td>
               <AgoCell at={r.started_at ?? r.created_at} />
               <td class="nowrap">{r.completed_at ? fmtDate(r.completed_at) : '—'}</td>
             </tr>
@@ -189,4 +404,3 @@ function Runs({ automationId }: { automationId: string }) {
     </section>
   );
 }
-

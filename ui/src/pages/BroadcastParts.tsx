@@ -11,43 +11,108 @@ import { useLoad, usePaged } from '../hooks';
 import { fillVariables, type TemplateVariable } from '../template-fill';
 
 export interface Stats {
-  recipients: number; queued: number; sent: number; delivered: number; bounced: number; complained: number; opened: number; clicked: number;
-  unsubscribed: number; suppressed: number; failed: number; canceled: number; skipped: { unsubscribed: number; topic: number; suppressed: number };
+  recipients: number;
+  queued: number;
+  sent: number;
+  delivered: number;
+  bounced: number;
+  complained: number;
+  opened: number;
+  clicked: number;
+  unsubscribed: number;
+  suppressed: number;
+  failed: number;
+  canceled: number;
+  skipped: { unsubscribed: number; topic: number; suppressed: number };
 }
 
-interface TemplateItem { id: string; name: string; status: string }
-interface Template { id: string; name: string; from: string | null; subject: string | null; html: string; text: string | null; variables: TemplateVariable[] }
+interface TemplateItem {
+  id: string;
+  name: string;
+  status: string;
+}
+interface Template {
+  id: string;
+  name: string;
+  from: string | null;
+  subject: string | null;
+  html: string;
+  text: string | null;
+  variables: TemplateVariable[];
+}
 
 /** What a template gives a new broadcast: its content with its variables filled. */
-export interface FromTemplate { id: string; from: string | null; subject: string | null; html: string; text: string | null; missing: string[] }
+export interface FromTemplate {
+  id: string;
+  from: string | null;
+  subject: string | null;
+  html: string;
+  text: string | null;
+  missing: string[];
+}
 
 /** "Start from": blank, or one of the team's templates, with values for its variables. */
 export function TemplatePicker({ onChange }: { onChange: (t: FromTemplate | null) => void }) {
   const list = useLoad(() => get<List<TemplateItem>>('/templates?limit=100'), []);
   const [id, setId] = useState('');
   const [values, setValues] = useState<Record<string, string>>({});
-  const tpl = useLoad(() => (id ? get<Template>(`/templates/${encodeURIComponent(id)}`) : Promise.resolve(undefined)), [id]);
+  const tpl = useLoad(
+    () => (id ? get<Template>(`/templates/${encodeURIComponent(id)}`) : Promise.resolve(undefined)),
+    [id],
+  );
   const t = id ? tpl.data : undefined;
   useEffect(() => {
-    if (!t || t.id !== id) { onChange(null); return; }
+    if (!t || t.id !== id) {
+      onChange(null);
+      return;
+    }
     const missing = new Set<string>();
     const fill = (s: string, html: boolean) => fillVariables(s, t.variables, values, html, missing);
-    onChange({ id: t.id, from: t.from, subject: t.subject === null ? null : fill(t.subject, false), html: fill(t.html, true), text: t.text === null ? null : fill(t.text, false), missing: [...missing] });
+    onChange({
+      id: t.id,
+      from: t.from,
+      subject: t.subject === null ? null : fill(t.subject, false),
+      html: fill(t.html, true),
+      text: t.text === null ? null : fill(t.text, false),
+      missing: [...missing],
+    });
   }, [t, values]);
   return (
     <>
-      <div class="field"><label for="bc-template">Start with</label>
-        <select id="bc-template" value={id} onChange={(e) => { setId(e.currentTarget.value); setValues({}); }}>
+      <div class="field">
+        <label for="bc-template">Start with</label>
+        <select
+          id="bc-template"
+          value={id}
+          onChange={(e) => {
+            setId(e.currentTarget.value);
+            setValues({});
+          }}
+        >
           <option value="">A blank message</option>
-          {list.data?.data.map((x) => <option key={x.id} value={x.id}>Template: {x.name}{x.status === 'draft' ? ' (draft)' : ''}</option>)}
-        </select></div>
+          {list.data?.data.map((x) => (
+            <option key={x.id} value={x.id}>
+              Template: {x.name}
+              {x.status === 'draft' ? ' (draft)' : ''}
+            </option>
+          ))}
+        </select>
+      </div>
       {tpl.error && <Alert>{tpl.error}</Alert>}
       {t && t.variables.length > 0 && (
-        <fieldset data-testid="template-variables"><legend>Values for the template's variables (the same for every recipient)</legend>
+        <fieldset data-testid="template-variables">
+          <legend>Values for the template's variables (the same for every recipient)</legend>
           {t.variables.map((v) => (
-            <div class="field" key={v.key}><label for={`bc-var-${v.key}`}>{v.key}</label>
-              <input id={`bc-var-${v.key}`} value={values[v.key] ?? ''} inputMode={v.type === 'number' ? 'decimal' : undefined}
-                placeholder={v.fallback_value === null ? 'required' : `fallback: ${v.fallback_value}`} onInput={(e) => setValues({ ...values, [v.key]: e.currentTarget.value })} /></div>
+            <div class="field" key={v.key}>
+              <label for={`bc-var-${v.key}`}>{v.key}</label>
+              <input
+                id={`bc-var-${v.key}`}
+                value={values[v.key] ?? ''}
+                inputMode={v.type === 'number' ? 'decimal' : undefined}
+                placeholder={v.fallback_value === null ? 'required' : `fallback: ${v.fallback_value}`}
+                onInput={(e) => setValues({ ...values, [v.key]: e.currentTarget.value })}
+              />
+            </div>
           ))}
         </fieldset>
       )}
@@ -61,7 +126,11 @@ const pct = (n: number, of: number) => (of > 0 ? `${((n / of) * 100).toFixed(1)}
 export function Metrics({ s, live }: { s: Stats; live: boolean }) {
   const done = s.sent - s.queued;
   const tiles: [string, string, string?][] = [
-    ['Recipients', num(s.recipients), `${num(s.skipped.unsubscribed + s.skipped.topic + s.skipped.suppressed)} skipped`],
+    [
+      'Recipients',
+      num(s.recipients),
+      `${num(s.skipped.unsubscribed + s.skipped.topic + s.skipped.suppressed)} skipped`,
+    ],
     ['Delivered', num(s.delivered), pct(s.delivered, s.sent)],
     ['Opened', num(s.opened), pct(s.opened, s.delivered)],
     ['Clicked', num(s.clicked), pct(s.clicked, s.delivered)],
@@ -74,27 +143,63 @@ export function Metrics({ s, live }: { s: Stats; live: boolean }) {
     <>
       <div class="progress-line">
         <progress max={Math.max(s.recipients, s.sent, 1)} value={Math.max(done, 0)} aria-label="Emails handed over" />
-        <span class="muted">{num(Math.max(done, 0))} of {num(Math.max(s.recipients, s.sent))} handed over{live ? ' · updating live' : ''}</span>
+        <span class="muted">
+          {num(Math.max(done, 0))} of {num(Math.max(s.recipients, s.sent))} handed over{live ? ' · updating live' : ''}
+        </span>
       </div>
       <div class="stats compact" data-testid="metrics">
         {tiles.map(([label, value, sub]) => (
-          <div class="stat" key={label}><div class="stat-label">{label}</div><div class="stat-value">{value}</div>{sub && <div class="stat-sub">{sub}</div>}</div>
+          <div class="stat" key={label}>
+            <div class="stat-label">{label}</div>
+            <div class="stat-value">{value}</div>
+            {sub && <div class="stat-sub">{sub}</div>}
+          </div>
         ))}
       </div>
     </>
   );
 }
 
-interface Preview { contact: { id: string; email: string; first_name: string | null } | null; to: string; from: string; subject: string; html: string | null; text: string | null }
-interface ContactItem { id: string; email: string; first_name: string | null }
-export interface Unsaved { subject: string; html: string; text: string; preview_text: string; from: string }
+interface Preview {
+  contact: { id: string; email: string; first_name: string | null } | null;
+  to: string;
+  from: string;
+  subject: string;
+  html: string | null;
+  text: string | null;
+}
+interface ContactItem {
+  id: string;
+  email: string;
+  first_name: string | null;
+}
+export interface Unsaved {
+  subject: string;
+  html: string;
+  text: string;
+  preview_text: string;
+  from: string;
+}
 
 /**
  * The broadcast as one contact gets it: POST /broadcasts/:id/preview with the unsaved edits while
  * the draft is edited, else GET of the saved copy. Contacts of the segment are offered; any address may be typed.
  */
-export function PreviewAs({ id, segment, unsaved, title }: { id: string; segment: string; unsaved?: Unsaved; title: string }) {
-  const contacts = useLoad(() => (segment ? get<List<ContactItem>>(`/segments/${segment}/contacts?limit=50`) : Promise.resolve(undefined)), [segment]);
+export function PreviewAs({
+  id,
+  segment,
+  unsaved,
+  title,
+}: {
+  id: string;
+  segment: string;
+  unsaved?: Unsaved;
+  title: string;
+}) {
+  const contacts = useLoad(
+    () => (segment ? get<List<ContactItem>>(`/segments/${segment}/contacts?limit=50`) : Promise.resolve(undefined)),
+    [segment],
+  );
   const [email, setEmail] = useState('');
   const [p, setP] = useState<Preview>();
   const [error, setError] = useState<string>();
@@ -105,60 +210,177 @@ export function PreviewAs({ id, segment, unsaved, title }: { id: string; segment
     let live = true;
     const timer = setTimeout(() => {
       const req = unsaved
-        ? post<Preview>(`/broadcasts/${id}/preview`, { email: who, ...unsaved, from: unsaved.from.trim() || undefined, text: unsaved.text || null, preview_text: unsaved.preview_text || null })
+        ? post<Preview>(`/broadcasts/${id}/preview`, {
+            email: who,
+            ...unsaved,
+            from: unsaved.from.trim() || undefined,
+            text: unsaved.text || null,
+            preview_text: unsaved.preview_text || null,
+          })
         : get<Preview>(`/broadcasts/${id}/preview${qs({ email: who })}`);
-      req.then((r) => { if (live) { setP(r); setError(undefined); } }, (e: Error) => { if (live) setError(e.message); });
+      req.then(
+        (r) => {
+          if (live) {
+            setP(r);
+            setError(undefined);
+          }
+        },
+        (e: Error) => {
+          if (live) setError(e.message);
+        },
+      );
     }, 300);
-    return () => { live = false; clearTimeout(timer); };
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
   }, [id, who, JSON.stringify(unsaved)]);
   return (
     <section class="card" data-testid="preview-as">
       <h2>Preview as a contact</h2>
-      <div class="field"><label for="bc-preview-as">Contact's email (personalized with their data)</label>
-        <input id="bc-preview-as" type="email" list="bc-preview-contacts" value={email} placeholder={first || 'someone@example.com'} onInput={(e) => setEmail(e.currentTarget.value)} />
-        <datalist id="bc-preview-contacts">{contacts.data?.data.map((c) => <option key={c.id} value={c.email}>{c.first_name ?? ''}</option>)}</datalist></div>
+      <div class="field">
+        <label for="bc-preview-as">Contact's email (personalized with their data)</label>
+        <input
+          id="bc-preview-as"
+          type="email"
+          list="bc-preview-contacts"
+          value={email}
+          placeholder={first || 'someone@example.com'}
+          onInput={(e) => setEmail(e.currentTarget.value)}
+        />
+        <datalist id="bc-preview-contacts">
+          {contacts.data?.data.map((c) => (
+            <option key={c.id} value={c.email}>
+              {c.first_name ?? ''}
+            </option>
+          ))}
+        </datalist>
+      </div>
       {error && <Alert>{error}</Alert>}
-      {!who ? <p class="muted">The segment has no contacts yet: type an address to preview.</p> : !p ? (error ? null : <Loading />) : (
+      {!who ? (
+        <p class="muted">The segment has no contacts yet: type an address to preview.</p>
+      ) : !p ? (
+        error ? null : (
+          <Loading />
+        )
+      ) : (
         <>
-          <p class="wrap"><strong>To:</strong> {p.to}{p.contact ? (p.contact.first_name ? ` (${p.contact.first_name})` : '') : ' (not a contact: tag fallbacks apply)'}</p>
-          <p><strong>Subject:</strong> <span data-testid="preview-as-subject">{p.subject}</span></p>
+          <p class="wrap">
+            <strong>To:</strong> {p.to}
+            {p.contact
+              ? p.contact.first_name
+                ? ` (${p.contact.first_name})`
+                : ''
+              : ' (not a contact: tag fallbacks apply)'}
+          </p>
+          <p>
+            <strong>Subject:</strong> <span data-testid="preview-as-subject">{p.subject}</span>
+          </p>
           <EmailPreview html={p.html} title={`${title} for ${p.to}`} />
-          {p.text && <><h3>Plain text</h3><pre class="code" data-testid="preview-as-text">{p.text}</pre></>}
-          <p class="muted">{'{{{RESEND_UNSUBSCRIBE_URL}}}'} becomes each recipient's own unsubscribe link when it is sent.</p>
+          {p.text && (
+            <>
+              <h3>Plain text</h3>
+              <pre class="code" data-testid="preview-as-text">
+                {p.text}
+              </pre>
+            </>
+          )}
+          <p class="muted">
+            {'{{{RESEND_UNSUBSCRIBE_URL}}}'} becomes each recipient's own unsubscribe link when it is sent.
+          </p>
         </>
       )}
     </section>
   );
 }
 
-const TYPES = ['sent', 'delivered', 'opened', 'clicked', 'bounced', 'complained', 'unsubscribed', 'suppressed'] as const;
-interface Recipient { id: string; contact_id: string | null; email: string; count?: number; bounce_type?: string; clicked_links?: { url: string; clicks: number }[] }
+const TYPES = [
+  'sent',
+  'delivered',
+  'opened',
+  'clicked',
+  'bounced',
+  'complained',
+  'unsubscribed',
+  'suppressed',
+] as const;
+interface Recipient {
+  id: string;
+  contact_id: string | null;
+  email: string;
+  count?: number;
+  bounce_type?: string;
+  clicked_links?: { url: string; clicks: number }[];
+}
 
 /** GET /broadcasts/:id/recipients?type=…: who got it, opened it, clicked… paged by cursor. */
 export function Recipients({ id, refresh }: { id: string; refresh: string }) {
-  const [type, setType] = useState<typeof TYPES[number]>('sent');
+  const [type, setType] = useState<(typeof TYPES)[number]>('sent');
   const [email, setEmail] = useState('');
   const [q, setQ] = useState('');
-  const list = usePaged<Recipient>((after) => `/broadcasts/${id}/recipients${qs({ type, email: q, limit: 50, after })}`, `${id}|${type}|${q}|${refresh}`);
+  const list = usePaged<Recipient>(
+    (after) => `/broadcasts/${id}/recipients${qs({ type, email: q, limit: 50, after })}`,
+    `${id}|${type}|${q}|${refresh}`,
+  );
   const extra = type === 'opened' || type === 'clicked' ? 'Times' : type === 'bounced' ? 'Bounce' : null;
   return (
     <section class="card">
       <h2>Recipients</h2>
-      <form class="filters" onSubmit={(e) => { e.preventDefault(); setQ(email.trim()); }}>
-        <label class="sr-only" for="bc-rcpt-type">Which recipients</label>
+      <form
+        class="filters"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setQ(email.trim());
+        }}
+      >
+        <label class="sr-only" for="bc-rcpt-type">
+          Which recipients
+        </label>
         <select id="bc-rcpt-type" value={type} onChange={(e) => setType(e.currentTarget.value as typeof type)}>
-          {TYPES.map((t) => <option key={t} value={t}>{t === 'sent' ? 'all sent' : t}</option>)}
+          {TYPES.map((t) => (
+            <option key={t} value={t}>
+              {t === 'sent' ? 'all sent' : t}
+            </option>
+          ))}
         </select>
-        <label class="sr-only" for="bc-rcpt-email">Find an address</label>
-        <input id="bc-rcpt-email" type="search" class="grow" value={email} placeholder="Find an address" onInput={(e) => setEmail(e.currentTarget.value)} />
+        <label class="sr-only" for="bc-rcpt-email">
+          Find an address
+        </label>
+        <input
+          id="bc-rcpt-email"
+          type="search"
+          class="grow"
+          value={email}
+          placeholder="Find an address"
+          onInput={(e) => setEmail(e.currentTarget.value)}
+        />
         <button class="btn">Find</button>
       </form>
       {list.error && <Alert>{list.error}</Alert>}
-      {!list.loaded ? <Loading /> : list.rows.length === 0 ? <p class="muted" data-testid="recipients-empty">No recipients {type === 'sent' ? 'yet' : `${type} yet`}{q ? ` matching ${q}` : ''}.</p> : (
-        <PagedTable list={list} testId="recipients" head={<><th scope="col">Email</th><th scope="col">Contact</th>{extra && <th scope="col">{extra}</th>}</>}>
+      {!list.loaded ? (
+        <Loading />
+      ) : list.rows.length === 0 ? (
+        <p class="muted" data-testid="recipients-empty">
+          No recipients {type === 'sent' ? 'yet' : `${type} yet`}
+          {q ? ` matching ${q}` : ''}.
+        </p>
+      ) : (
+        <PagedTable
+          list={list}
+          testId="recipients"
+          head={
+            <>
+              <th scope="col">Email</th>
+              <th scope="col">Contact</th>
+              {extra && <th scope="col">{extra}</th>}
+            </>
+          }
+        >
           {list.rows.map((r) => (
             <tr key={r.id}>
-              <td class="wrap"><Link href={`/emails/${r.id}`}>{r.email}</Link></td>
+              <td class="wrap">
+                <Link href={`/emails/${r.id}`}>{r.email}</Link>
+              </td>
               <td>{r.contact_id ? <Link href={`/contacts/${r.contact_id}`}>contact</Link> : '—'}</td>
               {extra && <td>{type === 'bounced' ? r.bounce_type : num(r.count ?? 0)}</td>}
             </tr>

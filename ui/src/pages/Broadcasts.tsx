@@ -12,30 +12,80 @@ import { useAction, useLoad, usePaged } from '../hooks';
 import { navigate } from '../router';
 import { canEdit, useSession } from '../session';
 
-interface Item { id: string; name: string; segment_id: string | null; status: string; created_at: string; scheduled_at: string | null; sent_at: string | null }
-interface Broadcast extends Item {
-  from: string | null; subject: string | null; reply_to: string[] | null; preview_text: string | null; topic_id: string | null;
-  html: string | null; text: string | null; stats: Stats; pause_reason: string | null; completed_at: string | null;
+interface Item {
+  id: string;
+  name: string;
+  segment_id: string | null;
+  status: string;
+  created_at: string;
+  scheduled_at: string | null;
+  sent_at: string | null;
 }
-interface Named { id: string; name: string }
+interface Broadcast extends Item {
+  from: string | null;
+  subject: string | null;
+  reply_to: string[] | null;
+  preview_text: string | null;
+  topic_id: string | null;
+  html: string | null;
+  text: string | null;
+  stats: Stats;
+  pause_reason: string | null;
+  completed_at: string | null;
+}
+interface Named {
+  id: string;
+  name: string;
+}
 
-const badge = (s: string) => (s === 'sent' ? 'enabled' : s === 'paused' || s === 'canceled' ? 'failed' : s === 'draft' ? 'draft' : 'pending');
+const badge = (s: string) =>
+  s === 'sent' ? 'enabled' : s === 'paused' || s === 'canceled' ? 'failed' : s === 'draft' ? 'draft' : 'pending';
 
-function Pickers({ segment, topic, onSegment, onTopic, disabled }: { segment: string; topic: string; onSegment: (v: string) => void; onTopic: (v: string) => void; disabled?: boolean }) {
+function Pickers({
+  segment,
+  topic,
+  onSegment,
+  onTopic,
+  disabled,
+}: {
+  segment: string;
+  topic: string;
+  onSegment: (v: string) => void;
+  onTopic: (v: string) => void;
+  disabled?: boolean;
+}) {
   const segments = useLoad(() => get<List<Named>>('/segments'), []);
   const topics = useLoad(() => get<List<Named>>('/topics?limit=100'), []);
   return (
     <>
-      <div class="field"><label for="bc-segment">Segment</label>
-        <select id="bc-segment" value={segment} onChange={(e) => onSegment(e.currentTarget.value)} disabled={disabled} required>
+      <div class="field">
+        <label for="bc-segment">Segment</label>
+        <select
+          id="bc-segment"
+          value={segment}
+          onChange={(e) => onSegment(e.currentTarget.value)}
+          disabled={disabled}
+          required
+        >
           <option value="">Choose a segment</option>
-          {segments.data?.data.map((s) => <option key={s.id} value={s.id}>{s.name}</option>)}
-        </select></div>
-      <div class="field"><label for="bc-topic">Topic (only its subscribers receive it)</label>
+          {segments.data?.data.map((s) => (
+            <option key={s.id} value={s.id}>
+              {s.name}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div class="field">
+        <label for="bc-topic">Topic (only its subscribers receive it)</label>
         <select id="bc-topic" value={topic} onChange={(e) => onTopic(e.currentTarget.value)} disabled={disabled}>
           <option value="">No topic: everyone subscribed to list mail</option>
-          {topics.data?.data.map((t) => <option key={t.id} value={t.id}>{t.name}</option>)}
-        </select></div>
+          {topics.data?.data.map((t) => (
+            <option key={t.id} value={t.id}>
+              {t.name}
+            </option>
+          ))}
+        </select>
+      </div>
     </>
   );
 }
@@ -59,33 +109,101 @@ export function Broadcasts() {
   };
   const create = useAction(async (form: HTMLFormElement) => {
     const fd = new FormData(form);
-    const body = tpl ? { html: tpl.html, text: tpl.text } : { html: '<p>Hello {{{contact.first_name|there}}},</p>\n<p></p>\n<p><a href="{{{RESEND_UNSUBSCRIBE_URL}}}">Unsubscribe</a></p>' };
-    const r = await post<{ id: string }>('/broadcasts', { name: fd.get('name'), segment_id: segment, topic_id: topic || null, from, subject, ...body });
+    const body = tpl
+      ? { html: tpl.html, text: tpl.text }
+      : {
+          html: '<p>Hello {{{contact.first_name|there}}},</p>\n<p></p>\n<p><a href="{{{RESEND_UNSUBSCRIBE_URL}}}">Unsubscribe</a></p>',
+        };
+    const r = await post<{ id: string }>('/broadcasts', {
+      name: fd.get('name'),
+      segment_id: segment,
+      topic_id: topic || null,
+      from,
+      subject,
+      ...body,
+    });
     navigate(`/broadcasts/${r.id}`);
   });
   return (
     <>
-      <PageHead title="Broadcasts" sub="One message to a segment, personal to each contact, sent by a queue job that survives restarts." />
+      <PageHead
+        title="Broadcasts"
+        sub="One message to a segment, personal to each contact, sent by a queue job that survives restarts."
+      />
       {canEdit(state) && (
-        <form class="card" onSubmit={(e) => { e.preventDefault(); create.run(e.currentTarget as HTMLFormElement); }}>
+        <form
+          class="card"
+          onSubmit={(e) => {
+            e.preventDefault();
+            create.run(e.currentTarget as HTMLFormElement);
+          }}
+        >
           <h2>New broadcast</h2>
-          <div class="field"><label for="bc-name">Name</label><input id="bc-name" name="name" maxLength={256} placeholder="October newsletter" /></div>
+          <div class="field">
+            <label for="bc-name">Name</label>
+            <input id="bc-name" name="name" maxLength={256} placeholder="October newsletter" />
+          </div>
           <TemplatePicker onChange={onTemplate} />
           <Pickers segment={segment} topic={topic} onSegment={setSegment} onTopic={setTopic} />
-          <div class="field"><label for="bc-from">From</label><input id="bc-from" name="from" required value={from} onInput={(e) => setFrom(e.currentTarget.value)} placeholder="Acme <news@example.com>" /></div>
-          <div class="field"><label for="bc-subject">Subject</label><input id="bc-subject" name="subject" required value={subject} onInput={(e) => setSubject(e.currentTarget.value)} placeholder="News for {{{contact.first_name|you}}}" /></div>
-          {tpl && tpl.missing.length > 0 && <Alert kind="warn">No value for {tpl.missing.join(', ')}: left as written in the broadcast.</Alert>}
-          <button class="btn primary" disabled={create.busy}>Create draft</button>
+          <div class="field">
+            <label for="bc-from">From</label>
+            <input
+              id="bc-from"
+              name="from"
+              required
+              value={from}
+              onInput={(e) => setFrom(e.currentTarget.value)}
+              placeholder="Acme <news@example.com>"
+            />
+          </div>
+          <div class="field">
+            <label for="bc-subject">Subject</label>
+            <input
+              id="bc-subject"
+              name="subject"
+              required
+              value={subject}
+              onInput={(e) => setSubject(e.currentTarget.value)}
+              placeholder="News for {{{contact.first_name|you}}}"
+            />
+          </div>
+          {tpl && tpl.missing.length > 0 && (
+            <Alert kind="warn">No value for {tpl.missing.join(', ')}: left as written in the broadcast.</Alert>
+          )}
+          <button class="btn primary" disabled={create.busy}>
+            Create draft
+          </button>
         </form>
       )}
       {create.error && <Alert>{create.error}</Alert>}
       {list.error && <Alert>{list.error}</Alert>}
-      {!list.loaded ? <Loading /> : list.rows.length === 0 ? <Empty title="No broadcasts yet">Create one here or with <code>resend.broadcasts.create()</code>.</Empty> : (
-        <PagedTable list={list} testId="broadcasts" head={<><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Sent</th><th scope="col">Created</th></>}>
+      {!list.loaded ? (
+        <Loading />
+      ) : list.rows.length === 0 ? (
+        <Empty title="No broadcasts yet">
+          Create one here or with <code>resend.broadcasts.create()</code>.
+        </Empty>
+      ) : (
+        <PagedTable
+          list={list}
+          testId="broadcasts"
+          head={
+            <>
+              <th scope="col">Name</th>
+              <th scope="col">Status</th>
+              <th scope="col">Sent</th>
+              <th scope="col">Created</th>
+            </>
+          }
+        >
           {list.rows.map((b) => (
             <tr key={b.id}>
-              <td><Link href={`/broadcasts/${b.id}`}>{b.name || '(unnamed)'}</Link></td>
-              <td><Badge status={badge(b.status)} text={b.status} /></td>
+              <td>
+                <Link href={`/broadcasts/${b.id}`}>{b.name || '(unnamed)'}</Link>
+              </td>
+              <td>
+                <Badge status={badge(b.status)} text={b.status} />
+              </td>
               <td>{b.sent_at ? fmtDate(b.sent_at) : b.scheduled_at ? `scheduled ${fmtDate(b.scheduled_at)}` : '—'}</td>
               <AgoCell at={b.created_at} />
             </tr>
@@ -100,31 +218,83 @@ export function BroadcastDetail({ id }: { id: string }) {
   const { state } = useSession();
   const edit = canEdit(state);
   const b = useLoad(() => get<Broadcast>(`/broadcasts/${encodeURIComponent(id)}`), [id]);
-  const [d, setD] = useState<{ name: string; from: string; subject: string; preview_text: string; html: string; text: string; segment: string; topic: string }>();
+  const [d, setD] = useState<{
+    name: string;
+    from: string;
+    subject: string;
+    preview_text: string;
+    html: string;
+    text: string;
+    segment: string;
+    topic: string;
+  }>();
   const [when, setWhen] = useState('');
   const [testTo, setTestTo] = useState('');
   const [note, setNote] = useState<string>();
   useEffect(() => {
-    if (b.data) setD({ name: b.data.name, from: b.data.from ?? '', subject: b.data.subject ?? '', preview_text: b.data.preview_text ?? '', html: b.data.html ?? '', text: b.data.text ?? '', segment: b.data.segment_id ?? '', topic: b.data.topic_id ?? '' });
+    if (b.data)
+      setD({
+        name: b.data.name,
+        from: b.data.from ?? '',
+        subject: b.data.subject ?? '',
+        preview_text: b.data.preview_text ?? '',
+        html: b.data.html ?? '',
+        text: b.data.text ?? '',
+        segment: b.data.segment_id ?? '',
+        topic: b.data.topic_id ?? '',
+      });
   }, [b.data?.id, b.data?.status]);
   // Live progress while it is on its way.
   useEffect(() => {
-    if (!b.data || !['queued', 'sending', 'scheduled'].includes(b.data.status) && b.data.stats.queued === 0) return;
+    if (!b.data || (!['queued', 'sending', 'scheduled'].includes(b.data.status) && b.data.stats.queued === 0)) return;
     const timer = setTimeout(() => b.reload(), 2000);
     return () => clearTimeout(timer);
   }, [b.data]);
-  const act = (fn: () => Promise<unknown>) => useAction(async () => { await fn(); b.reload(); });
-  const save = act(() => patch(`/broadcasts/${id}`, { name: d!.name, from: d!.from, subject: d!.subject, preview_text: d!.preview_text || null, html: d!.html || null, text: d!.text || null, segment_id: d!.segment, topic_id: d!.topic || null }));
+  const act = (fn: () => Promise<unknown>) =>
+    useAction(async () => {
+      await fn();
+      b.reload();
+    });
+  const save = act(() =>
+    patch(`/broadcasts/${id}`, {
+      name: d!.name,
+      from: d!.from,
+      subject: d!.subject,
+      preview_text: d!.preview_text || null,
+      html: d!.html || null,
+      text: d!.text || null,
+      segment_id: d!.segment,
+      topic_id: d!.topic || null,
+    }),
+  );
   const send = act(() => post(`/broadcasts/${id}/send`, when.trim() ? { scheduled_at: when.trim() } : {}));
   const pause = act(() => post(`/broadcasts/${id}/pause`));
   const resume = act(() => post(`/broadcasts/${id}/resume`));
   const cancel = act(() => post(`/broadcasts/${id}/cancel`));
   const test = useAction(async () => {
-    const r = await post<{ data: { to: string }[] }>(`/broadcasts/${id}/test`, { to: testTo.split(',').map((s) => s.trim()).filter(Boolean) });
+    const r = await post<{ data: { to: string }[] }>(`/broadcasts/${id}/test`, {
+      to: testTo
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    });
     setNote(`Test sent to ${r.data.map((x) => x.to).join(', ')}.`);
   });
-  const remove = useAction(async () => { if (confirm('Delete this draft?')) { await del(`/broadcasts/${id}`); navigate('/broadcasts'); } });
-  if (b.error) return <><p><Link href="/broadcasts">← Broadcasts</Link></p><Alert>{b.error}</Alert></>;
+  const remove = useAction(async () => {
+    if (confirm('Delete this draft?')) {
+      await del(`/broadcasts/${id}`);
+      navigate('/broadcasts');
+    }
+  });
+  if (b.error)
+    return (
+      <>
+        <p>
+          <Link href="/broadcasts">← Broadcasts</Link>
+        </p>
+        <Alert>{b.error}</Alert>
+      </>
+    );
   if (!b.data || !d) return <Loading />;
   const x = b.data;
   const draft = x.status === 'draft';
@@ -134,13 +304,31 @@ export function BroadcastDetail({ id }: { id: string }) {
   const live = ['queued', 'sending', 'scheduled'].includes(x.status) || s.queued > 0;
   return (
     <>
-      <p><Link href="/broadcasts">← Broadcasts</Link></p>
+      <p>
+        <Link href="/broadcasts">← Broadcasts</Link>
+      </p>
       <PageHead title={x.name || '(unnamed broadcast)'}>
         <Badge status={badge(x.status)} text={x.status} />
-        {edit && ['scheduled', 'queued', 'sending'].includes(x.status) && <button class="btn" onClick={() => pause.run()} disabled={pause.busy}>Pause</button>}
-        {edit && x.status === 'paused' && <button class="btn primary" onClick={() => resume.run()} disabled={resume.busy}>Resume</button>}
-        {edit && ['scheduled', 'queued', 'sending', 'paused'].includes(x.status) && <button class="btn bad ghost" onClick={() => cancel.run()} disabled={cancel.busy}>Cancel</button>}
-        {edit && draft && <button class="btn bad ghost" onClick={() => remove.run()}>Delete</button>}
+        {edit && ['scheduled', 'queued', 'sending'].includes(x.status) && (
+          <button class="btn" onClick={() => pause.run()} disabled={pause.busy}>
+            Pause
+          </button>
+        )}
+        {edit && x.status === 'paused' && (
+          <button class="btn primary" onClick={() => resume.run()} disabled={resume.busy}>
+            Resume
+          </button>
+        )}
+        {edit && ['scheduled', 'queued', 'sending', 'paused'].includes(x.status) && (
+          <button class="btn bad ghost" onClick={() => cancel.run()} disabled={cancel.busy}>
+            Cancel
+          </button>
+        )}
+        {edit && draft && (
+          <button class="btn bad ghost" onClick={() => remove.run()}>
+            Delete
+          </button>
+        )}
       </PageHead>
       {error && <Alert>{error}</Alert>}
       {note && <Alert kind="ok">{note}</Alert>}
@@ -148,42 +336,115 @@ export function BroadcastDetail({ id }: { id: string }) {
       <section class="card" data-testid="progress">
         <h2>Progress</h2>
         <Metrics s={s} live={live} />
-        <KV items={[
-          ['Suppressed', num(s.suppressed)], ['Failed / canceled', `${num(s.failed)} / ${num(s.canceled)}`],
-          ['Skipped (unsubscribed / topic / suppressed)', `${num(s.skipped.unsubscribed)} / ${num(s.skipped.topic)} / ${num(s.skipped.suppressed)}`],
-          ['Sent', fmtDate(x.sent_at)], ['Scheduled', fmtDate(x.scheduled_at)], ['Completed', fmtDate(x.completed_at)],
-        ]} />
-        <p><Link href={`/emails?broadcast_id=${x.id}`}>Its emails</Link></p>
+        <KV
+          items={[
+            ['Suppressed', num(s.suppressed)],
+            ['Failed / canceled', `${num(s.failed)} / ${num(s.canceled)}`],
+            [
+              'Skipped (unsubscribed / topic / suppressed)',
+              `${num(s.skipped.unsubscribed)} / ${num(s.skipped.topic)} / ${num(s.skipped.suppressed)}`,
+            ],
+            ['Sent', fmtDate(x.sent_at)],
+            ['Scheduled', fmtDate(x.scheduled_at)],
+            ['Completed', fmtDate(x.completed_at)],
+          ]}
+        />
+        <p>
+          <Link href={`/emails?broadcast_id=${x.id}`}>Its emails</Link>
+        </p>
       </section>
       {edit && draft && (
         <section class="card">
           <h2>Send</h2>
-          <div class="field"><label for="bc-when">When (empty: now; or "tomorrow at 9am", an ISO date)</label><input id="bc-when" value={when} onInput={(e) => setWhen(e.currentTarget.value)} /></div>
-          <button class="btn primary" onClick={() => send.run()} disabled={send.busy}>{when.trim() ? 'Schedule' : 'Send now'}</button>
+          <div class="field">
+            <label for="bc-when">When (empty: now; or "tomorrow at 9am", an ISO date)</label>
+            <input id="bc-when" value={when} onInput={(e) => setWhen(e.currentTarget.value)} />
+          </div>
+          <button class="btn primary" onClick={() => send.run()} disabled={send.busy}>
+            {when.trim() ? 'Schedule' : 'Send now'}
+          </button>
         </section>
       )}
       {edit && (
         <section class="card">
           <h2>Test send</h2>
-          <div class="field"><label for="bc-test">To (comma separated, up to 50)</label><input id="bc-test" value={testTo} onInput={(e) => setTestTo(e.currentTarget.value)} placeholder="me@example.com" /></div>
-          <button class="btn" onClick={() => test.run()} disabled={test.busy || !testTo.trim()}>Send test</button>
+          <div class="field">
+            <label for="bc-test">To (comma separated, up to 50)</label>
+            <input
+              id="bc-test"
+              value={testTo}
+              onInput={(e) => setTestTo(e.currentTarget.value)}
+              placeholder="me@example.com"
+            />
+          </div>
+          <button class="btn" onClick={() => test.run()} disabled={test.busy || !testTo.trim()}>
+            Send test
+          </button>
         </section>
       )}
       <section class="card">
         <h2>Content</h2>
-        {draft && <Pickers segment={d.segment} topic={d.topic} onSegment={(v) => setD({ ...d, segment: v })} onTopic={(v) => setD({ ...d, topic: v })} disabled={!edit} />}
+        {draft && (
+          <Pickers
+            segment={d.segment}
+            topic={d.topic}
+            onSegment={(v) => setD({ ...d, segment: v })}
+            onTopic={(v) => setD({ ...d, topic: v })}
+            disabled={!edit}
+          />
+        )}
         {(['name', 'from', 'subject', 'preview_text'] as const).map((k) => (
-          <div class="field" key={k}><label for={`bc-${k}`}>{k.replace('_', ' ')}</label><input id={`bc-${k}`} value={d[k]} onInput={set(k)} disabled={!edit || !draft} /></div>
+          <div class="field" key={k}>
+            <label for={`bc-${k}`}>{k.replace('_', ' ')}</label>
+            <input id={`bc-${k}`} value={d[k]} onInput={set(k)} disabled={!edit || !draft} />
+          </div>
         ))}
-        <div class="field"><label for="bc-html">HTML ({'{{{contact.first_name|there}}}'}, {'{{{RESEND_UNSUBSCRIBE_URL}}}'})</label>
-          <textarea id="bc-html" class="mono" rows={12} value={d.html} onInput={set('html')} disabled={!edit || !draft} /></div>
-        <div class="field"><label for="bc-text">Plain text (derived from the HTML when empty)</label>
-          <textarea id="bc-text" class="mono" rows={4} value={d.text} onInput={set('text')} disabled={!edit || !draft} /></div>
-        {edit && draft && <button class="btn primary" onClick={() => save.run()} disabled={save.busy}>Save draft</button>}
+        <div class="field">
+          <label for="bc-html">
+            HTML ({'{{{contact.first_name|there}}}'}, {'{{{RESEND_UNSUBSCRIBE_URL}}}'})
+          </label>
+          <textarea
+            id="bc-html"
+            class="mono"
+            rows={12}
+            value={d.html}
+            onInput={set('html')}
+            disabled={!edit || !draft}
+          />
+        </div>
+        <div class="field">
+          <label for="bc-text">Plain text (derived from the HTML when empty)</label>
+          <textarea
+            id="bc-text"
+            class="mono"
+            rows={4}
+            value={d.text}
+            onInput={set('text')}
+            disabled={!edit || !draft}
+          />
+        </div>
+        {edit && draft && (
+          <button class="btn primary" onClick={() => save.run()} disabled={save.busy}>
+            Save draft
+          </button>
+        )}
       </section>
-      <PreviewAs id={x.id} segment={draft ? d.segment : x.segment_id ?? ''} title={x.name || 'Broadcast'}
-        unsaved={edit && draft ? { subject: d.subject, html: d.html, text: d.text, preview_text: d.preview_text, from: d.from } : undefined} />
-      {x.status !== 'draft' && <Recipients id={x.id} refresh={`${s.sent}|${s.delivered}|${s.opened}|${s.clicked}|${s.bounced}|${s.complained}|${s.unsubscribed}`} />}
+      <PreviewAs
+        id={x.id}
+        segment={draft ? d.segment : (x.segment_id ?? '')}
+        title={x.name || 'Broadcast'}
+        unsaved={
+          edit && draft
+            ? { subject: d.subject, html: d.html, text: d.text, preview_text: d.preview_text, from: d.from }
+            : undefined
+        }
+      />
+      {x.status !== 'draft' && (
+        <Recipients
+          id={x.id}
+          refresh={`${s.sent}|${s.delivered}|${s.opened}|${s.clicked}|${s.bounced}|${s.complained}|${s.unsubscribed}`}
+        />
+      )}
     </>
   );
 }

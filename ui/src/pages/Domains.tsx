@@ -12,10 +12,29 @@ import { useAction, useLoad } from '../hooks';
 import { navigate } from '../router';
 import { canEdit, useSession } from '../session';
 
-interface DomainItem { id: string; name: string; status: string; region: string; created_at: string }
-interface DnsRecord { record: string; name: string; value: string; type: string; ttl: string; status: string; priority?: number }
+interface DomainItem {
+  id: string;
+  name: string;
+  status: string;
+  region: string;
+  created_at: string;
+}
+interface DnsRecord {
+  record: string;
+  name: string;
+  value: string;
+  type: string;
+  ttl: string;
+  status: string;
+  priority?: number;
+}
 interface Domain extends DomainItem {
-  open_tracking: boolean; click_tracking: boolean; tls: string; records: DnsRecord[]; custom_return_path: string; dkim_ed25519?: boolean;
+  open_tracking: boolean;
+  click_tracking: boolean;
+  tls: string;
+  records: DnsRecord[];
+  custom_return_path: string;
+  dkim_ed25519?: boolean;
   capabilities: { sending: string; receiving: string };
 }
 
@@ -23,17 +42,46 @@ const REGIONS = ['us-east-1', 'eu-west-1', 'sa-east-1', 'ap-northeast-1'];
 
 function AddDomain({ onAdded }: { onAdded: (id: string) => void }) {
   const a = useAction(async (d: Record<string, string>) => {
-    const r = await post<{ id: string }>('/domains', { name: d.name.trim(), region: d.region, ...(d.return_path?.trim() ? { custom_return_path: d.return_path.trim() } : {}) });
+    const r = await post<{ id: string }>('/domains', {
+      name: d.name.trim(),
+      region: d.region,
+      ...(d.return_path?.trim() ? { custom_return_path: d.return_path.trim() } : {}),
+    });
     onAdded(r.id);
   });
   return (
-    <form class="inline-form" onSubmit={(e) => { e.preventDefault(); a.run(Object.fromEntries(new FormData(e.currentTarget as HTMLFormElement)) as Record<string, string>); }}>
-      <label class="sr-only" for="domain-name">Domain name</label>
+    <form
+      class="inline-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        a.run(Object.fromEntries(new FormData(e.currentTarget as HTMLFormElement)) as Record<string, string>);
+      }}
+    >
+      <label class="sr-only" for="domain-name">
+        Domain name
+      </label>
       <input id="domain-name" name="name" required placeholder="mail.example.com" class="grow" />
-      <label class="sr-only" for="domain-region">Region</label>
-      <select id="domain-region" name="region">{REGIONS.map((r) => <option key={r}>{r}</option>)}</select>
-      <label class="field-inline small">Return-path subdomain <input name="return_path" placeholder="send" size={8} pattern="[A-Za-z0-9-]{1,63}" title="Letters, digits and hyphens: bounces come back to this subdomain" /></label>
-      <button class="btn primary" disabled={a.busy}>Add domain</button>
+      <label class="sr-only" for="domain-region">
+        Region
+      </label>
+      <select id="domain-region" name="region">
+        {REGIONS.map((r) => (
+          <option key={r}>{r}</option>
+        ))}
+      </select>
+      <label class="field-inline small">
+        Return-path subdomain{' '}
+        <input
+          name="return_path"
+          placeholder="send"
+          size={8}
+          pattern="[A-Za-z0-9-]{1,63}"
+          title="Letters, digits and hyphens: bounces come back to this subdomain"
+        />
+      </label>
+      <button class="btn primary" disabled={a.busy}>
+        Add domain
+      </button>
       {a.error && <Alert>{a.error}</Alert>}
     </form>
   );
@@ -48,26 +96,52 @@ export function Domains() {
       <PageHead title="Domains" sub="The domains you send from. Each needs a few DNS records before it can send." />
       {canEdit(state) && <AddDomain onAdded={open} />}
       {list.error && <ErrorRetry error={list.error} retry={list.reload} />}
-      {!list.data ? (list.error ? null : <Loading />) : list.data.data.length === 0 ? (
+      {!list.data ? (
+        list.error ? null : (
+          <Loading />
+        )
+      ) : list.data.data.length === 0 ? (
         <Empty title="Add a domain">
-          <p>Type the domain you send from above (a subdomain such as <code>mail.example.com</code> keeps your main domain's reputation apart).
-            Mailroom then shows the records to publish at your DNS provider:</p>
+          <p>
+            Type the domain you send from above (a subdomain such as <code>mail.example.com</code> keeps your main
+            domain's reputation apart). Mailroom then shows the records to publish at your DNS provider:
+          </p>
           <ul>
-            <li><strong>DKIM</strong>: a TXT record holding the public key that signs your mail.</li>
-            <li><strong>SPF</strong>: an MX and a TXT record on the bounce subdomain (<code>send.</code>), so bounces come back here.</li>
-            <li><strong>DMARC</strong> (recommended): a TXT record at <code>_dmarc</code>.</li>
+            <li>
+              <strong>DKIM</strong>: a TXT record holding the public key that signs your mail.
+            </li>
+            <li>
+              <strong>SPF</strong>: an MX and a TXT record on the bounce subdomain (<code>send.</code>), so bounces come
+              back here.
+            </li>
+            <li>
+              <strong>DMARC</strong> (recommended): a TXT record at <code>_dmarc</code>.
+            </li>
           </ul>
-          <p>Then press <em>Verify</em>; Mailroom also re-checks on its own.</p>
+          <p>
+            Then press <em>Verify</em>; Mailroom also re-checks on its own.
+          </p>
         </Empty>
       ) : (
         <div class="table-wrap">
           <table class="list">
-            <thead><tr><th scope="col">Domain</th><th scope="col">Status</th><th scope="col">Region</th><th scope="col">Added</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Domain</th>
+                <th scope="col">Status</th>
+                <th scope="col">Region</th>
+                <th scope="col">Added</th>
+              </tr>
+            </thead>
             <tbody>
               {list.data.data.map((d) => (
                 <tr key={d.id}>
-                  <td><Link href={`/domains/${d.id}`}>{d.name}</Link></td>
-                  <td><Badge status={d.status} /></td>
+                  <td>
+                    <Link href={`/domains/${d.id}`}>{d.name}</Link>
+                  </td>
+                  <td>
+                    <Badge status={d.status} />
+                  </td>
                   <td>{d.region}</td>
                   <td title={fmtDate(d.created_at)}>{ago(d.created_at)}</td>
                 </tr>
@@ -88,47 +162,110 @@ export function DomainDetail({ id }: { id: string }) {
   const capture = state.delivery_mode === 'capture';
   const verify = useAction(async () => {
     await post(`/domains/${id}/verify`);
-    setNote(capture ? 'Capture mode: the domain can send at once; its records are not checked in DNS.' : 'Verification started: records are checked now and again over the next hours.');
+    setNote(
+      capture
+        ? 'Capture mode: the domain can send at once; its records are not checked in DNS.'
+        : 'Verification started: records are checked now and again over the next hours.',
+    );
     setTimeout(d.reload, 1000);
     d.reload();
   });
-  const save = useAction(async (body: object) => { await patch(`/domains/${id}`, body); d.reload(); });
+  const save = useAction(async (body: object) => {
+    await patch(`/domains/${id}`, body);
+    d.reload();
+  });
   const remove = useAction(async () => {
     if (!confirm(`Delete ${d.data?.name}? Mail from it will be refused.`)) return;
     await del(`/domains/${id}`);
     navigate('/domains');
   });
-  if (d.error && !d.data) return <><p><Link href="/domains">← Domains</Link></p><ErrorRetry error={d.error} retry={d.reload} /></>;
+  if (d.error && !d.data)
+    return (
+      <>
+        <p>
+          <Link href="/domains">← Domains</Link>
+        </p>
+        <ErrorRetry error={d.error} retry={d.reload} />
+      </>
+    );
   if (!d.data) return <Loading />;
   const dom = d.data;
   const fqdn = (name: string) => (name === '@' || !name ? dom.name : `${name}.${dom.name}`);
   return (
     <>
-      <p><Link href="/domains">← Domains</Link></p>
-      <PageHead title={dom.name} sub={<>Region {dom.region} · added {fmtDate(dom.created_at)}</>}>
+      <p>
+        <Link href="/domains">← Domains</Link>
+      </p>
+      <PageHead
+        title={dom.name}
+        sub={
+          <>
+            Region {dom.region} · added {fmtDate(dom.created_at)}
+          </>
+        }
+      >
         <Badge status={dom.status} />
-        <Link class="btn" href={`/domains/${id}/deliverability`}>Deliverability</Link>
-        {edit && <button class="btn primary" onClick={() => verify.run()} disabled={verify.busy}>{verify.busy ? 'Verifying…' : 'Verify'}</button>}
+        <Link class="btn" href={`/domains/${id}/deliverability`}>
+          Deliverability
+        </Link>
+        {edit && (
+          <button class="btn primary" onClick={() => verify.run()} disabled={verify.busy}>
+            {verify.busy ? 'Verifying…' : 'Verify'}
+          </button>
+        )}
       </PageHead>
       {note && <Alert kind="info">{note}</Alert>}
       {verify.error && <Alert>{verify.error}</Alert>}
       <section class="card">
         <h2>DNS records</h2>
-        <p class="muted small">Publish these at your DNS provider. Names are relative to {dom.name}; each row shows its own status.</p>
-        {capture && <Alert kind="info">Capture mode: these records are not checked in DNS, and the domain can send because nothing leaves this machine. Publish them before switching <code>MAILROOM_DELIVERY_MODE</code> to <code>mx</code> or <code>relay</code>; they are checked then.</Alert>}
+        <p class="muted small">
+          Publish these at your DNS provider. Names are relative to {dom.name}; each row shows its own status.
+        </p>
+        {capture && (
+          <Alert kind="info">
+            Capture mode: these records are not checked in DNS, and the domain can send because nothing leaves this
+            machine. Publish them before switching <code>MAILROOM_DELIVERY_MODE</code> to <code>mx</code> or{' '}
+            <code>relay</code>; they are checked then.
+          </Alert>
+        )}
         <div class="table-wrap">
           <table class="list records">
-            <thead><tr><th scope="col">Record</th><th scope="col">Type</th><th scope="col">Name</th><th scope="col">Value</th><th scope="col">Priority</th><th scope="col">TTL</th><th scope="col">Status</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Record</th>
+                <th scope="col">Type</th>
+                <th scope="col">Name</th>
+                <th scope="col">Value</th>
+                <th scope="col">Priority</th>
+                <th scope="col">TTL</th>
+                <th scope="col">Status</th>
+              </tr>
+            </thead>
             <tbody>
               {dom.records.map((r, i) => (
                 <tr key={i}>
                   <td>{r.record}</td>
                   <td>{r.type}</td>
-                  <td><span class="mono">{r.name}</span> <Copy text={fqdn(r.name)} label="Copy" small /></td>
-                  <td class="value"><span class="mono clip" title={r.value}>{r.value}</span> <Copy text={r.value} label="Copy" small /></td>
+                  <td>
+                    <span class="mono">{r.name}</span> <Copy text={fqdn(r.name)} label="Copy" small />
+                  </td>
+                  <td class="value">
+                    <span class="mono clip" title={r.value}>
+                      {r.value}
+                    </span>{' '}
+                    <Copy text={r.value} label="Copy" small />
+                  </td>
                   <td>{r.priority ?? ''}</td>
                   <td>{r.ttl}</td>
-                  <td>{capture ? <span title="Capture mode: this record is not checked in DNS"><Badge status="not_checked" text="not checked" /></span> : <Badge status={r.status} />}</td>
+                  <td>
+                    {capture ? (
+                      <span title="Capture mode: this record is not checked in DNS">
+                        <Badge status="not_checked" text="not checked" />
+                      </span>
+                    ) : (
+                      <Badge status={r.status} />
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -138,14 +275,55 @@ export function DomainDetail({ id }: { id: string }) {
       {dom.capabilities.sending === 'enabled' && <ReputationPanel domainId={dom.id} canResume={edit} />}
       <section class="card">
         <h2>Settings</h2>
-        <KV items={[['Region', dom.region], ['Return path', `${dom.custom_return_path}.${dom.name}`], ['Sending', dom.capabilities.sending]]} />
+        <KV
+          items={[
+            ['Region', dom.region],
+            ['Return path', `${dom.custom_return_path}.${dom.name}`],
+            ['Sending', dom.capabilities.sending],
+          ]}
+        />
         <fieldset disabled={!edit || save.busy} class="settings">
           <legend class="sr-only">Receiving, signing, tracking and TLS</legend>
-          <label class="check"><input type="checkbox" checked={dom.open_tracking} onChange={(e) => save.run({ open_tracking: (e.target as HTMLInputElement).checked })} /> Open tracking <span class="muted small">(a pixel in HTML mail)</span></label>
-          <label class="check"><input type="checkbox" checked={dom.click_tracking} onChange={(e) => save.run({ click_tracking: (e.target as HTMLInputElement).checked })} /> Click tracking <span class="muted small">(links go through this server)</span></label>
-          <label class="check"><input type="checkbox" checked={dom.capabilities.receiving === 'enabled'} onChange={(e) => save.run({ capabilities: { receiving: (e.target as HTMLInputElement).checked ? 'enabled' : 'disabled' } })} /> Receive mail at {dom.name} <span class="muted small">(adds an MX record to publish; received mail shows under Receiving)</span></label>
-          <label class="check"><input type="checkbox" checked={Boolean(dom.dkim_ed25519)} onChange={(e) => save.run({ dkim_ed25519: (e.target as HTMLInputElement).checked })} /> Also sign with Ed25519 <span class="muted small">(a second DKIM key, RFC 8463; signs once its record verifies)</span></label>
-          <label class="field-inline">TLS
+          <label class="check">
+            <input
+              type="checkbox"
+              checked={dom.open_tracking}
+              onChange={(e) => save.run({ open_tracking: (e.target as HTMLInputElement).checked })}
+            />{' '}
+            Open tracking <span class="muted small">(a pixel in HTML mail)</span>
+          </label>
+          <label class="check">
+            <input
+              type="checkbox"
+              checked={dom.click_tracking}
+              onChange={(e) => save.run({ click_tracking: (e.target as HTMLInputElement).checked })}
+            />{' '}
+            Click tracking <span class="muted small">(links go through this server)</span>
+          </label>
+          <label class="check">
+            <input
+              type="checkbox"
+              checked={dom.capabilities.receiving === 'enabled'}
+              onChange={(e) =>
+                save.run({
+                  capabilities: { receiving: (e.target as HTMLInputElement).checked ? 'enabled' : 'disabled' },
+                })
+              }
+            />{' '}
+            Receive mail at {dom.name}{' '}
+            <span class="muted small">(adds an MX record to publish; received mail shows under Receiving)</span>
+          </label>
+          <label class="check">
+            <input
+              type="checkbox"
+              checked={Boolean(dom.dkim_ed25519)}
+              onChange={(e) => save.run({ dkim_ed25519: (e.target as HTMLInputElement).checked })}
+            />{' '}
+            Also sign with Ed25519{' '}
+            <span class="muted small">(a second DKIM key, RFC 8463; signs once its record verifies)</span>
+          </label>
+          <label class="field-inline">
+            TLS
             <select value={dom.tls} onChange={(e) => save.run({ tls: (e.target as HTMLSelectElement).value })}>
               <option value="opportunistic">Opportunistic (use TLS when offered)</option>
               <option value="enforced">Enforced (never send without TLS)</option>
@@ -154,7 +332,15 @@ export function DomainDetail({ id }: { id: string }) {
         </fieldset>
         {save.error && <Alert>{save.error}</Alert>}
       </section>
-      {edit && <section class="card danger"><h2>Delete domain</h2><p class="muted">Its DKIM key is deleted; sending from it stops.</p><button class="btn bad" onClick={() => remove.run()}>Delete {dom.name}</button></section>}
+      {edit && (
+        <section class="card danger">
+          <h2>Delete domain</h2>
+          <p class="muted">Its DKIM key is deleted; sending from it stops.</p>
+          <button class="btn bad" onClick={() => remove.run()}>
+            Delete {dom.name}
+          </button>
+        </section>
+      )}
     </>
   );
 }

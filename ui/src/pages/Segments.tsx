@@ -15,17 +15,38 @@ import { CreateSegmentForm, KIND_WORDS, kindOf, SegmentMatches, SegmentRule } fr
 
 const deleteQuestion = (s: Segment) => `Delete the segment "${s.name}"? Its contacts stay; only the list goes.`;
 
-function RenameForm({ segment, onDone, onCancel }: { segment: Segment; onDone: (name: string) => void; onCancel: () => void }) {
+function RenameForm({
+  segment,
+  onDone,
+  onCancel,
+}: {
+  segment: Segment;
+  onDone: (name: string) => void;
+  onCancel: () => void;
+}) {
   const rename = useAction(async (form: HTMLFormElement) => {
     const name = textField(new FormData(form), 'name');
     await patch(`/segments/${segment.id}`, { name });
     onDone(name ?? segment.name);
   });
   return (
-    <form class="inline-form" aria-label={`Rename ${segment.name}`} onSubmit={(e) => { e.preventDefault(); rename.run(e.currentTarget as HTMLFormElement); }}>
-      <label class="field-inline">Name <input name="name" defaultValue={segment.name} required maxLength={256} size={24} autoFocus /></label>
-      <button class="btn primary sm" disabled={rename.busy}>Save</button>
-      <button type="button" class="btn ghost sm" onClick={onCancel}>Cancel</button>
+    <form
+      class="inline-form"
+      aria-label={`Rename ${segment.name}`}
+      onSubmit={(e) => {
+        e.preventDefault();
+        rename.run(e.currentTarget as HTMLFormElement);
+      }}
+    >
+      <label class="field-inline">
+        Name <input name="name" defaultValue={segment.name} required maxLength={256} size={24} autoFocus />
+      </label>
+      <button class="btn primary sm" disabled={rename.busy}>
+        Save
+      </button>
+      <button type="button" class="btn ghost sm" onClick={onCancel}>
+        Cancel
+      </button>
       {rename.error && <Alert>{rename.error}</Alert>}
     </form>
   );
@@ -44,32 +65,72 @@ export function Segments() {
   const cols = edit ? 4 : 3;
   return (
     <div class="audience">
-      <PageHead title="Segments" sub="Named lists of contacts to send broadcasts to. A contact can be in many segments." />
+      <PageHead
+        title="Segments"
+        sub="Named lists of contacts to send broadcasts to. A contact can be in many segments."
+      />
       {edit && <CreateSegmentForm onCreated={list.reload} />}
       {(list.error || remove.error) && <Alert>{list.error ?? remove.error}</Alert>}
-      {!list.loaded ? <Loading /> : list.rows.length === 0 ? (
-        <Empty title="No segments yet">{edit ? 'Create one above, then add contacts to it from its page or from a contact\'s page.' : 'Owners and admins create them here.'} Through the API: <code>POST /segments</code> (the SDK's <code>resend.segments.create</code>).</Empty>
+      {!list.loaded ? (
+        <Loading />
+      ) : list.rows.length === 0 ? (
+        <Empty title="No segments yet">
+          {edit
+            ? "Create one above, then add contacts to it from its page or from a contact's page."
+            : 'Owners and admins create them here.'}{' '}
+          Through the API: <code>POST /segments</code> (the SDK's <code>resend.segments.create</code>).
+        </Empty>
       ) : (
-        <PagedTable list={list} testId="segments" head={<><th scope="col">Name</th><th scope="col">Kind</th><th scope="col">Created</th>{edit && <th scope="col"><span class="sr-only">Actions</span></th>}</>}>
-          {list.rows.map((s) => editing === s.id ? (
-            <tr key={s.id}>
-              <td colSpan={cols}>
-                <RenameForm segment={s} onCancel={() => setEditing(undefined)} onDone={(name) => { list.setRows((rows) => rows.map((x) => (x.id === s.id ? { ...x, name } : x))); setEditing(undefined); }} />
-              </td>
-            </tr>
-          ) : (
-            <tr key={s.id}>
-              <td class="ellipsis"><Link href={`/segments/${s.id}`}>{s.name}</Link></td>
-              <td class="nowrap">{KIND_WORDS[kindOf(s)].short}</td>
-              <AgoCell at={s.created_at} />
+        <PagedTable
+          list={list}
+          testId="segments"
+          head={
+            <>
+              <th scope="col">Name</th>
+              <th scope="col">Kind</th>
+              <th scope="col">Created</th>
               {edit && (
-                <td class="right nowrap">
-                  <button class="btn ghost sm" onClick={() => setEditing(s.id)} aria-label={`Rename ${s.name}`}>Rename</button>{' '}
-                  <button class="btn ghost sm bad" onClick={() => remove.run(s)} aria-label={`Delete ${s.name}`}>Delete</button>
-                </td>
+                <th scope="col">
+                  <span class="sr-only">Actions</span>
+                </th>
               )}
-            </tr>
-          ))}
+            </>
+          }
+        >
+          {list.rows.map((s) =>
+            editing === s.id ? (
+              <tr key={s.id}>
+                <td colSpan={cols}>
+                  <RenameForm
+                    segment={s}
+                    onCancel={() => setEditing(undefined)}
+                    onDone={(name) => {
+                      list.setRows((rows) => rows.map((x) => (x.id === s.id ? { ...x, name } : x)));
+                      setEditing(undefined);
+                    }}
+                  />
+                </td>
+              </tr>
+            ) : (
+              <tr key={s.id}>
+                <td class="ellipsis">
+                  <Link href={`/segments/${s.id}`}>{s.name}</Link>
+                </td>
+                <td class="nowrap">{KIND_WORDS[kindOf(s)].short}</td>
+                <AgoCell at={s.created_at} />
+                {edit && (
+                  <td class="right nowrap">
+                    <button class="btn ghost sm" onClick={() => setEditing(s.id)} aria-label={`Rename ${s.name}`}>
+                      Rename
+                    </button>{' '}
+                    <button class="btn ghost sm bad" onClick={() => remove.run(s)} aria-label={`Delete ${s.name}`}>
+                      Delete
+                    </button>
+                  </td>
+                )}
+              </tr>
+            ),
+          )}
         </PagedTable>
       )}
     </div>
@@ -86,33 +147,82 @@ export function SegmentDetail({ id }: { id: string }) {
     await del(`/segments/${id}`);
     navigate('/segments');
   });
-  const back = <p><Link href="/segments">← Segments</Link></p>;
-  if (seg.error) return <>{back}<Alert>{seg.error}</Alert></>;
+  const back = (
+    <p>
+      <Link href="/segments">← Segments</Link>
+    </p>
+  );
+  if (seg.error)
+    return (
+      <>
+        {back}
+        <Alert>{seg.error}</Alert>
+      </>
+    );
   if (!seg.data) return <Loading />;
   const s = seg.data;
   return (
     <div class="audience">
       {back}
-      <PageHead title={s.name} sub={s.filter ? 'Rule-based: every contact matching the rule, kept up to date by itself.' : 'A list of contacts: add and remove them here or on a contact\'s page.'}>
-        {edit && !renaming && <button class="btn" onClick={() => setRenaming(true)}>Rename</button>}
-        {edit && <button class="btn bad ghost" onClick={() => remove.run()} disabled={remove.busy}>Delete segment</button>}
+      <PageHead
+        title={s.name}
+        sub={
+          s.filter
+            ? 'Rule-based: every contact matching the rule, kept up to date by itself.'
+            : "A list of contacts: add and remove them here or on a contact's page."
+        }
+      >
+        {edit && !renaming && (
+          <button class="btn" onClick={() => setRenaming(true)}>
+            Rename
+          </button>
+        )}
+        {edit && (
+          <button class="btn bad ghost" onClick={() => remove.run()} disabled={remove.busy}>
+            Delete segment
+          </button>
+        )}
       </PageHead>
-      {renaming && <section class="card"><RenameForm segment={s} onCancel={() => setRenaming(false)} onDone={() => { setRenaming(false); seg.reload(); }} /></section>}
+      {renaming && (
+        <section class="card">
+          <RenameForm
+            segment={s}
+            onCancel={() => setRenaming(false)}
+            onDone={() => {
+              setRenaming(false);
+              seg.reload();
+            }}
+          />
+        </section>
+      )}
       {remove.error && <Alert>{remove.error}</Alert>}
-      <section class="card"><KV items={[['Kind', KIND_WORDS[kindOf(s)].short], ['Created', fmtDate(s.created_at)], ['ID', <code>{s.id}</code>]]} /></section>
+      <section class="card">
+        <KV
+          items={[
+            ['Kind', KIND_WORDS[kindOf(s)].short],
+            ['Created', fmtDate(s.created_at)],
+            ['ID', <code>{s.id}</code>],
+          ]}
+        />
+      </section>
       {s.filter ? (
         <>
           <SegmentRule segment={s} edit={edit} onSaved={seg.reload} />
           <SegmentMatches segment={s} />
         </>
-      ) : <SegmentMembers segment={s} edit={edit} />}
+      ) : (
+        <SegmentMembers segment={s} edit={edit} />
+      )}
     </div>
   );
 }
 
 /** The members of a list segment (paged), adding one by address and removing one. */
 function SegmentMembers({ segment, edit }: { segment: Segment; edit: boolean }) {
-  const list = usePaged<ContactRow>((after) => `/segments/${segment.id}/contacts${qs({ limit: 50, after })}`, segment.id);
+  const list = usePaged<ContactRow>(
+    (after) => `/segments/${segment.id}/contacts${qs({ limit: 50, after })}`,
+    segment.id,
+  );
   const [missing, setMissing] = useState<string>();
   const add = useAction(async (form: HTMLFormElement) => {
     const email = textField(new FormData(form), 'email');
@@ -121,7 +231,10 @@ function SegmentMembers({ segment, edit }: { segment: Segment; edit: boolean }) 
     try {
       await post(`/contacts/${encodeURIComponent(email)}/segments/${segment.id}`);
     } catch (e) {
-      if (e instanceof ApiError && e.status === 404 && e.message === 'Contact not found') { setMissing(email); return; }
+      if (e instanceof ApiError && e.status === 404 && e.message === 'Contact not found') {
+        setMissing(email);
+        return;
+      }
       throw e;
     }
     form.reset();
@@ -141,31 +254,83 @@ function SegmentMembers({ segment, edit }: { segment: Segment; edit: boolean }) 
     <section class="card" aria-labelledby="members-h">
       <h2 id="members-h">Members</h2>
       {edit && (
-        <form class="inline-form" aria-label="Add a contact to this segment" onSubmit={(e) => { e.preventDefault(); add.run(e.currentTarget as HTMLFormElement); }}>
-          <label class="sr-only" for="member-email">Contact's email</label>
+        <form
+          class="inline-form"
+          aria-label="Add a contact to this segment"
+          onSubmit={(e) => {
+            e.preventDefault();
+            add.run(e.currentTarget as HTMLFormElement);
+          }}
+        >
+          <label class="sr-only" for="member-email">
+            Contact's email
+          </label>
           <input id="member-email" name="email" type="email" required placeholder="someone@example.com" class="grow" />
-          <button class="btn" disabled={add.busy}>Add to segment</button>
+          <button class="btn" disabled={add.busy}>
+            Add to segment
+          </button>
           {add.error && <Alert>{add.error}</Alert>}
           {missing && (
             <Alert kind="info">
               No contact has the address {missing}.{' '}
-              <button type="button" class="btn sm" onClick={() => createAndAdd.run(missing)} disabled={createAndAdd.busy}>Create the contact and add it</button>
+              <button
+                type="button"
+                class="btn sm"
+                onClick={() => createAndAdd.run(missing)}
+                disabled={createAndAdd.busy}
+              >
+                Create the contact and add it
+              </button>
               {createAndAdd.error && <> {createAndAdd.error}</>}
             </Alert>
           )}
         </form>
       )}
       {(list.error || remove.error) && <Alert>{list.error ?? remove.error}</Alert>}
-      {!list.loaded ? <Loading /> : list.rows.length === 0 ? (
+      {!list.loaded ? (
+        <Loading />
+      ) : list.rows.length === 0 ? (
         <p class="muted">No contacts in this segment yet.{edit ? ' Add one by address above.' : ''}</p>
       ) : (
-        <PagedTable list={list} testId="segment-members" head={<><th scope="col">Email</th><th scope="col">Name</th><th scope="col">Status</th>{edit && <th scope="col"><span class="sr-only">Actions</span></th>}</>}>
+        <PagedTable
+          list={list}
+          testId="segment-members"
+          head={
+            <>
+              <th scope="col">Email</th>
+              <th scope="col">Name</th>
+              <th scope="col">Status</th>
+              {edit && (
+                <th scope="col">
+                  <span class="sr-only">Actions</span>
+                </th>
+              )}
+            </>
+          }
+        >
           {list.rows.map((c) => (
             <tr key={c.id}>
-              <td class="ellipsis"><Link href={`/contacts/${c.id}`} title={c.email}>{c.email}</Link></td>
+              <td class="ellipsis">
+                <Link href={`/contacts/${c.id}`} title={c.email}>
+                  {c.email}
+                </Link>
+              </td>
               <td>{fullName(c) || <span class="muted">—</span>}</td>
-              <td><Badge status={c.unsubscribed ? 'unsubscribed' : 'subscribed'} /></td>
-              {edit && <td class="right"><button class="btn ghost sm" onClick={() => remove.run(c)} disabled={remove.busy} aria-label={`Remove ${c.email} from the segment`}>Remove</button></td>}
+              <td>
+                <Badge status={c.unsubscribed ? 'unsubscribed' : 'subscribed'} />
+              </td>
+              {edit && (
+                <td class="right">
+                  <button
+                    class="btn ghost sm"
+                    onClick={() => remove.run(c)}
+                    disabled={remove.busy}
+                    aria-label={`Remove ${c.email} from the segment`}
+                  >
+                    Remove
+                  </button>
+                </td>
+              )}
             </tr>
           ))}
         </PagedTable>

@@ -18,14 +18,39 @@ export function Setup() {
     navigate('/domains', { replace: true });
   });
   return (
-    <AuthCard title="Welcome to Mailroom" sub="No account exists yet. Create the owner of this installation: you can invite your team afterwards.">
-      <form onSubmit={(e) => { e.preventDefault(); a.run(formData(e)); }}>
+    <AuthCard
+      title="Welcome to Mailroom"
+      sub="No account exists yet. Create the owner of this installation: you can invite your team afterwards."
+    >
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          a.run(formData(e));
+        }}
+      >
         <Field label="Your name" name="name" autocomplete="name" />
         <Field label="Email" name="email" type="email" required autocomplete="username" />
-        <Field label="Password" name="password" type="password" required minLength={10} autocomplete="new-password" hint="At least 10 characters." />
-        <Field label="Repeat the password" name="confirm" type="password" required minLength={10} autocomplete="new-password" />
+        <Field
+          label="Password"
+          name="password"
+          type="password"
+          required
+          minLength={10}
+          autocomplete="new-password"
+          hint="At least 10 characters."
+        />
+        <Field
+          label="Repeat the password"
+          name="confirm"
+          type="password"
+          required
+          minLength={10}
+          autocomplete="new-password"
+        />
         {a.error && <Alert>{a.error}</Alert>}
-        <button class="btn primary wide" disabled={a.busy}>{a.busy ? 'Creating…' : 'Create owner account'}</button>
+        <button class="btn primary wide" disabled={a.busy}>
+          {a.busy ? 'Creating…' : 'Create owner account'}
+        </button>
       </form>
     </AuthCard>
   );
@@ -34,7 +59,10 @@ export function Setup() {
 export function SignIn({ query }: { query: URLSearchParams }) {
   const { state, reload } = useSession();
   const [recovery, setRecovery] = useState(false);
-  const done = async () => { await reload(); navigate('/emails', { replace: true }); };
+  const done = async () => {
+    await reload();
+    navigate('/emails', { replace: true });
+  };
   const login = useAction(async (d: Record<string, string>) => {
     const r = await post<{ mfa_required: boolean }>('/dashboard-api/login', d);
     if (r.mfa_required) await reload();
@@ -47,35 +75,87 @@ export function SignIn({ query }: { query: URLSearchParams }) {
   const error = query.get('error');
   if (state.mfa_pending) {
     return (
-      <AuthCard title="Two-factor authentication" sub={recovery ? 'Enter one of your recovery codes. Each works once.' : 'Enter the 6-digit code from your authenticator app.'}>
-        <form onSubmit={(e) => { e.preventDefault(); mfa.run(formData(e)); }}>
-          {recovery
-            ? <Field label="Recovery code" name="code" required autocomplete="off" autoFocus />
-            : <Field label="Authentication code" name="code" required inputMode="numeric" pattern="[0-9 ]{6,7}" autocomplete="one-time-code" autoFocus />}
+      <AuthCard
+        title="Two-factor authentication"
+        sub={
+          recovery
+            ? 'Enter one of your recovery codes. Each works once.'
+            : 'Enter the 6-digit code from your authenticator app.'
+        }
+      >
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            mfa.run(formData(e));
+          }}
+        >
+          {recovery ? (
+            <Field label="Recovery code" name="code" required autocomplete="off" autoFocus />
+          ) : (
+            <Field
+              label="Authentication code"
+              name="code"
+              required
+              inputMode="numeric"
+              pattern="[0-9 ]{6,7}"
+              autocomplete="one-time-code"
+              autoFocus
+            />
+          )}
           {mfa.error && <Alert>{mfa.error}</Alert>}
-          <button class="btn primary wide" disabled={mfa.busy}>{mfa.busy ? 'Checking…' : 'Verify'}</button>
+          <button class="btn primary wide" disabled={mfa.busy}>
+            {mfa.busy ? 'Checking…' : 'Verify'}
+          </button>
         </form>
-        <p class="small"><button type="button" class="linkish" onClick={() => setRecovery(!recovery)}>{recovery ? 'Use the authenticator app' : 'Use a recovery code'}</button></p>
-        <p class="small"><button type="button" class="linkish" onClick={async () => { await post('/dashboard-api/logout').catch(() => undefined); await reload(); }}>Start over</button></p>
+        <p class="small">
+          <button type="button" class="linkish" onClick={() => setRecovery(!recovery)}>
+            {recovery ? 'Use the authenticator app' : 'Use a recovery code'}
+          </button>
+        </p>
+        <p class="small">
+          <button
+            type="button"
+            class="linkish"
+            onClick={async () => {
+              await post('/dashboard-api/logout').catch(() => undefined);
+              await reload();
+            }}
+          >
+            Start over
+          </button>
+        </p>
       </AuthCard>
     );
   }
   return (
     <AuthCard title="Sign in">
       {error && <Alert>{error}</Alert>}
-      <form onSubmit={(e) => { e.preventDefault(); login.run(formData(e)); }}>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          login.run(formData(e));
+        }}
+      >
         <Field label="Email" name="email" type="email" required autocomplete="username" autoFocus />
         <Field label="Password" name="password" type="password" required autocomplete="current-password" />
         {login.error && <Alert>{login.error}</Alert>}
-        <button class="btn primary wide" disabled={login.busy}>{login.busy ? 'Signing in…' : 'Sign in'}</button>
+        <button class="btn primary wide" disabled={login.busy}>
+          {login.busy ? 'Signing in…' : 'Sign in'}
+        </button>
       </form>
       {state.oauth.length > 0 && (
         <div class="oauth">
           <p class="muted small divider">or</p>
-          {state.oauth.map((p) => <a key={p} class="btn wide" href={`/dashboard-api/oauth/${p}/start`}>Continue with {p === 'github' ? 'GitHub' : 'Google'}</a>)}
+          {state.oauth.map((p) => (
+            <a key={p} class="btn wide" href={`/dashboard-api/oauth/${p}/start`}>
+              Continue with {p === 'github' ? 'GitHub' : 'Google'}
+            </a>
+          ))}
         </div>
       )}
-      <p class="small"><Link href="/forgot">Forgot your password?</Link></p>
+      <p class="small">
+        <Link href="/forgot">Forgot your password?</Link>
+      </p>
     </AuthCard>
   );
 }
@@ -83,28 +163,44 @@ export function SignIn({ query }: { query: URLSearchParams }) {
 export function Forgot() {
   const { state } = useSession();
   const [sent, setSent] = useState<string>();
-  const a = useAction(async (d: Record<string, string>) => setSent((await post<{ message: string }>('/dashboard-api/password/forgot', d)).message));
+  const a = useAction(async (d: Record<string, string>) =>
+    setSent((await post<{ message: string }>('/dashboard-api/password/forgot', d)).message),
+  );
   return (
     <AuthCard title="Reset your password">
       {!state.password_reset ? (
         <Alert kind="warn">
-          Password reset by email is not set up on this server: the operator sets <code>MAILROOM_DASHBOARD_FROM</code> to an address on a verified domain.
-          Until then, ask a team owner or the operator for help.
+          Password reset by email is not set up on this server: the operator sets <code>MAILROOM_DASHBOARD_FROM</code>{' '}
+          to an address on a verified domain. Until then, ask a team owner or the operator for help.
         </Alert>
-      ) : sent ? <Alert kind="ok">{sent}</Alert> : (
-        <form onSubmit={(e) => { e.preventDefault(); a.run(formData(e)); }}>
+      ) : sent ? (
+        <Alert kind="ok">{sent}</Alert>
+      ) : (
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            a.run(formData(e));
+          }}
+        >
           <Field label="Email" name="email" type="email" required autocomplete="username" />
           {a.error && <Alert>{a.error}</Alert>}
-          <button class="btn primary wide" disabled={a.busy}>Send a reset link</button>
+          <button class="btn primary wide" disabled={a.busy}>
+            Send a reset link
+          </button>
         </form>
       )}
-      <p class="small"><Link href="/login">Back to sign in</Link></p>
+      <p class="small">
+        <Link href="/login">Back to sign in</Link>
+      </p>
     </AuthCard>
   );
 }
 
 export function Reset({ token }: { token: string }) {
-  const check = useLoad(() => get<{ valid: boolean }>(`/dashboard-api/password/reset/${encodeURIComponent(token)}`), [token]);
+  const check = useLoad(
+    () => get<{ valid: boolean }>(`/dashboard-api/password/reset/${encodeURIComponent(token)}`),
+    [token],
+  );
   const [done, setDone] = useState(false);
   const a = useAction(async (d: Record<string, string>) => {
     if (d.password !== d.confirm) throw new Error('The two passwords differ.');
@@ -113,16 +209,44 @@ export function Reset({ token }: { token: string }) {
   });
   return (
     <AuthCard title="Choose a new password">
-      {done ? <Alert kind="ok">Your password is changed and every session was signed out. <Link href="/login">Sign in</Link>.</Alert>
-        : check.data && !check.data.valid ? <Alert>This reset link is not valid any more. <Link href="/forgot">Ask for a new one</Link>.</Alert>
-          : (
-            <form onSubmit={(e) => { e.preventDefault(); a.run(formData(e)); }}>
-              <Field label="New password" name="password" type="password" required minLength={10} autocomplete="new-password" hint="At least 10 characters." />
-              <Field label="Repeat the password" name="confirm" type="password" required minLength={10} autocomplete="new-password" />
-              {a.error && <Alert>{a.error}</Alert>}
-              <button class="btn primary wide" disabled={a.busy}>Set password</button>
-            </form>
-          )}
+      {done ? (
+        <Alert kind="ok">
+          Your password is changed and every session was signed out. <Link href="/login">Sign in</Link>.
+        </Alert>
+      ) : check.data && !check.data.valid ? (
+        <Alert>
+          This reset link is not valid any more. <Link href="/forgot">Ask for a new one</Link>.
+        </Alert>
+      ) : (
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            a.run(formData(e));
+          }}
+        >
+          <Field
+            label="New password"
+            name="password"
+            type="password"
+            required
+            minLength={10}
+            autocomplete="new-password"
+            hint="At least 10 characters."
+          />
+          <Field
+            label="Repeat the password"
+            name="confirm"
+            type="password"
+            required
+            minLength={10}
+            autocomplete="new-password"
+          />
+          {a.error && <Alert>{a.error}</Alert>}
+          <button class="btn primary wide" disabled={a.busy}>
+            Set password
+          </button>
+        </form>
+      )}
     </AuthCard>
   );
 }

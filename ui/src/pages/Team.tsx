@@ -9,13 +9,27 @@ import { useAction, useLoad } from '../hooks';
 import { navigate } from '../router';
 import { canEdit, useSession } from '../session';
 
-interface Member { user_id: string; email: string; name: string; role: string; totp_enabled: boolean; created_at: string }
-interface Invite { id: string; role: string; email: string | null; expires_at: string; created_at: string }
+interface Member {
+  user_id: string;
+  email: string;
+  name: string;
+  role: string;
+  totp_enabled: boolean;
+  created_at: string;
+}
+interface Invite {
+  id: string;
+  role: string;
+  email: string | null;
+  expires_at: string;
+  created_at: string;
+}
 
 const ROLE_NAMES: Record<string, string> = { owner: 'Owner', admin: 'Admin', member: 'Member' };
 const aRole = (r: string) => `${r === 'member' ? 'a' : 'an'} ${ROLE_NAMES[r] ?? r}`;
 const ROLE_POWERS: Record<string, string> = {
-  owner: 'Owners can do everything, including removing other owners, changing roles and team security. Only another owner can undo this.',
+  owner:
+    'Owners can do everything, including removing other owners, changing roles and team security. Only another owner can undo this.',
   admin: 'Admins manage domains, keys, webhooks and members (but not owners).',
   member: 'Members can look at everything but change nothing.',
 };
@@ -28,11 +42,17 @@ export function Team() {
   const [link, setLink] = useState<string>();
   const invite = useAction(async (form: HTMLFormElement) => {
     const d = Object.fromEntries(new FormData(form)) as Record<string, string>;
-    setLink((await post<{ url: string }>('/dashboard-api/team/invites', { role: d.role, email: d.email || undefined })).url);
+    setLink(
+      (await post<{ url: string }>('/dashboard-api/team/invites', { role: d.role, email: d.email || undefined })).url,
+    );
     form.reset();
     team.reload();
   });
-  const act = useAction(async (fn: () => Promise<unknown>) => { await fn(); team.reload(); await reload(); });
+  const act = useAction(async (fn: () => Promise<unknown>) => {
+    await fn();
+    team.reload();
+    await reload();
+  });
   const [change, setChange] = useState<{ m: Member; role: string }>();
   useEffect(() => {
     const onFocus = () => team.reload();
@@ -46,41 +66,125 @@ export function Team() {
   });
   return (
     <>
-      <PageHead title={`Team: ${state.team?.name}`} sub={`You are ${state.team?.role === 'admin' ? 'an admin' : `the ${state.team?.role}`}. Owners and admins change things; members can look.`} />
+      <PageHead
+        title={`Team: ${state.team?.name}`}
+        sub={`You are ${state.team?.role === 'admin' ? 'an admin' : `the ${state.team?.role}`}. Owners and admins change things; members can look.`}
+      />
       {act.error && <Alert>{act.error}</Alert>}
       {change && (
         <section class="card highlight" role="alertdialog" aria-labelledby="role-q" data-testid="role-confirm">
-          <h2 id="role-q">Make {change.m.name || change.m.email} {aRole(change.role)}?</h2>
-          <p>{change.m.email} is {aRole(change.m.role)} now. {ROLE_POWERS[change.role]}</p>
+          <h2 id="role-q">
+            Make {change.m.name || change.m.email} {aRole(change.role)}?
+          </h2>
+          <p>
+            {change.m.email} is {aRole(change.m.role)} now. {ROLE_POWERS[change.role]}
+          </p>
           <div class="row">
-            <button class={`btn ${change.role === 'owner' ? 'bad' : 'primary'}`} disabled={act.busy} onClick={() => { const c = change; setChange(undefined); act.run(() => patch(`/dashboard-api/team/members/${c.m.user_id}`, { role: c.role })); }}>Make {ROLE_NAMES[change.role]}</button>
-            <button class="btn ghost" onClick={() => setChange(undefined)}>Cancel</button>
+            <button
+              class={`btn ${change.role === 'owner' ? 'bad' : 'primary'}`}
+              disabled={act.busy}
+              onClick={() => {
+                const c = change;
+                setChange(undefined);
+                act.run(() => patch(`/dashboard-api/team/members/${c.m.user_id}`, { role: c.role }));
+              }}
+            >
+              Make {ROLE_NAMES[change.role]}
+            </button>
+            <button class="btn ghost" onClick={() => setChange(undefined)}>
+              Cancel
+            </button>
           </div>
         </section>
       )}
       <section class="card">
         <h2>Members</h2>
         {team.error && <ErrorRetry error={team.error} retry={team.reload} />}
-        {!team.data ? (team.error ? null : <Loading />) : (
+        {!team.data ? (
+          team.error ? null : (
+            <Loading />
+          )
+        ) : (
           <div class="table-wrap">
             <table class="list">
-              <thead><tr><th scope="col">Member</th><th scope="col">Role</th><th scope="col">Two-factor</th><th scope="col">Joined</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
-              <tbody>{team.data.members.map((m) => (
-                <tr key={m.user_id}>
-                  <td>{m.name ? <>{m.name} <span class="muted small">{m.email}</span></> : m.email}</td>
-                  <td>{edit && m.user_id !== state.user?.id && (owner || m.role !== 'owner') ? (
-                    <select aria-label={`Role of ${m.email}`} value={change?.m.user_id === m.user_id ? change.role : m.role} onChange={(e) => { const role = (e.target as HTMLSelectElement).value; setChange(role === m.role ? undefined : { m, role }); }}>
-                      {(owner ? ['owner', 'admin', 'member'] : ['admin', 'member']).map((r) => <option key={r} value={r}>{ROLE_NAMES[r]}</option>)}
-                    </select>
-                  ) : <Badge status={m.role} />}</td>
-                  <td>{m.totp_enabled ? <Badge status="enabled" text="on" /> : <Badge status="muted" text="off" />}</td>
-                  <td>{ago(m.created_at)}</td>
-                  <td class="right">
-                    {m.user_id === state.user?.id ? <button class="btn ghost sm" onClick={() => confirm('Leave this team?') && act.run(async () => { await del(`/dashboard-api/team/members/${m.user_id}`); })}>Leave</button>
-                      : edit && (owner || m.role !== 'owner') && <button class="btn ghost sm bad" onClick={() => confirm(`Remove ${m.email}?`) && act.run(() => del(`/dashboard-api/team/members/${m.user_id}`))}>Remove</button>}
-                  </td>
+              <thead>
+                <tr>
+                  <th scope="col">Member</th>
+                  <th scope="col">Role</th>
+                  <th scope="col">Two-factor</th>
+                  <th scope="col">Joined</th>
+                  <th scope="col">
+                    <span class="sr-only">Actions</span>
+                  </th>
                 </tr>
-              ))}</tbody>
+              </thead>
+              <tbody>
+                {team.data.members.map((m) => (
+                  <tr key={m.user_id}>
+                    <td>
+                      {m.name ? (
+                        <>
+                          {m.name} <span class="muted small">{m.email}</span>
+                        </>
+                      ) : (
+                        m.email
+                      )}
+                    </td>
+                    <td>
+                      {edit && m.user_id !== state.user?.id && (owner || m.role !== 'owner') ? (
+                        <select
+                          aria-label={`Role of ${m.email}`}
+                          value={change?.m.user_id === m.user_id ? change.role : m.role}
+                          onChange={(e) => {
+                            const role = (e.target as HTMLSelectElement).value;
+                            setChange(role === m.role ? undefined : { m, role });
+                          }}
+                        >
+                          {(owner ? ['owner', 'admin', 'member'] : ['admin', 'member']).map((r) => (
+                            <option key={r} value={r}>
+                              {ROLE_NAMES[r]}
+                            </option>
+                          ))}
+                        </select>
+                      ) : (
+                        <Badge status={m.role} />
+                      )}
+                    </td>
+                    <td>
+                      {m.totp_enabled ? <Badge status="enabled" text="on" /> : <Badge status="muted" text="off" />}
+                    </td>
+                    <td>{ago(m.created_at)}</td>
+                    <td class="right">
+                      {m.user_id === state.user?.id ? (
+                        <button
+                          class="btn ghost sm"
+                          onClick={() =>
+                            confirm('Leave this team?') &&
+                            act.run(async () => {
+                              await del(`/dashboard-api/team/members/${m.user_id}`);
+                            })
+                          }
+                        >
+                          Leave
+                        </button>
+                      ) : (
+                        edit &&
+                        (owner || m.role !== 'owner') && (
+                          <button
+                            class="btn ghost sm bad"
+                            onClick={() =>
+                              confirm(`Remove ${m.email}?`) &&
+                              act.run(() => del(`/dashboard-api/team/members/${m.user_id}`))
+                            }
+                          >
+                            Remove
+                          </button>
+                        )
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
             </table>
           </div>
         )}
@@ -88,18 +192,48 @@ export function Team() {
       {edit && (
         <section class="card">
           <h2>Invite people</h2>
-          <form class="inline-form" onSubmit={(e) => { e.preventDefault(); invite.run(e.currentTarget as HTMLFormElement); }}>
-            <label class="field-inline">Role <select name="role"><option value="member">Member (view)</option><option value="admin">Admin (manage)</option></select></label>
-            <label class="field-inline grow">Only for <input name="email" type="email" placeholder="optional: their email" /></label>
+          <form
+            class="inline-form"
+            onSubmit={(e) => {
+              e.preventDefault();
+              invite.run(e.currentTarget as HTMLFormElement);
+            }}
+          >
+            <label class="field-inline">
+              Role{' '}
+              <select name="role">
+                <option value="member">Member (view)</option>
+                <option value="admin">Admin (manage)</option>
+              </select>
+            </label>
+            <label class="field-inline grow">
+              Only for <input name="email" type="email" placeholder="optional: their email" />
+            </label>
             <button class="btn primary">Create invite link</button>
           </form>
           {invite.error && <Alert>{invite.error}</Alert>}
-          {link && <div class="token" aria-live="polite"><code class="mono">{link}</code><Copy text={link} /></div>}
+          {link && (
+            <div class="token" aria-live="polite">
+              <code class="mono">{link}</code>
+              <Copy text={link} />
+            </div>
+          )}
           {link && <p class="muted small">Send this link yourself; it works once, for 7 days.</p>}
           {team.data && team.data.invites.length > 0 && (
-            <ul class="plain" aria-label="Pending invites" data-testid="pending-invites">{team.data.invites.map((i) => (
-              <li key={i.id}>{ROLE_NAMES[i.role] ?? i.role} invite{i.email ? ` for ${i.email}` : ''} (pending), expires {new Date(i.expires_at).toLocaleDateString()} <button class="btn ghost sm" onClick={() => act.run(() => del(`/dashboard-api/team/invites/${i.id}`))}>Revoke</button></li>
-            ))}</ul>
+            <ul class="plain" aria-label="Pending invites" data-testid="pending-invites">
+              {team.data.invites.map((i) => (
+                <li key={i.id}>
+                  {ROLE_NAMES[i.role] ?? i.role} invite{i.email ? ` for ${i.email}` : ''} (pending), expires{' '}
+                  {new Date(i.expires_at).toLocaleDateString()}{' '}
+                  <button
+                    class="btn ghost sm"
+                    onClick={() => act.run(() => del(`/dashboard-api/team/invites/${i.id}`))}
+                  >
+                    Revoke
+                  </button>
+                </li>
+              ))}
+            </ul>
           )}
         </section>
       )}
@@ -107,16 +241,32 @@ export function Team() {
         <section class="card">
           <h2>Security</h2>
           <label class="check">
-            <input type="checkbox" checked={state.team?.require_mfa} onChange={(e) => act.run(() => patch('/dashboard-api/team', { require_mfa: (e.target as HTMLInputElement).checked }))} />
+            <input
+              type="checkbox"
+              checked={state.team?.require_mfa}
+              onChange={(e) =>
+                act.run(() => patch('/dashboard-api/team', { require_mfa: (e.target as HTMLInputElement).checked }))
+              }
+            />
             Require two-factor authentication for every member
           </label>
-          <p class="muted small">Members without it can only set it up until they do. Turn it on for your own account first.</p>
+          <p class="muted small">
+            Members without it can only set it up until they do. Turn it on for your own account first.
+          </p>
         </section>
       )}
       <section class="card">
         <h2>New team</h2>
-        <form class="inline-form" onSubmit={(e) => { e.preventDefault(); create.run(e.currentTarget as HTMLFormElement); }}>
-          <label class="sr-only" for="team-name">Team name</label>
+        <form
+          class="inline-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            create.run(e.currentTarget as HTMLFormElement);
+          }}
+        >
+          <label class="sr-only" for="team-name">
+            Team name
+          </label>
           <input id="team-name" name="name" required maxLength={100} placeholder="Team name" class="grow" />
           <button class="btn">Create team</button>
         </form>
