@@ -99,7 +99,10 @@ export function filterSql(rule: Rule, topics: TopicDefaults, params: unknown[]):
   const walk = (r: Rule): string => {
     if ('and' in r) return `(${r.and.map(walk).join(' AND ')})`;
     if ('or' in r) return `(${r.or.map(walk).join(' OR ')})`;
-    if ('not' in r) return `(NOT ${walk(r.not)})`;
+    // A leaf on a missing value is NULL in SQL and false in memory (filter.matches): alike in a
+    // WHERE, but NOT NULL stays NULL, so a negation first makes unknown false (found by
+    // test/store/segment-filter-twins.test.ts). Only here: positive leaves keep their indexes.
+    if ('not' in r) return `(NOT coalesce(${walk(r.not)}, false))`;
     if ('field' in r) return `(${fieldSql(r, p)})`;
     if ('segment' in r)
       return `EXISTS (SELECT 1 FROM contact_segments cs WHERE cs.segment_id = ${p(r.segment)}::uuid AND cs.contact_id = contacts.id)`;
