@@ -88,10 +88,21 @@ export class ApiKeys {
   }
 
   /** Creates a full-access key with exactly this token unless one already exists. */
+  /**
+   * Creates the key unless it exists; true when this call created it. Idempotent across processes:
+   * N processes starting together on one database all ensure the bootstrap key, and the ones that
+   * lose the race to insert it see the unique token hash refuse theirs (issue 26: one in seven
+   * starts of three processes exited 1 on api_keys_token_hash_key).
+   */
   async ensure(teamId: string, token: string, name: string): Promise<boolean> {
     if (await apiKeyFindByHash(this.db, sha256Hex(token))) return false;
-    await this.create(teamId, { name, token });
-    return true;
+    try {
+      await this.create(teamId, { name, token });
+      return true;
+    } catch (err) {
+      if ((err as { code?: string; constraint?: string }).constraint === 'api_keys_token_hash_key') return false;
+      throw err;
+    }
   }
 
   async delete(teamId: string, id: string): Promise<boolean> {
