@@ -17,7 +17,6 @@ import { PauseCheck } from './reputation/pause-check.js';
 import { buildServer } from './http/server.js';
 import { Sealer } from './lib/crypto.js';
 import { createLogger, type Logger } from './lib/log.js';
-import { every, type Periodic } from './lib/periodic.js';
 import { Pool as SmtpPool } from './mta/pool.js';
 import { Worker } from './queue/worker.js';
 import { resolveSecretKey } from './lib/secret.js';
@@ -28,8 +27,7 @@ import { DownloadLinks } from './inbound/download-links.js';
 import { startSubmission } from './smtp/submission.js';
 import { openDatabase, type Database } from './store/db.js';
 import { migrate } from './store/migrate.js';
-import { requestLogDeleteOlderThan } from './store/request-logs.js';
-import { DELIVER_JOB, emailsPurgeRaw } from './store/emails.js';
+import { DELIVER_JOB } from './store/emails.js';
 import {
   AUTOMATION_EVENT_JOB,
   AUTOMATION_STEP_JOB,
@@ -40,14 +38,11 @@ import {
   REPUTATION_CHECK_JOB,
 } from './store/jobs.js';
 import { ReputationGuard } from './reputation/guard.js';
-import { reputationCountsPurge } from './store/reputation.js';
 import { automationStepJob } from './automations/step.job.js';
 import { automationEventJob } from './automations/event.job.js';
 import { automationWakeJob } from './automations/wake.job.js';
 import { broadcastExpandJob } from './broadcasts/expand.job.js';
 import { BroadcastBodies } from './broadcasts/bodies.js';
-import { idempotencyDeleteExpired } from './store/idempotency.js';
-import { receivedEmailsPurge } from './store/received-emails.js';
 import { teamEnsureDefault } from './store/teams.js';
 import { AppError } from './errors.js';
 import { mxHostProblem } from './config/checks.js';
@@ -58,9 +53,8 @@ import { Unsubscribes } from './contacts/unsubscribe.js';
 import { WebhookLog } from './webhooks/message-log.js';
 import { Webhooks } from './webhooks/service.js';
 import { createDashboardAuth } from './dashboard-auth/index.js';
-import { sessionsDeleteExpired, throttleDeleteStale } from './store/sessions.js';
-import { emailMetricsRollup } from './store/email-metrics.js';
 import { startWebhookWorker } from './webhooks/worker.js';
+import { startMaintenanceWorker } from './maintenance/worker.js';
 import { TemplateRenderer } from './templates/render.js';
 
 export interface RunningApp {
@@ -147,43 +141,12 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
     const webhooks = new Webhooks(db.pool, config, sealer);
     const guard = new ReputationGuard({ pool: db.pool, config, log, domains, pauses, broadcasts });
     const app: RunningApp = { config, log, db, apiKeys, domains, sender, accept, defaultTeamId: team.id, close };
-    const periodic: Periodic[] = [];
-    closers.push(async () => {
-      await Promise.all(periodic.map((p) => p.stop()));
-    });
 
     if (config.roles.includes('worker')) {
-      periodic.push(every('domain re-check', 60_000, () => domains.recheckDue(), log, 5_000));
-      periodic.push(
-        every(
-          'request-log retention',
-          3600_000,
-          () => requestLogDeleteOlderThan(db.pool, config.logRetentionDays),
-          log,
-          60_000,
-        ),
-      );
-      periodic.push(
-        every('message retention', 3600_000, () => emailsPurgeRaw(db.pool, config.retentionDays), log, 90_000),
-      );
-      periodic.push(
-        every('inbound retention', 3600_000, () => receivedEmailsPurge(db.pool, config.retentionDays), log, 100_000),
-      );
-      periodic.push(every('idempotency-key expiry', 3600_000, () => idempotencyDeleteExpired(db.pool), log, 120_000));
-      periodic.push(every('metrics rollup', 60_000, () => emailMetricsRollup(db.pool), log, 20_000));
-      periodic.push(every('reputation guard re-look', 60_000, () => guard.sweep(), log, 30_000));
-      periodic.push(
-        every('reputation counter retention', 3600_000, () => reputationCountsPurge(db.pool), log, 130_000),
-      );
-      periodic.push(
-        every(
-          'dashboard session expiry',
-          3600_000,
-          () => Promise.all([sessionsDeleteExpired(db.pool), throttleDeleteStale(db.pool, 3600)]),
-          log,
-          150_000,
-        ),
-      );
+      // Upkeep (DNS re-checks, retention, expiry, the metrics rollup, the guard's re-look) is
+      // recurring jobs: once per period across all worker processes, not once per process.
+      const maintenance = await startMaintenanceWorker({ pool: db.pool, config, log, domains, guard });
+      closers.push(() => maintenance.stop());
       // Postfix allows 20 concurrent connections per destination by default; so do we.
       const smtp = new SmtpPool({ maxPerHost: 20 });
       const delivery = deliveryJobs({
@@ -253,12 +216,18 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
     const recorder = serving ? new RequestLogRecorder(db.pool, log) : undefined;
     app.requestLogs = recorder;
     if (limiter && recorder) {
-      periodic.push(every('api-key last-used', 10_000, () => apiKeys.flushTouches(), log));
+      // Per process, a timer and not a recurring job: it writes THIS process's in-memory touches
+      // (api keys used since the last flush), which no other process can see.
+      const touches = setInterval(() => {
+        apiKeys.flushTouches().catch((err) => log.error('api-key last-used flush failed', { err }));
+      }, 10_000);
+      touches.unref();
       // Closed after the listeners (closers run in reverse): the buffers behind them last.
       closers.push(async () => {
         await limiter.close();
       });
       closers.push(async () => {
+        clearInterval(touches);
         await recorder.flush();
         await apiKeys.flushTouches();
       });

@@ -35,6 +35,16 @@ export const JOB_KINDS = {
     "judges one sending domain's bounce and complaint rates (key = domain id; queued by the trigger of 0024_reputation_guard.sql on a hard bounce or complaint)",
   'contacts.import':
     'parses one uploaded contact CSV and merges it into contacts (payload: import_id); a re-run starts over from the stored file',
+  // The maintenance worker's recurring jobs (maintenance/worker.ts): one row each, run by one process per period.
+  'domains.recheck': 'recurring (1 min): re-checks the DNS records of the domains that are due',
+  'request_logs.retention': 'recurring (1 h): drops API request logs older than MAILROOM_LOG_RETENTION_DAYS',
+  'emails.retention': 'recurring (1 h): drops raw messages older than MAILROOM_RETENTION_DAYS',
+  'received_emails.retention': 'recurring (1 h): drops received raw messages older than MAILROOM_RETENTION_DAYS',
+  'idempotency.expiry': 'recurring (1 h): drops expired idempotency keys',
+  'email_metrics.rollup': 'recurring (1 min): rolls closed hours of email events up into the hourly metrics',
+  'reputation.sweep': 'recurring (1 min): looks again at the domains with a reputation warning',
+  'reputation.retention': 'recurring (1 h): drops old reputation counters',
+  'sessions.expiry': 'recurring (1 h): drops expired dashboard sessions and stale login throttles',
 } as const;
 export type JobKind = keyof typeof JOB_KINDS;
 
@@ -79,6 +89,15 @@ export const AUTOMATION_STEP_JOB = 'automations.step' satisfies JobKind;
 export const REPUTATION_CHECK_JOB = 'reputation.check' satisfies JobKind;
 export const AUTOMATION_EVENT_JOB = 'automations.event' satisfies JobKind;
 export const AUTOMATION_WAKE_JOB = 'automations.wake' satisfies JobKind;
+export const DOMAIN_RECHECK_JOB = 'domains.recheck' satisfies JobKind;
+export const REQUEST_LOG_RETENTION_JOB = 'request_logs.retention' satisfies JobKind;
+export const EMAIL_RETENTION_JOB = 'emails.retention' satisfies JobKind;
+export const RECEIVED_EMAIL_RETENTION_JOB = 'received_emails.retention' satisfies JobKind;
+export const IDEMPOTENCY_EXPIRY_JOB = 'idempotency.expiry' satisfies JobKind;
+export const METRICS_ROLLUP_JOB = 'email_metrics.rollup' satisfies JobKind;
+export const REPUTATION_SWEEP_JOB = 'reputation.sweep' satisfies JobKind;
+export const REPUTATION_RETENTION_JOB = 'reputation.retention' satisfies JobKind;
+export const SESSION_EXPIRY_JOB = 'sessions.expiry' satisfies JobKind;
 
 /**
  * For the automation run statements' data-modifying CTEs (store/automations.ts): the step job of
@@ -294,7 +313,10 @@ export async function jobsInsertMany(db: Queryable, jobs: JobInsert[]): Promise<
 
 /**
  * Creates the one row of a recurring job (key 'recurring'), or updates its interval and payload.
- * Its schedule is kept across restarts unless the interval changes.
+ * Its schedule is kept across restarts unless the interval changes. Safe when many processes start
+ * at once: the unique index jobs_kind_key (0003) makes a concurrent second INSERT wait for the
+ * first and take the DO UPDATE branch, so there is never a second row (a recurring row stays
+ * 'pending': the worker reschedules it rather than marking it failed).
  */
 export async function jobUpsertRecurring(
   db: Queryable,
