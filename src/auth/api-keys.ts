@@ -1,7 +1,7 @@
 // API keys as a capability: create (token shown once), authenticate a bearer token, bootstrap.
 // Authentication is on every request's path, so a verified key is cached for a few seconds
 // (deletions in this process take effect at once; in other processes within CACHE_MS).
-import { AppError } from '../errors.js';
+import { AppError, invalidField } from '../errors.js';
 import { apiKeyToken, sha256Hex, uuid } from '../lib/ids.js';
 import type { Queryable } from '../store/db.js';
 import {
@@ -57,6 +57,7 @@ export class ApiKeys {
     teamId: string,
     body: { name: string; permission?: string; domain_id?: string | null },
   ): Promise<CreatedKey> {
+    if (!body.name.trim()) throw invalidField('name', 'must not be empty.'); // a nameless key cannot be told apart in a list
     const permission = body.permission ?? 'full_access';
     if (permission !== 'full_access' && permission !== 'sending_access') throw new AppError('invalid_access');
     let domainId: string | null = null;

@@ -132,7 +132,7 @@ export class Broadcasts {
       await broadcastInsert(tx, caller.teamId, id, c, caller.apiKeyId);
       if (send === true) await this.start(tx, caller.teamId, id, at ?? null);
     });
-    return { id };
+    return ok(id); // Resend answers {object, id}
   }
 
   async update(teamId: string, id: string, body: Body) {
@@ -142,7 +142,7 @@ export class Broadcasts {
     const before = await broadcastUpdateDraft(this.pool, teamId, b.id, c);
     if (before === undefined) throw notFound('Broadcast');
     if (before !== 'draft') throw notDraft({ ...b, status: before }, 'edited');
-    return { id: b.id };
+    return ok(b.id);
   }
 
   async remove(teamId: string, id: string) {

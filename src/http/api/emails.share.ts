@@ -13,19 +13,53 @@ import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 
 const DEFAULT_TTL_MS = 24 * 3600_000;
 const MAX_TTL_MS = 30 * 24 * 3600_000;
-const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3600_000, d: 86_400_000 };
+const UNIT_MS: Record<string, number> = {
+  s: 1000,
+  sec: 1000,
+  secs: 1000,
+  second: 1000,
+  seconds: 1000,
+  m: 60_000,
+  min: 60_000,
+  mins: 60_000,
+  minute: 60_000,
+  minutes: 60_000,
+  h: 3600_000,
+  hr: 3600_000,
+  hrs: 3600_000,
+  hour: 3600_000,
+  hours: 3600_000,
+  d: 86_400_000,
+  day: 86_400_000,
+  days: 86_400_000,
+};
+const PART = /(\d{1,7})\s*([a-z]*)/gy;
 
-/** "30m", "24h", "7d" (also a number of seconds) → milliseconds. */
+/**
+ * A duration as Resend takes it ("10m", "2 hours", "1 day", "1h 30m"; also a number of seconds)
+ * → milliseconds. Parts add up; a part without a unit is seconds.
+ */
 export function shareTtl(v: unknown): number {
   if (v === undefined || v === null || v === '') return DEFAULT_TTL_MS;
-  const m =
-    typeof v === 'number'
-      ? [String(v), String(v), 's']
-      : typeof v === 'string'
-        ? /^\s*(\d{1,7})\s*([smhd]?)\s*$/.exec(v)
-        : null;
-  if (!m) throw invalidField('expires_in', 'must be a duration such as "30m", "24h" or "7d".');
-  const ms = Number(m[1]) * UNIT_MS[m[2] || 's'];
+  const bad = () => invalidField('expires_in', 'must be a duration such as "30m", "2 hours", "1 day" or "1h 30m".');
+  let ms = 0;
+  if (typeof v === 'number') {
+    if (!Number.isInteger(v) || v < 0) throw bad();
+    ms = v * 1000;
+  } else if (typeof v === 'string') {
+    const text = v.trim().toLowerCase();
+    if (!text || text.length > 64) throw bad();
+    PART.lastIndex = 0;
+    let at = 0;
+    while (at < text.length) {
+      PART.lastIndex = at;
+      const m = PART.exec(text);
+      if (!m || !(m[2] === '' || m[2] in UNIT_MS)) throw bad();
+      ms += Number(m[1]) * UNIT_MS[m[2] || 's'];
+      at = PART.lastIndex;
+      while (text[at] === ' ' || text[at] === ',') at++;
+    }
+  } else throw bad();
   if (ms < 60_000 || ms > MAX_TTL_MS) throw invalidField('expires_in', 'must be between 1 minute and 30 days.');
   return ms;
 }
@@ -39,6 +73,10 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
         summary: 'Create a public, expiring link to view a sent email',
         params: Type.Object({ id: Type.String() }),
         body: Type.Optional(Type.Object({ expires_in: Type.Optional(Type.Unknown()) }, { additionalProperties: true })),
+      },
+      // The Go SDK posts no body when no option is given: that is the default expiry, not a 422.
+      preValidation: async (req) => {
+        req.body ??= {};
       },
     },
     async (req) => {

@@ -57,6 +57,19 @@ describe('API keys through the official resend SDK', () => {
     assert.deepEqual(r.body, { statusCode: 422, message: 'Missing `name` field.', name: 'missing_required_field' });
   });
 
+  test('an empty or blank name is 422 naming the field, and no key is made', async () => {
+    for (const name of ['', '   ']) {
+      const { error } = await t.resend.apiKeys.create({ name });
+      assert.deepEqual(error, {
+        statusCode: 422,
+        message: 'Invalid `name` field: must not be empty.',
+        name: 'validation_error',
+      });
+    }
+    const list = await t.resend.apiKeys.list();
+    assert.ok(!list.data!.data.some((k) => !k.name.trim()), 'no nameless key');
+  });
+
   test('a sending_access key is refused outside the send endpoints with 401 restricted_api_key', async () => {
     const { data } = await t.resend.apiKeys.create({ name: 'sender', permission: 'sending_access' });
     const r = await t.api('GET', '/api-keys', { key: data!.token });

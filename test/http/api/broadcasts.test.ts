@@ -95,7 +95,7 @@ describe('broadcasts through the resend SDK, in capture mode', () => {
       return b.status === 'sent' && b;
     });
 
-  test("create answers 201 {id}; get shows Resend's fields in order with status draft; list shows it; another team cannot see it", async () => {
+  test("create answers 201 {object, id}; get shows Resend's fields in order with status draft; list shows it; another team cannot see it", async () => {
     const created = await t.resend.broadcasts.create({
       name: 'Launch',
       segmentId: segment,
@@ -105,7 +105,7 @@ describe('broadcasts through the resend SDK, in capture mode', () => {
       previewText: 'Inside: news',
     });
     assert.equal(created.error, null, JSON.stringify(created.error));
-    assert.deepEqual(Object.keys(created.data!), ['id']);
+    assert.deepEqual(Object.keys(created.data!), ['object', 'id']); // Resend's API reference answers {object, id}
     const raw = await t.api('POST', '/broadcasts', { body: { segment_id: segment, from, subject: 'x', text: 'x' } });
     assert.equal(raw.status, 201);
     const got = (await t.resend.broadcasts.get(created.data!.id)).data!;
@@ -324,15 +324,20 @@ describe('broadcasts through the resend SDK, in capture mode', () => {
   });
 
   test('only drafts are edited or deleted, with errors that say why; send on a sent broadcast is refused', async () => {
-    const d = (await t.resend.broadcasts.create({ segmentId: segment, from, subject: 'Draft', html: '<p>x</p>' }))
-      .data!;
+    const created = await t.resend.broadcasts.create({ segmentId: segment, from, subject: 'Draft', html: '<p>x</p>' });
+    const d = created.data!;
+    assert.deepEqual(
+      d,
+      { object: 'broadcast', id: d.id },
+      "create answers {object, id}, as Resend's API reference does",
+    );
     const up = await t.resend.broadcasts.update(d.id, {
       subject: 'Edited',
       name: 'Renamed',
       replyTo: ['help@example.com'],
     });
     assert.equal(up.error, null, JSON.stringify(up.error));
-    assert.deepEqual(up.data, { id: d.id });
+    assert.deepEqual(up.data, { object: 'broadcast', id: d.id });
     const got = (await t.resend.broadcasts.get(d.id)).data!;
     assert.deepEqual(
       [got.subject, got.name, got.reply_to, got.html],

@@ -94,6 +94,31 @@ describe('attachments of sent emails, share links and usage, through the SDK', (
     assert.equal((await t.resend.emails.get(emailId)).data!.last_event, 'delivered', 'viewing changed nothing');
   });
 
+  test('emails.share takes durations as Resend writes them ("10m", "2 hours", "1 day", "1h 30m") and a POST with no body', async () => {
+    const ttl = async (expiresIn: string) => {
+      const r = await t.resend.emails.share(emailId, { expiresIn });
+      assert.equal(r.error, null, `${expiresIn}: ${JSON.stringify(r.error)}`);
+      return Number(new URL(r.data!.url).searchParams.get('expires')) * 1000 - Date.now();
+    };
+    const near = (ms: number, want: number) => assert.ok(ms > want - 60_000 && ms <= want, `${ms} near ${want}`);
+    near(await ttl('10m'), 600_000);
+    near(await ttl('2 hours'), 7_200_000);
+    near(await ttl('1 day'), 86_400_000);
+    near(await ttl('1h 30m'), 5_400_000);
+    for (const bad of ['1h foo', '10x', '-5m', '59s']) {
+      assert.equal((await t.resend.emails.share(emailId, { expiresIn: bad })).error?.name, 'validation_error', bad);
+    }
+    // The Go SDK posts no body when no option is given, with and without a JSON content type.
+    for (const headers of [{}, { 'content-type': 'application/json' }] as Record<string, string>[]) {
+      const r = await fetch(`${t.url}/emails/${emailId}/share`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t.key}`, ...headers },
+      });
+      assert.equal(r.status, 200, `${JSON.stringify(headers)}: ${await r.clone().text()}`);
+      assert.equal(((await r.json()) as { object: string }).object, 'email');
+    }
+  });
+
   test("usage counts the team's emails and reports the rate limit", async () => {
     const u = await t.resend.usage.get();
     assert.equal(u.error, null, JSON.stringify(u.error));
