@@ -91,7 +91,8 @@ export class ReputationGuard {
     if (!config.reputationGuard) return undefined;
     const d = await domainFindById(pool, teamId, domainId);
     if (!d) return undefined;
-    return withTx(pool, async (tx) => {
+    let changed = false;
+    const state = await withTx(pool, async (tx) => {
       const r = await reputationLock(tx, teamId, domainId);
       if (r.state === 'paused') return r.state;
       const v = judge(config, await this.judgedWindows(tx, domainId, r, new Date()));
@@ -106,7 +107,7 @@ export class ReputationGuard {
         since: new Date().toISOString(),
         previous_state: r.state,
       });
-      this.deps.pauses.forget(domainId);
+      changed = true;
       if (v.state === 'paused') {
         const paused = await this.pauseBroadcasts(tx, d, v.reason!);
         log.warn('reputation guard paused a domain', {
@@ -126,6 +127,10 @@ export class ReputationGuard {
       }
       return v.state;
     });
+    // After the commit: a send check that read the state before it must not keep `ok` (issue 26's
+    // CI: a broadcast started just after the pause went out from the paused domain).
+    if (changed) this.deps.pauses.forget(domainId);
+    return state;
   }
 
   /** The domain's sending broadcasts pause with the reason; their deliveries not yet started wait. */

@@ -13,6 +13,8 @@ export const GUARD_MARK = 'reputation guard';
 
 export class PauseCheck {
   private readonly cache = new Map<string, { state: GuardState; reason: string | null; until: number }>();
+  // Bumped by forget(): a read begun before a change must not put the old state back in the cache.
+  private generation = 0;
   constructor(
     private readonly pool: Pool,
     private readonly config: Config,
@@ -27,10 +29,13 @@ export class PauseCheck {
     // Only `ok` is trusted from the cache: a pause is read again before refusing, so a resume
     // (made by another process) takes effect at once; pauses are rare and refuse once per page.
     if (!hit || hit.until <= now || hit.state === 'paused') {
+      const generation = this.generation;
       const r = await reputationFind(this.pool, domain.id);
       hit = { state: r?.state ?? 'ok', reason: r?.reason ?? null, until: now + CACHE_MS };
-      if (this.cache.size > 10_000) this.cache.clear();
-      this.cache.set(domain.id, hit);
+      if (generation === this.generation) {
+        if (this.cache.size > 10_000) this.cache.clear();
+        this.cache.set(domain.id, hit);
+      }
     }
     if (hit.state === 'paused') {
       throw new AppError(
@@ -42,6 +47,7 @@ export class PauseCheck {
 
   /** The domain's state changed here: read it again next time. */
   forget(domainId: string): void {
+    this.generation++;
     this.cache.delete(domainId);
   }
 }
