@@ -14,6 +14,7 @@ import { EmailAcceptor, type RecipientBudget } from './emails/accept.js';
 import { ComposeInsights } from './insights/compose-insights.js';
 import { Broadcasts } from './broadcasts/service.js';
 import { PauseCheck } from './reputation/pause-check.js';
+import { secretKeyMatches } from './store/instance-settings.js';
 import { buildServer } from './http/server.js';
 import { Sealer } from './lib/crypto.js';
 import { createLogger, type Logger } from './lib/log.js';
@@ -98,6 +99,10 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
   try {
     const applied = await migrate(db.pool);
     if (applied.length) log.info('migrations applied', { versions: applied });
+    if (!(await secretKeyMatches(db.pool, sealer)))
+      throw new Error(
+        'MAILROOM_SECRET_KEY is not the key this database was first started with: every process on one database needs the same key (the DKIM keys and webhook secrets in it are sealed with it). Set the same MAILROOM_SECRET_KEY on every process.',
+      );
     const team = await teamEnsureDefault(db.pool);
     const apiKeys = new ApiKeys(db.pool);
     if (config.bootstrapApiKey && (await apiKeys.ensure(team.id, config.bootstrapApiKey, 'Bootstrap')))
