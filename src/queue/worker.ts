@@ -24,6 +24,7 @@ import {
   type JobRow,
 } from '../store/jobs.js';
 import { backoffMs, type BackoffOptions } from './backoff.js';
+import { retryWhileUnavailable } from '../store/unavailable.js';
 import { JobListener } from './listener.js';
 import { Batcher } from './batcher.js';
 
@@ -379,7 +380,12 @@ export class Worker {
     log: Logger,
   ): Promise<void> {
     try {
-      const kept = failure ? await this.recordFailure(row, failure.err, log) : await this.recordOutcome(row, outcome);
+      // Through a database restart or failover, the outcome waits for it: a job whose outcome is
+      // not written runs again once its lease ends, repeating what it did.
+      const kept = await retryWhileUnavailable(
+        () => (failure ? this.recordFailure(row, failure.err, log) : this.recordOutcome(row, outcome)),
+        { log, what: "recording a job's outcome", maxMs: this.leaseMs * 2 },
+      );
       if (!kept) log.warn("the job's lease was taken over before it finished; it may have run twice");
     } catch (err) {
       log.error("could not record the job's outcome; it will run again when its lease expires", { err });
