@@ -6,7 +6,7 @@
 // jobs per unit. SQL is in store/jobs.ts.
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { Pool } from '../store/db.js';
+import { sessionConfig, type Pool } from '../store/db.js';
 import type { Logger } from '../lib/log.js';
 import {
   isJobKind,
@@ -150,11 +150,8 @@ export class Worker {
     this.stopTimeoutMs = opts.stopTimeoutMs ?? 30_000;
     this.backoff = opts.backoff ?? {};
     this.listener = new JobListener({
-      config: {
-        ...this.pool.options,
-        password: this.pool.options.password,
-        application_name: 'mailroom-jobs-listener',
-      },
+      // LISTEN needs a session of its own: PostgreSQL itself, never a transaction-mode pooler.
+      config: { ...sessionConfig(this.pool), application_name: 'mailroom-jobs-listener' },
       channel: JOBS_CHANNEL,
       log: this.log,
       onNotify: (kind) => {

@@ -90,7 +90,8 @@ function run(cmd: string, args: string[], user: { uid?: number; gid?: number }, 
   });
 }
 
-export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+/** `settings`: extra server settings (-c name=value), e.g. a TimeZone other than UTC. */
+export async function startPrivatePostgres(settings: Record<string, string> = {}): Promise<PrivatePostgres> {
   const bin = binDir();
   const user = serverUser();
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-privpg-'));
@@ -110,7 +111,11 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     60_000,
   );
   const port = await freePort();
-  const opts = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories= -c fsync=off -c max_connections=200`;
+  const opts = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories= -c fsync=off -c max_connections=200${Object.entries(
+    settings,
+  )
+    .map(([k, v]) => ` -c ${k}=${v}`)
+    .join('')}`;
   const pgCtl = (...args: string[]) => run(path.join(bin, 'pg_ctl'), ['-D', dataDir, ...args], user, 60_000);
   let running = false;
   const pg: PrivatePostgres = {
