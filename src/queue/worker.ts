@@ -377,27 +377,30 @@ export class Worker {
     log: Logger,
   ): Promise<void> {
     try {
-      // Through a database restart or failover, the outcome waits for it: a job whose outcome is
-      // not written runs again once its lease ends, repeating what it did.
-      const kept = await retryWhileUnavailable(
-        () => (failure ? this.recordFailure(row, failure.err, log) : this.recordOutcome(row, outcome)),
-        { log, what: "recording a job's outcome", maxMs: this.leaseMs * 2 },
-      );
+      const kept = failure ? await this.recordFailure(row, failure.err, log) : await this.recordOutcome(row, outcome);
       if (!kept) log.warn("the job's lease was taken over before it finished; it may have run twice");
     } catch (err) {
       log.error("could not record the job's outcome; it will run again when its lease expires", { err });
     }
   }
 
+  /**
+   * Writes an outcome, waiting through a database restart or failover: a job whose outcome is not
+   * written runs again once its lease ends, repeating what it did.
+   */
+  private write(fn: () => Promise<boolean>): Promise<boolean> {
+    return retryWhileUnavailable(fn, { log: this.log, what: "recording a job's outcome", maxMs: this.leaseMs * 2 });
+  }
+
   private recordOutcome(row: JobRow, outcome: void | JobOutcome): Promise<boolean> {
     if (outcome && 'retryAt' in outcome) {
       // Not notified: without this, a job due again in 10 ms could wait out a whole idle sleep.
-      return jobReschedule(this.pool, this.id, row.id, outcome.retryAt).finally(() =>
+      return this.write(() => jobReschedule(this.pool, this.id, row.id, outcome.retryAt)).finally(() =>
         this.sleep(outcome.retryAt.getTime() - Date.now()),
       );
     }
     if (row.every_ms !== null) return this.rescheduleRecurring(row, null);
-    return this.deletes.add(row.id);
+    return this.write(() => this.deletes.add(row.id));
   }
 
   private recordFailure(row: JobRow, err: unknown, log: Logger): Promise<boolean> {
@@ -406,7 +409,9 @@ export class Worker {
       const delayMs = backoffMs(row.attempts, this.backoff);
       log.warn('job failed; will retry', { err, retryInMs: delayMs });
       // Not notified either: wake for it (nothing else would before maxIdleMs).
-      return jobRetryLater(this.pool, this.id, row.id, delayMs, error).finally(() => this.sleep(delayMs));
+      return this.write(() => jobRetryLater(this.pool, this.id, row.id, delayMs, error)).finally(() =>
+        this.sleep(delayMs),
+      );
     }
     if (row.every_ms !== null) {
       log.error('recurring job failed on every attempt; skipping to its next run', {
@@ -416,12 +421,14 @@ export class Worker {
       return this.rescheduleRecurring(row, error);
     }
     log.error('job failed on every attempt; kept in state failed', { err, maxAttempts: row.max_attempts });
-    return jobMarkFailed(this.pool, this.id, row.id, error);
+    return this.write(() => jobMarkFailed(this.pool, this.id, row.id, error));
   }
 
   /** The next run is a slot of the job's interval: wake for whichever job is due first. */
   private rescheduleRecurring(row: JobRow, error: string | null): Promise<boolean> {
-    return jobRescheduleRecurring(this.pool, this.id, row.id, error).finally(() => void this.sleepUntilNextDue());
+    return this.write(() => jobRescheduleRecurring(this.pool, this.id, row.id, error)).finally(
+      () => void this.sleepUntilNextDue(),
+    );
   }
 
   /** One statement for every running handler; a lease found lost aborts its handler's signal. */
