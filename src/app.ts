@@ -86,7 +86,12 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
   if (mxProblem) log.warn(mxProblem);
   const secretKey = resolveSecretKey(config.secretKey, config.dataDir);
   const sealer = new Sealer(secretKey);
-  const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, log });
+  const db = await openDatabase({
+    url: config.databaseUrl,
+    directUrl: config.databaseDirectUrl,
+    dataDir: config.dataDir,
+    log,
+  });
   const closers: (() => Promise<unknown>)[] = [];
   let closed = false;
   const close = async () => {

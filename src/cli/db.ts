@@ -14,6 +14,7 @@ export async function openCliDatabase(config: Config, poolSize = 1): Promise<Dat
   try {
     db = await openDatabase({
       url: config.databaseUrl,
+      directUrl: config.databaseDirectUrl,
       dataDir: config.dataDir,
       log: createLogger('warn'),
       poolSize,

@@ -50,7 +50,7 @@ function show(v: unknown): string {
 export function describeConfig(config: Config): { env: string; value: string; description: string }[] {
   return (Object.entries(schema) as [keyof Config, Setting<unknown>][]).map(([key, s]) => {
     let value = config[key] as unknown;
-    if (key === 'databaseUrl' && typeof value === 'string') {
+    if ((key === 'databaseUrl' || key === 'databaseDirectUrl') && typeof value === 'string') {
       const u = new URL(value);
       if (u.password) u.password = '********';
       return { env: s.env, value: u.toString(), description: s.description };

@@ -223,6 +223,14 @@ export const schema = {
     parse: optUrl(['postgres:', 'postgresql:']),
     secret: true,
   }),
+  databaseDirectUrl: def({
+    env: 'MAILROOM_DATABASE_DIRECT_URL',
+    description:
+      "PostgreSQL itself, when MAILROOM_DATABASE_URL is a connection pooler in transaction mode (PgBouncer): migrations and the workers' LISTEN use it, everything else the pooler; unset = MAILROOM_DATABASE_URL for everything",
+    default: undefined,
+    parse: optUrl(['postgres:', 'postgresql:']),
+    secret: true,
+  }),
   dataDir: def({
     env: 'MAILROOM_DATA_DIR',
     description: 'embedded database, generated secrets, TLS certificate',

@@ -24,6 +24,7 @@ import {
   type EventInsert,
 } from '../store/emails.js';
 import { suppressionAdd } from '../store/suppressions.js';
+import { retryWhileUnavailable } from '../store/unavailable.js';
 import { suppressesRecipient } from '../mta/classify.js';
 import { Batcher } from '../queue/batcher.js';
 import { cachedLoad, TtlCache } from '../lib/ttl-cache.js';
@@ -80,8 +81,14 @@ export function deliveryJobs(deps: DeliverDeps) {
   const loader = new Batcher<DeliveryLoad, DeliveryState | undefined>((loads) =>
     emailsLoadForDelivery(deps.pool, loads),
   );
+  // The results of messages already handed to the recipient's server wait for a database that is
+  // restarting or failing over: failing the job instead made it run again after its lease, which
+  // delivered every in-flight message a second time (33 of 33 in test/flows/db-outage.test.ts).
   const recorder = new Batcher<EventGroup, void>(async (groups) => {
-    await emailEventsInsertMany(deps.pool, groups);
+    await retryWhileUnavailable(() => emailEventsInsertMany(deps.pool, groups), {
+      log: deps.log,
+      what: 'recording delivery results',
+    });
     return groups.map(() => undefined);
   });
   const domainCache = new TtlCache<Promise<Awaited<ReturnType<Domains['sendingDomainById']>>>>(DOMAIN_CACHE_MS, 10_000);
@@ -330,7 +337,10 @@ async function settle(
       lastEvent = 'bounced';
       // A block of our sending IP says nothing about the address: do not suppress it.
       if (permanent && suppressesRecipient(r.category))
-        await suppressionAdd(deps.pool, email.team_id, r.recipient, 'bounce', email.id, r.response);
+        await retryWhileUnavailable(
+          () => suppressionAdd(deps.pool, email.team_id, r.recipient, 'bounce', email.id, r.response),
+          { log: deps.log, what: 'suppressing a bounced recipient' },
+        );
     }
   }
   const insight = deps.config.insights ? firstReplyInsight(email, results) : undefined;

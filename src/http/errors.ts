@@ -3,6 +3,7 @@
 // own errors (bad JSON, body too large, wrong content type) get clear messages, and anything
 // unexpected is a 500 `application_error` with no stack trace.
 import { AppError } from '../errors.js';
+import { isDatabaseUnavailable } from '../store/unavailable.js';
 
 interface SchemaError {
   keyword: string;
@@ -33,29 +34,6 @@ export function validationToAppError(errors: SchemaError[], part: string): AppEr
   return new AppError(
     'validation_error',
     `Invalid \`${field}\` ${part === 'querystring' ? 'parameter' : 'field'}: ${why}.`,
-  );
-}
-
-/** Errors of the pg driver and pool that mean the database cannot be reached right now. */
-const DB_DOWN_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENOTFOUND',
-  'EPIPE',
-  '57P01',
-  '57P02',
-  '57P03',
-  '53300',
-]);
-export function isDatabaseUnavailable(err: unknown): boolean {
-  const e = err as { code?: unknown; message?: unknown } | null;
-  if (!e || typeof e !== 'object') return false;
-  if (typeof e.code === 'string' && (DB_DOWN_CODES.has(e.code) || e.code.startsWith('08'))) return true;
-  const m = typeof e.message === 'string' ? e.message : '';
-  return /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|Client has encountered a connection error/.test(
-    m,
   );
 }
 

@@ -12,7 +12,11 @@ export interface JobListenerOptions {
 }
 
 const FIRST_RETRY_MS = 500;
-const MAX_RETRY_MS = 30_000;
+// At most 5 s between attempts: with 30 s, a 30 s PostgreSQL restart left the doorbell down for
+// another ~30 s after the database was back (the retries had doubled to 16 s, then 30 s; seen in
+// test/flows/db-outage.test.ts), jobs waiting for the workers' idle poll meanwhile. An attempt
+// against a server that is down is one refused TCP connection.
+const MAX_RETRY_MS = 5_000;
 
 export class JobListener {
   private client: pg.Client | undefined;

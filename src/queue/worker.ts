@@ -6,7 +6,7 @@
 // jobs per unit. SQL is in store/jobs.ts.
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { Pool } from '../store/db.js';
+import { sessionConfig, type Pool } from '../store/db.js';
 import type { Logger } from '../lib/log.js';
 import {
   isJobKind,
@@ -24,6 +24,7 @@ import {
   type JobRow,
 } from '../store/jobs.js';
 import { backoffMs, type BackoffOptions } from './backoff.js';
+import { retryWhileUnavailable } from '../store/unavailable.js';
 import { JobListener } from './listener.js';
 import { Batcher } from './batcher.js';
 
@@ -149,11 +150,8 @@ export class Worker {
     this.stopTimeoutMs = opts.stopTimeoutMs ?? 30_000;
     this.backoff = opts.backoff ?? {};
     this.listener = new JobListener({
-      config: {
-        ...this.pool.options,
-        password: this.pool.options.password,
-        application_name: 'mailroom-jobs-listener',
-      },
+      // LISTEN needs a session of its own: PostgreSQL itself, never a transaction-mode pooler.
+      config: { ...sessionConfig(this.pool), application_name: 'mailroom-jobs-listener' },
       channel: JOBS_CHANNEL,
       log: this.log,
       onNotify: (kind) => {
@@ -386,15 +384,23 @@ export class Worker {
     }
   }
 
+  /**
+   * Writes an outcome, waiting through a database restart or failover: a job whose outcome is not
+   * written runs again once its lease ends, repeating what it did.
+   */
+  private write(fn: () => Promise<boolean>): Promise<boolean> {
+    return retryWhileUnavailable(fn, { log: this.log, what: "recording a job's outcome", maxMs: this.leaseMs * 2 });
+  }
+
   private recordOutcome(row: JobRow, outcome: void | JobOutcome): Promise<boolean> {
     if (outcome && 'retryAt' in outcome) {
       // Not notified: without this, a job due again in 10 ms could wait out a whole idle sleep.
-      return jobReschedule(this.pool, this.id, row.id, outcome.retryAt).finally(() =>
+      return this.write(() => jobReschedule(this.pool, this.id, row.id, outcome.retryAt)).finally(() =>
         this.sleep(outcome.retryAt.getTime() - Date.now()),
       );
     }
     if (row.every_ms !== null) return this.rescheduleRecurring(row, null);
-    return this.deletes.add(row.id);
+    return this.write(() => this.deletes.add(row.id));
   }
 
   private recordFailure(row: JobRow, err: unknown, log: Logger): Promise<boolean> {
@@ -403,7 +409,9 @@ export class Worker {
       const delayMs = backoffMs(row.attempts, this.backoff);
       log.warn('job failed; will retry', { err, retryInMs: delayMs });
       // Not notified either: wake for it (nothing else would before maxIdleMs).
-      return jobRetryLater(this.pool, this.id, row.id, delayMs, error).finally(() => this.sleep(delayMs));
+      return this.write(() => jobRetryLater(this.pool, this.id, row.id, delayMs, error)).finally(() =>
+        this.sleep(delayMs),
+      );
     }
     if (row.every_ms !== null) {
       log.error('recurring job failed on every attempt; skipping to its next run', {
@@ -413,12 +421,14 @@ export class Worker {
       return this.rescheduleRecurring(row, error);
     }
     log.error('job failed on every attempt; kept in state failed', { err, maxAttempts: row.max_attempts });
-    return jobMarkFailed(this.pool, this.id, row.id, error);
+    return this.write(() => jobMarkFailed(this.pool, this.id, row.id, error));
   }
 
   /** The next run is a slot of the job's interval: wake for whichever job is due first. */
   private rescheduleRecurring(row: JobRow, error: string | null): Promise<boolean> {
-    return jobRescheduleRecurring(this.pool, this.id, row.id, error).finally(() => void this.sleepUntilNextDue());
+    return this.write(() => jobRescheduleRecurring(this.pool, this.id, row.id, error)).finally(
+      () => void this.sleepUntilNextDue(),
+    );
   }
 
   /** One statement for every running handler; a lease found lost aborts its handler's signal. */

@@ -16,6 +16,7 @@ import { Spool } from '../inbound/spool.js';
 import type { Logger } from '../lib/log.js';
 import { counters } from '../lib/metrics.js';
 import type { Pool } from '../store/db.js';
+import { isDatabaseUnavailable } from '../store/unavailable.js';
 import { smtpError } from './session.js';
 import type { Unsubscribes } from '../contacts/unsubscribe.js';
 
@@ -51,6 +52,10 @@ export function mxHandlers(deps: MxDeps): Handlers {
 
   const fail = (err: unknown, what: string) => {
     if (err instanceof AppError) return smtpError(err);
+    if (isDatabaseUnavailable(err)) {
+      log.warn(`mx: ${what}: the database is unavailable; answered 451 4.3.0`, { err: String(err) });
+      return smtpError(new AppError('database_unavailable'));
+    }
     log.error(`mx: ${what} failed`, { err });
     return smtpError(new AppError('application_error', 'Temporary local problem, please try again later.'));
   };

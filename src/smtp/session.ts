@@ -19,6 +19,7 @@ import type { RateLimiter } from '../ratelimit/limiter.js';
 import type { RequestLogRecorder } from '../request-logs/recorder.js';
 import type { ApiKeyAuth } from '../store/api-keys.js';
 import type { Pool } from '../store/db.js';
+import { isDatabaseUnavailable } from '../store/unavailable.js';
 import { AuthLockout } from './auth-lockout.js';
 
 export interface SubmissionDeps {
@@ -74,6 +75,10 @@ export function submissionHandlers(deps: SubmissionDeps): Handlers {
 
   const asAppError = (err: unknown, what: string): AppError => {
     if (err instanceof AppError) return err;
+    if (isDatabaseUnavailable(err)) {
+      log.warn(`smtp submission: ${what}: the database is unavailable; answered 451 4.3.0`, { err: String(err) });
+      return new AppError('database_unavailable');
+    }
     log.error(`smtp submission: ${what} failed`, { err });
     return new AppError('application_error');
   };

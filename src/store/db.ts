@@ -22,16 +22,31 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export function createPool(url: string, max = 20): pg.Pool {
+/** The settings every session starts with (see createPool). */
+const SESSION_OPTIONS = '-c TimeZone=UTC -c jit=off';
+
+/** Pools whose URL is a transaction-mode pooler: the direct connection for what needs a session. */
+const directConfigs = new WeakMap<pg.Pool, pg.ClientConfig>();
+
+/**
+ * `directUrl`: `url` is a connection pooler in transaction mode (PgBouncer), and `directUrl` reaches
+ * PostgreSQL itself, for what needs a session of its own (sessionConfig below). Through the pooler
+ * no `options` startup parameter is sent (PgBouncer 1.18 refuses the connection: "unsupported
+ * startup parameter: options"); TimeZone is SET after connecting instead, which PgBouncer tracks
+ * per client and applies to whichever server connection serves it. jit cannot be carried that
+ * way: the pooler's connect_query or the role's settings turn it off (README).
+ */
+export function createPool(url: string, max = 20, opts: { directUrl?: string } = {}): pg.Pool {
   // jit off: PostgreSQL compiles a query with LLVM once its estimated cost passes jit_above_cost, and
   // estimates grow with the tables (email_events per email_id was estimated at 2,800 rows, not 2).
   // The delivery load of 50 emails then took 3.7 s of compilation for 42 ms of execution, at every
   // claim: a 100,000-recipient broadcast slowed to ~35 deliveries/s. Our queries are short; JIT
   // never pays for itself here.
+  const pooled = Boolean(opts.directUrl);
   const pool = new pg.Pool({
     connectionString: url,
     max,
-    options: '-c TimeZone=UTC -c jit=off',
+    ...(pooled ? {} : { options: SESSION_OPTIONS }),
     idleTimeoutMillis: 30_000,
   });
   // A client losing its connection (server restart, network outage) must not crash the process:
@@ -40,8 +55,20 @@ export function createPool(url: string, max = 20): pg.Pool {
   pool.on('error', () => undefined);
   pool.on('connect', (client) => {
     client.on('error', () => undefined);
+    // Queued before the query the client was taken for; a failure fails that query too.
+    if (pooled) client.query("SET TimeZone TO 'UTC'").catch(() => undefined);
   });
+  if (opts.directUrl) directConfigs.set(pool, { connectionString: opts.directUrl, options: SESSION_OPTIONS });
   return pool;
+}
+
+/**
+ * Connection settings for a session of its own (LISTEN, an advisory lock held across statements):
+ * PostgreSQL itself when the pool goes through a transaction-mode pooler, where consecutive
+ * statements may run on different server connections; otherwise the pool's own.
+ */
+export function sessionConfig(pool: pg.Pool): pg.ClientConfig {
+  return directConfigs.get(pool) ?? { ...pool.options, password: pool.options.password };
 }
 
 export async function withTx<T>(pool: pg.Pool, fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -288,11 +315,17 @@ export function runningEmbeddedUrl(
  */
 export async function openDatabase(opts: {
   url?: string;
+  /** PostgreSQL itself when `url` is a transaction-mode pooler (MAILROOM_DATABASE_DIRECT_URL) */
+  directUrl?: string;
   dataDir: string;
   log: Logger;
   poolSize?: number;
   shareRunning?: boolean;
 }): Promise<Database> {
+  if (opts.directUrl && !opts.url)
+    throw new Error(
+      'MAILROOM_DATABASE_DIRECT_URL is set without MAILROOM_DATABASE_URL: set both (the pooler, and PostgreSQL itself), or neither.',
+    );
   let url = opts.url;
   let stopEmbedded: (() => Promise<void>) | undefined;
   let sharedWith: number | undefined;
@@ -308,7 +341,8 @@ export async function openDatabase(opts: {
       stopEmbedded = emb.stop;
     }
   }
-  const pool = createPool(url, opts.poolSize);
+  const pool = createPool(url, opts.poolSize, { directUrl: opts.directUrl });
+  if (opts.directUrl) await warnIfJitOn(pool, opts.log);
   return {
     pool,
     url,
@@ -319,4 +353,16 @@ export async function openDatabase(opts: {
       if (stopEmbedded) await stopEmbedded();
     },
   };
+}
+
+/** Through a pooler, JIT is whatever the server connections have: said once, at start. */
+async function warnIfJitOn(pool: pg.Pool, log: Logger): Promise<void> {
+  const jit = await pool.query<{ jit: string }>('SHOW jit').then(
+    (r) => r.rows[0]?.jit,
+    () => undefined, // unreachable now: the first real query will say so
+  );
+  if (jit === 'on')
+    log.warn(
+      "jit is on for connections through the pooler (MAILROOM_DATABASE_URL): turn it off for Mailroom's role (ALTER ROLE <role> SET jit = off) or in the pooler (PgBouncer: connect_query = 'SET jit = off'); JIT compilation cost seconds per query on large tables (README)",
+    );
 }

@@ -3,7 +3,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type pg from 'pg';
+import pg from 'pg';
+import { sessionConfig } from './db.js';
 
 const MIGRATION_LOCK = 7_317_001; // arbitrary, constant advisory-lock key for migrations
 export const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
@@ -18,7 +19,11 @@ export function listMigrations(dir = MIGRATIONS_DIR): { version: number; name: s
 
 /** Returns the versions applied by this call. */
 export async function migrate(pool: pg.Pool, dir = MIGRATIONS_DIR): Promise<number[]> {
-  const client = await pool.connect();
+  // The advisory lock is held across statements: a session of its own, never through a
+  // transaction-mode pooler (its unlock could run on another server connection, leaving it held).
+  const client = new pg.Client(sessionConfig(pool));
+  client.on('error', () => undefined);
+  await client.connect();
   const applied: number[] = [];
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
@@ -42,7 +47,7 @@ export async function migrate(pool: pg.Pool, dir = MIGRATIONS_DIR): Promise<numb
     }
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
-    client.release();
+    await client.end().catch(() => undefined);
   }
   return applied;
 }
