@@ -16,7 +16,7 @@ import { automationsOnEvents, type QueuedEvent } from './run.js';
 
 /** Events per transaction: 200 → 500 took the set-based consumer from ~1,970 to ~2,270 events/s (2-core box, load 4.5). */
 export const AUTOMATION_EVENT_BATCH = 500;
-/** Serializes handlers (the job may be re-armed while it runs): the queue is taken in order, by one at a time. */
+/** Serializes handlers (a run whose lease expired may overlap the next): the queue is taken in order, by one at a time. */
 const QUEUE_LOCK = 7_317_015;
 
 export function automationEventJob(deps: { pool: Pool; log: Logger }) {

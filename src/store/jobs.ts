@@ -7,7 +7,7 @@
 // Job rows are also written in SQL, outside this file (each names its kind as a literal):
 // webhooks_wake_dispatcher (0005: webhooks.dispatch, trigger email_events_wake_webhooks),
 // email_events_count_rates (0034, was reputation_count_events of 0024: reputation.check),
-// automations_wake (0025: automations.event) and mailroom_jobs_claim (0033: the claim's UPDATE).
+// automations_wake (0025, 0037: automations.event) and mailroom_jobs_claim (0033, 0037: the claim's UPDATE).
 import type { Queryable } from './db.js';
 
 export const JOBS_CHANNEL = 'mailroom_jobs';
@@ -26,7 +26,7 @@ export const JOB_KINDS = {
   'broadcasts.expand':
     "turns a broadcast's segment into emails, one page per transaction with its cursor (key = broadcast id; paced behind delivery)",
   'automations.event':
-    'starts and resumes the runs of the queued events (automation_event_queue), in order, one job at a time (key "wake", armed by automations_wake of 0025_automation_system_events.sql)',
+    'starts and resumes the runs of the queued events (automation_event_queue), in order, one job at a time (key "wake", armed by automations_wake of 0025_automation_system_events.sql; re-armed while it runs, it keeps its lease and runs again after: 0037)',
   'automations.step':
     'runs one step of one automation run (payload: run_id, key; key = run_id:key); a legacy wake-up (payload wake: true, key run_id:key:wake) is resumed as automations.wake is',
   'automations.wake':
@@ -407,11 +407,21 @@ export async function jobsReleaseLeases(db: Queryable, workerId: string, ids: st
   return rowCount ?? 0;
 }
 
-/** Finished one-off jobs, deleted in one statement; returns the ids deleted (still leased to us). */
+/**
+ * Finished one-off jobs, deleted in one statement; returns the ids ended (still leased to us). A job
+ * re-armed while it ran (`rearmed`, 0037: automations_wake) is not deleted but due again at once,
+ * its lease given up and the workers woken: what was queued after its last look gets a run.
+ */
 export async function jobsDeleteMany(db: Queryable, workerId: string, ids: string[]): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(
-    'DELETE FROM jobs WHERE id = ANY($1::bigint[]) AND locked_by = $2 RETURNING id',
-    [ids, workerId],
+    `WITH d AS (
+       DELETE FROM jobs WHERE id = ANY($1::bigint[]) AND locked_by = $2 AND NOT rearmed RETURNING id),
+     r AS (
+       UPDATE jobs SET locked_by = NULL, locked_until = NULL, rearmed = false, run_at = now(), attempts = 0
+       WHERE id = ANY($1::bigint[]) AND locked_by = $2 AND rearmed RETURNING id, kind),
+     woken AS (SELECT pg_notify($3, k) FROM (SELECT DISTINCT kind AS k FROM r) x)
+     SELECT id FROM d UNION ALL SELECT id FROM r WHERE (SELECT count(*) FROM woken) >= 0`,
+    [ids, workerId, JOBS_CHANNEL],
   );
   return rows.map((r) => r.id);
 }

@@ -7,7 +7,7 @@ import { Resend } from 'resend';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { startApp, type RunningApp } from '../../src/app.js';
-import { createLogger } from '../../src/lib/log.js';
+import { createLogger, type Logger } from '../../src/lib/log.js';
 import { apiKeyToken } from '../../src/lib/ids.js';
 import { freshDatabase, type TestDatabase } from './db.js';
 import { closeAll } from './close-all.js';
@@ -31,7 +31,7 @@ export interface TestApp {
 
 export async function startTestApp(
   overrides: Partial<Config> = {},
-  opts: { db?: TestDatabase; env?: Record<string, string> } = {},
+  opts: { db?: TestDatabase; env?: Record<string, string>; log?: Logger } = {},
 ): Promise<TestApp> {
   const db = opts.db ?? (await freshDatabase());
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-data-'));
@@ -51,7 +51,7 @@ export async function startTestApp(
       ...overrides,
     },
   );
-  const app = await startApp(config, { log: createLogger('silent') });
+  const app = await startApp(config, { log: opts.log ?? createLogger('silent') });
   const url = app.httpUrl!;
   const api: TestApp['api'] = async (method, p, o = {}) => {
     const headers: Record<string, string> = { ...(o.headers ?? {}) };

@@ -10,7 +10,8 @@ export interface RecordedMessage {
   raw: Buffer;
   secure: boolean;
   heloName: string;
-  receivedAt: number;
+  receivedAt: number; // the end of DATA
+  answeredAt?: number; // when the DATA reply was given (set for accepted messages)
 }
 export interface RecordingSmtp {
   host: string;
@@ -20,6 +21,8 @@ export interface RecordingSmtp {
   onRcpt: (address: string) => RcptVerdict; // replaceable at runtime
   onData: (msg: RecordedMessage) => RcptVerdict; // replaceable; a verdict rejects the whole DATA
   delayMs: number; // wait before replying to MAIL, RCPT and DATA (slow server)
+  answerDelayMs: number; // a further wait before the reply to DATA only: the message is on the wire meanwhile
+  held: Set<RecordedMessage>; // messages received whose DATA reply is not given yet (on the wire)
   dropConnections: boolean; // destroy the socket right after DATA is received, without a reply
   connections: number; // connections accepted so far
   waitFor(count: number, timeoutMs?: number): Promise<RecordedMessage[]>;
@@ -44,6 +47,8 @@ export async function startRecordingSmtp(
     onRcpt: () => undefined,
     onData: () => undefined,
     delayMs: 0,
+    answerDelayMs: 0,
+    held: new Set(),
     dropConnections: false,
     connections: 0,
     waitFor(count, timeoutMs = 5000) {
@@ -112,9 +117,12 @@ export async function startRecordingSmtp(
           heloName: session.hostNameAppearsAs,
           receivedAt: Date.now(),
         };
-        void sleep(state.delayMs).then(() => {
+        state.held.add(msg);
+        void sleep(state.delayMs + state.answerDelayMs).then(() => {
+          state.held.delete(msg);
           const verdict = state.onData(msg);
           if (verdict) return callback(smtpError(verdict));
+          msg.answeredAt = Date.now();
           state.messages.push(msg);
           for (const check of [...waiters]) check();
           callback();

@@ -25,6 +25,32 @@ test('items added in the same turn share one flush and get their own results, in
   assert.deepEqual(flushes, [[1, 2, 3]]);
 });
 
+test('with flushes allowed in flight, an item is flushed at once, not behind a running flush; past the bound, it waits for one to end', async () => {
+  const started: number[][] = [];
+  const gates: (() => void)[] = [];
+  const b = new Batcher<number, number>(async (xs) => {
+    started.push(xs);
+    await new Promise<void>((r) => gates.push(r));
+    return xs;
+  }, 2);
+  const settle = (ms = 20) => new Promise((r) => setTimeout(r, ms));
+  const first = b.add(1);
+  assert.deepEqual(started, [[1]], 'in the same turn');
+  const second = b.add(2); // the first flush still runs: a second starts at once
+  await settle();
+  assert.deepEqual(started, [[1], [2]]);
+  const third = [b.add(3), b.add(4)]; // both flushes busy: these wait, then go together
+  await settle();
+  assert.equal(started.length, 2);
+  gates[0]();
+  assert.equal(await first, 1);
+  await settle();
+  assert.deepEqual(started[2], [3, 4]);
+  gates[1]();
+  gates[2]();
+  assert.deepEqual(await Promise.all([second, ...third]), [2, 3, 4]);
+});
+
 test('a flush failing because of one item fails only that item: the others are flushed again one by one, in order', async () => {
   const flushes: number[][] = [];
   const b = new Batcher<number, number>(async (xs) => {
