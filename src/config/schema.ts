@@ -413,6 +413,13 @@ export const schema = {
     default: 10,
     parse: int(1, 1_000_000),
   }),
+  shareMaxHours: def({
+    env: 'MAILROOM_SHARE_MAX_HOURS',
+    description:
+      'longest expiry of a share link (POST /emails/:id/share), in hours; 48 as in Resend, and the default expiry is 48 hours or this if shorter',
+    default: 48,
+    parse: int(1, 8760),
+  }),
   recipientRateLimit: def({
     env: 'MAILROOM_RECIPIENT_RATE_LIMIT',
     description:
