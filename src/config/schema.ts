@@ -413,6 +413,13 @@ export const schema = {
     default: 10,
     parse: int(1, 1_000_000),
   }),
+  domainClaimGraceSeconds: def({
+    env: 'MAILROOM_DOMAIN_CLAIM_GRACE_SECONDS',
+    description:
+      'seconds a verified domain claim waits before the domain moves to the claiming team (its holder is told at verification); 0 = it moves at verification',
+    default: 0,
+    parse: int(0, 30 * 86_400),
+  }),
   shareMaxHours: def({
     env: 'MAILROOM_SHARE_MAX_HOURS',
     description:
