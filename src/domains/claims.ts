@@ -30,6 +30,7 @@ import {
   claimLock,
   claimLockName,
   claimMove,
+  claimsAboutTeam,
   claimsSupersedeOthers,
   domainHasScheduledEmails,
   OPEN_CLAIM,
@@ -114,6 +115,32 @@ export class DomainClaims {
       });
       return { created: true, claim: this.view(c) };
     });
+  }
+
+  /**
+   * GET /domains/claims (Mailroom's, for the dashboard): the team's own claims in full, and claims
+   * on its domains as their holder sees them: the name, status and dates, never the claiming team
+   * or its record.
+   */
+  async aboutTeam(teamId: string) {
+    const rows = await claimsAboutTeam(this.pool, teamId);
+    return {
+      object: 'list' as const,
+      has_more: false,
+      data: rows.map((c) =>
+        c.mine
+          ? { side: 'claimant' as const, ...this.view(c) }
+          : {
+              side: 'holder' as const,
+              object: 'domain_claim' as const,
+              id: c.id,
+              name: c.name,
+              status: c.status,
+              verified_at: c.verified_at,
+              completed_at: c.completed_at,
+            },
+      ),
+    };
   }
 
   private async latest(teamId: string, domainId: string): Promise<ClaimRow> {

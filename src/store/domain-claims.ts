@@ -127,3 +127,23 @@ export async function domainHasScheduledEmails(db: Queryable, teamId: string, do
 export async function claimLockName(db: Queryable, teamId: string, name: string): Promise<void> {
   await db.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`domain-claim:${teamId}:${name.toLowerCase()}`]);
 }
+
+/**
+ * The claims a team sees in its dashboard, newest first: its own, and those on its domains that
+ * were verified (in their grace period, or blocked) or that took a domain from it.
+ */
+export async function claimsAboutTeam(
+  db: Queryable,
+  teamId: string,
+  limit = 100,
+): Promise<(ClaimRow & { mine: boolean })[]> {
+  const { rows } = await db.query<ClaimRow & { mine: boolean }>(
+    `SELECT ${COLUMNS}, team_id = $1 AS mine FROM domain_claims
+     WHERE team_id = $1 OR from_team_id = $1
+        OR (status IN ('verified', 'blocked') AND verified_at IS NOT NULL
+            AND lower(name) IN (SELECT lower(name) FROM domains WHERE team_id = $1))
+     ORDER BY created_at DESC, id DESC LIMIT $2`,
+    [teamId, limit],
+  );
+  return rows;
+}

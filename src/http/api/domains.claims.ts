@@ -2,7 +2,8 @@
 // custom_return_path?, open_tracking?, click_tracking?, tracking_subdomain?} → 201 a new claim, or
 // 200 the identical open claim unchanged; GET /domains/:id/claim (id: the domain_id the claim
 // named) → the latest claim; POST /domains/:id/claim/verify → the TXT record checked and the
-// claim moved on (domains/claims.ts says how). Each answers the SDK's DomainClaim, object "domain_claim".
+// claim moved on (domains/claims.ts says how); GET /domains/claims (Mailroom's, for the dashboard)
+// lists the team's claims and those on its domains. Each answers the SDK's DomainClaim, object "domain_claim".
 import { Type } from 'typebox';
 import type { DomainInput } from '../../domains/service.js';
 import { authOf, type ApiDeps, type ApiApp } from '../types.js';
@@ -28,6 +29,18 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
     async (req, reply) => {
       const { created, claim } = await deps.domains.claims.create(authOf(req).team_id, req.body as DomainInput);
       return reply.code(created ? 201 : 200).send(claim);
+    },
+  );
+  app.get(
+    '/domains/claims',
+    {
+      schema: {
+        tags,
+        summary: "Mailroom: the team's claims, and claims on its domains (verified, or that took one)",
+      },
+    },
+    async (req) => {
+      return deps.domains.claims.aboutTeam(authOf(req).team_id);
     },
   );
   app.get(

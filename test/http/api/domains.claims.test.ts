@@ -124,6 +124,17 @@ describe('domain claims through the SDK', () => {
     );
     assert.equal(rows.length, 1);
     assert.equal(rows[0].data.reason, 'claimed');
+    // The dashboard's list (GET /domains/claims): the holder sees what happened, never who or the record.
+    const seen = await w.t.api('GET', '/domains/claims');
+    assert.equal(seen.status, 200, JSON.stringify(seen.body));
+    const lost = seen.body.data.find((x: { id: string }) => x.id === c.id);
+    assert.deepEqual([lost.side, lost.name, lost.status], ['holder', 'example.com', 'completed']);
+    assert.ok(lost.completed_at && !('record' in lost) && !('domain_id' in lost), JSON.stringify(lost));
+    const own = (await w.t.api('GET', '/domains/claims', { key: claimantKey })).body.data;
+    assert.deepEqual(
+      own.filter((x: { id: string }) => x.id === c.id).map((x: { side: string; status: string }) => [x.side, x.status]),
+      [['claimant', 'completed']],
+    );
     // The rival claim lost: superseded.
     assert.equal((await data(third.domains.claims.get(rival.domain_id!))).status, 'superseded');
   });
@@ -181,6 +192,8 @@ describe('domain claims through the SDK', () => {
         20_000,
       );
       assert.deepEqual([notice.data.claim.id, notice.data.claim.status], [c.id, 'verified']);
+      const warned = (await w.t.api('GET', '/domains/claims')).body.data.find((x: { id: string }) => x.id === c.id);
+      assert.deepEqual([warned.side, warned.status], ['holder', 'verified'], 'the holder sees it coming');
       const wait = await data(claimantThere.domains.claims.verify(c.domain_id!));
       assert.deepEqual([wait.status, wait.blocked_reason], ['blocked', 'grace_period']);
       assert.equal((await data(holder.domains.get(d.id))).name, 'graced.example');
