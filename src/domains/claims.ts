@@ -166,11 +166,15 @@ export class DomainClaims {
     const settings = first.settings as unknown as NewDomainSettings;
     const keys = outcome.result === 'found' ? await this.domains.freshKeys(Boolean(settings.dkim_ed25519)) : undefined;
     const done = await withTx(this.pool, async (tx) => {
+      // Locks in one order, the domain's row then the claim's: two teams' claims verified at once
+      // wait on the domain, and the second finds its claim superseded. (Claim first could deadlock,
+      // by reasoning, not seen in a test: the winner would supersede the claim the loser holds
+      // while the loser waits for the domain.)
+      const holder = await domainLockByName(tx, first.name);
       const locked = await claimLock(tx, first.id);
       if (!locked) throw notFound('Domain claim');
       const c = await this.fresh(tx, locked);
       if (!OPEN_CLAIM.includes(c.status)) return c;
-      const holder = await domainLockByName(tx, c.name);
       if (!holder || holder.team_id === c.team_id)
         return claimMove(tx, c.id, OPEN_CLAIM, 'canceled', {
           failureReason: holder

@@ -151,6 +151,22 @@ describe('domain claims through the SDK', () => {
     assert.equal((await data(claimant.domains.claims.get(first.domain_id!))).id, second.id, 'get: the latest');
   });
 
+  test('two teams verifying claims on one domain at once: one completes, the other is superseded', async () => {
+    await data(holder.domains.create({ name: 'race.example' }));
+    const a = await data(claimant.domains.claims.create({ name: 'race.example' }));
+    const b = await data(third.domains.claims.create({ name: 'race.example' }));
+    w.dns.set('race.example', 'TXT', [a.record.value, b.record.value]);
+    const [ra, rb] = await Promise.all([
+      claimant.domains.claims.verify(a.domain_id!),
+      third.domains.claims.verify(b.domain_id!),
+    ]);
+    assert.equal(ra.error, null, JSON.stringify(ra.error));
+    assert.equal(rb.error, null, JSON.stringify(rb.error));
+    assert.deepEqual([ra.data!.status, rb.data!.status].sort(), ['completed', 'superseded']);
+    const { rows } = await w.t.db.pool.query(`SELECT count(*)::int AS n FROM domains WHERE name = 'race.example'`);
+    assert.equal(rows[0].n, 1);
+  });
+
   test('canceled when the holder let the domain go; expired after its expiry', async () => {
     const d = await data(holder.domains.create({ name: 'let-go.example' }));
     const c = await data(third.domains.claims.create({ name: 'let-go.example' }));
