@@ -1,8 +1,10 @@
 // Broadcasts (/broadcasts, resend-compat 7.5, plus Mailroom's pause, resume, test send and live
 // counts). Statuses: draft → scheduled (send with a future scheduled_at) | queued (send now) →
-// sending (the expansion job has committed a page) → sent (every page expanded); canceled
-// (scheduled, queued, sending or paused ones); paused (on request, or by the automatic pause)
-// → resume goes back to queued. Only drafts are edited or deleted. `send` only returns once the
+// sending (the expansion job has committed a page) → sent (every page expanded); cancel makes a
+// broadcast that sent nothing a draft again (as in Resend: the SDK's statuses are draft, queued,
+// sent), and one that sent some canceled (Mailroom's: sending or paused ones); paused (on request,
+// or by the automatic pause) → resume goes back to queued. Only drafts are edited; drafts and
+// scheduled broadcasts are deleted (the schedule canceled with it). `send` only returns once the
 // status and the expansion job are committed together; the job does the rest (expand.job.ts).
 import { AppError, invalidField, notFound } from '../errors.js';
 import type { Config } from '../config/schema.js';
@@ -12,6 +14,7 @@ import { isUuid, uuid } from '../lib/ids.js';
 import { withTx, type Pool, type Queryable } from '../store/db.js';
 import type { PageQuery } from '../store/paginate.js';
 import {
+  broadcastCancelToDraft,
   broadcastDeleteDraft,
   broadcastEmailsCancelQueued,
   broadcastFind,
@@ -149,7 +152,11 @@ export class Broadcasts {
     const b = await find(this.pool, teamId, id);
     const before = await broadcastDeleteDraft(this.pool, teamId, b.id);
     if (before === undefined) throw notFound('Broadcast');
-    if (before !== 'draft') throw notDraft({ ...b, status: before }, 'deleted');
+    if (before !== 'draft' && before !== 'scheduled')
+      throw new AppError(
+        'validation_error',
+        `Only draft or scheduled broadcasts can be deleted: this broadcast is ${before} (cancel it first if it is sending).`,
+      );
     return { ...ok(b.id), deleted: true };
   }
 
@@ -175,6 +182,7 @@ export class Broadcasts {
   async cancel(teamId: string, id: string) {
     const b = await find(this.pool, teamId, id);
     await withTx(this.pool, async (tx) => {
+      if (await broadcastCancelToDraft(tx, teamId, b.id)) return;
       const moved = await broadcastMove(tx, teamId, b.id, CANCELABLE, 'canceled');
       if (!moved)
         throw new AppError(

@@ -421,6 +421,20 @@ export const schema = {
     default: 10,
     parse: int(1, 1_000_000),
   }),
+  domainClaimGraceSeconds: def({
+    env: 'MAILROOM_DOMAIN_CLAIM_GRACE_SECONDS',
+    description:
+      'seconds a verified domain claim waits before the domain moves to the claiming team (its holder is told at verification); 0 = it moves at verification',
+    default: 0,
+    parse: int(0, 30 * 86_400),
+  }),
+  shareMaxHours: def({
+    env: 'MAILROOM_SHARE_MAX_HOURS',
+    description:
+      'longest expiry of a share link (POST /emails/:id/share), in hours; 48 as in Resend, and the default expiry is 48 hours or this if shorter',
+    default: 48,
+    parse: int(1, 8760),
+  }),
   recipientRateLimit: def({
     env: 'MAILROOM_RECIPIENT_RATE_LIMIT',
     description:

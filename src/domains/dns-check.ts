@@ -61,6 +61,19 @@ export async function checkRecord(spec: DnsRecordSpec, resolver: Resolver): Prom
   }
 }
 
+/** Whether `fqdn` publishes a TXT record equal to `value` (a domain claim's proof). */
+export async function checkTxtValue(fqdn: string, value: string, resolver: Resolver): Promise<CheckOutcome> {
+  try {
+    const txts = (await resolver.resolveTxt(fqdn)).map((chunks) => chunks.join('').trim());
+    if (txts.includes(value)) return { result: 'found' };
+    return { result: 'missing', detail: `no TXT record at ${fqdn} has the value ${value}` };
+  } catch (err) {
+    const code = (err as { code?: string }).code ?? '';
+    if (MISSING_CODES.has(code)) return { result: 'missing', detail: `no TXT record at ${fqdn}` };
+    return { result: 'temporary', detail: `DNS lookup of ${fqdn} failed: ${code || (err as Error).message}` };
+  }
+}
+
 function txtMatches(spec: DnsRecordSpec, txt: string): boolean {
   switch (spec.key) {
     case 'dkim':

@@ -30,6 +30,7 @@ import {
 } from '../store/domains.js';
 import type { PageQuery } from '../store/paginate.js';
 import { SYSTEM_TEAM_ID } from '../store/teams.js';
+import { DomainClaims } from './claims.js';
 import { checkRecord, createResolver } from './dns-check.js';
 import { normalizeDomainName, normalizeSubdomain } from './names.js';
 import { DKIM_ED25519_SELECTOR, domainRecords, recordBody, type Hosts } from './records.js';
@@ -50,6 +51,30 @@ export interface DomainInput {
   dkim_ed25519?: boolean; // Mailroom extension
 }
 
+/** A new domain's settings, validated. */
+export interface NewDomainSettings {
+  name: string;
+  region: Region;
+  custom_return_path: string;
+  open_tracking: boolean;
+  click_tracking: boolean;
+  tls: 'opportunistic' | 'enforced';
+  sending: boolean;
+  receiving: boolean;
+  tracking_subdomain: string | null;
+  dkim_ed25519: boolean;
+}
+
+export type DomainKeys = Pick<
+  DomainRow,
+  | 'dkim_selector'
+  | 'dkim_algorithm'
+  | 'dkim_public_key'
+  | 'dkim_private_key'
+  | 'dkim_ed25519_public_key'
+  | 'dkim_ed25519_private_key'
+>;
+
 /** A sending domain with the keys it signs with now: RSA, plus Ed25519 once its record verified. */
 export interface SendingDomain {
   row: DomainRow;
@@ -69,6 +94,8 @@ const tlsOf = (v: string | undefined): 'opportunistic' | 'enforced' | undefined 
 
 export class Domains {
   private readonly hosts: Hosts;
+  /** POST /domains/claim and its verification (claims.ts) */
+  readonly claims: DomainClaims;
   constructor(
     private readonly pool: Pool,
     private readonly config: Config,
@@ -76,6 +103,7 @@ export class Domains {
     private readonly log: Logger,
   ) {
     this.hosts = { mxHost: config.mxHost, trackingHost: new URL(config.publicUrl).hostname };
+    this.claims = new DomainClaims(pool, config, this);
   }
 
   private records(d: DomainRow) {
@@ -136,7 +164,8 @@ export class Domains {
     return d;
   }
 
-  async create(teamId: string, input: DomainInput) {
+  /** The validated settings of a new domain (POST /domains; POST /domains/claim keeps them for the transfer). */
+  settingsOf(input: DomainInput): NewDomainSettings {
     if (input.name === undefined) throw new AppError('missing_required_field', 'Missing `name` field.');
     const name = normalizeDomainName(input.name);
     const region = (input.region ?? 'us-east-1') as Region;
@@ -152,40 +181,70 @@ export class Domains {
     const tracking = input.tracking_subdomain
       ? normalizeSubdomain('tracking_subdomain', input.tracking_subdomain)
       : null;
-    const tls = tlsOf(input.tls) ?? 'opportunistic';
-    if (await domainExistsByName(this.pool, name))
-      throw new AppError('forbidden', `The \`${name}\` domain has been registered already.`);
+    return {
+      name,
+      region,
+      custom_return_path: returnPath,
+      open_tracking: input.open_tracking ?? false,
+      click_tracking: input.click_tracking ?? false,
+      tls: tlsOf(input.tls) ?? 'opportunistic',
+      sending,
+      receiving,
+      tracking_subdomain: tracking,
+      dkim_ed25519: Boolean(input.dkim_ed25519),
+    };
+  }
+
+  /** Fresh DKIM keys (RSA, and Ed25519 when asked), made before the transaction that inserts them. */
+  async freshKeys(ed25519: boolean): Promise<DomainKeys> {
     const { publicKey, privateKey } = await generateKeyPairAsync('rsa', {
       modulusLength: 2048,
       publicKeyEncoding: { type: 'spki', format: 'der' },
       privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
     });
-    const ed = input.dkim_ed25519 ? await this.newEd25519Key() : null;
+    const ed = ed25519 ? await this.newEd25519Key() : null;
+    return {
+      dkim_selector: DKIM_SELECTOR,
+      dkim_algorithm: 'rsa',
+      dkim_public_key: (publicKey as Buffer).toString('base64'),
+      dkim_private_key: this.sealer.seal(privateKey as string),
+      dkim_ed25519_public_key: ed?.publicKey ?? null,
+      dkim_ed25519_private_key: ed?.sealedPrivateKey ?? null,
+    };
+  }
+
+  /** Inserts a new domain with its keys and announces it (domain.created), in the caller's transaction. */
+  async insert(tx: Queryable, teamId: string, id: string, s: NewDomainSettings, keys: DomainKeys): Promise<DomainRow> {
+    const { dkim_ed25519: _ed, ...settings } = s;
+    const inserted = await domainInsert(tx, { id, team_id: teamId, ...settings, ...keys });
+    await this.event(tx, 'domain.created', inserted);
+    return inserted;
+  }
+
+  /**
+   * A domain taken by a verified claim leaves its holder, in the claim's transaction: deleted as
+   * DELETE /domains/:id deletes it, and domain.deleted naming the claim tells the holder (its
+   * webhooks, and the event the dashboard lists).
+   */
+  async removeClaimed(tx: Queryable, d: DomainRow, claim: Record<string, unknown>): Promise<void> {
+    if (!(await domainDelete(tx, d.team_id, d.id))) throw notFound('Domain');
+    await this.event(tx, 'domain.deleted', d, { reason: 'claimed', claim });
+  }
+
+  /** domain.updated about a claim on the domain, for its holder (in the caller's transaction). */
+  announceClaim(db: Queryable, d: DomainRow, claim: Record<string, unknown>): Promise<void> {
+    return this.event(db, 'domain.updated', d, { claim });
+  }
+
+  async create(teamId: string, input: DomainInput) {
+    const s = this.settingsOf(input);
+    const name = s.name;
+    if (await domainExistsByName(this.pool, name))
+      throw new AppError('forbidden', `The \`${name}\` domain has been registered already.`);
+    const keys = await this.freshKeys(s.dkim_ed25519);
     let row: DomainRow;
     try {
-      row = await withTx(this.pool, async (tx) => {
-        const inserted = await domainInsert(tx, {
-          id: uuid(),
-          team_id: teamId,
-          name,
-          region,
-          custom_return_path: returnPath,
-          open_tracking: input.open_tracking ?? false,
-          click_tracking: input.click_tracking ?? false,
-          tls,
-          sending,
-          receiving,
-          tracking_subdomain: tracking,
-          dkim_selector: DKIM_SELECTOR,
-          dkim_algorithm: 'rsa',
-          dkim_public_key: (publicKey as Buffer).toString('base64'),
-          dkim_private_key: this.sealer.seal(privateKey as string),
-          dkim_ed25519_public_key: ed?.publicKey ?? null,
-          dkim_ed25519_private_key: ed?.sealedPrivateKey ?? null,
-        });
-        await this.event(tx, 'domain.created', inserted);
-        return inserted;
-      });
+      row = await withTx(this.pool, (tx) => this.insert(tx, teamId, uuid(), s, keys));
     } catch (err) {
       if ((err as { code?: string }).code === '23505')
         throw new AppError('forbidden', `The \`${name}\` domain has been registered already.`);

@@ -19,6 +19,7 @@ import domainsDelete from './api/domains.delete.js';
 import domainsHealth from './api/domains.health.js';
 import domainsDmarcReports from './api/domains.dmarc-reports.js';
 import domainsReputation from './api/domains.reputation.js';
+import domainsClaims from './api/domains.claims.js';
 import logsList from './api/logs.list.js';
 import logsGet from './api/logs.get.js';
 import emailsSend from './api/emails.send.js';
@@ -92,6 +93,7 @@ const ENDPOINTS = [
   domainsHealth,
   domainsDmarcReports,
   domainsReputation,
+  domainsClaims,
   logsList,
   logsGet,
   emailsSend,

@@ -132,14 +132,19 @@ export async function broadcastUpdateDraft(
   return rows[0]?.status;
 }
 
-/** Deletes a draft; returns its status (deleted only when 'draft'), undefined when absent. */
+/**
+ * Deletes a draft, or a scheduled broadcast not yet expanded (Resend: deleting a scheduled
+ * broadcast cancels it; its job then finds no broadcast); returns its status before (deleted
+ * only then), undefined when absent.
+ */
 export async function broadcastDeleteDraft(
   db: Queryable,
   teamId: string,
   id: string,
 ): Promise<BroadcastStatus | undefined> {
   const { rows } = await db.query<{ status: BroadcastStatus }>(
-    `WITH d AS (DELETE FROM broadcasts WHERE team_id = $1 AND id = $2 AND status = 'draft' RETURNING status)
+    `WITH d AS (DELETE FROM broadcasts WHERE team_id = $1 AND id = $2
+       AND (status = 'draft' OR (status = 'scheduled' AND sent_at IS NULL)) RETURNING status)
      SELECT status FROM d UNION ALL SELECT status FROM broadcasts WHERE team_id = $1 AND id = $2 AND NOT EXISTS (SELECT 1 FROM d)`,
     [teamId, id],
   );
@@ -167,6 +172,20 @@ export async function broadcastMove(
     [teamId, id, from, to, set.scheduledAt !== undefined, set.scheduledAt ?? null, set.pauseReason ?? null],
   );
   return rows[0];
+}
+
+/**
+ * Cancel before anything went out: a broadcast not yet expanded (no page committed: sent_at is
+ * set by the first) goes back to being a draft, as in Resend, its schedule cleared. An expansion
+ * racing it finds the status moved and rolls its page back (broadcastAdvance). Returns whether it moved.
+ */
+export async function broadcastCancelToDraft(db: Queryable, teamId: string, id: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE broadcasts SET status = 'draft', scheduled_at = NULL, paused_at = NULL, pause_reason = NULL, updated_at = now()
+     WHERE team_id = $1 AND id = $2 AND status IN ('scheduled', 'queued', 'paused') AND sent_at IS NULL`,
+    [teamId, id],
+  );
+  return Boolean(rowCount);
 }
 
 export interface ExpansionStep {

@@ -219,3 +219,12 @@ export async function domainTeamByName(db: Queryable, name: string): Promise<str
   ]);
   return rows[0]?.team_id;
 }
+
+/** The domain named so, in whichever team holds it, locked for a claim's transfer. */
+export async function domainLockByName(db: Queryable, name: string): Promise<DomainRow | undefined> {
+  const { rows } = await db.query<DomainRow>(
+    `SELECT ${COLUMNS} FROM domains WHERE lower(name) = lower($1) FOR UPDATE`,
+    [name],
+  );
+  return rows[0];
+}

@@ -2,6 +2,7 @@
 // /contacts/:id_or_email/segments/:segment_id (the SDK's resend.contacts.segments.*).
 import { Type } from 'typebox';
 import { contactSegmentJoin, contactSegmentLeave, contactSegmentsGet } from '../../contacts/service.js';
+import { PageQuerySchema, pageOf, parsePage } from '../pagination.js';
 import { authOf, type ApiApp, type ApiDeps } from '../types.js';
 import { ContactParams, tags } from './contacts.schema.js';
 
@@ -10,9 +11,12 @@ const Both = Type.Object({ id: Type.String(), segment_id: Type.String() });
 export default function register(app: ApiApp, deps: ApiDeps): void {
   app.get(
     '/contacts/:id/segments',
-    { schema: { tags, summary: 'List the segments of a contact', params: ContactParams } },
+    {
+      schema: { tags, summary: 'List the segments of a contact', params: ContactParams, querystring: PageQuerySchema },
+    },
     async (req) => {
-      return contactSegmentsGet(deps.pool, authOf(req).team_id, req.params.id);
+      const page = parsePage(req.query, true);
+      return pageOf((await contactSegmentsGet(deps.pool, authOf(req).team_id, req.params.id)).data, page);
     },
   );
   app.post(

@@ -3,15 +3,24 @@
 // `{topics: [...]}` → {object: "contact_topics", id}.
 import { Type } from 'typebox';
 import { contactTopicsGet, contactTopicsUpdate } from '../../contacts/service.js';
+import { PageQuerySchema, pageOf, parsePage } from '../pagination.js';
 import { authOf, type ApiApp, type ApiDeps } from '../types.js';
 import { ContactParams, tags } from './contacts.schema.js';
 
 export default function register(app: ApiApp, deps: ApiDeps): void {
   app.get(
     '/contacts/:id/topics',
-    { schema: { tags, summary: "List a contact's topic subscriptions", params: ContactParams } },
+    {
+      schema: {
+        tags,
+        summary: "List a contact's topic subscriptions",
+        params: ContactParams,
+        querystring: PageQuerySchema,
+      },
+    },
     async (req) => {
-      return contactTopicsGet(deps.pool, authOf(req).team_id, req.params.id);
+      const page = parsePage(req.query, true);
+      return pageOf((await contactTopicsGet(deps.pool, authOf(req).team_id, req.params.id)).data, page);
     },
   );
   app.patch(

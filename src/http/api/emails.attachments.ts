@@ -10,7 +10,7 @@ import {
 } from '../../emails/views/sent-attachments.js';
 import { isUuid } from '../../lib/ids.js';
 import { authOf, type ApiDeps, type ApiApp } from '../types.js';
-import { SignedLinkQuery } from '../pagination.js';
+import { PageQuerySchema, pageOf, parsePage, SignedLinkQuery } from '../pagination.js';
 
 const tags = ['Emails'];
 
@@ -27,11 +27,20 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
 
   app.get(
     '/emails/:id/attachments',
-    { schema: { tags, summary: 'List the attachments of a sent email', params: Type.Object({ id: Type.String() }) } },
+    {
+      schema: {
+        tags,
+        summary: 'List the attachments of a sent email',
+        params: Type.Object({ id: Type.String() }),
+        querystring: PageQuerySchema,
+      },
+    },
     async (req) => {
       const { id } = req.params;
-      const list = await load(authOf(req).team_id, id);
-      return { object: 'list', has_more: false, data: list.map((a) => view(id, a)) };
+      const page = parsePage(req.query, true);
+      // In MIME order, paged by attachment id (a handful per email, read from the stored message).
+      const p = pageOf(await load(authOf(req).team_id, id), page);
+      return { ...p, data: p.data.map((a) => view(id, a)) };
     },
   );
 

@@ -11,8 +11,8 @@ import { rateLimitHeaders } from '../../ratelimit/limiter.js';
 import { SignedLinkQuery } from '../pagination.js';
 import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 
-const DEFAULT_TTL_MS = 24 * 3600_000;
-const MAX_TTL_MS = 30 * 24 * 3600_000;
+/** Resend's default and maximum expiry; an operator may allow longer (MAILROOM_SHARE_MAX_HOURS). */
+const RESEND_TTL_MS = 48 * 3600_000;
 const UNIT_MS: Record<string, number> = {
   s: 1000,
   sec: 1000,
@@ -39,8 +39,9 @@ const PART = /(\d{1,7})\s*([a-z]*)/gy;
  * A duration as Resend takes it ("10m", "2 hours", "1 day", "1h 30m"; also a number of seconds)
  * → milliseconds. Parts add up; a part without a unit is seconds.
  */
-export function shareTtl(v: unknown): number {
-  if (v === undefined || v === null || v === '') return DEFAULT_TTL_MS;
+export function shareTtl(v: unknown, maxHours: number): number {
+  const max = maxHours * 3600_000;
+  if (v === undefined || v === null || v === '') return Math.min(RESEND_TTL_MS, max);
   const bad = () => invalidField('expires_in', 'must be a duration such as "30m", "2 hours", "1 day" or "1h 30m".');
   let ms = 0;
   if (typeof v === 'number') {
@@ -60,7 +61,9 @@ export function shareTtl(v: unknown): number {
       while (text[at] === ' ' || text[at] === ',') at++;
     }
   } else throw bad();
-  if (ms < 60_000 || ms > MAX_TTL_MS) throw invalidField('expires_in', 'must be between 1 minute and 30 days.');
+  if (ms < 60_000 || ms > max) {
+    throw invalidField('expires_in', `must be between 1 minute and ${maxHours} hour${maxHours === 1 ? '' : 's'}.`);
+  }
   return ms;
 }
 
@@ -82,7 +85,12 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
     async (req) => {
       const { id } = req.params;
       if (!isUuid(id) || !(await teamHasEmail(deps.pool, authOf(req).team_id, id))) throw notFound('Email');
-      const link = deps.downloads.link('share', id, Date.now(), shareTtl(req.body?.expires_in));
+      const link = deps.downloads.link(
+        'share',
+        id,
+        Date.now(),
+        shareTtl(req.body?.expires_in, deps.config.shareMaxHours),
+      );
       return { object: 'email', id, url: link.download_url, expires_at: link.expires_at };
     },
   );

@@ -352,7 +352,7 @@ describe('broadcasts through the resend SDK, in capture mode', () => {
     assert.equal(edit.error?.name, 'validation_error');
     assert.match(edit.error!.message, /Only draft broadcasts can be edited: this broadcast is sent/);
     const del = await t.resend.broadcasts.remove(d.id);
-    assert.match(del.error!.message, /Only draft broadcasts can be deleted: this broadcast is sent/);
+    assert.match(del.error!.message, /Only draft or scheduled broadcasts can be deleted: this broadcast is sent/);
     const again = await t.resend.broadcasts.send(d.id);
     assert.match(again.error!.message, /Only draft broadcasts can be sent/);
     const cancel = await t.resend.broadcasts.cancel(d.id);
@@ -375,8 +375,40 @@ describe('broadcasts through the resend SDK, in capture mode', () => {
     assert.ok(Math.abs(at - (Date.now() + 3600_000)) < 60_000, got.scheduled_at!);
     const c = await t.resend.broadcasts.cancel(d.id);
     assert.deepEqual(c.data, { object: 'broadcast', id: d.id });
-    assert.equal((await broadcastGet(t.resend, d.id)).status, 'canceled');
+    // As in Resend (the SDK's statuses are draft | queued | sent): a canceled schedule is a draft
+    // again, which can be edited, sent or deleted.
+    const back = (await t.resend.broadcasts.get(d.id)).data!;
+    assert.deepEqual([back.status, back.scheduled_at], ['draft', null]);
     assert.equal((await emailsOf(d.id)).length, 0);
+    const edited = await t.resend.broadcasts.update(d.id, { subject: 'Later, edited' });
+    assert.equal(edited.error, null, JSON.stringify(edited.error));
+    assert.equal((await t.resend.broadcasts.send(d.id, { scheduledAt: 'in 2 hours' })).error, null);
+    assert.equal((await broadcastGet(t.resend, d.id)).status, 'scheduled');
+    assert.equal((await t.resend.broadcasts.cancel(d.id)).error, null);
+    const gone = await t.resend.broadcasts.remove(d.id);
+    assert.deepEqual(gone.data, { object: 'broadcast', id: d.id, deleted: true });
+    assert.equal((await t.resend.broadcasts.get(d.id)).error?.statusCode, 404);
+    // Deleting a scheduled broadcast cancels it with it (Resend's delete); it sends nothing.
+    const s2 = (
+      await t.resend.broadcasts.create({
+        segmentId: segment,
+        from,
+        subject: 'Soon gone',
+        text: 'x',
+        send: true,
+        scheduledAt: new Date(Date.now() + 800).toISOString(),
+      })
+    ).data!;
+    assert.deepEqual((await t.resend.broadcasts.remove(s2.id)).data, { object: 'broadcast', id: s2.id, deleted: true });
+    // A draft sent now and canceled before its first page also goes back to draft (or, when
+    // the expansion won the race, is canceled with its undelivered emails).
+    const q = (await t.resend.broadcasts.create({ segmentId: segment, from, subject: 'Now', text: 'n' })).data!;
+    assert.equal((await t.resend.broadcasts.send(q.id)).error, null);
+    assert.equal((await t.resend.broadcasts.cancel(q.id)).error, null);
+    const qs = (await broadcastGet(t.resend, q.id)).status;
+    assert.ok(qs === 'draft' ? (await emailsOf(q.id)).length === 0 : qs === 'canceled', qs);
+    await sleep(1200);
+    assert.equal((await emailsOf(s2.id)).length, 0, 'the deleted schedule sent nothing');
 
     // Scheduled a moment ahead (ISO 8601): sent once the time comes, not before.
     const soon = new Date(Date.now() + 1500).toISOString();

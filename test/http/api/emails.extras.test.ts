@@ -119,6 +119,37 @@ describe('attachments of sent emails, share links and usage, through the SDK', (
     }
   });
 
+  test('emails.share expires after 48 hours by default and at most, as in Resend; longer only by setting', async () => {
+    const ttl = async (expiresIn?: string) => {
+      const r = await t.resend.emails.share(emailId, expiresIn === undefined ? undefined : { expiresIn });
+      assert.equal(r.error, null, `${expiresIn}: ${JSON.stringify(r.error)}`);
+      return Number(new URL(r.data!.url).searchParams.get('expires')) * 1000 - Date.now();
+    };
+    const near = (ms: number, want: number) => assert.ok(ms > want - 60_000 && ms <= want, `${ms} near ${want}`);
+    near(await ttl(), 48 * 3600_000);
+    const bare = await t.api('POST', `/emails/${emailId}/share`);
+    assert.equal(bare.status, 200);
+    near(Number(new URL(bare.body.url).searchParams.get('expires')) * 1000 - Date.now(), 48 * 3600_000);
+    near(await ttl('48h'), 48 * 3600_000);
+    near(await ttl('2 days'), 48 * 3600_000);
+    for (const over of ['49h', '3 days', '2d 1m']) {
+      const r = await t.resend.emails.share(emailId, { expiresIn: over });
+      assert.equal(r.error?.name, 'validation_error', over);
+      assert.match(r.error!.message, /48 hours/);
+    }
+    const longer = await startTestApp({ deliveryMode: 'capture', shareMaxHours: 24 * 7 }, { db: t.db });
+    try {
+      const r = await longer.resend.emails.share(emailId, { expiresIn: '7 days' });
+      assert.equal(r.error, null, JSON.stringify(r.error));
+      near(Number(new URL(r.data!.url).searchParams.get('expires')) * 1000 - Date.now(), 7 * 86_400_000);
+      const d = await longer.resend.emails.share(emailId);
+      near(Number(new URL(d.data!.url).searchParams.get('expires')) * 1000 - Date.now(), 48 * 3600_000);
+      assert.equal((await longer.resend.emails.share(emailId, { expiresIn: '8d' })).error?.name, 'validation_error');
+    } finally {
+      await longer.close();
+    }
+  });
+
   test("usage counts the team's emails and reports the rate limit", async () => {
     const u = await t.resend.usage.get();
     assert.equal(u.error, null, JSON.stringify(u.error));

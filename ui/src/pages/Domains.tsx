@@ -87,6 +87,58 @@ function AddDomain({ onAdded }: { onAdded: (id: string) => void }) {
   );
 }
 
+interface ClaimItem {
+  side: 'claimant' | 'holder';
+  id: string;
+  name: string;
+  status: string;
+  created_at?: string;
+  verified_at?: string | null;
+  completed_at?: string | null;
+  domain_id?: string;
+  record?: { type: string; name: string; value: string };
+  blocked_reason?: string | null;
+  failure_reason?: string | null;
+}
+
+/** What a claim means for this team, in a sentence (GET /domains/claims). */
+function claimText(c: ClaimItem): string {
+  if (c.side === 'holder') {
+    if (c.status === 'completed')
+      return `${c.name} moved to another team ${c.completed_at ? fmtDate(c.completed_at) : ''}: it proved control of the domain with a DNS record (a domain claim).`;
+    return `Another team proved control of ${c.name} with a DNS record ${c.verified_at ? fmtDate(c.verified_at) : ''}: the domain moves to it when its grace period ends.`;
+  }
+  const why = c.blocked_reason
+    ? ` (${c.blocked_reason.replace(/_/g, ' ')})`
+    : c.failure_reason
+      ? `: ${c.failure_reason}`
+      : '';
+  return `Your claim for ${c.name}: ${c.status}${why}.`;
+}
+
+function Claims() {
+  const claims = useLoad(() => get<List<ClaimItem>>('/domains/claims'), []);
+  const shown = (claims.data?.data ?? []).filter(
+    (c) => c.side === 'holder' || ['pending', 'failed', 'verified', 'blocked', 'completed'].includes(c.status),
+  );
+  if (!shown.length) return null;
+  return (
+    <section class="claims" aria-label="Domain claims">
+      {shown.map((c) => (
+        <Alert key={c.id} kind={c.side === 'holder' ? 'warn' : c.status === 'completed' ? 'ok' : 'info'}>
+          {claimText(c)}
+          {c.side === 'claimant' && c.record && !['completed'].includes(c.status) && (
+            <>
+              {' '}
+              Publish TXT <code>{c.record.name}</code> <Copy text={c.record.value} />, then verify the claim.
+            </>
+          )}
+        </Alert>
+      ))}
+    </section>
+  );
+}
+
 export function Domains() {
   const { state } = useSession();
   const list = useLoad(() => get<List<DomainItem>>('/domains'), []);
@@ -95,6 +147,7 @@ export function Domains() {
     <>
       <PageHead title="Domains" sub="The domains you send from. Each needs a few DNS records before it can send." />
       {canEdit(state) && <AddDomain onAdded={open} />}
+      <Claims />
       {list.error && <ErrorRetry error={list.error} retry={list.reload} />}
       {!list.data ? (
         list.error ? null : (
