@@ -67,7 +67,7 @@ export function Automations() {
         )}
       </PageHead>
       {list.error ? (
-        <ErrorRetry error={list.error} retry={list.reload} />
+        <ErrorRetry error={list.error} status={list.errorStatus} retry={list.reload} />
       ) : !list.loaded ? (
         <Loading />
       ) : list.rows.length === 0 ? (
@@ -283,14 +283,14 @@ export function AutomationDetail({ id }: { id: string }) {
     return (
       <>
         {back}
-        <ErrorRetry error={a.error} retry={a.reload} />
+        <ErrorRetry error={a.error} status={a.errorStatus} retry={a.reload} />
       </>
     );
   if (refs.error)
     return (
       <>
         {back}
-        <ErrorRetry error={refs.error} retry={refs.reload} />
+        <ErrorRetry error={refs.error} status={refs.errorStatus} retry={refs.reload} />
       </>
     );
   if ((!isNew && !a.data) || !refs.data || tree === undefined) return <Loading />;
@@ -435,7 +435,7 @@ function Runs({ automationId }: { automationId: string }) {
         </span>
       </div>
       {list.error ? (
-        <ErrorRetry error={list.error} retry={list.reload} />
+        <ErrorRetry error={list.error} status={list.errorStatus} retry={list.reload} />
       ) : !list.loaded ? (
         <Loading />
       ) : list.rows.length === 0 ? (

@@ -135,7 +135,7 @@ export function Team() {
       )}
       <section class="card">
         <h2>Members</h2>
-        {team.error && <ErrorRetry error={team.error} retry={team.reload} />}
+        {team.error && <ErrorRetry error={team.error} status={team.errorStatus} retry={team.reload} />}
         {!team.data ? (
           team.error ? null : (
             <Loading />
