@@ -7,7 +7,15 @@ import { after, before, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/harness.js';
-import { browserSkip, browserTest, desktopPage, launchBrowser, screenshots, setUpOwner } from '../helpers/browser.js';
+import {
+  browserSkip,
+  browserTest,
+  desktopPage,
+  launchBrowser,
+  PHONE,
+  screenshots,
+  setUpOwner,
+} from '../helpers/browser.js';
 import { closeAll } from '../helpers/close-all.js';
 
 describe('A broadcast from the published template, sent only after a review', { timeout: 300_000 }, () => {
@@ -131,6 +139,24 @@ describe('A broadcast from the published template, sent only after a review', { 
     await review.scrollIntoViewIfNeeded();
     await shots.shot('02-review', page, false);
     assert.equal((await t.resend.broadcasts.get(ids.broadcast)).data!.status, 'draft', 'the review sends nothing');
+
+    // The review fits a 390 px phone.
+    const phone = await browser.newContext({
+      viewport: PHONE,
+      isMobile: true,
+      hasTouch: true,
+      storageState: await page.context().storageState(),
+    });
+    const p = await phone.newPage();
+    p.on('pageerror', (e) => errors.push(e.message));
+    await p.goto(`${t.url}/dashboard/broadcasts/${ids.broadcast}`);
+    await p.getByRole('button', { name: 'Review before sending' }).click();
+    await p.getByTestId('review-recipients').filter({ hasText: '2 recipients' }).waitFor();
+    assert.ok(await p.evaluate(() => document.documentElement.scrollWidth <= 390), 'no sideways scrolling');
+    await p.getByTestId('review').scrollIntoViewIfNeeded();
+    await shots.shot('03-review-phone', p, false);
+    await phone.close();
+
     await page.getByRole('button', { name: 'Send to 2 recipients now' }).click();
     await page.locator('.page-head .badge', { hasText: /^(queued|sending|sent)$/ }).waitFor({ timeout: 20_000 });
     assert.notEqual((await t.resend.broadcasts.get(ids.broadcast)).data!.status, 'draft');

@@ -14,6 +14,7 @@ import {
   desktopPage,
   launchBrowser,
   OWNER,
+  PHONE,
   screenshots,
   setUpOwner,
 } from '../helpers/browser.js';
@@ -68,6 +69,18 @@ describe('Inviting on a default install: a set-password link the owner hands ove
         .locator('li', { hasText: `Member invite for ${NEW.email}` })
         .waitFor();
       await shots.shot('01-set-password-link', page);
+      const phone = await browser.newContext({
+        viewport: PHONE,
+        isMobile: true,
+        hasTouch: true,
+        storageState: await page.context().storageState(),
+      });
+      const p = await phone.newPage();
+      await p.goto(`${t.url}/dashboard/team`);
+      await p.getByTestId('joining').waitFor();
+      assert.ok(await p.evaluate(() => document.documentElement.scrollWidth <= 390), 'no sideways scrolling');
+      await shots.shot('02-team-phone', p);
+      await phone.close();
       assert.deepEqual(errors, []);
     },
   );
