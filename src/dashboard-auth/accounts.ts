@@ -34,6 +34,7 @@ import {
   userFindById,
   userInsert,
   userProveAddress,
+  userSetVouched,
   userSetName,
   userSetPassword,
   userSetTotp,
@@ -302,7 +303,7 @@ export class Accounts {
     const inv = await this.invite(auth, role, address, baseUrl);
     const user =
       existing ?? (await userInsert(this.pool, { email: address, name: '', passwordHash: null, verified: false }));
-    const link = await this.newVerification(user.id, inv.id, new Date(inv.expires_at));
+    const link = await this.newVerification(user.id, inv.id, new Date(inv.expires_at), true);
     return { ...inv, email: address, set_password_url: link };
   }
 
@@ -397,9 +398,10 @@ export class Accounts {
     userId: string,
     inviteId: string | null,
     expiresAt = new Date(Date.now() + VERIFY_TTL_MS),
+    handedOver = false,
   ): Promise<string> {
     const token = randomToken(40);
-    await emailVerificationInsert(this.pool, { tokenHash: sha256Hex(token), userId, inviteId, expiresAt });
+    await emailVerificationInsert(this.pool, { tokenHash: sha256Hex(token), userId, inviteId, expiresAt, handedOver });
     return `${this.publicUrl}/dashboard/verify/${token}`;
   }
 
@@ -436,10 +438,14 @@ export class Accounts {
     const used = await withTx(this.pool, async (tx) => {
       const v = await emailVerificationConsume(tx, hash);
       if (!v) return undefined;
-      if (await userProveAddress(tx, v.user_id, passwordHash)) {
+      const wasUnproven = await userProveAddress(tx, v.user_id, passwordHash);
+      if (wasUnproven) {
         if (!passwordHash) throw new AppError('validation_error', 'Choose a password of at least 10 characters.');
         if (name) await userSetName(tx, v.user_id, name);
       }
+      // A handed-over link vouches for an address nobody proved; an emailed one proves it.
+      if (!v.handed_over) await userSetVouched(tx, v.user_id, false);
+      else if (wasUnproven) await userSetVouched(tx, v.user_id, true);
       return v;
     });
     if (!used) throw new AppError('not_found', 'This confirmation link is not valid any more. Ask for a new invite.');
