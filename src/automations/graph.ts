@@ -213,15 +213,8 @@ export function graphOf(rawSteps: unknown, rawConnections: unknown): Graph {
   });
   for (const s of steps) {
     const out = connections.filter((c) => c.from === s.key);
-    if (s.type === 'condition') {
-      for (const t of ['condition_met', 'condition_not_met'] as const) {
-        if (!out.some((c) => c.type === t))
-          throw invalidField(
-            `step "${s.key}"`,
-            `the condition has no ${t} branch; connect both condition_met and condition_not_met.`,
-          );
-      }
-    }
+    // A condition's branch with no connection ends the run there, as any step with nothing after it
+    // does (run.ts: no following step → the run ends); the builder draws it so ("the run ends here").
     if (s.type === 'wait_for_event' && s.config.timeout && out.length && !out.some((c) => c.type === 'timeout')) {
       throw invalidField(`step "${s.key}"`, 'the wait has a timeout but no timeout connection.');
     }

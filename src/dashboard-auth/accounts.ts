@@ -34,6 +34,7 @@ import {
   userFindById,
   userInsert,
   userProveAddress,
+  userSetVouched,
   userSetName,
   userSetPassword,
   userSetTotp,
@@ -273,6 +274,39 @@ export class Accounts {
     return { id, url: `${baseUrl}/dashboard/invite/${token}`, expires_at: expiresAt.toISOString() };
   }
 
+  /**
+   * An invite the owner hands over themself, for a server that cannot send email (no
+   * MAILROOM_DASHBOARD_FROM) or an invitee who should not wait for it: an invite bound to the
+   * address plus a one-time link that chooses the password for that address and joins. The link
+   * is the same kind the confirmation email carries (verifyEmail): single use, hashed at rest,
+   * expiring with the invite, for this address only. The address is taken on the inviter's word,
+   * as an emailed confirmation would prove it; whoever holds the link got it from them. Anything
+   * set on an unproven account with the address before (someone else's sign-up) is discarded
+   * when it is used, as with the emailed link. An address with a proven account gets no such link:
+   * its owner signs in and opens the invite link.
+   */
+  async inviteHandover(
+    auth: SessionAuth,
+    role: unknown,
+    email: unknown,
+    baseUrl: string,
+  ): Promise<{ id: string; url: string; expires_at: string; email: string; set_password_url: string }> {
+    if (email === undefined || email === null || email === '')
+      throw new AppError('validation_error', 'A set-password link is for one address: give their email.');
+    const address = checkEmail(email);
+    const existing = await userFindByEmail(this.pool, address);
+    if (existing?.email_verified)
+      throw new AppError(
+        'validation_error',
+        `${address} already has an account: create an invite link for them instead; they sign in and open it.`,
+      );
+    const inv = await this.invite(auth, role, address, baseUrl);
+    const user =
+      existing ?? (await userInsert(this.pool, { email: address, name: '', passwordHash: null, verified: false }));
+    const link = await this.newVerification(user.id, inv.id, new Date(inv.expires_at), true);
+    return { ...inv, email: address, set_password_url: link };
+  }
+
   async inviteFind(token: string): Promise<InviteRow> {
     const inv = /^[A-Za-z0-9]{32}$/.test(token) ? await inviteFindOpen(this.pool, sha256Hex(token)) : undefined;
     if (!inv) throw new AppError('not_found', 'This invite link is not valid any more. Ask for a new one.');
@@ -313,7 +347,7 @@ export class Accounts {
     if (!this.mail.available())
       throw new AppError(
         'validation_error',
-        'Creating an account with a password needs email from this server to confirm the address (MAILROOM_DASHBOARD_FROM). Join with GitHub or Google instead, or ask the operator.',
+        'This server cannot send email to confirm your address (MAILROOM_DASHBOARD_FROM is not set), so an account cannot be created here. Ask whoever invited you for a one-time set-password link (the Team page makes one).',
       );
     const existing = await userFindByEmail(this.pool, email);
     if (existing?.email_verified)
@@ -360,14 +394,14 @@ export class Accounts {
     return { verification_sent: true, email };
   }
 
-  private async newVerification(userId: string, inviteId: string | null): Promise<string> {
+  private async newVerification(
+    userId: string,
+    inviteId: string | null,
+    expiresAt = new Date(Date.now() + VERIFY_TTL_MS),
+    handedOver = false,
+  ): Promise<string> {
     const token = randomToken(40);
-    await emailVerificationInsert(this.pool, {
-      tokenHash: sha256Hex(token),
-      userId,
-      inviteId,
-      expiresAt: new Date(Date.now() + VERIFY_TTL_MS),
-    });
+    await emailVerificationInsert(this.pool, { tokenHash: sha256Hex(token), userId, inviteId, expiresAt, handedOver });
     return `${this.publicUrl}/dashboard/verify/${token}`;
   }
 
@@ -404,10 +438,14 @@ export class Accounts {
     const used = await withTx(this.pool, async (tx) => {
       const v = await emailVerificationConsume(tx, hash);
       if (!v) return undefined;
-      if (await userProveAddress(tx, v.user_id, passwordHash)) {
+      const wasUnproven = await userProveAddress(tx, v.user_id, passwordHash);
+      if (wasUnproven) {
         if (!passwordHash) throw new AppError('validation_error', 'Choose a password of at least 10 characters.');
         if (name) await userSetName(tx, v.user_id, name);
       }
+      // A handed-over link vouches for an address nobody proved; an emailed one proves it.
+      if (!v.handed_over) await userSetVouched(tx, v.user_id, false);
+      else if (wasUnproven) await userSetVouched(tx, v.user_id, true);
       return v;
     });
     if (!used) throw new AppError('not_found', 'This confirmation link is not valid any more. Ask for a new invite.');

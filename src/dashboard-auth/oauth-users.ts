@@ -55,9 +55,10 @@ async function existingUser(pool: Pool, log: Logger, provider: string, id: Ident
   for (const email of id.verifiedEmails) {
     const u = await userFindByEmail(pool, email);
     if (!u) continue;
-    if (!u.email_verified) {
+    if (!u.email_verified || u.email_vouched) {
+      // Vouched: its password was chosen through a link an inviter handed over (0044), maybe not by the address's owner.
       await userClaimUnverified(pool, u.id);
-      log.warn('unverified account claimed by a verified sign-in; its password was removed', {
+      log.warn('unverified or vouched-for account claimed by a verified sign-in; its password was removed', {
         user_id: u.id,
         provider,
       });

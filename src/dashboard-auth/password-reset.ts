@@ -7,7 +7,7 @@ import type { Logger } from '../lib/log.js';
 import { passwordResetConsume, passwordResetInsert, passwordResetValid } from '../store/credentials.js';
 import type { Pool } from '../store/db.js';
 import { sessionDeleteAllOfUser } from '../store/sessions.js';
-import { userFindByEmail, userProveAddress, userSetPassword } from '../store/users.js';
+import { userFindByEmail, userProveAddress, userSetPassword, userSetVouched } from '../store/users.js';
 import { withTx } from '../store/db.js';
 import type { Config } from '../config/schema.js';
 import { hashPassword, passwordProblem } from './password.js';
@@ -83,6 +83,7 @@ export class PasswordReset {
         const userId = await passwordResetConsume(tx, sha256Hex(token));
         if (!userId) return false;
         await userProveAddress(tx, userId, hash);
+        await userSetVouched(tx, userId, false); // the reset link came by mail: the address is proven now
         await userSetPassword(tx, userId, hash);
         await sessionDeleteAllOfUser(tx, userId);
         return true;

@@ -92,11 +92,11 @@ export async function passwordResetValid(db: Queryable, tokenHash: string): Prom
 
 export async function emailVerificationInsert(
   db: Queryable,
-  v: { tokenHash: string; userId: string; inviteId: string | null; expiresAt: Date },
+  v: { tokenHash: string; userId: string; inviteId: string | null; expiresAt: Date; handedOver?: boolean },
 ): Promise<void> {
   await db.query(
-    'INSERT INTO email_verifications (token_hash, user_id, invite_id, expires_at) VALUES ($1, $2, $3, $4)',
-    [v.tokenHash, v.userId, v.inviteId, v.expiresAt],
+    'INSERT INTO email_verifications (token_hash, user_id, invite_id, expires_at, handed_over) VALUES ($1, $2, $3, $4, $5)',
+    [v.tokenHash, v.userId, v.inviteId, v.expiresAt, v.handedOver ?? false],
   );
 }
 
@@ -123,9 +123,9 @@ export async function emailVerificationFindOpen(
 export async function emailVerificationConsume(
   db: Queryable,
   tokenHash: string,
-): Promise<{ user_id: string; invite_id: string | null } | undefined> {
-  const { rows } = await db.query<{ user_id: string; invite_id: string | null }>(
-    'UPDATE email_verifications SET used_at = now() WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING user_id, invite_id',
+): Promise<{ user_id: string; invite_id: string | null; handed_over: boolean } | undefined> {
+  const { rows } = await db.query<{ user_id: string; invite_id: string | null; handed_over: boolean }>(
+    'UPDATE email_verifications SET used_at = now() WHERE token_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING user_id, invite_id, handed_over',
     [tokenHash],
   );
   return rows[0];

@@ -5,7 +5,7 @@
 // exactly the unfiltered one.
 
 export interface EmailFilters {
-  status?: string; // last_event
+  status?: string; // last_event, but opened/clicked: ever opened/clicked
   startDate?: Date; // created_at >= start
   endDate?: Date; // created_at < end
   domainId?: string;
@@ -17,6 +17,8 @@ export interface EmailFilters {
   broadcastId?: string; // the emails of one broadcast (emails_broadcast_created, 0019)
 }
 
+const EVER: Record<string, string> = { opened: 'email.opened', clicked: 'email.clicked' };
+
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** A WHERE fragment with $1.. placeholders (paginate.ts shifts them after team_id), or undefined. */
@@ -27,7 +29,12 @@ export function emailFilterSql(f: EmailFilters): { where: string; params: unknow
     params.push(v);
     return `$${params.length}`;
   };
-  if (f.status) conds.push(`last_event = ${p(f.status)}`);
+  // Opened and clicked mean "was opened / clicked" (such an event exists: an opened email whose
+  // last event is a click is still opened), as Metrics counts them; the other statuses are where
+  // the email is now. The first open is one row per email (email_events_first_open, 0005).
+  const ever = f.status ? EVER[f.status] : undefined;
+  if (ever) conds.push(`EXISTS (SELECT 1 FROM email_events ev WHERE ev.email_id = emails.id AND ev.type = ${p(ever)})`);
+  else if (f.status) conds.push(`last_event = ${p(f.status)}`);
   if (f.startDate) conds.push(`created_at >= ${p(f.startDate)}`);
   if (f.endDate) conds.push(`created_at < ${p(f.endDate)}`);
   if (f.domainId) conds.push(`domain_id = ${p(f.domainId)}::uuid`);

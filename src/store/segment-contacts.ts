@@ -234,3 +234,62 @@ export async function filterSegmentsMatching(
   const { rows } = await db.query<{ id: string }>(arms.join(' UNION ALL '), params);
   return new Set(rows.map((r) => r.id));
 }
+
+/** Who a broadcast to the segment would reach, and who it would skip and why (broadcastAudience). */
+export interface AudienceCount {
+  /** the segment's contacts (up to the cap) */
+  contacts: number;
+  /** skipped, each contact counted once under the first reason, in the order the fan-out checks them */
+  unsubscribed: number;
+  topic: number;
+  suppressed: number;
+  /** contacts - skipped: one email each (addresses are unique per team) */
+  recipients: number;
+  capped: boolean;
+}
+
+/**
+ * The audience of a broadcast to the segment (and topic), counted in one statement with the same
+ * rules and order as the fan-out (broadcasts/expand.job.ts with broadcastPageExclusions):
+ * unsubscribed from list mail, then opted out of the topic (their own choice, else the topic's
+ * default), then on the suppression list. At most `cap` contacts are read (then `capped`).
+ */
+export async function segmentAudienceCount(
+  db: Queryable,
+  teamId: string,
+  s: SegmentKind,
+  topicId: string | null,
+  cap: number,
+): Promise<AudienceCount> {
+  const params: unknown[] = [teamId];
+  const where = await conditionOf(db, teamId, s, params);
+  params.push(topicId, cap + 1);
+  const topic = `$${params.length - 1}::uuid`;
+  const { rows } = await db.query<{ n: number; unsub: number; topic: number; supp: number }>(
+    `SELECT count(*)::int AS n,
+       count(*) FILTER (WHERE unsubscribed)::int AS unsub,
+       count(*) FILTER (WHERE NOT unsubscribed AND topic_out)::int AS topic,
+       count(*) FILTER (WHERE NOT unsubscribed AND NOT topic_out AND suppressed)::int AS supp
+     FROM (
+       SELECT contacts.unsubscribed,
+         coalesce((SELECT coalesce(ct.subscription, t.default_subscription) = 'opt_out'
+                   FROM topics t LEFT JOIN contact_topics ct ON ct.contact_id = contacts.id AND ct.topic_id = t.id
+                   WHERE t.id = ${topic} AND t.team_id = $1), false) AS topic_out,
+         EXISTS (SELECT 1 FROM suppressions sp WHERE sp.team_id = $1 AND sp.email = lower(contacts.email)) AS suppressed
+       FROM contacts WHERE contacts.team_id = $1 AND ${where} LIMIT $${params.length}
+     ) a`,
+    params,
+  );
+  const r = rows[0];
+  const capped = r.n > cap;
+  // Over the cap one row too many was read; it is dropped from the total only (the split stays as read).
+  const contacts = capped ? cap : r.n;
+  return {
+    contacts,
+    unsubscribed: r.unsub,
+    topic: r.topic,
+    suppressed: r.supp,
+    recipients: Math.max(contacts - r.unsub - r.topic - r.supp, 0),
+    capped,
+  };
+}

@@ -216,8 +216,25 @@ export interface TemplateListRow {
   alias: string | null;
 }
 
-export function templateList(db: Queryable, teamId: string, page: PageQuery): Promise<Page<TemplateListRow>> {
-  return paginate<TemplateListRow>(db, { table: 'templates', columns: LIST_COLUMNS, teamId, page });
+/** A page of the team's templates; `search` keeps those whose name or alias contains it (any case). */
+export function templateList(
+  db: Queryable,
+  teamId: string,
+  page: PageQuery,
+  search?: string,
+): Promise<Page<TemplateListRow>> {
+  // position() rather than ILIKE: the words typed are matched as they are, no wildcard to escape.
+  const where = search
+    ? "position(lower($1) in lower(name)) > 0 OR position(lower($1) in lower(coalesce(alias, ''))) > 0"
+    : undefined;
+  return paginate<TemplateListRow>(db, {
+    table: 'templates',
+    columns: LIST_COLUMNS,
+    teamId,
+    page,
+    where,
+    params: search ? [search] : [],
+  });
 }
 
 export async function templateVersionFind(

@@ -15,11 +15,13 @@ export interface UserRow {
   totp_enabled: boolean;
   totp_last_step: string; // bigint as text
   email_verified: boolean;
+  /** the address was taken on an inviter's word (a handed-over set-password link), not proven by mail (0044) */
+  email_vouched: boolean;
   created_at: string;
 }
 
 const USER_COLUMNS =
-  'id, email, name, password_hash, totp_secret, totp_enabled, totp_last_step, email_verified_at IS NOT NULL AS email_verified, created_at::text AS created_at';
+  'id, email, name, password_hash, totp_secret, totp_enabled, totp_last_step, email_verified_at IS NOT NULL AS email_verified, email_vouched, created_at::text AS created_at';
 
 export async function userCount(db: Queryable): Promise<number> {
   const { rows } = await db.query<{ n: string }>('SELECT count(*) AS n FROM (SELECT 1 FROM users LIMIT 1) u');
@@ -45,7 +47,8 @@ export async function userInsert(
 export async function userClaimUnverified(db: Queryable, id: string): Promise<void> {
   await db.query(
     `WITH s AS (DELETE FROM sessions WHERE user_id = $1), v AS (DELETE FROM email_verifications WHERE user_id = $1)
-     UPDATE users SET password_hash = NULL, email_verified_at = now() WHERE id = $1 AND email_verified_at IS NULL`,
+     UPDATE users SET password_hash = NULL, email_verified_at = now(), email_vouched = false
+     WHERE id = $1 AND (email_verified_at IS NULL OR email_vouched)`,
     [id],
   );
 }
@@ -68,6 +71,11 @@ export async function userProveAddress(db: Queryable, id: string, passwordHash: 
     [id, passwordHash],
   );
   return rows[0]?.was_unproven ?? false;
+}
+
+/** Marks the address as vouched for by an inviter (true) or proven by mail (false); see 0044. */
+export async function userSetVouched(db: Queryable, id: string, vouched: boolean): Promise<void> {
+  await db.query('UPDATE users SET email_vouched = $2 WHERE id = $1', [id, vouched]);
 }
 
 export async function userFindByEmail(db: Queryable, email: string): Promise<UserRow | undefined> {

@@ -96,8 +96,8 @@ export async function templateCreate(pool: Pool, teamId: string, body: Body) {
 
 export const templateGet = async (db: Queryable, teamId: string, ref: string) => view(await find(db, teamId, ref));
 
-export async function templatesList(db: Queryable, teamId: string, page: PageQuery) {
-  const p = await templateList(db, teamId, page);
+export async function templatesList(db: Queryable, teamId: string, page: PageQuery, search?: string) {
+  const p = await templateList(db, teamId, page, search?.trim() || undefined);
   return { object: 'list' as const, has_more: p.has_more, data: p.data };
 }
 

@@ -167,7 +167,8 @@ describe('Automations and Events pages in a browser', { timeout: 300_000 }, () =
         { from: 'wait_for_event_1', to: 'send_email_3', type: 'timeout' },
       ]);
 
-      await page.getByRole('switch', { name: 'Enabled: new events start runs' }).click();
+      await page.getByRole('button', { name: 'Turn on…' }).click();
+      await page.getByRole('button', { name: 'Turn on Welcome series' }).click();
       await page.locator('.page-head .badge', { hasText: 'enabled' }).waitFor();
       assert.equal((await t.api('GET', `/automations/${ids.automation}`)).body.status, 'enabled');
 

@@ -138,7 +138,8 @@ describe('Composing, previewing and sending a broadcast in a browser', { timeout
     'scheduled a few seconds ahead, it sends by itself; progress, metrics and recipients follow live',
     async () => {
       await page.getByLabel('When (empty: now; or "tomorrow at 9am", an ISO date)').fill('in 15 seconds');
-      await page.getByRole('button', { name: 'Schedule' }).click();
+      await page.getByRole('button', { name: 'Review before sending' }).click();
+      await page.getByRole('button', { name: 'Schedule for 2 recipients' }).click();
       await page.locator('.page-head .badge', { hasText: 'scheduled' }).waitFor();
       assert.equal((await t.resend.broadcasts.get(ids.broadcast)).data!.status, 'scheduled');
       assert.ok((await t.resend.broadcasts.get(ids.broadcast)).data!.scheduled_at);

@@ -50,7 +50,8 @@ describe('Broadcasts pages in a browser', { timeout: 120_000 }, () => {
     await page.getByText('Test sent to me@else.test.').waitFor();
     await shots.shot('01-broadcast-draft', page);
 
-    await page.getByRole('button', { name: 'Send now' }).click();
+    await page.getByRole('button', { name: 'Review before sending' }).click();
+    await page.getByRole('button', { name: 'Send to 2 recipients now' }).click();
     await page.locator('.page-head .badge', { hasText: 'sent' }).waitFor({ timeout: 20_000 });
     await page.getByTestId('progress').getByText('Delivered').waitFor();
     await page.waitForFunction(

@@ -61,11 +61,11 @@ describe('Templates pages in a browser', { timeout: 120_000 }, () => {
 
     await page.getByRole('button', { name: 'Publish' }).click();
     await page.locator('.page-head .badge', { hasText: 'published' }).waitFor();
-    // Version 1 was the starter body written on create, version 2 the saved draft, now sending.
+    // Version 1 was the starter body written on create, version 2 the saved draft, now published.
     const versions = page.getByTestId('versions').locator('tbody tr');
     await versions
       .first()
-      .filter({ hasText: /sending/i })
+      .filter({ hasText: /published(?! before)/i })
       .waitFor();
     assert.equal(await versions.count(), 2);
     assert.match(await versions.first().innerText(), /#2/);
@@ -79,7 +79,10 @@ describe('Templates pages in a browser', { timeout: 120_000 }, () => {
       await page.getByRole('button', { name: 'Save draft' }).click();
       await page.locator('.page-head .badge', { hasText: 'unpublished changes' }).waitFor();
       await page.getByTestId('versions').locator('tbody tr').nth(2).waitFor();
-      assert.match(await page.getByTestId('versions').locator('tbody tr').nth(1).innerText(), /#2[\s\S]*sending/i);
+      assert.match(
+        await page.getByTestId('versions').locator('tbody tr').nth(1).innerText(),
+        /#2[\s\S]*published(?! before)/i,
+      );
       await shot('02-template-unpublished');
 
       const sent = await t.resend.emails.send({

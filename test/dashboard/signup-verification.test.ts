@@ -348,6 +348,32 @@ describe('a password is chosen only by whoever proves the address', () => {
     }
   });
 
+  test("a password set through a handed-over link does not survive the address owner's provider sign-in", async () => {
+    // The inviter vouches for the address; they could have opened the link themselves. The real
+    // owner of the address signing in with a verified provider email claims the account: the
+    // password chosen through the handed-over link is removed and its sessions end.
+    const r = await owner.post('/dashboard-api/team/invites', { handover: true, email: 'handed@company.test' });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const token = String(r.body.set_password_url).split('/').pop();
+    const holder = new DashboardClient(t.url);
+    const opened = await holder.post('/dashboard-api/verify', { token, password: 'holder-password-1' });
+    assert.equal(opened.status, 200, JSON.stringify(opened.body));
+    assert.equal((await holder.get('/domains')).status, 200, 'the holder joined the team');
+    gh.identity = {
+      id: '888',
+      name: 'Handed',
+      emails: [{ email: 'handed@company.test', verified: true, primary: true }],
+    };
+    const real = new DashboardClient(t.url);
+    assert.equal((await githubSignIn(real)).pathname, '/dashboard/emails');
+    assert.equal((await holder.get('/domains')).status, 401, "the holder's session ended");
+    const again = await new DashboardClient(t.url).post('/dashboard-api/login', {
+      email: 'handed@company.test',
+      password: 'holder-password-1',
+    });
+    assert.equal(again.status, 401, JSON.stringify(again.body));
+  });
+
   test('the helper used by other tests really goes through the link', async () => {
     const token = await invite({ role: 'member' });
     const c = new DashboardClient(t.url);

@@ -1,14 +1,24 @@
 // Loading data for a page: value, error, loading flag and a reload function; actions with busy
 // and error state; cursor-paged lists.
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { get, type List } from './api';
+import { ApiError, get, type List } from './api';
+
+/** The HTTP status of a failed request (undefined: no answer, or not an API error). */
+const statusOf = (e: unknown) => (e instanceof ApiError ? e.status : undefined);
 
 export function useLoad<T>(
   load: () => Promise<T>,
   deps: unknown[],
-): { data: T | undefined; error: string | undefined; loading: boolean; reload: () => void } {
+): {
+  data: T | undefined;
+  error: string | undefined;
+  errorStatus: number | undefined;
+  loading: boolean;
+  reload: () => void;
+} {
   const [data, setData] = useState<T>();
   const [error, setError] = useState<string>();
+  const [errorStatus, setErrorStatus] = useState<number>();
   const [loading, setLoading] = useState(true);
   const [tick, setTick] = useState(0);
   useEffect(() => {
@@ -23,7 +33,10 @@ export function useLoad<T>(
           }
         },
         (e: Error) => {
-          if (live) setError(e.message);
+          if (live) {
+            setError(e.message);
+            setErrorStatus(statusOf(e));
+          }
         },
       )
       .finally(() => {
@@ -34,7 +47,7 @@ export function useLoad<T>(
     };
   }, [...deps, tick]);
   const reload = useCallback(() => setTick((n) => n + 1), []);
-  return { data, error, loading, reload };
+  return { data, error, errorStatus, loading, reload };
 }
 
 /** Runs an action, exposing busy and error state for the form that triggers it. */
@@ -66,6 +79,7 @@ export function usePaged<T extends { id: string }>(path: (after?: string) => str
   const [hasMore, setHasMore] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
+  const [errorStatus, setErrorStatus] = useState<number>();
   const [loaded, setLoaded] = useState(false);
   const [tick, setTick] = useState(0);
   const inflight = useRef<string | null>(null); // the cursor being fetched: a click and the scroll observer must not both load it
@@ -80,6 +94,7 @@ export function usePaged<T extends { id: string }>(path: (after?: string) => str
       setError(undefined);
     } catch (e) {
       setError((e as Error).message);
+      setErrorStatus(statusOf(e));
     } finally {
       inflight.current = null;
       setBusy(false);
@@ -109,5 +124,5 @@ export function usePaged<T extends { id: string }>(path: (after?: string) => str
     return () => io.disconnect();
   }, [sentinelEl, hasMore, busy, rows]);
   const reload = useCallback(() => setTick((n) => n + 1), []);
-  return { rows, setRows, hasMore, busy, error, loaded, more, reload, sentinel };
+  return { rows, setRows, hasMore, busy, error, errorStatus, loaded, more, reload, sentinel };
 }

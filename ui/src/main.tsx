@@ -4,7 +4,8 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { get, setCsrf, SIGNED_OUT_EVENT } from './api';
 import { Layout } from './components/Layout';
-import { Loading } from './components/ui';
+import { Empty, Loading, PageHead } from './components/ui';
+import { Link } from './components/Link';
 import { current, match, navigate, useRoute } from './router';
 import { SessionContext, type DashState } from './session';
 import { applyTheme, loadTheme } from './theme';
@@ -76,6 +77,25 @@ const PAGES: Page[] = [
   ['/account', 'Account', () => <AccountPage />],
 ];
 
+/**
+ * Where a signed-in user lands without naming a page: the root and the signed-out screens they
+ * just left (sign-in, forgot, reset). Any other unknown path is a page that does not exist, and
+ * says so rather than silently showing another.
+ */
+const landing = (path: string) =>
+  path === '/' || path === '/login' || path === '/forgot' || path === '/setup' || path.startsWith('/reset/');
+
+function NotFound({ path }: { path: string }) {
+  return (
+    <>
+      <PageHead title="Page not found" />
+      <Empty title={`There is no page at /dashboard${path}`}>
+        The link may be mistyped or out of date. <Link href="/emails">Go to Emails</Link>
+      </Empty>
+    </>
+  );
+}
+
 function App() {
   const [state, setState] = useState<DashState>();
   const route = useRoute();
@@ -116,8 +136,15 @@ function App() {
     const found = PAGES.map(([pattern, name, fn]) => ({ name, fn, params: match(pattern, path) })).find(
       (p) => p.params,
     );
-    if (!found || (state.mfa_setup_required && path !== '/account')) {
-      view = <Loading />;
+    if ((!found && landing(path)) || (state.mfa_setup_required && path !== '/account')) {
+      view = <Loading />; // on its way to the right page (the effect below)
+    } else if (!found) {
+      title = 'Not found · Mailroom';
+      view = (
+        <Layout path={path}>
+          <NotFound path={path} />
+        </Layout>
+      );
     } else {
       title = `${found.name} · Mailroom`;
       view = <Layout path={path}>{found.fn(found.params!, query)}</Layout>;
@@ -127,9 +154,8 @@ function App() {
     document.title = title;
     if (!state?.signed_in) return;
     const now = current().path; // not `path`: a navigation may have happened since this render
-    const known = PAGES.some(([pattern]) => match(pattern, now));
     if (state.mfa_setup_required && now !== '/account') navigate('/account', { replace: true });
-    else if (!known) navigate(state.setup_needed ? '/domains' : '/emails', { replace: true });
+    else if (landing(now)) navigate(state.setup_needed ? '/domains' : '/emails', { replace: true });
   }, [state, path, title]);
   return state ? <SessionContext.Provider value={{ state, reload }}>{view}</SessionContext.Provider> : view;
 }

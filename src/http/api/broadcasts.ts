@@ -98,6 +98,20 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
   app.delete('/broadcasts/:id', { schema: { tags, summary: 'Delete a draft broadcast', params: Id } }, async (req) => {
     return svc.remove(authOf(req).team_id, req.params.id);
   });
+  app.get(
+    '/broadcasts/:id/audience',
+    {
+      schema: {
+        tags,
+        summary:
+          "Mailroom: how many contacts the broadcast would reach if sent now, after the fan-out's exclusions (unsubscribed, topic opt-out, suppressed)",
+        params: Id,
+      },
+    },
+    async (req) => {
+      return svc.audience(authOf(req).team_id, req.params.id);
+    },
+  );
   app.post(
     '/broadcasts/:id/send',
     {

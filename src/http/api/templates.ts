@@ -67,8 +67,17 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
       return reply.status(201).send(await templateCreate(deps.pool, authOf(req).team_id, req.body ?? {}));
     },
   );
-  app.get('/templates', { schema: { tags, summary: 'List templates', querystring: PageQuerySchema } }, async (req) => {
-    return templatesList(deps.pool, authOf(req).team_id, parsePage(req.query, false));
+  const ListQuery = Type.Object(
+    {
+      ...PageQuerySchema.properties,
+      search: Type.Optional(
+        Type.String({ maxLength: 256, description: 'Mailroom: only templates whose name or alias contains this' }),
+      ),
+    },
+    { additionalProperties: true },
+  );
+  app.get('/templates', { schema: { tags, summary: 'List templates', querystring: ListQuery } }, async (req) => {
+    return templatesList(deps.pool, authOf(req).team_id, parsePage(req.query, false), req.query.search);
   });
   app.get(
     '/templates/:id',

@@ -14,7 +14,10 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
 
   app.get('/dashboard-api/team', opts('Members and open invites of the current team'), async (req) => {
     const { auth } = await session(req);
-    return dash(deps).teams.view(auth);
+    const d = dash(deps);
+    // How an invitee can join here, for the Team page to say before anyone is invited.
+    const joining = { email_confirmation: d.mail.available(), oauth: d.oauth.enabled() };
+    return { ...(await d.teams.view(auth)), joining };
   });
 
   app.patch(
@@ -31,14 +34,23 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
 
   app.post(
     '/dashboard-api/team/invites',
-    opts('Create an invite link', {
-      body: body({ role: Type.Optional(Type.Unknown()), email: Type.Optional(Type.Unknown()) }),
-    }),
+    opts(
+      'Create an invite link; with handover: true (and email) also a one-time link that sets the password for that address and joins, for the inviter to hand over',
+      {
+        body: body({
+          role: Type.Optional(Type.Unknown()),
+          email: Type.Optional(Type.Unknown()),
+          handover: Type.Optional(Type.Boolean()),
+        }),
+      },
+    ),
     async (req) => {
       const { auth } = await session(req);
       requireRole(auth, 'owner', 'admin');
       const b = req.body;
-      return dash(deps).accounts.invite(auth, b.role ?? 'member', b.email, deps.config.publicUrl);
+      const a = dash(deps).accounts;
+      if (b.handover) return a.inviteHandover(auth, b.role ?? 'member', b.email, deps.config.publicUrl);
+      return a.invite(auth, b.role ?? 'member', b.email, deps.config.publicUrl);
     },
   );
 

@@ -155,13 +155,21 @@ describe('automations through the resend SDK, in capture mode', () => {
       await bad(base.steps, [...base.connections, { from: 'tip', to: 'nowhere' }]),
       /connections\[5\]\.to.*"nowhere".*dangling/,
     );
+    // A condition's branch left unconnected ends the run there (issue 30): only the step it
+    // orphans is refused, and without that step the graph saves.
     assert.match(
       await bad(
         base.steps,
         base.connections.filter((c) => c.to !== 'nudge'),
       ),
-      /step "is_pro".*condition_not_met/,
+      /step "nudge".*not reachable from the trigger/,
     );
+    const oneBranch = await t.resend.automations.create({
+      name: 'One branch',
+      steps: base.steps.filter((s) => s.key !== 'nudge') as never,
+      connections: base.connections.filter((c) => c.to !== 'nudge') as never,
+    });
+    assert.equal(oneBranch.error, null, JSON.stringify(oneBranch.error));
     assert.match(
       await bad([...base.steps, { key: 'orphan', type: 'contact_delete', config: {} }], base.connections),
       /step "orphan".*not reachable/,

@@ -40,7 +40,7 @@ export function EmailInsights({ id }: { id: string }) {
     <section class="card" data-testid="insights" aria-labelledby="insights-h">
       <h2 id="insights-h">Insights</h2>
       {r.error ? (
-        <ErrorRetry error={r.error} retry={r.reload} />
+        <ErrorRetry error={r.error} status={r.errorStatus} retry={r.reload} />
       ) : !r.data ? (
         <Loading />
       ) : !r.data.analyzed ? (
@@ -77,7 +77,7 @@ export function TopInsights({ days = 7 }: { days?: number }) {
     <section class="card" data-testid="top-insights" aria-labelledby="top-insights-h">
       <h2 id="top-insights-h">Most common insights, last {days} days</h2>
       {r.error ? (
-        <ErrorRetry error={r.error} retry={r.reload} />
+        <ErrorRetry error={r.error} status={r.errorStatus} retry={r.reload} />
       ) : !r.data ? (
         <Loading />
       ) : !r.data.data.length ? (

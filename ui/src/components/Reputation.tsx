@@ -161,7 +161,7 @@ export function ReputationPanel({ domainId, canResume }: { domainId: string; can
     return (
       <section class="card">
         <h2>Reputation</h2>
-        <ErrorRetry error={r.error} retry={r.reload} />
+        <ErrorRetry error={r.error} status={r.errorStatus} retry={r.reload} />
       </section>
     );
   if (!r.data)

@@ -98,15 +98,17 @@ export function KV({ items, class: c }: { items: [string, ComponentChildren][]; 
 
 /**
  * A failed request: the server's message and a Retry button. Pages show it instead of (never
- * beside) their empty state or "Loading…".
+ * beside) their empty state or "Loading…". A 404 gets no Retry: asking again cannot find it.
  */
-export function ErrorRetry({ error, retry }: { error: string; retry: () => void }) {
+export function ErrorRetry({ error, retry, status }: { error: string; retry: () => void; status?: number }) {
   return (
     <div class="alert bad error-retry" role="alert" data-testid="load-error">
       <span>{error}</span>
-      <button type="button" class="btn sm" onClick={retry}>
-        Retry
-      </button>
+      {status !== 404 && (
+        <button type="button" class="btn sm" onClick={retry}>
+          Retry
+        </button>
+      )}
     </div>
   );
 }

@@ -106,7 +106,7 @@ export function ApiKeys() {
         </form>
       )}
       {revoke.error && <Alert>{revoke.error}</Alert>}
-      {keys.error && <ErrorRetry error={keys.error} retry={keys.reload} />}
+      {keys.error && <ErrorRetry error={keys.error} status={keys.errorStatus} retry={keys.reload} />}
       {!keys.data ? (
         keys.error ? null : (
           <Loading />

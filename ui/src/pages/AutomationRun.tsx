@@ -78,7 +78,7 @@ export function AutomationRun({ id, runId }: { id: string; runId: string }) {
     return (
       <>
         {back}
-        <ErrorRetry error={run.error} retry={run.reload} />
+        <ErrorRetry error={run.error} status={run.errorStatus} retry={run.reload} />
       </>
     );
   if (!run.data) return <Loading />;

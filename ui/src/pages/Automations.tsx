@@ -17,7 +17,6 @@ import {
 import { AutomationBuilder } from '../components/AutomationBuilder';
 import { Link } from '../components/Link';
 import type { Refs } from '../components/StepEditors';
-import { Switch } from '../components/Switch';
 import { AgoCell, Alert, Badge, Code, Empty, ErrorRetry, KV, Loading, PageHead, PagedTable } from '../components/ui';
 import { fmtDate } from '../format';
 import { useAction, useLoad, usePaged } from '../hooks';
@@ -68,7 +67,7 @@ export function Automations() {
         )}
       </PageHead>
       {list.error ? (
-        <ErrorRetry error={list.error} retry={list.reload} />
+        <ErrorRetry error={list.error} status={list.errorStatus} retry={list.reload} />
       ) : !list.loaded ? (
         <Loading />
       ) : list.rows.length === 0 ? (
@@ -124,6 +123,73 @@ async function loadRefs(): Promise<Refs> {
 }
 
 const blank = (): Node[] => [newNode('trigger', 'trigger')];
+
+/**
+ * On and off. Turning on puts the automation live (every trigger event starts a run that may send
+ * email), so it is its own step, apart from Save: only for the graph as saved (the server checked
+ * it on save), and only after a confirmation that says what will happen. Turning off stops new runs
+ * at once, which is always safe.
+ */
+function Enabling({
+  name,
+  on,
+  trigger,
+  dirty,
+  confirming,
+  setConfirming,
+  busy,
+  onToggle,
+}: {
+  name: string;
+  on: boolean;
+  trigger: string;
+  dirty: boolean;
+  confirming: boolean;
+  setConfirming: (v: boolean) => void;
+  busy: boolean;
+  onToggle: (on: boolean) => void;
+}) {
+  if (on)
+    return (
+      <div class="actions" data-testid="enabling">
+        <span>On: each {trigger || 'trigger'} event starts a run.</span>
+        <button type="button" class="btn" onClick={() => onToggle(false)} disabled={busy}>
+          Turn off
+        </button>
+      </div>
+    );
+  if (dirty)
+    return (
+      <p class="hint" data-testid="enabling">
+        Off. Save the changes first: only a saved automation can be turned on.
+      </p>
+    );
+  if (!confirming)
+    return (
+      <div class="actions" data-testid="enabling">
+        <span>Off: no runs start.</span>
+        <button type="button" class="btn" onClick={() => setConfirming(true)}>
+          Turn on…
+        </button>
+      </div>
+    );
+  return (
+    <div class="alert warn" role="group" aria-label="Turn on the automation" data-testid="enabling">
+      <p>
+        Turn on <strong>{name}</strong>? From now on every <code>{trigger}</code> event starts a run for its contact,
+        and the saved steps run as they are, email included.
+      </p>
+      <div class="actions">
+        <button type="button" class="btn primary" onClick={() => onToggle(true)} disabled={busy}>
+          Turn on {name}
+        </button>
+        <button type="button" class="btn ghost" onClick={() => setConfirming(false)}>
+          Cancel
+        </button>
+      </div>
+    </div>
+  );
+}
 
 export function AutomationDetail({ id }: { id: string }) {
   const { state } = useSession();
@@ -186,8 +252,10 @@ export function AutomationDetail({ id }: { id: string }) {
       throw e;
     }
   });
+  const [confirming, setConfirming] = useState(false);
   const toggle = useAction(async (on: boolean) => {
     await patch(`/automations/${a.data!.id}`, { status: on ? 'enabled' : 'disabled' });
+    setConfirming(false);
     a.reload();
   });
   const stop = useAction(async () => {
@@ -215,14 +283,14 @@ export function AutomationDetail({ id }: { id: string }) {
     return (
       <>
         {back}
-        <ErrorRetry error={a.error} retry={a.reload} />
+        <ErrorRetry error={a.error} status={a.errorStatus} retry={a.reload} />
       </>
     );
   if (refs.error)
     return (
       <>
         {back}
-        <ErrorRetry error={refs.error} retry={refs.reload} />
+        <ErrorRetry error={refs.error} status={refs.errorStatus} retry={refs.reload} />
       </>
     );
   if ((!isNew && !a.data) || !refs.data || tree === undefined) return <Loading />;
@@ -276,16 +344,17 @@ export function AutomationDetail({ id }: { id: string }) {
         {!isNew && (
           <>
             {edit ? (
-              <Switch
+              <Enabling
+                name={a.data!.name}
                 on={a.data!.status === 'enabled'}
-                disabled={toggle.busy || dirty}
-                label="Enabled: new events start runs"
-                onChange={(on) => toggle.run(on)}
-              >
-                {a.data!.status === 'enabled' ? 'On: each trigger event starts a run' : 'Off: no new runs start'}
-              </Switch>
+                trigger={String(a.data!.steps.find((x) => x.type === 'trigger')?.config?.event_name ?? '')}
+                dirty={dirty}
+                confirming={confirming}
+                setConfirming={setConfirming}
+                busy={toggle.busy}
+                onToggle={(on) => toggle.run(on)}
+              />
             ) : null}
-            {dirty && edit && <p class="hint">Save the changes before turning it on or off.</p>}
             <KV
               items={[
                 ['Id', <span class="mono">{a.data!.id}</span>],
@@ -366,7 +435,7 @@ function Runs({ automationId }: { automationId: string }) {
         </span>
       </div>
       {list.error ? (
-        <ErrorRetry error={list.error} retry={list.reload} />
+        <ErrorRetry error={list.error} status={list.errorStatus} retry={list.reload} />
       ) : !list.loaded ? (
         <Loading />
       ) : list.rows.length === 0 ? (

@@ -3,10 +3,10 @@
 // edits included) and the recipients table (by event type, paged by cursor).
 import { useEffect, useState } from 'preact/hooks';
 import { get, post, qs, type List } from '../api';
-import { Alert, Loading, PagedTable } from '../components/ui';
+import { Alert, KV, Loading, PagedTable } from '../components/ui';
 import { EmailPreview } from '../components/EmailPreview';
 import { Link } from '../components/Link';
-import { num } from '../format';
+import { fmtDate, num } from '../format';
 import { useLoad, usePaged } from '../hooks';
 import { fillVariables, type TemplateVariable } from '../template-fill';
 
@@ -34,6 +34,15 @@ interface TemplateItem {
 interface Template {
   id: string;
   name: string;
+  status: 'draft' | 'published';
+  current_version_id: string;
+  has_unpublished_versions: boolean;
+}
+interface Version {
+  id: string;
+  number: number;
+  published: boolean;
+  published_at: string | null;
   from: string | null;
   subject: string | null;
   html: string;
@@ -41,7 +50,7 @@ interface Template {
   variables: TemplateVariable[];
 }
 
-/** What a template gives a new broadcast: its content with its variables filled. */
+/** What a template gives a new broadcast: its published content with its variables filled. */
 export interface FromTemplate {
   id: string;
   from: string | null;
@@ -51,34 +60,66 @@ export interface FromTemplate {
   missing: string[];
 }
 
-/** "Start from": blank, or one of the team's templates, with values for its variables. */
+/**
+ * "Start with": blank, or one of the team's templates, found by name (the server searches them
+ * all; 50 a page, more on request), with values for its variables. A broadcast is composed from
+ * the template's PUBLISHED version, the one sends with the template use, never from its working
+ * draft: unpublished changes are someone's work in progress. A template never published cannot
+ * be chosen.
+ */
 export function TemplatePicker({ onChange }: { onChange: (t: FromTemplate | null) => void }) {
-  const list = useLoad(() => get<List<TemplateItem>>('/templates?limit=100'), []);
+  const [search, setSearch] = useState('');
+  const [typed, setTyped] = useState('');
+  useEffect(() => {
+    const timer = setTimeout(() => setSearch(typed.trim()), 250);
+    return () => clearTimeout(timer);
+  }, [typed]);
+  const list = usePaged<TemplateItem>(
+    (after) => `/templates${qs({ limit: 50, search: search || undefined, after })}`,
+    `templates:${search}`,
+  );
   const [id, setId] = useState('');
   const [values, setValues] = useState<Record<string, string>>({});
-  const tpl = useLoad(
-    () => (id ? get<Template>(`/templates/${encodeURIComponent(id)}`) : Promise.resolve(undefined)),
-    [id],
-  );
-  const t = id ? tpl.data : undefined;
+  const tpl = useLoad(async () => {
+    if (!id) return undefined;
+    const t = await get<Template>(`/templates/${encodeURIComponent(id)}`);
+    if (t.status !== 'published') return { t, v: undefined };
+    const v = await get<Version>(
+      `/templates/${encodeURIComponent(id)}/versions/${encodeURIComponent(t.current_version_id)}`,
+    );
+    return { t, v };
+  }, [id]);
+  const t = id && tpl.data?.t.id === id ? tpl.data : undefined;
+  const v = t?.v;
   useEffect(() => {
-    if (!t || t.id !== id) {
+    if (!t || !v) {
       onChange(null);
       return;
     }
     const missing = new Set<string>();
-    const fill = (s: string, html: boolean) => fillVariables(s, t.variables, values, html, missing);
+    const fill = (s: string, html: boolean) => fillVariables(s, v.variables, values, html, missing);
     onChange({
-      id: t.id,
-      from: t.from,
-      subject: t.subject === null ? null : fill(t.subject, false),
-      html: fill(t.html, true),
-      text: t.text === null ? null : fill(t.text, false),
+      id: t.t.id,
+      from: v.from,
+      subject: v.subject === null ? null : fill(v.subject, false),
+      html: fill(v.html, true),
+      text: v.text === null ? null : fill(v.text, false),
       missing: [...missing],
     });
   }, [t, values]);
+  const chosen = list.rows.find((x) => x.id === id);
   return (
     <>
+      <div class="field">
+        <label for="bc-template-search">Find a template</label>
+        <input
+          id="bc-template-search"
+          type="search"
+          value={typed}
+          onInput={(e) => setTyped(e.currentTarget.value)}
+          placeholder="Monthly"
+        />
+      </div>
       <div class="field">
         <label for="bc-template">Start with</label>
         <select
@@ -90,27 +131,55 @@ export function TemplatePicker({ onChange }: { onChange: (t: FromTemplate | null
           }}
         >
           <option value="">A blank message</option>
-          {list.data?.data.map((x) => (
-            <option key={x.id} value={x.id}>
+          {id && !chosen && tpl.data?.t.id === id && <option value={id}>Template: {tpl.data.t.name}</option>}
+          {list.rows.map((x) => (
+            <option key={x.id} value={x.id} disabled={x.status !== 'published'}>
               Template: {x.name}
-              {x.status === 'draft' ? ' (draft)' : ''}
+              {x.status !== 'published' ? ' (not published yet)' : ''}
             </option>
           ))}
         </select>
+        <div class="muted" data-testid="template-count">
+          {!list.loaded
+            ? 'Loading templates…'
+            : list.rows.length === 0
+              ? search
+                ? `No template's name contains "${search}".`
+                : 'No templates yet.'
+              : `${list.rows.length}${list.hasMore ? '+' : ''} template${list.rows.length === 1 ? '' : 's'}${search ? ` matching "${search}"` : ''}.`}{' '}
+          {list.hasMore && (
+            <button type="button" class="btn ghost sm" onClick={() => list.more()} disabled={list.busy}>
+              More templates
+            </button>
+          )}
+        </div>
       </div>
+      {list.error && <Alert>{list.error}</Alert>}
       {tpl.error && <Alert>{tpl.error}</Alert>}
-      {t && t.variables.length > 0 && (
+      {t && !v && (
+        <Alert kind="warn">
+          {t.t.name} has never been published: publish it on its page to compose a broadcast from it.
+        </Alert>
+      )}
+      {t && v && (
+        <p class="muted" data-testid="template-version">
+          Composed from <strong>published version #{v.number}</strong>
+          {v.published_at ? ` (published ${fmtDate(v.published_at)})` : ''}
+          {t.t.has_unpublished_versions ? "; the template's unpublished changes are not used." : '.'}
+        </p>
+      )}
+      {v && v.variables.length > 0 && (
         <fieldset data-testid="template-variables">
           <legend>Values for the template's variables (the same for every recipient)</legend>
-          {t.variables.map((v) => (
-            <div class="field" key={v.key}>
-              <label for={`bc-var-${v.key}`}>{v.key}</label>
+          {v.variables.map((x) => (
+            <div class="field" key={x.key}>
+              <label for={`bc-var-${x.key}`}>{x.key}</label>
               <input
-                id={`bc-var-${v.key}`}
-                value={values[v.key] ?? ''}
-                inputMode={v.type === 'number' ? 'decimal' : undefined}
-                placeholder={v.fallback_value === null ? 'required' : `fallback: ${v.fallback_value}`}
-                onInput={(e) => setValues({ ...values, [v.key]: e.currentTarget.value })}
+                id={`bc-var-${x.key}`}
+                value={values[x.key] ?? ''}
+                inputMode={x.type === 'number' ? 'decimal' : undefined}
+                placeholder={x.fallback_value === null ? 'required' : `fallback: ${x.fallback_value}`}
+                onInput={(e) => setValues({ ...values, [x.key]: e.currentTarget.value })}
               />
             </div>
           ))}
@@ -388,5 +457,70 @@ export function Recipients({ id, refresh }: { id: string; refresh: string }) {
         </PagedTable>
       )}
     </section>
+  );
+}
+
+interface Audience {
+  contacts: number;
+  skipped: { unsubscribed: number; topic: number; suppressed: number };
+  recipients: number;
+  capped: boolean;
+}
+
+const people = (n: number) => `${num(n)} ${n === 1 ? 'recipient' : 'recipients'}`;
+
+/**
+ * The last step before a broadcast leaves: what is sent (from, subject, when) and to how many,
+ * after the fan-out's exclusions (GET /broadcasts/:id/audience, counted by the server's rules);
+ * the confirmation names that count. Nothing is sent until it is clicked.
+ */
+export function Review({
+  id,
+  from,
+  subject,
+  when,
+  busy,
+  onBack,
+  onConfirm,
+}: {
+  id: string;
+  from: string;
+  subject: string;
+  when: string;
+  busy: boolean;
+  onBack: () => void;
+  onConfirm: () => void;
+}) {
+  const a = useLoad(() => get<Audience>(`/broadcasts/${encodeURIComponent(id)}/audience`), [id]);
+  if (a.error) return <Alert>{a.error}</Alert>;
+  if (!a.data) return <Loading />;
+  const n = a.data;
+  const count = `${n.capped ? 'over ' : ''}${people(n.recipients)}`;
+  return (
+    <div class="review" data-testid="review" role="group" aria-label="Review before sending">
+      <h3>Review</h3>
+      <KV
+        items={[
+          ['Recipients', <strong data-testid="review-recipients">{count}</strong>],
+          [
+            "Skipped of the segment's contacts",
+            `${num(n.skipped.unsubscribed)} unsubscribed, ${num(n.skipped.topic)} opted out of the topic, ${num(n.skipped.suppressed)} suppressed (of ${num(n.contacts)})`,
+          ],
+          ['From', from],
+          ['Subject', subject],
+          ['When', when || 'Now'],
+        ]}
+      />
+      <p class="muted">The preview above shows it as one contact gets it; a test send puts it in a real inbox first.</p>
+      {n.recipients === 0 ? <Alert kind="warn">Nobody would receive it: choose another segment or topic.</Alert> : null}
+      <div class="actions">
+        <button class="btn primary" onClick={onConfirm} disabled={busy || n.recipients === 0}>
+          {when ? `Schedule for ${count}` : `Send to ${count} now`}
+        </button>
+        <button class="btn ghost" type="button" onClick={onBack}>
+          Back
+        </button>
+      </div>
+    </div>
   );
 }

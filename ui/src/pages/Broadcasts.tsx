@@ -1,10 +1,20 @@
 // Broadcasts: the list (newest first) with a compose form (from scratch or from a template; segment,
 // optional topic, from, subject), and a broadcast's page: metrics with live progress, its content
-// (editable while a draft), a preview as a chosen contact, send now or at a time, a test send,
-// pause, resume, cancel, delete, and its recipients by event type. Pieces in BroadcastParts.tsx.
+// (editable while a draft), a preview as a chosen contact, a test send, then (below the content)
+// send now or at a time through a review step that names the audience after exclusions and asks
+// for an explicit confirmation; pause, resume, cancel, delete, and its recipients by event type.
+// Pieces in BroadcastParts.tsx.
 import { useEffect, useState } from 'preact/hooks';
 import { del, get, patch, post, type List } from '../api';
-import { Metrics, PreviewAs, Recipients, TemplatePicker, type FromTemplate, type Stats } from './BroadcastParts';
+import {
+  Metrics,
+  PreviewAs,
+  Recipients,
+  Review,
+  TemplatePicker,
+  type FromTemplate,
+  type Stats,
+} from './BroadcastParts';
 import { Alert, Badge, Empty, KV, Loading, PageHead, PagedTable, AgoCell } from '../components/ui';
 import { Link } from '../components/Link';
 import { fmtDate, num } from '../format';
@@ -231,6 +241,7 @@ export function BroadcastDetail({ id }: { id: string }) {
   const [when, setWhen] = useState('');
   const [testTo, setTestTo] = useState('');
   const [note, setNote] = useState<string>();
+  const [reviewing, setReviewing] = useState(false);
   useEffect(() => {
     if (b.data)
       setD({
@@ -301,6 +312,15 @@ export function BroadcastDetail({ id }: { id: string }) {
   const error = save.error ?? send.error ?? pause.error ?? resume.error ?? cancel.error ?? test.error ?? remove.error;
   const set = (k: keyof typeof d) => (e: Event) => setD({ ...d, [k]: (e.currentTarget as HTMLInputElement).value });
   const s = x.stats;
+  const dirty =
+    d.name !== x.name ||
+    d.from !== (x.from ?? '') ||
+    d.subject !== (x.subject ?? '') ||
+    d.preview_text !== (x.preview_text ?? '') ||
+    d.html !== (x.html ?? '') ||
+    d.text !== (x.text ?? '') ||
+    d.segment !== (x.segment_id ?? '') ||
+    d.topic !== (x.topic_id ?? '');
   const live = ['queued', 'sending', 'scheduled'].includes(x.status) || s.queued > 0;
   return (
     <>
@@ -353,18 +373,6 @@ export function BroadcastDetail({ id }: { id: string }) {
           <Link href={`/emails?broadcast_id=${x.id}`}>Its emails</Link>
         </p>
       </section>
-      {edit && draft && (
-        <section class="card">
-          <h2>Send</h2>
-          <div class="field">
-            <label for="bc-when">When (empty: now; or "tomorrow at 9am", an ISO date)</label>
-            <input id="bc-when" value={when} onInput={(e) => setWhen(e.currentTarget.value)} />
-          </div>
-          <button class="btn primary" onClick={() => send.run()} disabled={send.busy}>
-            {when.trim() ? 'Schedule' : 'Send now'}
-          </button>
-        </section>
-      )}
       {edit && (
         <section class="card">
           <h2>Test send</h2>
@@ -439,6 +447,38 @@ export function BroadcastDetail({ id }: { id: string }) {
             : undefined
         }
       />
+      {edit && draft && (
+        <section class="card" data-testid="send-box">
+          <h2>Send</h2>
+          <div class="field">
+            <label for="bc-when">When (empty: now; or "tomorrow at 9am", an ISO date)</label>
+            <input
+              id="bc-when"
+              value={when}
+              onInput={(e) => {
+                setWhen(e.currentTarget.value);
+                setReviewing(false);
+              }}
+            />
+          </div>
+          {dirty && <p class="muted">Save the draft first: the review shows what is saved, which is what is sent.</p>}
+          {!reviewing ? (
+            <button class="btn primary" onClick={() => setReviewing(true)} disabled={dirty}>
+              Review before sending
+            </button>
+          ) : (
+            <Review
+              id={x.id}
+              from={x.from ?? ''}
+              subject={x.subject ?? ''}
+              when={when.trim()}
+              busy={send.busy}
+              onBack={() => setReviewing(false)}
+              onConfirm={() => send.run()}
+            />
+          )}
+        </section>
+      )}
       {x.status !== 'draft' && (
         <Recipients
           id={x.id}

@@ -102,7 +102,7 @@ function HealthSection({ id }: { id: string }) {
         </p>
       )}
       {h.error && !h.data ? (
-        <ErrorRetry error={h.error} retry={h.reload} />
+        <ErrorRetry error={h.error} status={h.errorStatus} retry={h.reload} />
       ) : !h.data ? (
         <Loading />
       ) : !h.data.checks.length ? null : (
@@ -149,7 +149,7 @@ function DmarcSection({ id, name }: { id: string; name: string }) {
         DMARC reports <span class="muted small">(last 30 days)</span>
       </h2>
       {s.error && !s.data ? (
-        <ErrorRetry error={s.error} retry={s.reload} />
+        <ErrorRetry error={s.error} status={s.errorStatus} retry={s.reload} />
       ) : !s.data ? (
         <Loading />
       ) : !s.data.reports.length ? (
@@ -254,7 +254,7 @@ export function Deliverability({ id }: { id: string }) {
         <p>
           <Link href={`/domains/${id}`}>← Domain</Link>
         </p>
-        <ErrorRetry error={d.error} retry={d.reload} />
+        <ErrorRetry error={d.error} status={d.errorStatus} retry={d.reload} />
       </>
     );
   if (!d.data) return <Loading />;

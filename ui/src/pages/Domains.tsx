@@ -148,7 +148,7 @@ export function Domains() {
       <PageHead title="Domains" sub="The domains you send from. Each needs a few DNS records before it can send." />
       {canEdit(state) && <AddDomain onAdded={open} />}
       <Claims />
-      {list.error && <ErrorRetry error={list.error} retry={list.reload} />}
+      {list.error && <ErrorRetry error={list.error} status={list.errorStatus} retry={list.reload} />}
       {!list.data ? (
         list.error ? null : (
           <Loading />
@@ -238,7 +238,7 @@ export function DomainDetail({ id }: { id: string }) {
         <p>
           <Link href="/domains">← Domains</Link>
         </p>
-        <ErrorRetry error={d.error} retry={d.reload} />
+        <ErrorRetry error={d.error} status={d.errorStatus} retry={d.reload} />
       </>
     );
   if (!d.data) return <Loading />;

@@ -133,7 +133,7 @@ export function EmailDetail({ id }: { id: string }) {
         <p>
           <Link href="/emails">← Emails</Link>
         </p>
-        <ErrorRetry error={email.error} retry={email.reload} />
+        <ErrorRetry error={email.error} status={email.errorStatus} retry={email.reload} />
       </>
     );
   if (!email.data) return <Loading />;

@@ -143,7 +143,7 @@ export function Emails({ query }: { query: URLSearchParams }) {
           </button>
         )}
       </form>
-      {list.error && <ErrorRetry error={list.error} retry={list.reload} />}
+      {list.error && <ErrorRetry error={list.error} status={list.errorStatus} retry={list.reload} />}
       {!list.loaded ? (
         <Loading />
       ) : list.error && !list.rows.length ? null : list.rows.length === 0 ? (

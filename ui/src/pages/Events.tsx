@@ -115,7 +115,7 @@ export function Events({ query }: { query: URLSearchParams }) {
         </section>
       )}
       {list.error ? (
-        <ErrorRetry error={list.error} retry={list.reload} />
+        <ErrorRetry error={list.error} status={list.errorStatus} retry={list.reload} />
       ) : !list.loaded ? (
         <Loading />
       ) : list.rows.length === 0 ? (
@@ -176,7 +176,7 @@ export function Events({ query }: { query: URLSearchParams }) {
         </>
       )}
       {defs.error ? (
-        <ErrorRetry error={defs.error} retry={defs.reload} />
+        <ErrorRetry error={defs.error} status={defs.errorStatus} retry={defs.reload} />
       ) : (
         defs.data &&
         defs.data.length > 0 && (

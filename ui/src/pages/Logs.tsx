@@ -155,7 +155,7 @@ export function LogDetail({ id }: { id: string }) {
         <p>
           <Link href="/logs">← Logs</Link>
         </p>
-        <ErrorRetry error={l.error} retry={l.reload} />
+        <ErrorRetry error={l.error} status={l.errorStatus} retry={l.reload} />
       </>
     );
   if (!l.data) return <Loading />;

@@ -39,7 +39,7 @@ export function Mailbox() {
   return (
     <>
       <PageHead title="Mailbox" sub="Capture mode: messages are kept here; nothing leaves the machine." />
-      {list.error && <ErrorRetry error={list.error} retry={list.reload} />}
+      {list.error && <ErrorRetry error={list.error} status={list.errorStatus} retry={list.reload} />}
       {!list.loaded ? (
         <Loading />
       ) : list.error && !list.rows.length ? null : list.rows.length === 0 ? (

@@ -115,7 +115,7 @@ export function Metrics({ query }: { query: URLSearchParams }) {
           ))}
         </select>
       </form>
-      {m.error && <ErrorRetry error={m.error} retry={m.reload} />}
+      {m.error && <ErrorRetry error={m.error} status={m.errorStatus} retry={m.reload} />}
       {!t ? (
         m.error ? null : (
           <Loading />

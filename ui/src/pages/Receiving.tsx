@@ -69,7 +69,7 @@ export function Receiving() {
   return (
     <>
       <PageHead title="Receiving" sub="Mail that arrived for your receiving domains, newest first." />
-      {list.error && <ErrorRetry error={list.error} retry={list.reload} />}
+      {list.error && <ErrorRetry error={list.error} status={list.errorStatus} retry={list.reload} />}
       {!list.loaded ? (
         <Loading />
       ) : list.error && !list.rows.length ? null : list.rows.length === 0 ? (
@@ -136,7 +136,7 @@ export function ReceivedDetail({ id }: { id: string }) {
         <p>
           <Link href="/receiving">← Receiving</Link>
         </p>
-        <ErrorRetry error={email.error} retry={email.reload} />
+        <ErrorRetry error={email.error} status={email.errorStatus} retry={email.reload} />
       </>
     );
   if (!email.data) return <Loading />;

@@ -76,7 +76,7 @@ export function Suppressions() {
         )}
       </div>
       {remove.error && <Alert>{remove.error}</Alert>}
-      {list.error && <ErrorRetry error={list.error} retry={list.reload} />}
+      {list.error && <ErrorRetry error={list.error} status={list.errorStatus} retry={list.reload} />}
       {!list.loaded ? (
         <Loading />
       ) : list.error && !list.rows.length ? null : list.rows.length === 0 ? (

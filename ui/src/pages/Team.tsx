@@ -25,6 +25,34 @@ interface Invite {
   created_at: string;
 }
 
+interface Joining {
+  email_confirmation: boolean;
+  oauth: string[];
+}
+
+const PROVIDER_NAMES: Record<string, string> = { github: 'GitHub', google: 'Google' };
+
+/** What an invitee will need to join, said before anyone is invited. */
+function JoiningNote({ joining, handover }: { joining: Joining; handover: boolean }) {
+  const providers = joining.oauth.map((p) => PROVIDER_NAMES[p] ?? p).join(' or ');
+  if (handover)
+    return (
+      <p class="muted small" data-testid="joining">
+        You get a link to hand over yourself. It sets the password for that address the first time it is opened, then
+        signs them in to this team: no email from this server is needed.
+      </p>
+    );
+  return (
+    <p class="muted small" data-testid="joining">
+      {joining.email_confirmation
+        ? 'With the invite link they give their email and confirm it from an email this server sends, where they choose a password.'
+        : `This server cannot send email (MAILROOM_DASHBOARD_FROM is not set), so an invite link alone does not let them create a password account.${providers ? '' : ' Check "One-time set-password link" instead.'}`}
+      {providers ? ` They can also join with ${providers}.` : ''} Someone with an account here signs in and opens the
+      link.
+    </p>
+  );
+}
+
 const ROLE_NAMES: Record<string, string> = { owner: 'Owner', admin: 'Admin', member: 'Member' };
 const aRole = (r: string) => `${r === 'member' ? 'a' : 'an'} ${ROLE_NAMES[r] ?? r}`;
 const ROLE_POWERS: Record<string, string> = {
@@ -38,13 +66,21 @@ export function Team() {
   const { state, reload } = useSession();
   const edit = canEdit(state);
   const owner = state.team?.role === 'owner';
-  const team = useLoad(() => get<{ members: Member[]; invites: Invite[] }>('/dashboard-api/team'), [state.team?.id]);
-  const [link, setLink] = useState<string>();
+  const team = useLoad(
+    () => get<{ members: Member[]; invites: Invite[]; joining?: Joining }>('/dashboard-api/team'),
+    [state.team?.id],
+  );
+  const [link, setLink] = useState<{ url: string; handover?: string; email?: string }>();
+  const [handoverOn, setHandover] = useState(false);
+  const joining = team.data?.joining;
   const invite = useAction(async (form: HTMLFormElement) => {
     const d = Object.fromEntries(new FormData(form)) as Record<string, string>;
-    setLink(
-      (await post<{ url: string }>('/dashboard-api/team/invites', { role: d.role, email: d.email || undefined })).url,
-    );
+    const r = await post<{ url: string; set_password_url?: string; email?: string }>('/dashboard-api/team/invites', {
+      role: d.role,
+      email: d.email || undefined,
+      ...(handoverOn ? { handover: true } : {}),
+    });
+    setLink({ url: r.url, handover: r.set_password_url, email: r.email });
     form.reset();
     team.reload();
   });
@@ -99,7 +135,7 @@ export function Team() {
       )}
       <section class="card">
         <h2>Members</h2>
-        {team.error && <ErrorRetry error={team.error} retry={team.reload} />}
+        {team.error && <ErrorRetry error={team.error} status={team.errorStatus} retry={team.reload} />}
         {!team.data ? (
           team.error ? null : (
             <Loading />
@@ -207,18 +243,44 @@ export function Team() {
               </select>
             </label>
             <label class="field-inline grow">
-              Only for <input name="email" type="email" placeholder="optional: their email" />
+              {handoverOn ? 'Their email' : 'Only for'}{' '}
+              <input
+                name="email"
+                type="email"
+                required={handoverOn}
+                placeholder={handoverOn ? 'their email' : 'optional: their email'}
+              />
             </label>
-            <button class="btn primary">Create invite link</button>
+            <label class="field-inline">
+              <input type="checkbox" checked={handoverOn} onChange={(e) => setHandover(e.currentTarget.checked)} />{' '}
+              One-time set-password link
+            </label>
+            <button class="btn primary">{handoverOn ? 'Create set-password link' : 'Create invite link'}</button>
           </form>
+          {joining && <JoiningNote joining={joining} handover={handoverOn} />}
           {invite.error && <Alert>{invite.error}</Alert>}
-          {link && (
-            <div class="token" aria-live="polite">
-              <code class="mono">{link}</code>
-              <Copy text={link} />
-            </div>
+          {link && !link.handover && (
+            <>
+              <div class="token" aria-live="polite">
+                <code class="mono">{link.url}</code>
+                <Copy text={link.url} />
+              </div>
+              <p class="muted small">Send this link yourself; it works once, for 7 days.</p>
+            </>
           )}
-          {link && <p class="muted small">Send this link yourself; it works once, for 7 days.</p>}
+          {link?.handover && (
+            <>
+              <div class="token" aria-live="polite" data-testid="set-password-link">
+                <code class="mono">{link.handover}</code>
+                <Copy text={link.handover} />
+              </div>
+              <p class="muted small">
+                Hand this link to {link.email} yourself, in person or over a channel you trust: whoever opens it chooses
+                the password of {link.email} and joins this team. It works once, for 7 days; revoke the invite below to
+                cancel it.
+              </p>
+            </>
+          )}
           {team.data && team.data.invites.length > 0 && (
             <ul class="plain" aria-label="Pending invites" data-testid="pending-invites">
               {team.data.invites.map((i) => (

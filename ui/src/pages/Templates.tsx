@@ -436,7 +436,7 @@ export function TemplateDetail({ id }: { id: string }) {
                 <td>{v.subject ?? '—'}</td>
                 <td>
                   {v.published ? (
-                    <Badge status="enabled" text="sending" />
+                    <Badge status="enabled" text="published" />
                   ) : v.published_at ? (
                     <Badge status="draft" text="published before" />
                   ) : (

@@ -136,7 +136,7 @@ export function Webhooks() {
           </form>
         </details>
       )}
-      {list.error && <ErrorRetry error={list.error} retry={list.reload} />}
+      {list.error && <ErrorRetry error={list.error} status={list.errorStatus} retry={list.reload} />}
       {!list.data ? (
         list.error ? null : (
           <Loading />
@@ -228,7 +228,7 @@ export function WebhookDetail({ id }: { id: string }) {
         <p>
           <Link href="/webhooks">← Webhooks</Link>
         </p>
-        <ErrorRetry error={w.error} retry={w.reload} />
+        <ErrorRetry error={w.error} status={w.errorStatus} retry={w.reload} />
       </>
     );
   if (!w.data) return <Loading />;
@@ -349,7 +349,7 @@ export function WebhookDetail({ id }: { id: string }) {
             </select>
           </label>
         </form>
-        {msgs.error && <ErrorRetry error={msgs.error} retry={msgs.reload} />}
+        {msgs.error && <ErrorRetry error={msgs.error} status={msgs.errorStatus} retry={msgs.reload} />}
         {!msgs.loaded ? (
           <Loading />
         ) : msgs.error && !msgs.rows.length ? null : msgs.rows.length === 0 ? (
