@@ -138,6 +138,20 @@ export class Pool {
     for (const list of this.waiters.values()) for (const wake of [...list]) wake();
   }
 
+  /**
+   * Cuts every connection now, without QUIT (shutdown past its deadline): a message whose DATA has
+   * not been ended is then not delivered by this process, so its job, given back to the queue, is
+   * sent once, by another. Later acquire() calls fail.
+   */
+  abortAll(): void {
+    this.closing = true;
+    for (const slot of [...this.open.values()].flatMap((s) => [...s])) {
+      slot.connection.close();
+      this.forget(slot);
+    }
+    for (const list of this.waiters.values()) for (const wake of [...list]) wake();
+  }
+
   private takeIdle(key: string): Slot | undefined {
     const list = this.idle.get(key);
     while (list && list.length > 0) {
