@@ -8,6 +8,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Resend } from 'resend';
@@ -25,6 +26,8 @@ let db: TestDatabase;
 let dns: FakeDns;
 let mx: RecordingSmtp;
 let domainReady = false;
+let silent: net.Server | undefined; // a receiving server that never greets (the second test)
+let silentSockets: net.Socket[] = [];
 const dirs: string[] = [];
 const procs: MailroomProcess[] = [];
 
@@ -83,6 +86,8 @@ before(async () => {
 after(async () => {
   for (const p of procs) p.kill();
   await Promise.all(procs.map((p) => p.exited));
+  for (const sock of silentSockets) sock.destroy();
+  silent?.close();
   await mx.close();
   await dns.close();
   await db.drop();
@@ -182,11 +187,24 @@ test('SIGTERM during a DATA transfer: the message is accepted (250) and delivere
 test('SIGTERM with deliveries in flight: their leases are given back at the shutdown timeout, and the next process delivers them at once, each once', {
   timeout: 170_000,
 }, async () => {
-  const p1 = start('api,worker', { MAILROOM_SHUTDOWN_TIMEOUT_MS: '2000' });
+  // The first process delivers to a receiving server that accepts connections and never greets:
+  // its deliveries hang in flight. (A timer-based stall would keep this test process alive.)
+  const held: net.Socket[] = [];
+  const server = net.createServer((sock) => {
+    held.push(sock);
+    sock.on('error', () => undefined);
+  });
+  silent = server;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const silentPort = (server.address() as net.AddressInfo).port;
+  silentSockets = held;
+  const p1 = start('api,worker', {
+    MAILROOM_SHUTDOWN_TIMEOUT_MS: '2000',
+    MAILROOM_OUTBOUND_PORT: String(silentPort),
+  });
   const url = String((await p1.waitFor('http listening', 150_000)).url);
   const resend = new Resend(KEY, { baseUrl: url });
   await verifiedDomain(resend);
-  mx.delayMs = 120_000; // the receiving server stalls at MAIL FROM: the deliveries hang in flight
   const to = ['one@dest.test', 'two@dest.test', 'three@dest.test'];
   for (const rcpt of to) {
     const { error } = await resend.emails.send({ from: 'hello@example.com', to: rcpt, subject: 'Held', text: 'hi' });
@@ -194,7 +212,7 @@ test('SIGTERM with deliveries in flight: their leases are given back at the shut
   }
   await until(
     'three deliveries leased and in flight',
-    async () => (await leasedDeliveries()) === 3 && mx.connections >= 1,
+    async () => (await leasedDeliveries()) === 3 && held.length >= 1,
     30_000,
   );
 
@@ -214,15 +232,15 @@ test('SIGTERM with deliveries in flight: their leases are given back at the shut
   assert.equal(rows[0].n, 3, 'given back, due now');
   assert.equal(mx.messages.length, 0);
 
-  mx.delayMs = 0;
+  for (const sock of held) sock.destroy();
+  server.close();
   const p2 = start('worker');
-  const started = await p2.waitFor(
+  await p2.waitFor(
     'worker started',
     150_000,
     (l) => (l.kinds as string[] | undefined)?.includes('email.deliver') ?? false,
   );
   const startedAt = Date.now();
-  void started;
   const got = await mx.waitFor(3, 30_000);
   const took = Date.now() - startedAt;
   assert.ok(took < 15_000, `delivered ${took} ms after the next worker started: well before the 60 s lease`);
