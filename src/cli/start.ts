@@ -36,5 +36,13 @@ export async function cmdStart(argv: string[]): Promise<number> {
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
   });
+  // Everything is closed; a socket or timer some library left open must not keep a stopped
+  // process alive (an orchestrator would wait for it, then kill it): exit a moment later regardless.
+  setTimeout(() => {
+    app.log.warn('handles still open after shutdown; exiting');
+    process.exit(0);
+  }, EXIT_GRACE_MS).unref();
   return 0;
 }
+
+const EXIT_GRACE_MS = 2_000;

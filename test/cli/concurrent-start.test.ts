@@ -1,13 +1,11 @@
 // Several `mailroom start` processes on one database (issue 26): started together on an empty
-// database, one migrates while the others wait, and all come up; a process whose code is older
-// than the database refuses to start, naming both versions; `--no-migrate` refuses a database
-// with migrations pending, naming them, and starts on one that has none.
+// database, one migrates while the others wait, and all come up; `--no-migrate` starts on a
+// database with nothing pending. (Refusals: schema-version.test.ts.)
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { runMailroomAsync } from '../helpers/cli.js';
 import { freshDatabase, type TestDatabase } from '../helpers/db.js';
 import { startMailroom, type MailroomProcess } from '../helpers/mailroom-process.js';
 import { listMigrations } from '../../src/store/migrate.js';
@@ -68,47 +66,4 @@ test('--no-migrate starts on a database with nothing pending', { timeout: 120_00
   await p.waitFor('http listening', 100_000);
   p.child.kill('SIGTERM');
   assert.equal(await p.exited, 0);
-});
-
-test('a database migrated by a newer Mailroom: start and migrate refuse, naming both versions; nothing is applied', {
-  timeout: 120_000,
-}, async () => {
-  const latest = listMigrations().at(-1)!;
-  await db.pool.query(`INSERT INTO schema_migrations (version, name) VALUES (9999, 'from_the_future')`);
-  try {
-    for (const args of [['start'], ['start', '--no-migrate'], ['migrate']]) {
-      const r = await runMailroomAsync(args, env());
-      assert.equal(r.status, 1, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
-      assert.match(
-        r.stderr,
-        new RegExp(
-          `^mailroom ${args[0]}: the database schema is newer than this Mailroom: it is at migration 9999_from_the_future, and this code knows migrations up to ${label(latest)};`,
-          'm',
-        ),
-      );
-    }
-  } finally {
-    await db.pool.query('DELETE FROM schema_migrations WHERE version = 9999');
-  }
-});
-
-test('--no-migrate on a database with migrations pending refuses, naming them', {
-  timeout: 120_000,
-}, async () => {
-  const latest = listMigrations().at(-1)!;
-  // The last migration's record gone: pending to this code (its SQL is not run: this process refuses).
-  await db.pool.query('DELETE FROM schema_migrations WHERE version = $1', [latest.version]);
-  try {
-    const r = await runMailroomAsync(['start', '--no-migrate'], env());
-    assert.equal(r.status, 1, r.stdout + r.stderr);
-    assert.match(
-      r.stderr,
-      new RegExp(
-        `^mailroom start: the database has 1 migration\\(s\\) of this Mailroom still to apply: ${label(latest)} .*Run \`npx mailroom migrate\` first, or start without --no-migrate\\.$`,
-        'm',
-      ),
-    );
-  } finally {
-    await db.pool.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [latest.version, latest.name]);
-  }
 });
