@@ -1,6 +1,9 @@
 // Composition root: config → database (embedded or URL) → migrations → modules → listeners and
 // background work for the roles this process runs. Returns a handle whose close() shuts down in
-// order: stop accepting, finish in-flight work, flush buffers, close the database.
+// two phases: first, all at once, every listener and worker drains (stops accepting or claiming,
+// finishes what it holds or gives it back) within MAILROOM_SHUTDOWN_TIMEOUT_MS; then buffers are
+// flushed and the database closed. In parallel so that a rolling restart takes one timeout, not
+// one per listener and worker.
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
@@ -27,7 +30,7 @@ import { startMx } from './smtp/mx.js';
 import { DownloadLinks } from './inbound/download-links.js';
 import { startSubmission } from './smtp/submission.js';
 import { openDatabase, type Database } from './store/db.js';
-import { migrate } from './store/migrate.js';
+import { checkSchema, migrate } from './store/migrate.js';
 import { DELIVER_JOB } from './store/emails.js';
 import {
   AUTOMATION_EVENT_JOB,
@@ -79,7 +82,13 @@ export interface RunningApp {
   close(): Promise<void>;
 }
 
-export async function startApp(config: Config, opts: { log?: Logger } = {}): Promise<RunningApp> {
+export async function startApp(
+  config: Config,
+  opts: {
+    log?: Logger /** false: refuse a database with pending migrations instead of applying them */;
+    migrate?: boolean;
+  } = {},
+): Promise<RunningApp> {
   const log = opts.log ?? createLogger(config.logLevel);
   fs.mkdirSync(config.dataDir, { recursive: true });
   const mxProblem = mxHostProblem(config);
@@ -92,18 +101,27 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
     dataDir: config.dataDir,
     log,
   });
-  const closers: (() => Promise<unknown>)[] = [];
+  const drains: (() => Promise<unknown>)[] = []; // phase 1, in parallel, each bounded by the shutdown timeout
+  // The SMTP listeners' drains, held open (answering 421) until the other drains are over.
+  const smtpDrains: ((hold: Promise<unknown>) => Promise<unknown>)[] = [];
+  const closers: (() => Promise<unknown>)[] = []; // phase 2, in reverse order
   let closed = false;
   const close = async () => {
     if (closed) return;
     closed = true;
+    const failed = (err: unknown) => log.error('shutdown step failed', { err });
+    const others = Promise.all(drains.map((d) => d().catch(failed)));
+    await Promise.all([others, ...smtpDrains.map((d) => d(others).catch(failed))]);
     for (const c of closers.reverse()) await c().catch((err) => log.error('shutdown step failed', { err }));
     await db.close();
     log.info('mailroom stopped');
   };
   try {
-    const applied = await migrate(db.pool);
-    if (applied.length) log.info('migrations applied', { versions: applied });
+    if (opts.migrate === false) await checkSchema(db.pool);
+    else {
+      const applied = await migrate(db.pool);
+      if (applied.length) log.info('migrations applied', { versions: applied });
+    }
     if (!(await secretKeyMatches(db.pool, sealer)))
       throw new Error(
         'MAILROOM_SECRET_KEY is not the key this database was first started with: every process on one database needs the same key (the DKIM keys and webhook secrets in it are sealed with it). Set the same MAILROOM_SECRET_KEY on every process.',
@@ -156,7 +174,7 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
       // Upkeep (DNS re-checks, retention, expiry, the metrics rollup, the guard's re-look) is
       // recurring jobs: once per period across all worker processes, not once per process.
       const maintenance = await startMaintenanceWorker({ pool: db.pool, config, log, domains, guard });
-      closers.push(() => maintenance.stop());
+      drains.push(() => maintenance.stop());
       // Postfix allows 20 concurrent connections per destination by default; so do we.
       const smtp = new SmtpPool({ maxPerHost: 20 });
       const delivery = deliveryJobs({
@@ -169,10 +187,15 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
         bodies,
         insights,
       });
+      // Deliveries still running at the shutdown timeout: their SMTP connections are cut before
+      // their jobs are given back, so none can still complete here once another process has it.
+      const onStopTimeout = () => smtp.abortAll();
       const worker = new Worker({
         pool: db.pool,
         log,
         concurrency: 50,
+        stopTimeoutMs: config.shutdownTimeoutMs,
+        onStopTimeout,
         regions: config.regions,
         handlers: {
           [DELIVER_JOB]: delivery.single,
@@ -191,33 +214,32 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
         log,
         concurrency: 2,
         batchSize: 500,
+        stopTimeoutMs: config.shutdownTimeoutMs,
         handlers: {},
         batchHandlers: { [AUTOMATION_WAKE_JOB]: automationWakeJob({ pool: db.pool, log }) },
       });
       await timers.start();
-      closers.push(async () => {
-        await timers.stop();
-      });
+      drains.push(() => timers.stop());
       // Broadcast copies, in runs per destination domain (email.deliver_batch): their own slots, so
       // a broadcast's backlog never holds the slots transactional and automation mail is claimed into.
       const batches = new Worker({
         pool: db.pool,
         log,
         concurrency: 30,
+        stopTimeoutMs: config.shutdownTimeoutMs,
+        onStopTimeout,
         regions: config.regions,
         handlers: { [DELIVER_BATCH_JOB]: delivery.batch },
       });
       await batches.start();
-      // Closed in reverse order: the worker finishes its deliveries before the SMTP pool closes.
+      // After the drains: the workers finish their deliveries before the SMTP pool closes.
       closers.push(async () => {
         await smtp.closeAll();
       });
-      closers.push(async () => {
-        await Promise.all([worker.stop(), batches.stop()]);
-      });
+      drains.push(() => Promise.all([worker.stop(), batches.stop()]));
       // Its own worker: endpoints slow to answer never take the slots of email deliveries.
       const webhookWorker = await startWebhookWorker({ pool: db.pool, config, sealer, log });
-      closers.push(() => webhookWorker.stop());
+      drains.push(() => webhookWorker.stop());
     }
     // One limiter and one request-log recorder for the API and SMTP submission: the same per-team limit.
     const limiter = serving
@@ -246,12 +268,12 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
     if (config.roles.includes('smtp') && limiter && recorder) {
       const submission = await startSubmission({ config, log, pool: db.pool, apiKeys, sender, limiter, recorder });
       app.smtpListeners = submission.listeners;
-      closers.push(() => submission.close());
+      smtpDrains.push((hold) => submission.close(hold));
     }
     if (config.roles.includes('mx')) {
       const mx = await startMx({ config, log, pool: db.pool, unsubscribes });
       app.mxListeners = mx.listeners;
-      closers.push(() => mx.close());
+      smtpDrains.push((hold) => mx.close(hold));
     }
     if (config.roles.includes('api') && limiter && recorder) {
       const hits = new TrackingRecorder(db.pool, log); // opens and clicks, flushed after the server closes
@@ -298,14 +320,29 @@ export async function startApp(config: Config, opts: { log?: Logger } = {}): Pro
       const addr = server.server.address() as AddressInfo;
       app.http = server;
       app.httpUrl = `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`;
-      closers.push(async () => {
-        await server.close();
-      });
+      drains.push(() => closeHttp(server, config.shutdownTimeoutMs));
       log.info('http listening', { url: app.httpUrl });
     }
     return app;
   } catch (err) {
     await close();
     throw err;
+  }
+}
+
+/**
+ * Stops accepting connections and lets the requests in flight finish (a request arriving on a
+ * kept-alive connection meanwhile gets 503 and `Connection: close`, Fastify's return503OnClosing).
+ * Connections that fall idle are closed as they do, so a client's keep-alive does not hold the
+ * shutdown; at the deadline whatever is left is cut.
+ */
+async function closeHttp(server: FastifyInstance, timeoutMs: number): Promise<void> {
+  const idle = setInterval(() => server.server.closeIdleConnections(), 100);
+  const deadline = setTimeout(() => server.server.closeAllConnections(), timeoutMs);
+  try {
+    await server.close();
+  } finally {
+    clearInterval(idle);
+    clearTimeout(deadline);
   }
 }

@@ -3,13 +3,17 @@
 // written `npx mailroom ...`: `npm ci` in the checkout puts no `mailroom` on the PATH.
 
 export const COMMAND_HELP: Record<string, string> = {
-  start: `Usage: npx mailroom start [--roles api,smtp,mx,worker] [--regions us-east-1,...]
+  start: `Usage: npx mailroom start [--roles api,smtp,mx,worker] [--regions us-east-1,...] [--no-migrate]
 
-Runs the service until SIGTERM or SIGINT, then stops gracefully (stops accepting, finishes
-in-flight work, flushes the request log, closes the database).
+Applies pending database migrations (one process at a time when several start together), then
+runs the service until SIGTERM or SIGINT, then stops gracefully and exits 0: new SMTP sessions
+get 421 4.3.2, messages being received are accepted, HTTP requests in flight are answered, no
+new jobs are claimed, and running jobs finish or are given back to the queue, all within
+MAILROOM_SHUTDOWN_TIMEOUT_MS. Refuses to start on a database migrated by a newer Mailroom.
 
   --roles LIST     what this process runs (default: all; MAILROOM_ROLES)
   --regions LIST   the regions whose deliveries this process's worker takes (MAILROOM_REGIONS)
+  --no-migrate     apply no migration: refuse to start, naming them, if any is pending
 
 Without MAILROOM_DATABASE_URL it starts an embedded PostgreSQL under MAILROOM_DATA_DIR (./data).
 Every setting is an environment variable: see \`npx mailroom config\`.

@@ -1,17 +1,21 @@
-// `mailroom start`: runs the roles of this process until SIGTERM/SIGINT, then shuts down
-// gracefully (stop accepting, finish in-flight work, flush, close the database).
+// `mailroom start`: migrates the database (or with --no-migrate only checks that it needs none),
+// runs the roles of this process until SIGTERM/SIGINT, then shuts down gracefully (stop
+// accepting, finish in-flight work or give it back, flush, close the database) and exits 0.
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load.js';
 import { schema } from '../config/schema.js';
 import { startApp } from '../app.js';
 
 export async function cmdStart(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { roles: { type: 'string' }, regions: { type: 'string' } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: { roles: { type: 'string' }, regions: { type: 'string' }, 'no-migrate': { type: 'boolean' } },
+  });
   const env = { ...process.env };
   if (values.roles) env[schema.roles.env] = values.roles;
   if (values.regions) env[schema.regions.env] = values.regions;
   const config = loadConfig(env);
-  const app = await startApp(config);
+  const app = await startApp(config, { migrate: !values['no-migrate'] });
   app.log.info('mailroom started', {
     roles: config.roles,
     regions: config.regions,
@@ -32,5 +36,13 @@ export async function cmdStart(argv: string[]): Promise<number> {
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
   });
+  // Everything is closed; a socket or timer some library left open must not keep a stopped
+  // process alive (an orchestrator would wait for it, then kill it): exit a moment later regardless.
+  setTimeout(() => {
+    app.log.warn('handles still open after shutdown; exiting');
+    process.exit(0);
+  }, EXIT_GRACE_MS).unref();
   return 0;
 }
+
+const EXIT_GRACE_MS = 2_000;

@@ -301,6 +301,13 @@ export const schema = {
     default: 10 * 60_000,
     parse: int(1000, 3_600_000),
   }),
+  shutdownTimeoutMs: def({
+    env: 'MAILROOM_SHUTDOWN_TIMEOUT_MS',
+    description:
+      'on SIGTERM, longest wait for in-flight work (SMTP DATA, HTTP requests, running jobs), ms; jobs still running then are given back to the queue',
+    default: 30_000,
+    parse: int(1000, 600_000),
+  }),
   mxMaxSize: def({
     env: 'MAILROOM_MX_MAX_SIZE',
     description: 'largest message accepted by the inbound MX listener, bytes',

@@ -110,6 +110,7 @@ export async function startMaintenanceWorker(deps: {
     pool,
     log,
     concurrency: 3,
+    stopTimeoutMs: config.shutdownTimeoutMs,
     handlers: Object.fromEntries(MAINTENANCE_KINDS.map((k) => [k, handler(k)])),
   });
   await scheduleMaintenance(pool);

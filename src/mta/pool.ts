@@ -57,6 +57,7 @@ export class Pool {
   private readonly idle = new Map<string, Slot[]>();
   private readonly open = new Map<string, Set<Slot>>(); // per address:port
   private readonly waiters = new Map<string, (() => void)[]>();
+  private readonly handshaking = new Set<SMTPConnection>(); // not yet a slot: cut by abortAll too
   private readonly opts: Required<PoolOptions>;
   private closing = false;
 
@@ -135,6 +136,21 @@ export class Pool {
           }),
       ),
     );
+    for (const list of this.waiters.values()) for (const wake of [...list]) wake();
+  }
+
+  /**
+   * Cuts every connection now, without QUIT (shutdown past its deadline): a message whose DATA has
+   * not been ended is then not delivered by this process, so its job, given back to the queue, is
+   * sent once, by another. Later acquire() calls fail.
+   */
+  abortAll(): void {
+    this.closing = true;
+    for (const connection of this.handshaking) connection.close(); // its handshake fails: ConnectError
+    for (const slot of [...this.open.values()].flatMap((s) => [...s])) {
+      slot.connection.close();
+      this.forget(slot);
+    }
     for (const list of this.waiters.values()) for (const wake of [...list]) wake();
   }
 
@@ -252,11 +268,13 @@ export class Pool {
       socketCloseTimeout: 1000,
       logger: false,
     });
+    this.handshaking.add(connection);
     return new Promise((resolve, reject) => {
       let done = false;
       const fail = (err: SmtpErr) => {
         if (done) return;
         done = true;
+        this.handshaking.delete(connection);
         connection.close();
         const policy = target.tls === 'enforced' && (err.code === 'ETLS' || /STARTTLS/i.test(err.message));
         const message = policy
@@ -276,13 +294,14 @@ export class Pool {
           loginErr ? fail(loginErr as SmtpErr) : settle(),
         );
       });
-      function settle() {
+      const settle = () => {
         if (done) return;
         done = true;
+        this.handshaking.delete(connection);
         connection.removeListener('error', fail);
         connection.removeListener('end', onEnd);
         resolve(connection);
-      }
+      };
     });
   }
 }

@@ -75,6 +75,8 @@ export interface WorkerOptions {
   kinds?: string[]; // default: every kind in handlers
   maxIdleMs?: number; // longest wait between claims when no job is due (default min(5 s, leaseMs))
   stopTimeoutMs?: number; // how long stop() waits for handlers (default 30 s)
+  /** At stop, when handlers are still running at the timeout: after their signals are aborted, before their leases are given back (cut what they may still do). */
+  onStopTimeout?: () => void;
   backoff?: BackoffOptions;
 }
 
@@ -99,6 +101,7 @@ export class Worker {
   private readonly leaseMs: number;
   private readonly maxIdleMs: number;
   private readonly stopTimeoutMs: number;
+  private readonly onStopTimeout: (() => void) | undefined;
   private readonly backoff: BackoffOptions;
   private readonly listener: JobListener;
   private readonly running = new Map<string, Running>(); // until the outcome is written
@@ -148,6 +151,7 @@ export class Worker {
     this.leaseMs = opts.leaseMs ?? 60_000;
     this.maxIdleMs = opts.maxIdleMs ?? Math.min(5_000, this.leaseMs);
     this.stopTimeoutMs = opts.stopTimeoutMs ?? 30_000;
+    this.onStopTimeout = opts.onStopTimeout;
     this.backoff = opts.backoff ?? {};
     this.listener = new JobListener({
       // LISTEN needs a session of its own: PostgreSQL itself, never a transaction-mode pooler.
@@ -202,6 +206,11 @@ export class Worker {
         const r = this.running.get(id)!;
         r.released = true;
         r.abort.abort(new Error('worker stopped'));
+      }
+      try {
+        this.onStopTimeout?.();
+      } catch (err) {
+        this.log.error('stop-timeout hook failed', { err });
       }
       await jobsReleaseLeases(this.pool, this.id, ids).catch((err) =>
         this.log.error('could not release leases; they will expire', { err, ids }),

@@ -1,52 +1,45 @@
-// Failed SMTP AUTH attempts per client address: after MAX_FAILURES within WINDOW_MS the address
-// is locked out (temporary 4xx) for LOCK_MS, so a password guesser gets a handful of tries an hour.
-// In memory, per process: each submission process counts its own clients. An attempt is counted
-// when it starts (`begin`), before the slow key check, so concurrent guesses cannot all slip past
-// the limit; a success gives back only its own count, never earlier failures (else one valid key
-// between guesses would reset the count: 8 wrong + 1 right, repeated, made 48 guesses of 10).
-// A refused attempt is not counted, so a flood cannot stretch a lock-out; while locked out the
-// address is refused even with a right key (the lock-out is the address's, as in Postfix).
+// Failed SMTP AUTH attempts per client address: after MAX_FAILURES within WINDOW_S the address
+// is locked out (temporary 4xx) for LOCK_S, so a password guesser gets a handful of tries an hour.
+// Shared by every submission process: the counts are rows of the login_throttle table that the
+// dashboard's sign-in uses (key `smtp:<ip>`), so a guesser spreading attempts over N processes
+// behind a load balancer gets MAX_FAILURES, not N x MAX_FAILURES (it did while each process
+// counted in memory). PostgreSQL rather than Redis: the Redis limiter (ratelimit/) is optional
+// (without MAILROOM_REDIS_URL each process would count alone again: the defect this fixes) and
+// is a fixed-window counter with no lock-out or give-back; login_throttle is always there and
+// already counts before the check and gives back a success's own count, in one transaction per
+// AUTH (one AUTH per session, next to the key check's own query).
+// An attempt is counted when it starts (`begin`), before the slow key check, so concurrent
+// guesses cannot all slip past the limit (the row is locked while counting); a success gives
+// back only its own count, never earlier failures (else one valid key between guesses would
+// reset the count: 8 wrong + 1 right, repeated, made 48 guesses of 10). A refused attempt is not
+// counted, so a flood cannot stretch a lock-out; while locked out the address is refused even
+// with a right key (the lock-out is the address's, as in Postfix). Stale rows are deleted by
+// the sessions.expiry recurring job, as the dashboard's are.
+import { withTx, type Pool } from '../store/db.js';
+import { throttleCount, throttleLockKeys, throttleRelease } from '../store/sessions.js';
+
 export const MAX_FAILURES = 10;
-const WINDOW_MS = 10 * 60_000;
-const LOCK_MS = 15 * 60_000;
-const MAX_TRACKED = 100_000;
+export const WINDOW_S = 10 * 60;
+export const LOCK_S = 15 * 60;
+
+export const lockoutKey = (ip: string) => `smtp:${ip}`;
 
 export class AuthLockout {
-  private readonly byIp = new Map<string, { failures: number; since: number; lockedUntil: number }>();
+  constructor(private readonly pool: Pool) {}
 
-  constructor(private readonly now: () => number = Date.now) {}
-
-  /** Milliseconds the address stays locked out, or 0. */
-  lockedFor(ip: string): number {
-    const e = this.byIp.get(ip);
-    return e ? Math.max(0, e.lockedUntil - this.now()) : 0;
-  }
-
-  /** Counts an attempt before it is checked: false (and nothing counted) when the address is locked out. */
-  begin(ip: string): boolean {
-    const now = this.now();
-    let e = this.byIp.get(ip);
-    if (e && e.lockedUntil > now) return false;
-    if (!e || now - e.since > WINDOW_MS) {
-      if (!e && this.byIp.size >= MAX_TRACKED) this.prune(now);
-      e = { failures: 0, since: now, lockedUntil: 0 };
-      this.byIp.set(ip, e);
-    }
-    e.failures++;
-    if (e.failures >= MAX_FAILURES) e.lockedUntil = now + LOCK_MS;
-    return true;
+  /** Counts an attempt before it is checked: 0, or (nothing counted) the seconds the address stays locked out. */
+  begin(ip: string): Promise<number> {
+    const key = lockoutKey(ip);
+    return withTx(this.pool, async (tx) => {
+      const wait = (await throttleLockKeys(tx, [key])).get(key) ?? 0;
+      if (wait > 0) return wait;
+      await throttleCount(tx, [{ key, max: MAX_FAILURES, windowS: WINDOW_S, lockS: LOCK_S }]);
+      return 0;
+    });
   }
 
   /** The attempt begun was good: it gives back its own count; a lock-out that only it completed is lifted. */
-  succeed(ip: string): void {
-    const e = this.byIp.get(ip);
-    if (!e || e.failures === 0) return;
-    e.failures--;
-    if (e.failures < MAX_FAILURES) e.lockedUntil = 0;
-  }
-
-  private prune(now: number): void {
-    for (const [ip, e] of this.byIp) if (e.lockedUntil < now && now - e.since > WINDOW_MS) this.byIp.delete(ip);
-    if (this.byIp.size >= MAX_TRACKED) this.byIp.clear(); // under a flood from many addresses: forget rather than grow
+  async succeed(ip: string): Promise<void> {
+    await throttleRelease(this.pool, [{ key: lockoutKey(ip), max: MAX_FAILURES }]);
   }
 }

@@ -1,11 +1,13 @@
 // Binding SMTP servers to their addresses and closing them gracefully: shared by the submission
-// and MX listeners. On close: stop accepting; idle sessions get 421 at once; a message being
-// received or committed finishes (its reply is sent) and then gets 421; after the server's
-// closeTimeout everyone gets 421.
+// and MX listeners. On close (draining): new sessions are greeted with 421 4.3.2 and idle ones
+// get it at once; a message being received or committed finishes (its reply is sent) and then
+// gets 421; the listening sockets close when no session is left, or at the deadline (the
+// shutdown timeout), when the sessions still open get 421 and are closed.
 import type { AddressInfo } from 'node:net';
 import type { SMTPServerOptions } from 'smtp-server';
 import { AppError } from '../errors.js';
 import type { Logger } from '../lib/log.js';
+import { sleep } from '../lib/time.js';
 import type { SubmissionServer } from './server.js';
 
 const SHUTDOWN_SWEEP_MS = 20;
@@ -70,19 +72,36 @@ export async function listenAll<L extends { host: string; port: number }>(
 const closeServers = (servers: SubmissionServer[]) =>
   Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
 
-export function gracefulCloser(servers: SubmissionServer[]): () => Promise<void> {
+/**
+ * `hold`: the rest of the process's shutdown; the listening sockets stay open (answering 421)
+ * until it is over too, so that while the process drains, a client learns at once to go elsewhere.
+ */
+export function gracefulCloser(
+  servers: SubmissionServer[],
+  timeoutMs: number,
+): (hold?: Promise<unknown>) => Promise<void> {
   let closing: Promise<void> | undefined;
-  return () => {
+  return (hold = Promise.resolve()) => {
     closing ??= (async () => {
       const reply = new AppError('service_unavailable').toSmtp();
-      const tell = () => {
+      for (const s of servers) s.draining = true;
+      const deadline = Date.now() + timeoutMs;
+      let held = false;
+      void hold.finally(() => {
+        held = true;
+      });
+      // A session becomes idle when its DATA has been answered: it is told then, within a sweep.
+      for (;;) {
         for (const s of servers) for (const c of s.idleConnections()) c.send(reply.code, reply.message);
-      };
-      const sweep = setInterval(tell, SHUTDOWN_SWEEP_MS);
-      const done = closeServers(servers);
-      tell();
-      await done;
-      clearInterval(sweep);
+        if ((held && servers.every((s) => s.connections.size === 0)) || Date.now() >= deadline) break;
+        await sleep(SHUTDOWN_SWEEP_MS);
+      }
+      for (const s of servers)
+        for (const c of s.connections) {
+          c.send(reply.code, reply.message); // past the deadline: a DATA still arriving is cut off, unacknowledged
+          c.close();
+        }
+      await closeServers(servers);
     })();
     return closing;
   };

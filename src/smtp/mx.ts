@@ -19,11 +19,11 @@ import type { Unsubscribes } from '../contacts/unsubscribe.js';
 
 const MAX_RECIPIENTS = 100; // RFC 5321 4.5.3.1.8: a server must accept at least 100
 const IDLE_TIMEOUT_MS = 300_000; // RFC 5321 4.5.3.2.7: 5 minutes
-const CLOSE_TIMEOUT_MS = 30_000;
 
 export interface Mx {
   listeners: HostPort[];
-  close(): Promise<void>;
+  /** Drains (see listen.ts gracefulCloser); the listening sockets stay open until `hold` is over. */
+  close(hold?: Promise<unknown>): Promise<void>;
 }
 
 export async function startMx(deps: {
@@ -63,12 +63,11 @@ export async function startMx(deps: {
           disabledCommands: ['AUTH'],
           maxRecipients: MAX_RECIPIENTS,
           socketTimeout: IDLE_TIMEOUT_MS,
-          closeTimeout: CLOSE_TIMEOUT_MS,
         },
         config.smtpDataTimeoutMs,
       ),
     log,
     'smtp mx',
   );
-  return { listeners: bound, close: gracefulCloser(servers) };
+  return { listeners: bound, close: gracefulCloser(servers, config.shutdownTimeoutMs) };
 }

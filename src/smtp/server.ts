@@ -8,6 +8,10 @@
 //    are sent as is, instead of getting the library's guess for the reply code prepended.
 // 3. an overall deadline on DATA (the library only has an idle timeout, so a client trickling one
 //    byte every 20 s held a connection and its buffers forever): 421 4.4.2, then the connection closes.
+// 4. draining (shutdown, listen.ts): the listening socket stays open while sessions finish, and a
+//    new session is greeted with 421 4.3.2 (a client tries another MX or submission host at once,
+//    where a refused connection would be tried again on the same address first); a command from a
+//    session is answered 421 4.3.2, but a DATA already being received goes on to its reply.
 import type net from 'node:net';
 import type tls from 'node:tls';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
@@ -20,6 +24,10 @@ const DATA_TIMEOUT = new AppError('data_timeout').toSmtp();
 
 class SubmissionConnection extends SMTPConnection {
   override init(): void {
+    if ((this._server as SubmissionServer).draining) {
+      this._setListeners(() => this.send(421, SHUTTING_DOWN)); // a 421 closes the connection
+      return;
+    }
     this._setListeners(() => {
       const max = this._server.options.maxClients;
       if (max && this._server.connections.size > max) {
@@ -33,6 +41,15 @@ class SubmissionConnection extends SMTPConnection {
     if (code === 421 && data === 'Server shutting down') data = SHUTTING_DOWN;
     if (typeof data === 'string' && ENHANCED.test(data)) return super.send(code, data, false);
     super.send(code, data, context);
+  }
+
+  override _onCommand(command: Buffer, callback?: () => void): void {
+    // While a TLS handshake runs, what arrived in plaintext is dropped unanswered (the library's rule).
+    if ((this._server as SubmissionServer).draining && !this._upgrading && this._ready) {
+      this.send(421, SHUTTING_DOWN);
+      return callback?.();
+    }
+    super._onCommand(command, callback);
   }
 
   override handler_DATA(command: Buffer, callback: () => void): void {
@@ -57,6 +74,9 @@ class SubmissionConnection extends SMTPConnection {
 }
 
 export class SubmissionServer extends SMTPServer {
+  /** Shutting down: new sessions and new commands are answered 421 4.3.2 (listen.ts gracefulCloser). */
+  draining = false;
+
   /** `dataTimeoutMs`: the longest a client may take to send one message's DATA (0 = no limit). */
   constructor(
     options: SMTPServerOptions,

@@ -60,7 +60,7 @@ const contextOf = (u: SessionUser): SendContext => ({
 
 export function submissionHandlers(deps: SubmissionDeps): Handlers {
   const { config, log } = deps;
-  const lockout = new AuthLockout();
+  const lockout = new AuthLockout(deps.pool);
   const perIp = new Map<string, number>();
   const counted = new Set<string>();
   const trusted = new BlockList();
@@ -183,29 +183,32 @@ export function submissionHandlers(deps: SubmissionDeps): Handlers {
 
     onAuth(auth, session, callback) {
       const ip = session.remoteAddress;
-      if (!lockout.begin(ip)) {
-        return callback(
-          smtpError(
-            new AppError(
-              'rate_limit_exceeded',
-              `Too many failed authentication attempts from ${ip}; try again in ${Math.ceil(lockout.lockedFor(ip) / 60_000)} minutes.`,
-            ),
-          ),
-        );
-      }
-      const failed = (message: string) => callback(smtpError(new AppError('invalid_api_key', message)));
-      if (!USERNAMES.has((auth.username ?? '').toLowerCase()))
-        return failed('Invalid username: use `resend` (or `mailroom`) and an API key as the password.');
-      deps.apiKeys.verifyToken(auth.password ?? '').then(
-        (key) => {
-          lockout.succeed(ip);
-          callback(null, { user: { key, token: auth.password ?? '', trusted: false } satisfies SessionUser });
-        },
-        (err) => {
-          if (err instanceof AppError && err.code === 'invalid_api_key') return failed('Invalid API key.');
-          lockout.succeed(ip); // our failure, not a guess
-          callback(smtpError(asAppError(err, 'authentication')));
-        },
+      const attempt = async () => {
+        const wait = await lockout.begin(ip);
+        if (wait > 0)
+          throw new AppError(
+            'rate_limit_exceeded',
+            `Too many failed authentication attempts from ${ip}; try again in ${Math.ceil(wait / 60)} minutes.`,
+          );
+        if (!USERNAMES.has((auth.username ?? '').toLowerCase()))
+          throw new AppError(
+            'invalid_api_key',
+            'Invalid username: use `resend` (or `mailroom`) and an API key as the password.',
+          );
+        try {
+          const key = await deps.apiKeys.verifyToken(auth.password ?? '');
+          await lockout.succeed(ip);
+          return key;
+        } catch (err) {
+          if (err instanceof AppError && err.code === 'invalid_api_key')
+            throw new AppError('invalid_api_key', 'Invalid API key.');
+          await lockout.succeed(ip); // our failure, not a guess
+          throw err;
+        }
+      };
+      attempt().then(
+        (key) => callback(null, { user: { key, token: auth.password ?? '', trusted: false } satisfies SessionUser }),
+        (err) => callback(smtpError(asAppError(err, 'authentication'))),
       );
     },
 

@@ -11,12 +11,12 @@ import { submissionHandlers, type SubmissionDeps } from './session.js';
 
 export const MAX_RECIPIENTS = 50;
 const IDLE_TIMEOUT_MS = 120_000; // RFC 5321 4.5.3.2 suggests 5 min for the server; 2 min is Postfix's order
-const CLOSE_TIMEOUT_MS = 30_000; // at shutdown, the longest an in-flight DATA may take to finish
 
 export interface Submission {
   /** The listeners as bound (port 0 in the config becomes the real port). */
   listeners: SmtpListener[];
-  close(): Promise<void>;
+  /** Drains (see listen.ts gracefulCloser); the listening sockets stay open until `hold` is over. */
+  close(hold?: Promise<unknown>): Promise<void>;
 }
 
 export async function startSubmission(deps: SubmissionDeps): Promise<Submission> {
@@ -45,7 +45,6 @@ export async function startSubmission(deps: SubmissionDeps): Promise<Submission>
     disabledCommands: l.security === 'tls' ? ['STARTTLS'] : [],
     maxRecipients: MAX_RECIPIENTS,
     socketTimeout: IDLE_TIMEOUT_MS,
-    closeTimeout: CLOSE_TIMEOUT_MS,
   });
 
   const { servers, bound } = await listenAll(
@@ -54,5 +53,5 @@ export async function startSubmission(deps: SubmissionDeps): Promise<Submission>
     log,
     'smtp submission',
   );
-  return { listeners: bound, close: gracefulCloser(servers) };
+  return { listeners: bound, close: gracefulCloser(servers, config.shutdownTimeoutMs) };
 }

@@ -43,6 +43,7 @@ export async function startWebhookWorker(deps: {
     pool,
     log,
     concurrency: CONCURRENCY,
+    stopTimeoutMs: config.shutdownTimeoutMs,
     handlers: {
       [WEBHOOK_DISPATCH_JOB]: webhookDispatchJob({ pool }),
       [WEBHOOK_DELIVER_JOB]: webhookDeliverJob({ pool, config, sealer: deps.sealer, http, log }),
