@@ -47,9 +47,7 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
         code_challenge_method: 'S256',
       });
       if (r.state !== null) q.set('state', r.state);
-      return reply
-        .header('cache-control', 'no-store')
-        .redirect(`${deps.config.publicUrl}/dashboard/oauth/authorize?${q}`, 302);
+      return reply.header('cache-control', 'no-store').redirect(`/dashboard/oauth/authorize?${q}`, 302); // relative: the dashboard is on this same origin
     },
   );
 }

@@ -49,7 +49,7 @@ describe('OAuth grants: authorization code with PKCE, tokens as API keys, rotati
     });
     const start = await fetch(`${t.url}/oauth/authorize?${q}`, { redirect: 'manual' });
     assert.equal(start.status, 302);
-    const consentUrl = new URL(start.headers.get('location')!);
+    const consentUrl = new URL(start.headers.get('location')!, t.url);
     assert.equal(consentUrl.pathname, '/dashboard/oauth/authorize');
     const shown = await owner.get(`/dashboard-api/oauth-consent${consentUrl.search}`);
     assert.equal(shown.status, 200, JSON.stringify(shown.body));
