@@ -10,6 +10,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Resend } from 'resend';
 import { startTestApp, type TestApp } from '../../helpers/harness.js';
 import { DashboardClient, inviteSignupConfirmed } from '../../helpers/dashboard-client.js';
+import { queuedId, SMTP_TEST_LISTENERS, transport } from '../../helpers/smtp-submit.js';
 
 const OWNER = { email: 'owner@example.com', password: 'owner-password-1', name: 'Olive Owner' };
 const REDIRECT = 'http://127.0.0.1:9/callback';
@@ -26,7 +27,12 @@ describe('OAuth grants: authorization code with PKCE, tokens as API keys, rotati
   let basic: string;
 
   before(async () => {
-    t = await startTestApp({ deliveryMode: 'capture', dashboardFrom: 'Mailroom <no-reply@mailroom.test>' });
+    t = await startTestApp({
+      deliveryMode: 'capture',
+      dashboardFrom: 'Mailroom <no-reply@mailroom.test>',
+      roles: ['api', 'worker', 'smtp'],
+      smtpListen: SMTP_TEST_LISTENERS,
+    });
     await t.resend.domains.verify((await t.resend.domains.create({ name: 'mailroom.test' })).data!.id);
     owner = new DashboardClient(t.url);
     const setup = await owner.post('/dashboard-api/setup', OWNER);
@@ -260,6 +266,30 @@ describe('OAuth grants: authorization code with PKCE, tokens as API keys, rotati
     assert.equal(sent.error, null, JSON.stringify(sent.error));
     const list = await sdk.oauthGrants.list();
     assert.equal(list.error?.name, 'restricted_api_key');
+  });
+
+  test('the access token is an SMTP submission password too, until its grant is revoked', async () => {
+    const g = await grant('sending_access');
+    const smtp = transport(t, 'tls', { pass: g.access_token });
+    const info = await smtp.sendMail({
+      from: 'acme@mailroom.test',
+      to: 'c@example.com',
+      subject: 'Over SMTP',
+      text: 'x',
+    });
+    const id = queuedId(info.response);
+    assert.equal((await t.resend.emails.get(id)).data?.subject, 'Over SMTP');
+    smtp.close();
+    const grantId = (await t.resend.oauthGrants.list()).data!.data.find(
+      (x) => x.revoked_at === null && x.scopes[0] === 'sending_access',
+    )!.id;
+    assert.equal((await t.resend.oauthGrants.revoke(grantId)).error, null);
+    const after = transport(t, 'tls', { pass: g.access_token });
+    await assert.rejects(
+      after.sendMail({ from: 'acme@mailroom.test', to: 'c@example.com', subject: 'refused', text: 'x' }),
+      /535/,
+    );
+    after.close();
   });
 
   test('the token endpoint answers RFC 6749 5.2 errors', async () => {
