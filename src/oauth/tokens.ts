@@ -141,19 +141,21 @@ async function exchangeCode(pool: Pool, p: Params, client: OAuthClientAuthRow): 
   if (!/^[A-Za-z0-9._~-]{43,128}$/.test(verifier))
     throw new OAuthError('invalid_request', 'code_verifier must be 43 to 128 characters of [A-Za-z0-9._~-].');
   const codeHash = sha256Hex(code);
-  // Marked used before anything else is checked: a code is tried once, whatever the outcome.
-  const use = await oauthCodeUse(pool, codeHash);
-  if (use.kind === 'unknown') throw badGrant('The authorization code is invalid.');
-  if (use.kind === 'used') {
-    if (use.grantId) await oauthGrantRevoke(pool, null, use.grantId, 'authorization_code_reused');
-    throw badGrant('The authorization code was already used; the tokens issued for it are revoked.');
-  }
-  const c = use.code;
-  if (c.expired) throw badGrant('The authorization code has expired.');
-  if (c.client_id !== client.id) throw badGrant('The authorization code was issued to another client.');
-  if (c.redirect_uri !== redirectUri) throw badGrant('redirect_uri differs from the authorization request.');
-  if (!sameChallenge(verifier, c.code_challenge)) throw badGrant('code_verifier does not match the code_challenge.');
-  return withTx(pool, async (tx) => {
+  // One transaction, committed whatever the outcome: the code is spent by its first try (a wrong
+  // verifier included), and a concurrent second exchange waits on the row until the first commits,
+  // then finds the grant it made and revokes it.
+  const outcome = await withTx(pool, async (tx): Promise<TokenAnswer | OAuthError> => {
+    const use = await oauthCodeUse(tx, codeHash);
+    if (use.kind === 'unknown') return badGrant('The authorization code is invalid.');
+    if (use.kind === 'used') {
+      if (use.grantId) await oauthGrantRevoke(tx, null, use.grantId, 'authorization_code_reused');
+      return badGrant('The authorization code was already used; the tokens issued for it are revoked.');
+    }
+    const c = use.code;
+    if (c.expired) return badGrant('The authorization code has expired.');
+    if (c.client_id !== client.id) return badGrant('The authorization code was issued to another client.');
+    if (c.redirect_uri !== redirectUri) return badGrant('redirect_uri differs from the authorization request.');
+    if (!sameChallenge(verifier, c.code_challenge)) return badGrant('code_verifier does not match the code_challenge.');
     const grantId = uuid();
     await oauthGrantInsert(tx, {
       id: grantId,
@@ -165,6 +167,8 @@ async function exchangeCode(pool: Pool, p: Params, client: OAuthClientAuthRow): 
     await oauthCodeSetGrant(tx, codeHash, grantId);
     return issue(tx, grantId, c.scopes);
   });
+  if (outcome instanceof OAuthError) throw outcome;
+  return outcome;
 }
 
 async function refresh(pool: Pool, p: Params, client: OAuthClientAuthRow): Promise<TokenAnswer> {

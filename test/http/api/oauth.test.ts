@@ -259,6 +259,17 @@ describe('OAuth grants: authorization code with PKCE, tokens as API keys, rotati
     assert.equal(listed.revoked_reason, 'authorization_code_reused');
   });
 
+  test('two exchanges of one code at once: one answers tokens, the other invalid_grant, and the grant ends', async () => {
+    const p = pkce();
+    const code = (await authorize({ challenge: p.challenge })).back.searchParams.get('code')!;
+    const form = { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: p.verifier };
+    const both = await Promise.all([token(form), token(form)]);
+    assert.deepEqual(both.map((r) => r.status).sort(), [200, 400]);
+    const won = both.find((r) => r.status === 200)!.body;
+    assert.equal(both.find((r) => r.status === 400)!.body.error, 'invalid_grant');
+    assert.equal((await t.api('GET', '/domains', { key: won.access_token })).status, 403);
+  });
+
   test('a sending_access grant sends but is refused elsewhere, as a sending_access key is', async () => {
     const g = await grant('sending_access');
     const sdk = new Resend(g.access_token, { baseUrl: t.url });
