@@ -325,6 +325,10 @@ describe('OAuth grants: authorization code with PKCE, tokens as API keys, rotati
     );
     assert.equal(noSecret.status, 401);
     assert.equal((await token({ grant_type: 'password' })).body.error, 'unsupported_grant_type');
+    assert.equal((await fetch(`${t.url}/oauth/token`)).status, 405); // the scoped routes are known to the 405 check
+    const doc = (await t.api('GET', '/openapi.json', { key: null })).body;
+    for (const p of ['/oauth/authorize', '/oauth/token', '/oauth/revoke', '/oauth/grants', '/oauth/grants/{id}'])
+      assert.ok(doc.paths[p], p);
     assert.equal((await token({ code })).body.error, 'invalid_request');
     // A wrong verifier fails, and the code is spent with it.
     const wrongVerifier = await token({

@@ -7,6 +7,7 @@ import { get, post } from '../api';
 import { AuthCard } from '../components/AuthCard';
 import { Alert, ErrorRetry, Loading } from '../components/ui';
 import { useAction, useLoad } from '../hooks';
+import { useSession } from '../session';
 
 interface Consent {
   client: { id: string; name: string; logo_uri: string | null };
@@ -23,6 +24,7 @@ const SCOPE_TEXT = {
 };
 
 export function OAuthConsent({ query }: { query: URLSearchParams }) {
+  const { state } = useSession();
   const params = Object.fromEntries(query);
   const consent = useLoad(() => get<Consent>(`/dashboard-api/oauth-consent?${query}`), [query.toString()]);
   const [team, setTeam] = useState<string>();
@@ -58,8 +60,8 @@ export function OAuthConsent({ query }: { query: URLSearchParams }) {
       </p>
       <p data-testid="scope">{SCOPE_TEXT[c.scope]}</p>
       <p class="muted">
-        You will return to <span class="mono">{returnTo.origin}</span>. You can revoke this access at any time under
-        Integrations.
+        Signed in as <strong>{state.user?.email}</strong>. You will return to{' '}
+        <span class="mono">{returnTo.origin}</span>. You can revoke this access at any time under Integrations.
       </p>
       {allowed.length === 0 ? (
         <Alert kind="warn">Only owners and admins can grant access to a team, and you are neither in any team.</Alert>
