@@ -57,6 +57,7 @@ import { Unsubscribes } from './contacts/unsubscribe.js';
 import { WebhookLog } from './webhooks/message-log.js';
 import { Webhooks } from './webhooks/service.js';
 import { createDashboardAuth } from './dashboard-auth/index.js';
+import { OAuthServer } from './oauth/index.js';
 import { startWebhookWorker } from './webhooks/worker.js';
 import { startMaintenanceWorker } from './maintenance/worker.js';
 import { TemplateRenderer } from './templates/render.js';
@@ -305,6 +306,7 @@ export async function startApp(
         tracking: { signer: tracking, recorder: hits },
         unsubscribe: { service: unsubscribes, limiter: unsubscribeLimiter },
         downloads: new DownloadLinks(secretKey, config.publicUrl),
+        oauth: new OAuthServer(db.pool),
         dashboard: createDashboardAuth({
           pool: db.pool,
           config,

@@ -1,6 +1,8 @@
 // API keys as a capability: create (token shown once), authenticate a bearer token, bootstrap.
 // Authentication is on every request's path, so a verified key is cached for a few seconds
 // (deletions in this process take effect at once; in other processes within CACHE_MS).
+// An OAuth access token (oauth/tokens.ts) is accepted wherever a key is, with its grant's team and
+// scope as the permission; it is never cached, so revoking its grant stops it at once everywhere.
 import { AppError, invalidField } from '../errors.js';
 import { apiKeyToken, sha256Hex, uuid } from '../lib/ids.js';
 import type { Queryable } from '../store/db.js';
@@ -18,6 +20,18 @@ import {
 import { domainFindById } from '../store/domains.js';
 import { isUuid } from '../lib/ids.js';
 import type { PageQuery } from '../store/paginate.js';
+import { findAccess, isAccessToken } from '../oauth/tokens.js';
+
+/** What an OAuth access token authenticates as: no key (id null), the grant's team and scope. */
+export interface OAuthTokenAuth {
+  id: null;
+  team_id: string;
+  permission: Permission;
+  domain_id: null;
+  grant_id: string;
+}
+
+export type TokenAuth = ApiKeyAuth | OAuthTokenAuth;
 
 const CACHE_MS = 5_000;
 const TOUCH_EVERY_MS = 60_000;
@@ -113,13 +127,24 @@ export class ApiKeys {
   }
 
   /** The key behind an Authorization header value, or the documented error. */
-  async authenticate(header: string | undefined): Promise<ApiKeyAuth> {
+  async authenticate(header: string | undefined): Promise<TokenAuth> {
     const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (!m) throw new AppError('missing_api_key');
     return this.verifyToken(m[1]);
   }
 
-  async verifyToken(token: string): Promise<ApiKeyAuth> {
+  async verifyToken(token: string): Promise<TokenAuth> {
+    if (isAccessToken(token)) {
+      const access = await findAccess(this.db, token);
+      if (!access) throw new AppError('invalid_api_key');
+      return {
+        id: null,
+        team_id: access.team_id,
+        permission: access.permission,
+        domain_id: null,
+        grant_id: access.grant_id,
+      };
+    }
     const hash = sha256Hex(token);
     const now = Date.now();
     const hit = this.cache.get(hash);

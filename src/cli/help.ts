@@ -46,6 +46,18 @@ uses that server.
 team's id. While \`npx mailroom start\` runs on the embedded PostgreSQL of the same
 MAILROOM_DATA_DIR, it uses that server.
 `,
+  'oauth-clients': `Usage: npx mailroom oauth-clients create --name NAME --redirect-uri URL [--redirect-uri URL ...] [--logo-uri URL] [--public]
+       npx mailroom oauth-clients list
+       npx mailroom oauth-clients delete ID
+
+Registers (the client_id and, unless --public, the client_secret are printed; the secret only
+once), lists or deletes the OAuth clients: third-party integrations that may ask a team's owner or
+admin for a full_access or sending_access grant (GET /oauth/authorize, POST /oauth/token; see the
+README). A redirect URI is matched exactly; it is https, or http on localhost, 127.0.0.1 or [::1].
+--public is for apps that cannot keep a secret (PKCE alone binds their codes). Deleting a client
+revokes every grant and token it holds. While \`npx mailroom start\` runs on the embedded
+PostgreSQL of the same MAILROOM_DATA_DIR, it uses that server.
+`,
   doctor: `Usage: npx mailroom doctor
 
 Checks what a \`npx mailroom start\` with this shell's environment needs: the configuration, the
@@ -66,6 +78,8 @@ export const USAGE = `Usage: npx mailroom <command> [--help]
   api-keys delete ID [--team ID]
   teams create NAME                          add a team and print a full-access key for it
   teams list
+  oauth-clients create --name NAME --redirect-uri URL [--logo-uri URL] [--public]
+  oauth-clients list | delete ID             third-party integrations that may ask for a team's grant
   doctor                                     check ports, database, DNS resolver and TLS
 
 \`npx mailroom <command> --help\` explains one command. (\`npm ci\` puts no \`mailroom\` on the PATH;

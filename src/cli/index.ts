@@ -14,6 +14,7 @@ const COMMANDS: Record<string, () => Promise<(argv: string[]) => Promise<number>
   config: async () => (await import('./config.js')).cmdConfig,
   'api-keys': async () => (await import('./api-keys.js')).cmdApiKeys,
   teams: async () => (await import('./teams.js')).cmdTeams,
+  'oauth-clients': async () => (await import('./oauth-clients.js')).cmdOAuthClients,
   doctor: async () => (await import('./doctor.js')).cmdDoctor,
 };
 

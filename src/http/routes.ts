@@ -78,6 +78,10 @@ import webhooksEventsReplay from './api/webhooks.events.replay.js';
 import trackingOpen from './api/tracking.open.js';
 import trackingClick from './api/tracking.click.js';
 import unsubscribe from './api/unsubscribe.js';
+import oauthAuthorize from './api/oauth.authorize.js';
+import oauthToken from './api/oauth.token.js';
+import oauthRevoke from './api/oauth.revoke.js';
+import oauthGrants from './api/oauth.grants.js';
 
 const ENDPOINTS = [
   apiKeysCreate,
@@ -152,6 +156,10 @@ const ENDPOINTS = [
   trackingOpen,
   trackingClick,
   unsubscribe,
+  oauthAuthorize,
+  oauthToken,
+  oauthRevoke,
+  oauthGrants,
 ];
 
 export async function registerRoutes(app: FastifyInstance, deps: ApiDeps): Promise<void> {

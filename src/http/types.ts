@@ -10,7 +10,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../lib/log.js';
 import type { Pool } from '../store/db.js';
-import type { ApiKeys } from '../auth/api-keys.js';
+import type { ApiKeys, TokenAuth } from '../auth/api-keys.js';
 import type { ApiKeyAuth } from '../store/api-keys.js';
 import type { RateDecision, RateLimiter } from '../ratelimit/limiter.js';
 import type { RequestLogRecorder } from '../request-logs/recorder.js';
@@ -28,6 +28,7 @@ import type { DownloadLinks } from '../inbound/download-links.js';
 import type { DashboardAuth } from '../dashboard-auth/index.js';
 import type { Unsubscribes } from '../contacts/unsubscribe.js';
 import type { SessionRequestAuth } from '../dashboard-auth/sessions.js';
+import type { OAuthServer } from '../oauth/index.js';
 
 /** The Fastify instance routes register on: request parts are typed from their TypeBox schemas. */
 export type ApiApp = FastifyInstance<
@@ -60,13 +61,15 @@ export interface ApiDeps {
   unsubscribe: { service: Unsubscribes; limiter: RateLimiter };
   /** signed download links of received mail */
   downloads: DownloadLinks;
+  /** Mailroom as an OAuth 2.0 authorization server: clients, consent, tokens, grants */
+  oauth: OAuthServer;
   isReady: () => Promise<boolean>;
   /** dashboard sign-in; when present, a session cookie authenticates API requests too */
   dashboard?: DashboardAuth;
 }
 
-/** An API key, or a dashboard session acting for its current team (id null: no key). */
-export type RequestAuth = ApiKeyAuth | SessionRequestAuth;
+/** An API key, an OAuth access token, or a dashboard session acting for its current team (id null: no key). */
+export type RequestAuth = TokenAuth | SessionRequestAuth;
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -5,7 +5,7 @@
 // SMTP reply built from the error table; protocol details stay in server.ts/submission.ts.
 import { BlockList, isIPv6 } from 'node:net';
 import type { SMTPServerDataStream, SMTPServerOptions, SMTPServerSession } from 'smtp-server';
-import type { ApiKeys } from '../auth/api-keys.js';
+import type { ApiKeys, TokenAuth } from '../auth/api-keys.js';
 import type { Config } from '../config/schema.js';
 import { parseAddress } from '../mime/addresses.js';
 import { withIdempotency } from '../emails/idempotency.js';
@@ -17,7 +17,6 @@ import { uuid } from '../lib/ids.js';
 import { counters } from '../lib/metrics.js';
 import type { RateLimiter } from '../ratelimit/limiter.js';
 import type { RequestLogRecorder } from '../request-logs/recorder.js';
-import type { ApiKeyAuth } from '../store/api-keys.js';
 import type { Pool } from '../store/db.js';
 import { isDatabaseUnavailable } from '../store/unavailable.js';
 import { AuthLockout } from './auth-lockout.js';
@@ -34,7 +33,7 @@ export interface SubmissionDeps {
 
 /** The token is kept (in memory) so that every transaction re-checks the key: a deleted key stops within seconds. */
 interface SessionUser {
-  key: ApiKeyAuth;
+  key: TokenAuth;
   token: string;
   trusted: boolean;
 }

@@ -124,11 +124,13 @@ export interface Membership {
   team_name: string;
   role: Role;
   require_mfa: boolean;
+  /** the installation's first team: its owners are the operator in the dashboard (OAuth clients) */
+  is_default: boolean;
 }
 
 export async function membershipsOfUser(db: Queryable, userId: string): Promise<Membership[]> {
   const { rows } = await db.query<Membership>(
-    `SELECT m.team_id, t.name AS team_name, m.role, t.require_mfa FROM team_members m JOIN teams t ON t.id = m.team_id
+    `SELECT m.team_id, t.name AS team_name, m.role, t.require_mfa, t.is_default FROM team_members m JOIN teams t ON t.id = m.team_id
      WHERE m.user_id = $1 ORDER BY t.is_default DESC, t.created_at, t.id`,
     [userId],
   );

@@ -24,7 +24,9 @@ import { ImportDetail } from './pages/ImportDetail';
 import { Imports } from './pages/Imports';
 import { Invite, Verify } from './pages/Invite';
 import { LogDetail, Logs } from './pages/Logs';
+import { Integrations } from './pages/Integrations';
 import { Mailbox } from './pages/Mailbox';
+import { OAuthConsent } from './pages/OAuthConsent';
 import { Metrics } from './pages/Metrics';
 import { ReceivedDetail, Receiving } from './pages/Receiving';
 import { Forgot, Reset, Setup, SignIn } from './pages/SignIn';
@@ -52,6 +54,7 @@ const PAGES: Page[] = [
   ['/domains/:id', 'Domain', (p) => <DomainDetail id={p.id} />],
   ['/domains/:id/deliverability', 'Deliverability', (p) => <Deliverability id={p.id} />],
   ['/api-keys', 'API keys', () => <ApiKeys />],
+  ['/integrations', 'Integrations', () => <Integrations />],
   ['/webhooks', 'Webhooks', () => <Webhooks />],
   ['/webhooks/:id', 'Webhook', (p) => <WebhookDetail id={p.id} />],
   ['/logs', 'Logs', (_p, q) => <Logs query={q} />],
@@ -116,6 +119,8 @@ function App() {
   const invite = match('/invite/:token', path);
   const reset = match('/reset/:token', path);
   const verify = match('/verify/:token', path);
+  // An OAuth authorization waits through sign-in (SignIn stays on this path) and has no shell around it.
+  const consent = path === '/oauth/authorize';
   let title = 'Mailroom';
   let view: preact.JSX.Element;
   if (!state)
@@ -132,6 +137,9 @@ function App() {
     else if (path === '/forgot' && !state.mfa_pending) view = <Forgot />;
     else view = <SignIn query={query} />;
     title = 'Sign in · Mailroom';
+  } else if (consent && !state.mfa_setup_required) {
+    view = <OAuthConsent query={query} />;
+    title = 'Authorize · Mailroom';
   } else {
     const found = PAGES.map(([pattern, name, fn]) => ({ name, fn, params: match(pattern, path) })).find(
       (p) => p.params,

@@ -6,7 +6,8 @@ import { authOf, type ApiApp, type ApiDeps, type RequestAuth } from '../types.js
 import { IdParams } from './domains.schema.js';
 
 const tags = ['Domains'];
-const actor = (a: RequestAuth) => ('session' in a ? `user:${a.session.email}` : `api_key:${a.id}`);
+const actor = (a: RequestAuth) =>
+  'session' in a ? `user:${a.session.email}` : 'grant_id' in a ? `oauth_grant:${a.grant_id}` : `api_key:${a.id}`;
 
 export default function register(app: ApiApp, deps: ApiDeps): void {
   const guard = deps.reputationGuard;

@@ -1,6 +1,7 @@
 // The dashboard's HTTP surface: the built SPA, and the dashboard-only endpoints under
-// /dashboard-api/ (sign-in, account, team, invites, OAuth, password reset, raw MIME). Its data
-// comes from the ordinary API, authenticated by the session cookie (see http/hooks.ts).
+// /dashboard-api/ (sign-in, account, team, invites, OAuth sign-in, OAuth consent and clients,
+// password reset, raw MIME). Its data comes from the ordinary API, authenticated by the session
+// cookie (see http/hooks.ts).
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ApiDeps } from '../types.js';
@@ -9,6 +10,8 @@ import apiKeys from './api-keys.js';
 import emailsRaw from './emails-raw.js';
 import invites from './invites.js';
 import oauth from './oauth.js';
+import oauthClients from './oauth-clients.js';
+import oauthConsent from './oauth-consent.js';
 import passwordReset from './password-reset.js';
 import session from './session.js';
 import team from './team.js';
@@ -18,6 +21,17 @@ export async function registerDashboard(app: FastifyInstance, deps: ApiDeps): Pr
   await registerUi(app);
   if (!deps.dashboard) return;
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
-  for (const register of [session, account, team, invites, oauth, passwordReset, emailsRaw, apiKeys])
+  for (const register of [
+    session,
+    account,
+    team,
+    invites,
+    oauth,
+    passwordReset,
+    emailsRaw,
+    apiKeys,
+    oauthConsent,
+    oauthClients,
+  ])
     register(typed, deps);
 }

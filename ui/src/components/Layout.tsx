@@ -15,6 +15,7 @@ const NAV: [string, string][] = [
   ['/metrics', 'Metrics'],
   ['/domains', 'Domains'],
   ['/api-keys', 'API keys'],
+  ['/integrations', 'Integrations'],
   ['/webhooks', 'Webhooks'],
   ['/logs', 'Logs'],
   ['/suppressions', 'Suppressions'],

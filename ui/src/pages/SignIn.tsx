@@ -6,7 +6,7 @@ import { Alert } from '../components/ui';
 import { AuthCard, Field, formData } from '../components/AuthCard';
 import { Link } from '../components/Link';
 import { useAction, useLoad } from '../hooks';
-import { navigate } from '../router';
+import { current, navigate } from '../router';
 import { useSession } from '../session';
 
 export function Setup() {
@@ -61,7 +61,7 @@ export function SignIn({ query }: { query: URLSearchParams }) {
   const [recovery, setRecovery] = useState(false);
   const done = async () => {
     await reload();
-    navigate('/emails', { replace: true });
+    if (current().path !== '/oauth/authorize') navigate('/emails', { replace: true }); // a pending OAuth consent stays
   };
   const login = useAction(async (d: Record<string, string>) => {
     const r = await post<{ mfa_required: boolean }>('/dashboard-api/login', d);
