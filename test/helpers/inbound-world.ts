@@ -10,6 +10,7 @@ import type { Config } from '../../src/config/schema.js';
 import { startMailWorld, type MailWorld } from './mail-world.js';
 import { publishRecords, type WireRecord } from './publish-records.js';
 import { closeAll } from './close-all.js';
+import { freePort } from './free-port.js';
 
 export interface InboundWorld extends MailWorld {
   mxPort: number;
@@ -22,15 +23,6 @@ export interface InboundWorld extends MailWorld {
   ): Promise<{ response: string }>;
   /** Signs `raw` as sender.test. */
   sign(raw: Buffer): Promise<Buffer>;
-}
-
-/** A port that was free a moment ago (signed download links need MAILROOM_PUBLIC_URL to name the real port). */
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
 }
 
 export async function startInboundWorld(overrides: Partial<Config> = {}): Promise<InboundWorld> {

