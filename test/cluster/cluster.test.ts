@@ -329,7 +329,8 @@ describe('the cluster: 2 api, smtp, mx, 3 workers on one database, killed and re
           .filter((h) => h.type === 'email.delivered')
           .flatMap((h) => h.data.to as string[]),
       );
-    const hookDeadline = Date.now() + 60_000;
+    // A webhook job held by a killed process waits for its lease (60 s) to run out: up to 150 s.
+    const hookDeadline = Date.now() + 150_000;
     let noHook: string[] = [];
     while (Date.now() < hookDeadline) {
       const seen = deliveredHooks();
