@@ -428,6 +428,13 @@ describe('Automations and Events pages in a browser', { timeout: 300_000 }, () =
         async () => (await t.api('GET', `/automations/${made.body.id}`)).body.steps[1].config.duration === '3 days',
         15_000,
       );
+      // The builder has taken the answer too (Save is disabled again): an edit made before that
+      // could be replaced by the saved graph, or its Save click land while the first one is in flight.
+      await until(
+        'the builder shows the save done',
+        () => page.getByRole('button', { name: 'Save', exact: true }).isDisabled(),
+        15_000,
+      );
       const saved = (await t.api('GET', `/automations/${made.body.id}`)).body;
       assert.deepEqual(saved.steps[2].config, { ...rule, rules: [{ ...rule.rules[0], value: 'team' }, rule.rules[1]] });
       assert.deepEqual(saved.steps.slice(3), graph.steps.slice(3));
