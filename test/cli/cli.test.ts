@@ -7,14 +7,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { freshDatabase, type TestDatabase } from '../helpers/db.js';
 import { startTestApp } from '../helpers/harness.js';
-import { runMailroomAsync } from '../helpers/cli.js';
+import { runMailroomAsync, mailroomEntry } from '../helpers/cli.js';
 import { sha256Hex } from '../../src/lib/ids.js';
 import { sleep } from '../../src/lib/time.js';
 import { closeAll } from '../helpers/close-all.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const run = (args: string[], env: Record<string, string>) =>
-  spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+  spawnSync(process.execPath, [...mailroomEntry(), ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH!, HOME: process.env.HOME!, ...env },
     encoding: 'utf8',
@@ -258,7 +258,7 @@ test('start runs on the embedded PostgreSQL with no database URL, serves, and st
   // A Mailroom already running here holds the default ports (3000, 2587, 2465, 2525): the test's
   // server must listen on ports of its own.
   const held = await Promise.all([3000, 2587, 2465, 2525].map(occupy));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'start'], {
+  const child = spawn(process.execPath, [...mailroomEntry(), 'start'], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH!,

@@ -10,12 +10,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { sleep } from '../../src/lib/time.js';
+import { mailroomEntry } from '../helpers/cli.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const KEY = 're_restart_test_key';
 
 function start(dataDir: string, extra: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'start'], {
+  const child = spawn(process.execPath, [...mailroomEntry(), 'start'], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH!,

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOT, runMailroom as run } from '../helpers/cli.js';
+import { ROOT, runMailroom as run, mailroomEntry } from '../helpers/cli.js';
 import { sleep } from '../../src/lib/time.js';
 
 test('while start runs on the embedded PostgreSQL, doctor, teams, api-keys and migrate use its database, and a second start refuses', {
@@ -23,7 +23,7 @@ test('while start runs on the embedded PostgreSQL, doctor, teams, api-keys and m
     MAILROOM_MX_HOST: 'mx.mailroom.test',
     MAILROOM_DNS_SERVERS: '127.0.0.1:9',
   };
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'start'], {
+  const child = spawn(process.execPath, [...mailroomEntry(), 'start'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH!, HOME: process.env.HOME!, ...env, MAILROOM_BOOTSTRAP_API_KEY: 're_shared_test_key' },
   });

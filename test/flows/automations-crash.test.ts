@@ -10,6 +10,7 @@ import { freshDatabase, type TestDatabase } from '../helpers/db.js';
 import { startTestApp, type TestApp } from '../helpers/harness.js';
 import { sleep } from '../../src/lib/time.js';
 import { closeAll } from '../helpers/close-all.js';
+import { mailroomEntry } from '../helpers/cli.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const RUNS = 1000;
@@ -70,7 +71,7 @@ describe('automation runs survive kill -9 of their worker', () => {
 
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-automation-kill-'));
     dirs.push(dataDir);
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'start'], {
+    const child = spawn(process.execPath, [...mailroomEntry(), 'start'], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: {

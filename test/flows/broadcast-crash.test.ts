@@ -11,6 +11,7 @@ import { startTestApp, type TestApp } from '../helpers/harness.js';
 import { broadcastGet } from '../helpers/mailroom-wire.js';
 import { sleep } from '../../src/lib/time.js';
 import { closeAll } from '../helpers/close-all.js';
+import { mailroomEntry } from '../helpers/cli.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const CONTACTS = 3000;
@@ -74,7 +75,7 @@ describe('a broadcast survives kill -9 of its worker', () => {
 
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-broadcast-kill-'));
     dirs.push(dataDir);
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'start'], {
+    const child = spawn(process.execPath, [...mailroomEntry(), 'start'], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: {

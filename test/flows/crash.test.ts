@@ -12,6 +12,7 @@ import { startRecordingSmtp, type RecordingSmtp } from '../helpers/recording-smt
 import { publishRecords, type WireRecord } from '../helpers/publish-records.js';
 import { sleep } from '../../src/lib/time.js';
 import { closeAll } from '../helpers/close-all.js';
+import { mailroomEntry } from '../helpers/cli.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const KEY = 're_crash000_crashcrashcrashcrashcrash00';
@@ -32,7 +33,7 @@ describe('crash safety (kill -9)', () => {
   async function startProc(roles: string): Promise<Proc> {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-crash-'));
     dirs.push(dataDir);
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'start'], {
+    const child = spawn(process.execPath, [...mailroomEntry(), 'start'], {
       cwd: ROOT,
       env: { ...env, MAILROOM_ROLES: roles, MAILROOM_DATA_DIR: dataDir },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -11,7 +11,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOT } from '../helpers/cli.js';
+import { ROOT, mailroomEntry } from '../helpers/cli.js';
 import { freshDatabase, type TestDatabase } from '../helpers/db.js';
 import { startTestApp, type TestApp } from '../helpers/harness.js';
 import { startFakeDns, type FakeDns } from '../helpers/fake-dns.js';
@@ -41,7 +41,7 @@ interface Proc {
 function startWorker(name: string, db: TestDatabase, dns: FakeDns, mx: RecordingSmtp, dirs: string[]): Proc {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `mailroom-deliver-once-${name}-`));
   dirs.push(dataDir);
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'start'], {
+  const child = spawn(process.execPath, [...mailroomEntry(), 'start'], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH!,

@@ -3,7 +3,7 @@
 // stopped with SIGTERM (then SIGKILL after a bound). For tests where a crash of the process itself
 // is what is looked for: an unhandled 'error' event or rejection ends a process, not a test.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { ROOT } from './cli.js';
+import { ROOT, mailroomEntry } from './cli.js';
 import { sleep } from '../../src/lib/time.js';
 
 export interface MailroomProc {
@@ -17,7 +17,7 @@ export interface MailroomProc {
 }
 
 export async function startMailroomProc(env: Record<string, string>, startTimeoutMs = 60_000): Promise<MailroomProc> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'start'], {
+  const child = spawn(process.execPath, [...mailroomEntry(), 'start'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH!, HOME: process.env.HOME!, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

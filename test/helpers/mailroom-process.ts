@@ -1,8 +1,8 @@
-// A `mailroom start` in a child process (from source, via tsx) with only the given environment
+// A `mailroom start` in a child process (the build when fresh, else the sources via tsx: cli.ts) with only the given environment
 // (plus PATH and HOME), its JSON log lines collected as they come, for tests of several processes
 // on one database: wait for a line, signal it, await its exit. stop() kills what is still running.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { ROOT } from './cli.js';
+import { mailroomEntry, ROOT } from './cli.js';
 import { until } from './until.js';
 
 export interface LogLine {
@@ -22,12 +22,33 @@ export interface MailroomProcess {
   kill(): void;
 }
 
+// Children still running when this test process ends are killed with it: a test file the runner
+// stops at its timeout (SIGTERM) must not leave servers running through the rest of the suite.
+const live = new Set<ChildProcess>();
+let reaping = false;
+function reapOnExit() {
+  if (reaping) return;
+  reaping = true;
+  const reap = () => {
+    for (const c of live) c.kill('SIGKILL');
+  };
+  process.once('exit', reap);
+  for (const signal of ['SIGTERM', 'SIGINT'] as const)
+    process.once(signal, () => {
+      reap();
+      process.exit(128 + (signal === 'SIGTERM' ? 15 : 2));
+    });
+}
+
 export function startMailroom(args: string[], env: Record<string, string>): MailroomProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'start', ...args], {
+  reapOnExit();
+  const child = spawn(process.execPath, [...mailroomEntry(), 'start', ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH!, HOME: process.env.HOME!, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  live.add(child);
+  child.once('exit', () => live.delete(child));
   const lines: LogLine[] = [];
   let out = '';
   let partial = '';

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOT } from '../helpers/cli.js';
+import { ROOT, mailroomEntry } from '../helpers/cli.js';
 import { freshDatabase, type TestDatabase } from '../helpers/db.js';
 import { sleep } from '../../src/lib/time.js';
 import { createPool } from '../../src/store/db.js';
@@ -32,7 +32,7 @@ interface Proc {
 function startWorker(name: string, db: TestDatabase, dirs: string[]): Proc {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `mailroom-recurring-${name}-`));
   dirs.push(dataDir);
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'start'], {
+  const child = spawn(process.execPath, [...mailroomEntry(), 'start'], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH!,

@@ -12,6 +12,7 @@ import { startTestApp, type TestApp } from '../../helpers/harness.js';
 import { freshDatabase } from '../../helpers/db.js';
 import { sleep } from '../../../src/lib/time.js';
 import { closeAll } from '../../helpers/close-all.js';
+import { mailroomEntry } from '../../helpers/cli.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const csv = (text: string | Buffer) =>
@@ -355,7 +356,7 @@ describe('contact imports and their worker', () => {
       const created = await api.resend.contacts.imports.create({ file: csv(lines.join('\n')) });
       assert.equal(created.error, null, JSON.stringify(created.error));
       const id = created.data!.id;
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'start'], {
+      const child = spawn(process.execPath, [...mailroomEntry(), 'start'], {
         cwd: ROOT,
         stdio: ['ignore', 'pipe', 'pipe'],
         env: {
