@@ -100,6 +100,7 @@ export async function startApp(
     url: config.databaseUrl,
     directUrl: config.databaseDirectUrl,
     dataDir: config.dataDir,
+    poolSize: config.databasePoolSize,
     log,
   });
   const drains: (() => Promise<unknown>)[] = []; // phase 1, in parallel, each bounded by the shutdown timeout

@@ -231,6 +231,13 @@ export const schema = {
     parse: optUrl(['postgres:', 'postgresql:']),
     secret: true,
   }),
+  databasePoolSize: def({
+    env: 'MAILROOM_DATABASE_POOL_SIZE',
+    description:
+      'pooled PostgreSQL connections per process at most; a worker process also holds one LISTEN connection for each of its five job workers',
+    default: 20,
+    parse: int(1, 1000),
+  }),
   dataDir: def({
     env: 'MAILROOM_DATA_DIR',
     description: 'embedded database, generated secrets, TLS certificate',

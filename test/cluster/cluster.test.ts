@@ -72,6 +72,7 @@ describe('the cluster: 2 api, smtp, mx, 3 workers on one database, killed and re
     MAILROOM_HTTP_LISTEN: '127.0.0.1:0',
     MAILROOM_SMTP_LISTEN: `127.0.0.1:${smtpPort}:tls`,
     MAILROOM_MX_LISTEN: `127.0.0.1:${mxPort}`,
+    MAILROOM_DATABASE_POOL_SIZE: '4', // seven processes at 20 took PostgreSQL's 100 connections from the tests beside it
     MAILROOM_LOG_LEVEL: 'debug', // the maintenance worker's runs are debug lines naming their slot
   });
   const instances: { name: string; p: MailroomProcess }[] = []; // every process started, for the log lines

@@ -48,6 +48,8 @@ export async function startTestApp(
       mxHost: 'mx.mailroom.test',
       // Processes sharing a database must share the secret (DKIM keys are sealed with it).
       secretKey: `test-secret:${db.url}`,
+      // Three test files at a time, several apps each, on one PostgreSQL of 100 connections.
+      databasePoolSize: 10,
       ...overrides,
     },
   );
