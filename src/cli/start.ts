@@ -15,6 +15,17 @@ export async function cmdStart(argv: string[]): Promise<number> {
   if (values.roles) env[schema.roles.env] = values.roles;
   if (values.regions) env[schema.regions.env] = values.regions;
   const config = loadConfig(env);
+  // The signal handlers go in before start-up: a SIGTERM that arrives while the roles are still
+  // starting (the HTTP server may already be listening) waits for the start to finish, then stops
+  // the process gracefully like any other, instead of killing it with the default action. A
+  // second signal during a start that hangs (a database that never answers) exits at once.
+  let signalled: string | undefined;
+  let onSignal = (signal: string) => {
+    if (signalled) process.exit(1);
+    signalled = signal;
+  };
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  process.on('SIGINT', () => onSignal('SIGINT'));
   const app = await startApp(config, { migrate: !values['no-migrate'] });
   app.log.info('mailroom started', {
     roles: config.roles,
@@ -24,7 +35,7 @@ export async function cmdStart(argv: string[]): Promise<number> {
   });
   await new Promise<void>((resolve) => {
     let stopping = false;
-    const stop = (signal: string) => {
+    onSignal = (signal: string) => {
       if (stopping) return;
       stopping = true;
       app.log.info('shutting down', { signal });
@@ -33,8 +44,7 @@ export async function cmdStart(argv: string[]): Promise<number> {
         resolve();
       });
     };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
+    if (signalled) onSignal(signalled);
   });
   // Everything is closed; a socket or timer some library left open must not keep a stopped
   // process alive (an orchestrator would wait for it, then kill it): exit a moment later regardless.
