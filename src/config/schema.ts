@@ -234,7 +234,7 @@ export const schema = {
   databasePoolSize: def({
     env: 'MAILROOM_DATABASE_POOL_SIZE',
     description:
-      'pooled PostgreSQL connections per process at most; a worker process also holds one LISTEN connection for each of its five job workers',
+      'pooled PostgreSQL connections per process at most; a worker process also holds one LISTEN connection, shared by its job workers',
     default: 20,
     parse: int(1, 1000),
   }),

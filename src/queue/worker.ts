@@ -25,7 +25,7 @@ import {
 } from '../store/jobs.js';
 import { backoffMs, type BackoffOptions } from './backoff.js';
 import { retryWhileUnavailable } from '../store/unavailable.js';
-import { JobListener } from './listener.js';
+import { type JobListener, type JobSubscriber, sharedJobListener } from './listener.js';
 import { Batcher } from './batcher.js';
 
 export interface Job<P = unknown> {
@@ -104,6 +104,7 @@ export class Worker {
   private readonly onStopTimeout: (() => void) | undefined;
   private readonly backoff: BackoffOptions;
   private readonly listener: JobListener;
+  private readonly doorbell: JobSubscriber;
   private readonly running = new Map<string, Running>(); // until the outcome is written
   private busy = 0; // handlers executing: what `concurrency` bounds
   // Finished jobs are deleted in batches, and a handler's slot is freed before its delete, so the
@@ -153,16 +154,19 @@ export class Worker {
     this.stopTimeoutMs = opts.stopTimeoutMs ?? 30_000;
     this.onStopTimeout = opts.onStopTimeout;
     this.backoff = opts.backoff ?? {};
-    this.listener = new JobListener({
-      // LISTEN needs a session of its own: PostgreSQL itself, never a transaction-mode pooler.
+    // LISTEN needs a session of its own: PostgreSQL itself, never a transaction-mode pooler. One
+    // per process (per pool), shared by its workers, each of which filters the kinds it runs.
+    this.listener = sharedJobListener(this.pool, () => ({
       config: { ...sessionConfig(this.pool), application_name: 'mailroom-jobs-listener' },
       channel: JOBS_CHANNEL,
       log: this.log,
+    }));
+    this.doorbell = {
       onNotify: (kind) => {
         if (!kind || this.filter.kinds.includes(kind)) this.wake();
       },
       onConnect: () => this.wake(),
-    });
+    };
   }
 
   /** Resolves once LISTENing (or, if the database is unreachable, once a reconnect is scheduled). */
@@ -170,7 +174,7 @@ export class Worker {
     if (this.started) return;
     this.started = true;
     this.renewTimer = setInterval(() => void this.renewLeases(), Math.max(50, this.leaseMs / 3));
-    await this.listener.start();
+    await this.listener.subscribe(this.doorbell);
     this.wake();
     this.log.info('worker started', {
       kinds: this.filter.kinds,
@@ -188,7 +192,7 @@ export class Worker {
     this.started = false;
     clearTimeout(this.idleTimer);
     this.idleTimer = undefined;
-    const listenerClosed = this.listener.close();
+    const listenerClosed = this.listener.unsubscribe(this.doorbell);
     await this.loop;
     let timer: NodeJS.Timeout | undefined;
     const drained = Promise.all([...this.running.values()].map((r) => r.done)).then(() => true);

@@ -14,6 +14,8 @@ const K = registerJobKinds({
   'rc.job': 'runs after the listener reconnects',
   'dd.job': 'deduplicated by key',
   'other.job': 'another kind with the same key',
+  'sh1.job': 'woken through the shared listener (first worker)',
+  'sh2.job': 'woken through the shared listener (second worker)',
 });
 let db: TestDatabase;
 before(async () => {
@@ -141,6 +143,56 @@ test('the worker keeps being woken after its LISTEN connection is killed', { tim
     assert.ok(performance.now() - t0 < 500);
   } finally {
     await worker.stop();
+  }
+});
+
+test('the workers of a process share one LISTEN connection, which closes with the last of them', {
+  timeout: 15_000,
+}, async () => {
+  const listeners = async () =>
+    (
+      await db.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity
+         WHERE datname = current_database() AND application_name = 'mailroom-jobs-listener'`,
+      )
+    ).rows[0].n;
+  const ran: string[] = [];
+  const worker = (kind: string) =>
+    new Worker({
+      pool: db.pool,
+      log,
+      maxIdleMs: 60_000, // woken by the notification only, within the wait below
+      handlers: {
+        [kind]: async () => {
+          ran.push(kind);
+        },
+      },
+    });
+  const one = worker(K['sh1.job']);
+  const two = worker(K['sh2.job']);
+  await one.start();
+  await two.start();
+  try {
+    assert.equal(await listeners(), 1);
+    await enqueue(db.pool, { kind: K['sh1.job'], payload: {} });
+    await enqueue(db.pool, { kind: K['sh2.job'], payload: {} });
+    await waitFor('both jobs', () => ran.length === 2, 2_000);
+    await one.stop();
+    assert.equal(await listeners(), 1, 'still open for the other worker');
+    await enqueue(db.pool, { kind: K['sh2.job'], payload: {} });
+    await waitFor('the second worker woken again', () => ran.length === 3, 2_000);
+  } finally {
+    await one.stop();
+    await two.stop();
+  }
+  await waitFor('the listener closed', async () => (await listeners()) === 0, 5_000);
+  // and a worker started afterwards opens it again
+  const three = worker(K['sh1.job']);
+  await three.start();
+  try {
+    assert.equal(await listeners(), 1);
+  } finally {
+    await three.stop();
   }
 });
 
