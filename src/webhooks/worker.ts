@@ -44,6 +44,9 @@ export async function startWebhookWorker(deps: {
     log,
     concurrency: CONCURRENCY,
     stopTimeoutMs: config.shutdownTimeoutMs,
+    // Requests still running at the shutdown timeout are cut before their jobs are given back, so
+    // none is still being sent from here once another process has the job.
+    onStopTimeout: () => http.close(),
     handlers: {
       [WEBHOOK_DISPATCH_JOB]: webhookDispatchJob({ pool }),
       [WEBHOOK_DELIVER_JOB]: webhookDeliverJob({ pool, config, sealer: deps.sealer, http, log }),
