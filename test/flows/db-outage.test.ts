@@ -13,7 +13,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { Resend } from 'resend';
 import { startPrivatePostgres, freePort, type PrivatePostgres } from '../helpers/private-postgres.js';
-import { startMailroomProc, type MailroomProc } from '../helpers/mailroom-proc.js';
+import { startMailroomProc, type MailroomProc } from '../helpers/mailroom-process.js';
 import { startFakeDns, type FakeDns } from '../helpers/fake-dns.js';
 import { startRecordingSmtp, type RecordingSmtp } from '../helpers/recording-smtp.js';
 import { publishRecords, type WireRecord } from '../helpers/publish-records.js';

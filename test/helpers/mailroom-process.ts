@@ -1,6 +1,8 @@
 // A `mailroom start` in a child process (the build when fresh, else the sources via tsx: cli.ts) with only the given environment
 // (plus PATH and HOME), its JSON log lines collected as they come, for tests of several processes
-// on one database: wait for a line, signal it, await its exit. stop() kills what is still running.
+// on one database: wait for a line, signal it, await its exit; kill() ends it at once, stop() with
+// SIGTERM (SIGKILL after a bound). startMailroomProc: one started and waited for, for tests where a
+// crash of the process itself is what is looked for (an unhandled error ends a process, not a test).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mailroomEntry, ROOT } from './cli.js';
 import { until } from './until.js';
@@ -13,8 +15,11 @@ export interface LogLine {
 export interface MailroomProcess {
   child: ChildProcess;
   lines: LogLine[];
-  /** stdout and stderr as received, the first 50,000 characters (for a failure's message) */
+  /** stdout and stderr as received, the last 200,000 characters or more (for a failure's message) */
   output(): string;
+  alive(): boolean;
+  /** SIGTERM, and SIGKILL if it has not exited within 30 s */
+  stop(): Promise<void>;
   /** the first log line with this message (and, if given, more), waited for up to timeoutMs */
   waitFor(msg: string, timeoutMs?: number, match?: (l: LogLine) => boolean): Promise<LogLine>;
   /** exit code (null if killed by a signal) */
@@ -53,7 +58,8 @@ export function startMailroom(args: string[], env: Record<string, string>): Mail
   let out = '';
   let partial = '';
   const keep = (s: string) => {
-    if (out.length < 50_000) out += s;
+    out += s;
+    if (out.length > 400_000) out = out.slice(-200_000);
   };
   child.stdout!.on('data', (d: Buffer) => {
     keep(d.toString());
@@ -73,11 +79,19 @@ export function startMailroom(args: string[], env: Record<string, string>): Mail
   void exited.then(() => {
     done = true;
   });
-  return {
+  const proc: MailroomProcess = {
     child,
     lines,
     output: () => out,
+    alive: () => !done,
     exited,
+    async stop() {
+      if (done) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      await exited;
+      clearTimeout(timer);
+    },
     waitFor: (msg, timeoutMs = 60_000, match = () => true) =>
       until(
         `log line "${msg}"`,
@@ -88,10 +102,28 @@ export function startMailroom(args: string[], env: Record<string, string>): Mail
         },
         timeoutMs,
       ).catch((err: Error) => {
-        throw new Error(`${err.message}\n${out}`);
+        throw new Error(`${err.message}\n${out.slice(-20_000)}`);
       }),
     kill: () => {
       if (!done) child.kill('SIGKILL');
     },
   };
+  return proc;
 }
+
+/** A `mailroom start` waited for until "mailroom started"; `url` is its HTTP API's when it runs the api role. */
+export async function startMailroomProc(
+  env: Record<string, string>,
+  startTimeoutMs = 60_000,
+): Promise<MailroomProcess & { url?: string }> {
+  const p = startMailroom([], env);
+  try {
+    const started = await p.waitFor('mailroom started', startTimeoutMs);
+    return Object.assign(p, { url: typeof started.http === 'string' ? started.http : undefined });
+  } catch (err) {
+    await p.stop();
+    throw err;
+  }
+}
+
+export type MailroomProc = Awaited<ReturnType<typeof startMailroomProc>>;
