@@ -4,6 +4,7 @@ import http from 'node:http';
 import { startTestApp, type TestApp } from '../helpers/harness.js';
 import { DashboardClient, type Res } from '../helpers/dashboard-client.js';
 import { totp } from '../../src/dashboard-auth/totp.js';
+import { storeCheapPassword } from '../helpers/cheap-password.js';
 import { ACCOUNT_LOCK_S, PER_ACCOUNT } from '../../src/dashboard-auth/throttle.js';
 
 const OWNER = { email: 'owner@example.com', password: 'owner-password-1' };
@@ -45,6 +46,7 @@ describe('sign-in throttling behind a reverse proxy (MAILROOM_TRUST_PROXY set): 
     t = await startTestApp({}, { env: { MAILROOM_TRUST_PROXY: '127.0.0.1' } });
     owner = new DashboardClient(t.url);
     assert.equal((await owner.post('/dashboard-api/setup', OWNER)).status, 200);
+    await storeCheapPassword(t.db.pool, OWNER.email, OWNER.password);
   });
   after(async () => {
     await t.close();
@@ -142,6 +144,7 @@ describe('sign-in throttling without MAILROOM_TRUST_PROXY', () => {
   before(async () => {
     t = await startTestApp();
     assert.equal((await new DashboardClient(t.url).post('/dashboard-api/setup', OWNER)).status, 200);
+    await storeCheapPassword(t.db.pool, OWNER.email, OWNER.password);
   });
   after(async () => {
     await t.close();

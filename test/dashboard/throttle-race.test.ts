@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { startTestApp, type TestApp } from '../helpers/harness.js';
 import { DashboardClient } from '../helpers/dashboard-client.js';
 import { totp } from '../../src/dashboard-auth/totp.js';
+import { storeCheapPassword } from '../helpers/cheap-password.js';
 
 const OWNER = { email: 'owner@example.com', password: 'owner-password-1' };
 
@@ -11,6 +12,7 @@ describe('sign-in throttling holds under concurrent attempts', () => {
   before(async () => {
     t = await startTestApp();
     await new DashboardClient(t.url).post('/dashboard-api/setup', OWNER);
+    await storeCheapPassword(t.db.pool, OWNER.email, OWNER.password);
   });
   after(async () => {
     await t.close();
