@@ -4,7 +4,6 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load.js';
 import { schema } from '../config/schema.js';
-import { startApp } from '../app.js';
 
 export async function cmdStart(argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -15,6 +14,9 @@ export async function cmdStart(argv: string[]): Promise<number> {
   if (values.roles) env[schema.roles.env] = values.roles;
   if (values.regions) env[schema.regions.env] = values.regions;
   const config = loadConfig(env);
+  // The service's code is loaded once the settings are known to be good (about 3 s of module
+  // loading on a small machine): an invalid setting is named at once.
+  const { startApp } = await import('../app.js');
   // The signal handlers go in before start-up: a SIGTERM that arrives while the roles are still
   // starting (the HTTP server may already be listening) waits for the start to finish, then stops
   // the process gracefully like any other, instead of killing it with the default action. A
