@@ -1,7 +1,6 @@
 // SPF, DKIM, DMARC and ARC of a received message, evaluated by mailauth through the configured
 // resolver, reduced to Resend's vocabulary (pass|fail|gray|processing_failed|unknown).
 import type { Readable } from 'node:stream';
-import { authenticate } from 'mailauth';
 import type { ResolveFn } from './dns-cache.js';
 
 export type AuthVerdict = 'pass' | 'fail' | 'gray' | 'processing_failed' | 'unknown';
@@ -35,11 +34,20 @@ export function verdict(result: string | undefined): AuthVerdict {
 type Status = { status?: { result?: string } } | false | undefined;
 const resultOf = (x: Status) => (x && typeof x === 'object' ? x.status?.result : undefined);
 
+// mailauth (with its SPF, DMARC, ARC and BIMI code and their dependencies) is half a second of
+// module loading: loaded with the first message received, not by every process at start.
+let loaded: Promise<typeof import('mailauth')> | undefined;
+const mailauth = () => {
+  loaded ??= import('mailauth');
+  return loaded;
+};
+
 export async function authenticateInbound(
   input: Buffer | Readable,
   env: { ip: string; helo: string; sender: string; mta: string; resolve: ResolveFn },
 ): Promise<Authentication> {
   try {
+    const { authenticate } = await mailauth();
     const res = await authenticate(input, {
       ip: env.ip,
       helo: env.helo,
