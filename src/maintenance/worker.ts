@@ -13,6 +13,7 @@ import type { Pool, Queryable } from '../store/db.js';
 import { emailMetricsRollup } from '../store/email-metrics.js';
 import { emailsPurgeRaw } from '../store/emails.js';
 import { idempotencyDeleteExpired } from '../store/idempotency.js';
+import { oauthDeleteExpired } from '../store/oauth.js';
 import {
   DOMAIN_RECHECK_JOB,
   EMAIL_RETENTION_JOB,
@@ -97,7 +98,8 @@ export async function startMaintenanceWorker(deps: {
     [RECEIVED_EMAIL_RETENTION_JOB]: () => receivedEmailsPurge(pool, config.retentionDays),
     [IDEMPOTENCY_EXPIRY_JOB]: () => idempotencyDeleteExpired(pool),
     [REPUTATION_RETENTION_JOB]: () => reputationCountsPurge(pool),
-    [SESSION_EXPIRY_JOB]: () => Promise.all([sessionsDeleteExpired(pool), throttleDeleteStale(pool, 3600)]),
+    [SESSION_EXPIRY_JOB]: () =>
+      Promise.all([sessionsDeleteExpired(pool), throttleDeleteStale(pool, 3600), oauthDeleteExpired(pool)]),
   };
   // The debug line names the slot (the row's due time) it ran for: how a test sees that no slot ran twice.
   const handler =

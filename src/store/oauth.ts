@@ -74,8 +74,6 @@ export async function oauthCodeInsert(
     expiresAt: Date;
   },
 ): Promise<void> {
-  // Codes live for minutes; the ones long past their expiry go as new ones come (no upkeep job).
-  await db.query(`DELETE FROM oauth_codes WHERE expires_at < now() - interval '1 day'`);
   await db.query(
     `INSERT INTO oauth_codes (code_hash, client_id, team_id, user_id, scopes, redirect_uri, code_challenge, expires_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
@@ -155,6 +153,20 @@ export async function oauthGrantRevoke(
     [id, teamId, reason],
   );
   return rows[0];
+}
+
+/**
+ * Codes and tokens a day past their expiry (the hourly expiry job): refused as expired by then
+ * already, kept that day so that a code or rotated refresh token presented again late is still
+ * recognised as reused (and revokes its grant). Returns how many rows went.
+ */
+export async function oauthDeleteExpired(db: Queryable): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `WITH codes AS (DELETE FROM oauth_codes WHERE expires_at < now() - interval '1 day' RETURNING 1),
+          tokens AS (DELETE FROM oauth_tokens WHERE expires_at < now() - interval '1 day' RETURNING 1)
+     SELECT (SELECT count(*) FROM codes)::int + (SELECT count(*) FROM tokens)::int AS n`,
+  );
+  return rows[0].n;
 }
 
 export async function oauthTokenInsert(
