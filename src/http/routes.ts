@@ -82,6 +82,7 @@ import oauthAuthorize from './api/oauth.authorize.js';
 import oauthToken from './api/oauth.token.js';
 import oauthRevoke from './api/oauth.revoke.js';
 import oauthGrants from './api/oauth.grants.js';
+import inboxes from './api/inboxes.js';
 
 const ENDPOINTS = [
   apiKeysCreate,
@@ -160,6 +161,7 @@ const ENDPOINTS = [
   oauthToken,
   oauthRevoke,
   oauthGrants,
+  inboxes,
 ];
 
 export async function registerRoutes(app: FastifyInstance, deps: ApiDeps): Promise<void> {
