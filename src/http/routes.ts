@@ -83,6 +83,10 @@ import oauthToken from './api/oauth.token.js';
 import oauthRevoke from './api/oauth.revoke.js';
 import oauthGrants from './api/oauth.grants.js';
 import inboxes from './api/inboxes.js';
+import inboxesLabels from './api/inboxes.labels.js';
+import inboxesThreads from './api/inboxes.threads.js';
+import inboxesThreadsLabels from './api/inboxes.threads-labels.js';
+import inboxesThreadsEmails from './api/inboxes.threads-emails.js';
 
 const ENDPOINTS = [
   apiKeysCreate,
@@ -162,6 +166,10 @@ const ENDPOINTS = [
   oauthRevoke,
   oauthGrants,
   inboxes,
+  inboxesLabels,
+  inboxesThreads,
+  inboxesThreadsLabels,
+  inboxesThreadsEmails,
 ];
 
 export async function registerRoutes(app: FastifyInstance, deps: ApiDeps): Promise<void> {

@@ -3,7 +3,8 @@
 // attachment stored on its own, and commit the email, its attachments and its email.received
 // event together. Small messages from concurrent sessions share one statement (group commit).
 // Attachments that may be DMARC aggregate reports are also kept in memory (up to 10 MB each) and
-// handed to dmarc-ingest.ts once the message is stored.
+// handed to dmarc-ingest.ts once the message is stored. Mail for an inbox address is then filed
+// into its threads (inboxes/filing.ts).
 import type { Resolver } from 'node:dns/promises';
 import { Transform } from 'node:stream';
 import type { Config } from '../config/schema.js';
@@ -19,6 +20,7 @@ import { ingestDmarcReports } from './dmarc-ingest.js';
 import { MAX_ATTACHMENT_BYTES, mayBeReport } from './dmarc-report.js';
 import { cachedResolve, type ResolveFn } from './dns-cache.js';
 import { parseInbound } from './parse.js';
+import { fileReceived } from '../inboxes/filing.js';
 import type { Spool } from './spool.js';
 
 export interface InboundEnvelope {
@@ -167,6 +169,11 @@ export class InboundReceiver {
       const item = { email, attachments, event };
       await writer.finish((db, chunks) =>
         db ? receivedEmailsInsert(db, [item], chunks) : this.batch.add({ items: [item], chunks }),
+      );
+      // Into the team's inboxes among the recipients, once the received email is committed. A failure
+      // here leaves the email in /emails/receiving (logged); the sender is not asked to send again.
+      await fileReceived(this.deps.pool, email, attachments).catch((err) =>
+        this.deps.log?.error('filing into an inbox failed', { err, email: id }),
       );
       if (reportCandidates.length) {
         const ingested = await ingestDmarcReports(this.deps.pool, to.teamId, id, reportCandidates).catch((err) => {

@@ -49,6 +49,7 @@ export interface MessageAttachment {
 export interface MessageRow {
   id: string;
   thread_id: string;
+  source_id: string;
   direction: 'inbound' | 'outbound';
   from: string;
   to: string[];
@@ -71,6 +72,7 @@ export interface MessageInsert {
   inbox_id: string;
   thread_id: string;
   direction: 'inbound' | 'outbound';
+  source_id: string;
   message_id: string | null;
   refs: string[];
   from_addr: string;
@@ -291,8 +293,8 @@ export async function threadTouch(
 export async function messageInsert(db: Queryable, m: MessageInsert): Promise<boolean> {
   const { rowCount } = await db.query(
     `INSERT INTO inbox_messages (id, team_id, inbox_id, thread_id, direction, message_id, refs, from_addr, to_addrs, cc_addrs,
-       bcc_addrs, reply_to, subject, html, text_body, attachments, read, created_at, search)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
+       bcc_addrs, reply_to, subject, html, text_body, attachments, read, created_at, source_id, search)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $20,
        setweight(to_tsvector('english', coalesce($13, '')), 'A')
        || setweight(to_tsvector('simple', $19), 'B')
        || setweight(to_tsvector('english', left(coalesce($15, ''), 200000)), 'C'))
@@ -317,12 +319,13 @@ export async function messageInsert(db: Queryable, m: MessageInsert): Promise<bo
       m.read,
       m.created_at,
       [m.from_addr, ...m.to_addrs, ...m.cc_addrs].join(' ').replace(/[@.]/g, ' '),
+      m.source_id,
     ],
   );
   return Boolean(rowCount);
 }
 
-const MESSAGE_COLUMNS = `id, thread_id, direction, from_addr AS "from", to_addrs AS "to", cc_addrs AS cc, bcc_addrs AS bcc, reply_to,
+const MESSAGE_COLUMNS = `id, thread_id, source_id, direction, from_addr AS "from", to_addrs AS "to", cc_addrs AS cc, bcc_addrs AS bcc, reply_to,
   subject, message_id, refs, html, text_body AS text, attachments, read, created_at AS received_at`;
 
 export async function messageList(
@@ -422,4 +425,14 @@ export async function threadLabelsRemove(db: Queryable, threadId: string, labelI
 export async function threadLock(db: Queryable, inboxId: string): Promise<void> {
   // Filing takes the inbox's lock: two messages of one new conversation arriving at once must not make two threads.
   await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 28))', [inboxId]);
+}
+
+/** A member of the team by email address (assignment); undefined when none. */
+export async function teamMemberByEmail(db: Queryable, teamId: string, email: string) {
+  const { rows } = await db.query<{ id: string; email: string }>(
+    `SELECT u.id, u.email FROM users u JOIN team_members m ON m.user_id = u.id
+     WHERE m.team_id = $1 AND lower(u.email) = lower($2)`,
+    [teamId, email],
+  );
+  return rows[0];
 }

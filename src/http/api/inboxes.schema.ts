@@ -9,7 +9,7 @@ export const ThreadParams = Type.Object({
   threadId: Type.String({ maxLength: 100 }),
 });
 export const OpenBody = Type.Record(Type.String(), Type.Unknown());
-export const OpenQuery = Type.Object({}, { additionalProperties: Type.String() });
+export const OpenQuery = Type.Record(Type.String(), Type.String());
 /** Inbox bodies are text and small; drafts and replies carry attachments (25 MB as base64, plus room). */
 export const INBOX_BODY_LIMIT = 64 * 1024;
 export const ATTACHMENT_BODY_LIMIT = 36 * 1024 * 1024;

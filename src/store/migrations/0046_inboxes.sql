@@ -1,7 +1,8 @@
 -- Inboxes (issue 28): hosted mailboxes on addresses of a team's receiving domains. Mail received
 -- for an inbox address and mail sent from it is filed into threads (conversations); a message of a
 -- thread keeps its own copy of the bodies (the mailbox outlives the retention of received_emails
--- and emails), and its id is the received email's or the sent email's id. Labels belong to an inbox.
+-- and emails); its id is the received or sent email's id (source_id) unless one received email
+-- reached two inboxes of the team. Labels belong to an inbox.
 CREATE TABLE inboxes (
   id             uuid PRIMARY KEY,
   team_id        uuid NOT NULL REFERENCES teams (id) ON DELETE CASCADE,
@@ -41,6 +42,7 @@ CREATE TABLE inbox_messages (
   inbox_id           uuid NOT NULL REFERENCES inboxes (id) ON DELETE CASCADE,
   thread_id          uuid NOT NULL REFERENCES inbox_threads (id) ON DELETE CASCADE,
   direction          text NOT NULL CHECK (direction IN ('inbound', 'outbound')),
+  source_id          uuid NOT NULL,           -- the received email (inbound) or sent email (outbound)
   message_id         text,                    -- with its angle brackets, as in the header
   refs               text[] NOT NULL DEFAULT '{}', -- References then In-Reply-To, as found
   from_addr          text NOT NULL,

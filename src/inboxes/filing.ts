@@ -1,0 +1,217 @@
+// Filing a message into an inbox's threads: by Message-ID first (its In-Reply-To and References
+// naming a message already in the inbox, RFC 5322 3.6.4), else by the normalised subject with a
+// shared outside participant within FALLBACK_DAYS, else a new thread. Received mail comes from
+// inbound/receive.ts once the received email is committed; sent mail from replies.ts and drafts.ts.
+// Records inbox.thread.created, inbox.email.received|sent in the same transaction.
+import { withTx, type Pool, type Queryable } from '../store/db.js';
+import { inboxesFindByAddresses, inboxTouchReceived } from '../store/inboxes.js';
+import {
+  messageInsert,
+  threadFindByMessageIds,
+  threadFindBySubject,
+  threadInsert,
+  threadLock,
+  threadSummary,
+  threadTouch,
+  type MessageAttachment,
+} from '../store/inbox-threads.js';
+import { resourceEventInsert } from '../store/resource-events.js';
+import { uuid } from '../lib/ids.js';
+
+const FALLBACK_DAYS = 3;
+const MAX_REFS = 50; // a long References field keeps its newest ids
+const PREFIX = /^\s*((re|fw|fwd|aw|wg|sv|vs|antw|tr|rif|ref)(\s*\[\d+\])?\s*:\s*)+/i;
+
+/** The subject a conversation keeps: no Re:/Fwd: prefixes, spaces collapsed, lower case. */
+export const subjectKey = (s: string | null): string =>
+  (s ?? '').replace(PREFIX, '').replace(/\s+/g, ' ').trim().toLowerCase();
+
+/** Message-IDs named by In-Reply-To and References, newest last, `<...>` kept. */
+export function referencedIds(headers: Record<string, string | string[] | undefined>): string[] {
+  const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v.join(' ') : (v ?? ''));
+  const ids = `${one(headers.references)} ${one(headers['in-reply-to'])}`.match(/<[^<>\s]{1,900}>/g) ?? [];
+  return [...new Set(ids)].slice(-MAX_REFS);
+}
+
+export interface FiledMessage {
+  id: string;
+  /** the received or sent email this message is */
+  sourceId: string;
+  direction: 'inbound' | 'outbound';
+  messageId: string | null;
+  refs: string[];
+  from: string;
+  to: string[];
+  cc: string[];
+  bcc: string[];
+  replyTo: string[];
+  subject: string | null;
+  html: string | null;
+  text: string | null;
+  attachments: MessageAttachment[];
+  at: Date;
+  /** a reply or forward from the API: the thread it was written in (no guessing) */
+  threadId?: string;
+}
+
+/** The event form of a message (InboxEventEmail: no bodies). */
+export const emailOfEvent = (m: FiledMessage) => ({
+  id: m.id,
+  direction: m.direction,
+  from: m.from,
+  to: m.to,
+  cc: m.cc,
+  bcc: m.bcc,
+  reply_to: m.replyTo,
+  subject: m.subject,
+  message_id: m.messageId,
+  attachments: m.attachments.map((a) => ({ id: a.id, filename: a.filename, size: a.size })),
+  read: m.direction === 'outbound',
+  received_at: m.at.toISOString(),
+});
+
+const lowerAll = (xs: string[]) => xs.map((x) => x.toLowerCase());
+
+/** Files one message into an inbox (in the caller's transaction); returns the thread's id. */
+export async function fileMessage(
+  tx: Queryable,
+  inbox: { id: string; team_id: string; email_address: string },
+  m: FiledMessage,
+  source: 'api' | 'system' = 'system',
+): Promise<string> {
+  await threadLock(tx, inbox.id);
+  const participants = [...new Set(lowerAll([m.from, ...m.to, ...m.cc]))]
+    .filter((a) => a && a !== inbox.email_address)
+    .sort();
+  const key = subjectKey(m.subject);
+  let threadId =
+    m.threadId ??
+    (await threadFindByMessageIds(tx, inbox.id, m.refs)) ??
+    (key && participants.length
+      ? await threadFindBySubject(
+          tx,
+          inbox.id,
+          key,
+          participants,
+          new Date(m.at.getTime() - FALLBACK_DAYS * 86_400_000),
+        )
+      : undefined);
+  const inbound = m.direction === 'inbound';
+  const created = !threadId;
+  if (!threadId) {
+    threadId = uuid();
+    await threadInsert(tx, {
+      id: threadId,
+      team_id: inbox.team_id,
+      inbox_id: inbox.id,
+      subject: m.subject,
+      subject_key: key,
+      participants,
+      folder: inbound ? 'inbox' : 'sent',
+      last_message_at: m.at,
+    });
+  } else {
+    await threadTouch(tx, threadId, { at: m.at, participants, inbound });
+  }
+  const fresh = await messageInsert(tx, {
+    id: m.id,
+    team_id: inbox.team_id,
+    inbox_id: inbox.id,
+    thread_id: threadId,
+    direction: m.direction,
+    source_id: m.sourceId,
+    message_id: m.messageId,
+    refs: m.refs,
+    from_addr: m.from,
+    to_addrs: m.to,
+    cc_addrs: m.cc,
+    bcc_addrs: m.bcc,
+    reply_to: m.replyTo,
+    subject: m.subject,
+    html: m.html,
+    text_body: m.text,
+    attachments: m.attachments,
+    read: !inbound,
+    created_at: m.at,
+  });
+  if (!fresh) return threadId; // filed before (a retried delivery of the same stored email)
+  if (inbound) await inboxTouchReceived(tx, inbox.id, m.at);
+  const thread = await threadSummary(tx, inbox.id, threadId);
+  const { assignee_email: _a, ...summary } = thread!;
+  const data = {
+    source,
+    inbox_id: inbox.id,
+    thread_id: threadId,
+    thread: { object: 'inbox_thread', ...summary },
+    email_id: m.id,
+    email: emailOfEvent(m),
+  };
+  if (created) await resourceEventInsert(tx, inbox.team_id, threadId, 'inbox.thread.created', data);
+  await resourceEventInsert(tx, inbox.team_id, m.id, inbound ? 'inbox.email.received' : 'inbox.email.sent', data);
+  return threadId;
+}
+
+/** A stored received email, as inbound/receive.ts has it. */
+export interface ReceivedForInbox {
+  id: string;
+  team_id: string;
+  received_for: string[];
+  from_addr: string;
+  to_addrs: string[];
+  cc_addrs: string[];
+  bcc_addrs: string[];
+  reply_to: string[];
+  subject: string;
+  message_id: string | null;
+  html: string | null;
+  text_body: string | null;
+  headers: Record<string, string | string[]>;
+  created_at: string;
+}
+
+/**
+ * Files a committed received email into each inbox among its envelope recipients (one
+ * transaction); nothing when none of them is an inbox (one indexed query).
+ */
+export async function fileReceived(
+  pool: Pool,
+  email: ReceivedForInbox,
+  attachments: {
+    id: string;
+    filename: string | null;
+    size: number;
+    content_type: string;
+    content_disposition: string;
+  }[],
+): Promise<number> {
+  const addresses = lowerAll(email.received_for);
+  const inboxes = await inboxesFindByAddresses(pool, email.team_id, addresses);
+  if (!inboxes.length) return 0;
+  await withTx(pool, async (tx) => {
+    for (const inbox of inboxes)
+      await fileMessage(
+        tx,
+        { ...inbox, team_id: email.team_id },
+        {
+          id: inboxes.length === 1 ? email.id : uuid(), // one received email, one message per inbox
+          sourceId: email.id,
+          direction: 'inbound',
+          messageId: email.message_id,
+          refs: referencedIds(email.headers),
+          from: email.from_addr,
+          to: email.to_addrs,
+          cc: email.cc_addrs,
+          bcc: email.bcc_addrs,
+          replyTo: email.reply_to,
+          subject: email.subject || null,
+          html: email.html,
+          text: email.text_body,
+          attachments: attachments
+            .filter((a) => a.content_disposition !== 'inline' || a.filename)
+            .map((a) => ({ id: a.id, filename: a.filename, size: a.size, content_type: a.content_type })),
+          at: new Date(email.created_at),
+        },
+      );
+  });
+  return inboxes.length;
+}
