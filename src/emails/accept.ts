@@ -305,9 +305,12 @@ export class EmailAcceptor {
     await emailsInsertAccepted(this.pool, emails, completion ? [completion] : []);
   }
 
-  /** Commits emails in the caller's transaction (an automation step's email with the step's completion). */
-  async commitIn(tx: Queryable, emails: AcceptedEmail[]): Promise<void> {
-    await emailsInsertAccepted(tx, emails);
+  /**
+   * Commits emails in the caller's transaction (an automation step's email with the step's
+   * completion; an inbox reply with its filing into the thread and its idempotency key).
+   */
+  async commitIn(tx: Queryable, emails: AcceptedEmail[], completion?: IdempotencyCompletion): Promise<void> {
+    await emailsInsertAccepted(tx, emails, completion ? [completion] : []);
   }
 
   /** Commits a page in the caller's transaction (a broadcast's, with the advance of its cursor). */

@@ -282,8 +282,8 @@ export class EmailSender {
   }
 
   /** Commits emails in the caller's transaction (an automation step's, with the step): the acceptor's. */
-  commitIn(tx: Queryable, emails: AcceptedEmail[]): Promise<void> {
-    return this.accept.commitIn(tx, emails);
+  commitIn(tx: Queryable, emails: AcceptedEmail[], completion?: IdempotencyCompletion): Promise<void> {
+    return this.accept.commitIn(tx, emails, completion);
   }
 
   /** Commits a batch in its own statement, all or nothing: the acceptor's. */

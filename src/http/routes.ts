@@ -87,6 +87,7 @@ import inboxesLabels from './api/inboxes.labels.js';
 import inboxesThreads from './api/inboxes.threads.js';
 import inboxesThreadsLabels from './api/inboxes.threads-labels.js';
 import inboxesThreadsEmails from './api/inboxes.threads-emails.js';
+import inboxesThreadsAnswers from './api/inboxes.threads-answers.js';
 
 const ENDPOINTS = [
   apiKeysCreate,
@@ -170,6 +171,7 @@ const ENDPOINTS = [
   inboxesThreads,
   inboxesThreadsLabels,
   inboxesThreadsEmails,
+  inboxesThreadsAnswers,
 ];
 
 export async function registerRoutes(app: FastifyInstance, deps: ApiDeps): Promise<void> {
