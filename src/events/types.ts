@@ -56,10 +56,10 @@ export const EVENT_TYPES = {
   'inbox.thread.labels.updated': pub(),
   'inbox.email.received': pub(),
   'inbox.email.sent': pub(),
-  'inbox.draft.created': pub(false),
-  'inbox.draft.updated': pub(false),
-  'inbox.draft.sent': pub(false),
-  'inbox.draft.deleted': pub(false),
+  'inbox.draft.created': pub(),
+  'inbox.draft.updated': pub(),
+  'inbox.draft.sent': pub(),
+  'inbox.draft.deleted': pub(),
 } as const satisfies Record<string, Spec>;
 
 export type EventType = keyof typeof EVENT_TYPES;

@@ -88,6 +88,7 @@ import inboxesThreads from './api/inboxes.threads.js';
 import inboxesThreadsLabels from './api/inboxes.threads-labels.js';
 import inboxesThreadsEmails from './api/inboxes.threads-emails.js';
 import inboxesThreadsAnswers from './api/inboxes.threads-answers.js';
+import inboxesDrafts from './api/inboxes.drafts.js';
 
 const ENDPOINTS = [
   apiKeysCreate,
@@ -172,6 +173,7 @@ const ENDPOINTS = [
   inboxesThreadsLabels,
   inboxesThreadsEmails,
   inboxesThreadsAnswers,
+  inboxesDrafts,
 ];
 
 export async function registerRoutes(app: FastifyInstance, deps: ApiDeps): Promise<void> {

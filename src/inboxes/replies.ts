@@ -121,6 +121,25 @@ export async function sendFromInbox(
 
 type Answer = 'reply' | 'forward';
 
+/** Who a reply to `m` goes to: its Reply-To or sender (inbound), its recipients (one we sent). */
+export function replyTarget(m: MessageRow, own: string): string[] {
+  const to = m.direction === 'inbound' ? (m.reply_to.length ? m.reply_to : [m.from]) : m.to;
+  const others = to.filter((a) => a.toLowerCase() !== own);
+  return others.length ? others : to;
+}
+
+/** In-Reply-To and References of a reply to `m`. */
+export function answerHeaders(m: MessageRow): Record<string, string> {
+  const references = referencesFor(m);
+  return {
+    ...(m.message_id ? { 'In-Reply-To': m.message_id } : {}),
+    ...(references ? { References: references } : {}),
+  };
+}
+
+/** The Re: subject of a reply to `m`. */
+export const replySubject = (m: MessageRow) => prefixed('Re', m.subject);
+
 /** POST .../threads/:threadId/emails/:emailId/reply | forward. */
 export async function answer(
   deps: InboxMailDeps,
@@ -149,7 +168,7 @@ export async function answer(
   let send: Record<string, unknown>;
   const references = referencesFor(m);
   if (kind === 'reply') {
-    const to = m.direction === 'inbound' ? (m.reply_to.length ? m.reply_to : [m.from]) : m.to;
+    const to = replyTarget(m, own);
     const cc = addressesOf(body.cc, 'cc');
     if (body.reply_all === true) {
       const seen = new Set([...to, ...cc].map((a) => a.toLowerCase()));
@@ -160,7 +179,7 @@ export async function answer(
         }
     }
     send = {
-      to: to.filter(notOwn).length ? to.filter(notOwn) : to,
+      to,
       cc,
       bcc: addressesOf(body.bcc, 'bcc'),
       subject: subject ?? prefixed('Re', m.subject),
@@ -168,11 +187,7 @@ export async function answer(
       text,
       attachments: extra,
       reply_to: own,
-      headers: {
-        ...headers,
-        ...(m.message_id ? { 'In-Reply-To': m.message_id } : {}),
-        ...(references ? { References: references } : {}),
-      },
+      headers: { ...headers, ...answerHeaders(m) },
     };
   } else {
     if (body.to === undefined || body.to === null) throw new AppError('missing_required_field', 'Missing `to` field.');
