@@ -14,6 +14,7 @@ import { deliveryJobs } from './delivery/deliver.job.js';
 import { contactImportJob } from './contacts/import.job.js';
 import { EmailSender } from './emails/send.js';
 import { EmailAcceptor, type RecipientBudget } from './emails/accept.js';
+import { fileSent } from './inboxes/filing.js';
 import { ComposeInsights } from './insights/compose-insights.js';
 import { Broadcasts } from './broadcasts/service.js';
 import { PauseCheck } from './reputation/pause-check.js';
@@ -156,7 +157,15 @@ export async function startApp(
     // The pieces first, then what uses them: THE way in (the acceptor, with the guard's pause
     // check), the composing sender over it, then what sits above the send path.
     const pauses = new PauseCheck(db.pool, config); // a paused domain refuses list mail (and transactional, when so configured)
-    const accept = new EmailAcceptor(db.pool, domains, { guard: pauses.check, recipientBudget });
+    const accept = new EmailAcceptor(db.pool, domains, {
+      guard: pauses.check,
+      recipientBudget,
+      committed: (emails) =>
+        fileSent(db.pool, emails).then(
+          () => undefined,
+          (err) => log.error('filing sent mail into an inbox failed', { err }),
+        ),
+    });
     const templates = new TemplateRenderer(db.pool);
     const renderTemplate = (teamId: string, ref: string, variables: unknown) =>
       templates.render(teamId, ref, variables);

@@ -46,6 +46,11 @@ export interface AcceptorOptions {
   guard?: SendGuard;
   /** the team's recipient rate, where requests are served (api, smtp roles); none: not counted */
   recipientBudget?: RecipientBudget;
+  /**
+   * Told of the emails commit/commitMany committed (API, batch, SMTP), after the commit: inboxes
+   * file mail sent from an inbox address (inboxes/filing.ts fileSent). Its failure never fails a send.
+   */
+  committed?: (emails: AcceptedEmail[]) => Promise<void>;
 }
 
 /** What the check step found: the sending domain and the send's topic. */
@@ -119,6 +124,7 @@ export class EmailAcceptor {
         items.map((i) => i.email),
         items.flatMap((i) => (i.completion ? [i.completion] : [])),
       );
+      await this.told(items.map((i) => i.email));
       return items.map(() => undefined);
     });
   }
@@ -303,6 +309,11 @@ export class EmailAcceptor {
   /** Commits a batch in its own statement: all or nothing. */
   async commitMany(emails: AcceptedEmail[], completion?: IdempotencyCompletion): Promise<void> {
     await emailsInsertAccepted(this.pool, emails, completion ? [completion] : []);
+    await this.told(emails);
+  }
+
+  private async told(emails: AcceptedEmail[]): Promise<void> {
+    if (this.opts.committed && emails.length) await this.opts.committed(emails).catch(() => undefined);
   }
 
   /**

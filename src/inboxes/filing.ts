@@ -1,10 +1,12 @@
 // Filing a message into an inbox's threads: by Message-ID first (its In-Reply-To and References
 // naming a message already in the inbox, RFC 5322 3.6.4), else by the normalised subject with a
 // shared outside participant within FALLBACK_DAYS, else a new thread. Received mail comes from
-// inbound/receive.ts once the received email is committed; sent mail from replies.ts and drafts.ts.
+// inbound/receive.ts once the received email is committed; sent mail from replies.ts and drafts.ts
+// (in their transaction), and mail sent from an inbox address through POST /emails, /emails/batch
+// or SMTP from the acceptor once committed (fileSent, wired in app.ts).
 // Records inbox.thread.created, inbox.email.received|sent in the same transaction.
 import { withTx, type Pool, type Queryable } from '../store/db.js';
-import { inboxesFindByAddresses, inboxTouchReceived } from '../store/inboxes.js';
+import { inboxesFindByAddresses, inboxesFindByFrom, inboxTouchReceived } from '../store/inboxes.js';
 import {
   messageInsert,
   threadFindByMessageIds,
@@ -17,6 +19,7 @@ import {
 } from '../store/inbox-threads.js';
 import { resourceEventInsert } from '../store/resource-events.js';
 import { uuid } from '../lib/ids.js';
+import type { AcceptedEmail } from '../store/emails.js';
 
 const FALLBACK_DAYS = 3;
 const MAX_REFS = 50; // a long References field keeps its newest ids
@@ -214,4 +217,54 @@ export async function fileReceived(
       );
   });
   return inboxes.length;
+}
+
+const addressOf = (fromHeader: string) => (/<([^<>]+)>\s*$/.exec(fromHeader)?.[1] ?? fromHeader).trim().toLowerCase();
+
+/**
+ * Files committed emails whose From is an inbox address of their team (one query for the batch;
+ * nothing more when none is). Scheduled mail is filed when accepted.
+ */
+export async function fileSent(pool: Pool, emails: AcceptedEmail[]): Promise<number> {
+  const rows = emails.map((e) => e.row).filter((r) => !r.broadcast_id && !r.automation_id);
+  if (!rows.length) return 0;
+  const inboxes = await inboxesFindByFrom(
+    pool,
+    rows.map((r) => r.team_id),
+    rows.map((r) => addressOf(r.from_header)),
+  );
+  if (!inboxes.length) return 0;
+  const byKey = new Map(inboxes.map((i) => [`${i.team_id} ${i.email_address}`, i]));
+  let n = 0;
+  await withTx(pool, async (tx) => {
+    for (const r of rows) {
+      const inbox = byKey.get(`${r.team_id} ${addressOf(r.from_header)}`);
+      if (!inbox) continue;
+      const header = (name: string) => r.headers?.find((h) => h.name.toLowerCase() === name)?.value;
+      await fileMessage(
+        tx,
+        inbox,
+        {
+          id: r.id,
+          sourceId: r.id,
+          direction: 'outbound',
+          messageId: r.message_id,
+          refs: referencedIds({ references: header('references'), 'in-reply-to': header('in-reply-to') }),
+          from: inbox.email_address,
+          to: r.to_addrs,
+          cc: r.cc_addrs,
+          bcc: r.bcc_addrs,
+          replyTo: r.reply_to,
+          subject: r.subject,
+          html: r.html,
+          text: r.text_body,
+          attachments: [],
+          at: new Date(r.created_at),
+        },
+        'api',
+      );
+      n++;
+    }
+  });
+  return n;
 }

@@ -62,6 +62,16 @@ export async function inboxesFindByAddresses(db: Queryable, teamId: string, addr
   return rows;
 }
 
+/** The inboxes among (team, address) pairs: mail sent from an inbox address. */
+export async function inboxesFindByFrom(db: Queryable, teamIds: string[], addresses: string[]) {
+  const { rows } = await db.query<{ id: string; team_id: string; email_address: string }>(
+    `SELECT i.id, i.team_id, i.email_address FROM inboxes i
+     JOIN unnest($1::uuid[], $2::text[]) AS x(team_id, address) ON i.email_address = x.address AND i.team_id = x.team_id`,
+    [teamIds, addresses],
+  );
+  return rows;
+}
+
 export async function inboxList(db: Queryable, teamId: string, limit: number, after?: string, before?: string) {
   const cursor = after ?? before;
   const params: unknown[] = [teamId, limit + 1];

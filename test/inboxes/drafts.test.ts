@@ -27,6 +27,8 @@ describe('inbox drafts through the resend SDK', () => {
         'inbox.draft.sent',
         'inbox.draft.deleted',
         'inbox.email.sent',
+        'inbox.thread.assigned',
+        'inbox.thread.unassigned',
       ],
     });
     const d = await t.api('POST', '/domains', {
@@ -203,5 +205,54 @@ describe('inbox drafts through the resend SDK', () => {
       [sentEvent.data.email_id, sentEvent.data.thread_id, sentEvent.data.draft.html],
       [emailId, thread.id, undefined],
     );
+  });
+
+  test('mail sent through POST /emails from the inbox address is filed; threads are assigned to team members', async () => {
+    const sent = await t.resend.emails.send({
+      from: 'Help <help@support.test>',
+      to: 'bo@example.org',
+      subject: 'Welcome aboard',
+      text: 'Hi Bo',
+    });
+    assert.equal(sent.error, null, JSON.stringify(sent.error));
+    const other = await t.resend.emails.send({
+      from: 'news@support.test',
+      to: 'bo@example.org',
+      subject: 'Not an inbox',
+      text: 'x',
+    });
+    assert.equal(other.error, null);
+    const threads = (await t.resend.inboxes.threads.list({ ...sel(), folders: ['sent'] })).data!.data;
+    const welcome = threads.find((x) => x.subject === 'Welcome aboard');
+    assert.ok(welcome, JSON.stringify(threads));
+    assert.equal(threads.filter((x) => x.subject === 'Not an inbox').length, 0);
+    const [m] = (await t.resend.inboxes.threads.emails.list({ ...sel(), threadId: welcome.id })).data!.data;
+    assert.deepEqual([m.id, m.direction, m.to], [sent.data!.id, 'outbound', ['bo@example.org']]);
+
+    const userId = '6f1c2a52-8d0e-4d3c-9a41-0c5b8f3e2a11';
+    await t.db.pool.query("INSERT INTO users (id, email, name) VALUES ($1, 'agent@support.test', 'Agent')", [userId]);
+    await t.db.pool.query("INSERT INTO team_members (team_id, user_id, role) VALUES ($1, $2, 'member')", [
+      t.app.defaultTeamId,
+      userId,
+    ]);
+    const path = `/inboxes/${inboxId}/threads/${welcome.id}`;
+    const assigned = await t.api('PATCH', path, { body: { assignee_email: 'Agent@support.test' } });
+    assert.equal(assigned.status, 200, JSON.stringify(assigned.body));
+    assert.equal(assigned.body.assignee_email, 'agent@support.test');
+    const stranger = await t.api('PATCH', path, { body: { assignee_email: 'nobody@support.test' } });
+    assert.equal(stranger.status, 422);
+    assert.match(stranger.body.message, /assignee_email/);
+    const unassigned = await t.api('PATCH', path, { body: { assignee_email: null } });
+    assert.equal(unassigned.body.assignee_email, null);
+    const events = (await rcv.waitFor(12)).map((e) => JSON.parse(e.body));
+    const sentEvents = events.filter((e) => e.type === 'inbox.email.sent' && e.data.email_id === sent.data!.id);
+    assert.equal(sentEvents.length, 1);
+    const a = events.find((e) => e.type === 'inbox.thread.assigned');
+    assert.deepEqual(
+      [a.data.thread_id, a.data.assignee_email, a.data.previous_assignee_email],
+      [welcome.id, 'agent@support.test', null],
+    );
+    const u = events.find((e) => e.type === 'inbox.thread.unassigned');
+    assert.equal(u.data.previous_assignee_email, 'agent@support.test');
   });
 });
