@@ -13,6 +13,7 @@ import { MAX_SUBJECT } from '../emails/validate.js';
 import { withTx, type Queryable } from '../store/db.js';
 import {
   draftAttachmentsRead,
+  draftCount,
   draftAttachmentsReplace,
   draftDelete,
   draftFind,
@@ -43,6 +44,7 @@ export interface DraftDeps extends InboxMailDeps {
 }
 
 const MAX_FILES = 20;
+const MAX_DRAFTS = 1000; // an inbox's
 const MAX_ADDRESSES = 50;
 const MAX_BODY = 5 * 1024 * 1024;
 const SNIPPET = 160;
@@ -199,6 +201,8 @@ export async function draftCreate(
     body,
     async (complete) =>
       withTx(deps.pool, async (tx) => {
+        if ((await draftCount(tx, inbox.id)) >= MAX_DRAFTS)
+          throw new AppError('validation_error', `An inbox can have at most ${MAX_DRAFTS} drafts.`);
         const id = await draftInsert(
           tx,
           {

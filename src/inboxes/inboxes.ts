@@ -6,11 +6,20 @@ import { isUuid } from '../lib/ids.js';
 import { parseAddress, UNSAFE_HEADER_CHARS, MAX_DISPLAY_NAME } from '../mime/addresses.js';
 import { withTx, type Pool, type Queryable } from '../store/db.js';
 import { domainFindByName } from '../store/domains.js';
-import { inboxDelete, inboxFind, inboxInsert, inboxList, inboxUpdate, type InboxRow } from '../store/inboxes.js';
+import {
+  inboxCount,
+  inboxDelete,
+  inboxFind,
+  inboxInsert,
+  inboxList,
+  inboxUpdate,
+  type InboxRow,
+} from '../store/inboxes.js';
 import { resourceEventInsert } from '../store/resource-events.js';
 
 const RECEIVING_OK = new Set(['verified', 'temporary_failure']); // as inbound/routing.ts
 export const MAX_NAME = 256;
+export const MAX_INBOXES = 1000; // a team's; a count, so that one key cannot fill the table
 
 export const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
@@ -78,6 +87,8 @@ export async function inboxCreate(pool: Pool, teamId: string, body: Record<strin
   const name = optionalText(body, 'name', MAX_NAME) ?? null;
   const fromName = optionalText(body, 'from_name', MAX_DISPLAY_NAME) ?? null;
   return withTx(pool, async (tx) => {
+    if ((await inboxCount(tx, teamId)) >= MAX_INBOXES)
+      throw new AppError('validation_error', `A team can have at most ${MAX_INBOXES} inboxes.`);
     const domain = await domainFindByName(tx, teamId, addr.domain);
     if (!domain) throw invalidField('email_address', `the domain ${addr.domain} is not one of the team's domains.`);
     if (!domain.receiving || !RECEIVING_OK.has(domain.record_status?.receiving_mx?.status ?? ''))

@@ -146,3 +146,8 @@ export async function draftDelete(db: Queryable, inboxId: string, id: string): P
   const { rowCount } = await db.query('DELETE FROM inbox_drafts WHERE inbox_id = $1 AND id = $2', [inboxId, id]);
   return Boolean(rowCount);
 }
+
+export async function draftCount(db: Queryable, inboxId: string): Promise<number> {
+  const { rows } = await db.query('SELECT count(*)::int AS n FROM inbox_drafts WHERE inbox_id = $1', [inboxId]);
+  return rows[0].n;
+}

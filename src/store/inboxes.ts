@@ -91,6 +91,11 @@ export async function inboxList(db: Queryable, teamId: string, limit: number, af
   return { has_more, data };
 }
 
+export async function inboxCount(db: Queryable, teamId: string): Promise<number> {
+  const { rows } = await db.query('SELECT count(*)::int AS n FROM inboxes WHERE team_id = $1', [teamId]);
+  return rows[0].n;
+}
+
 export async function inboxExists(db: Queryable, teamId: string, id: string): Promise<boolean> {
   const { rowCount } = await db.query('SELECT 1 FROM inboxes WHERE team_id = $1 AND id = $2', [teamId, id]);
   return Boolean(rowCount);

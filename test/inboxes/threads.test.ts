@@ -83,7 +83,11 @@ describe('inbox threads from mail received through the MX', () => {
       text: 'Hello?',
     });
     // Another sender, another subject; and mail for an address that is no inbox.
-    await mail({ from: 'other@sender.test', subject: 'Partnership', text: 'Shall we work together? zebra' });
+    await mail({
+      from: 'other@sender.test',
+      subject: 'Partnership',
+      text: 'Shall we work together? zebra. No invoice yet.',
+    });
     await mail({ from: 'someone@sender.test', subject: 'Order 42: where is my invoice?', text: 'x' }, [
       'sales@inbound.test',
     ]);
@@ -202,11 +206,15 @@ describe('inbox threads from mail received through the MX', () => {
       ['Very urgent', 'Billing'],
     );
 
+    // Ranked: the subject weighs more than a body.
     const found = (await w.t.resend.inboxes.threads.search({ ...sel(), query: 'invoice' })).data!;
     assert.deepEqual(
       found.data.map((t) => t.id),
-      [order.id],
+      [order.id, partnership.id],
     );
+    const paged = (await w.t.resend.inboxes.threads.search({ ...sel(), query: 'invoice', limit: 1, after: order.id }))
+      .data!;
+    assert.deepEqual([paged.has_more, paged.data.map((t) => t.id)], [false, [partnership.id]]);
     assert.ok(found.data[0].matched_email_id);
     const zebra = (await w.t.resend.inboxes.threads.search({ ...sel(), query: 'zebra', folders: ['archive'] })).data!;
     assert.deepEqual(
