@@ -9,6 +9,7 @@ import { domainFindByName } from '../store/domains.js';
 import {
   inboxCount,
   inboxDelete,
+  inboxExists,
   inboxFind,
   inboxInsert,
   inboxList,
@@ -112,6 +113,12 @@ export async function inboxesList(
   teamId: string,
   page: { limit?: number; after?: string; before?: string },
 ) {
+  const cursor = page.after ?? page.before;
+  if (cursor && !(await inboxExists(db, teamId, cursor)))
+    throw new AppError(
+      'validation_error',
+      `The \`${page.after ? 'after' : 'before'}\` cursor does not match any item.`,
+    );
   const p = await inboxList(db, teamId, page.limit ?? 20, page.after, page.before);
   return { object: 'list' as const, has_more: p.has_more, data: p.data.map(listItem) };
 }

@@ -81,6 +81,14 @@ describe('inboxes through the resend SDK', () => {
       ['b@support.test', 'help@support.test'],
     );
 
+    const stranger = await t.resend.inboxes.list({ limit: 2, after: '00000000-0000-4000-8000-000000000000' });
+    assert.equal(stranger.error?.statusCode, 422);
+    const before = (await t.resend.inboxes.list({ limit: 2, before: p2.data[0].id })).data!;
+    assert.deepEqual(
+      before.data.map((i) => i.email_address),
+      ['d@support.test', 'c@support.test'],
+    );
+
     // Another team sees none of it.
     const other = await otherTeamClient(t, 'Others');
     assert.equal((await other.inboxes.get(id)).error?.name, 'not_found');
