@@ -7,8 +7,12 @@
 // Records inbox.thread.created, inbox.email.received|sent in the same transaction.
 import { withTx, type Pool, type Queryable } from '../store/db.js';
 import { inboxesFindByAddresses, inboxesFindByFrom, inboxTouchReceived } from '../store/inboxes.js';
+import { receivedAttachmentList, receivedEmailFind } from '../store/received-emails.js';
 import {
+  inboxFiledMark,
+  inboxFiledPurge,
   messageInsert,
+  receivedUnfiled,
   threadFindByMessageIds,
   threadFindBySubject,
   threadInsert,
@@ -138,7 +142,10 @@ export async function fileMessage(
     created_at: m.at,
   });
   if (!fresh) return threadId; // filed before (a retried delivery of the same stored email)
-  if (inbound) await inboxTouchReceived(tx, inbox.id, m.at);
+  if (inbound) {
+    await inboxTouchReceived(tx, inbox.id, m.at);
+    await inboxFiledMark(tx, inbox.id, m.sourceId);
+  }
   const thread = await threadSummary(tx, inbox.id, threadId);
   const { assignee_email: _a, ...summary } = thread!;
   const data = {
@@ -172,6 +179,14 @@ export interface ReceivedForInbox {
   created_at: string;
 }
 
+type ReceivedAttachment = {
+  id: string;
+  filename: string | null;
+  size: number;
+  content_type: string;
+  content_disposition: string;
+};
+
 /**
  * Files a committed received email into each inbox among its envelope recipients (one
  * transaction); nothing when none of them is an inbox (one indexed query).
@@ -179,44 +194,77 @@ export interface ReceivedForInbox {
 export async function fileReceived(
   pool: Pool,
   email: ReceivedForInbox,
-  attachments: {
-    id: string;
-    filename: string | null;
-    size: number;
-    content_type: string;
-    content_disposition: string;
-  }[],
+  attachments: ReceivedAttachment[],
 ): Promise<number> {
-  const addresses = lowerAll(email.received_for);
-  const inboxes = await inboxesFindByAddresses(pool, email.team_id, addresses);
+  const inboxes = await inboxesFindByAddresses(pool, email.team_id, lowerAll(email.received_for));
   if (!inboxes.length) return 0;
   await withTx(pool, async (tx) => {
-    for (const inbox of inboxes)
-      await fileMessage(
-        tx,
-        { ...inbox, team_id: email.team_id },
-        {
-          id: inboxes.length === 1 ? email.id : uuid(), // one received email, one message per inbox
-          sourceId: email.id,
-          direction: 'inbound',
-          messageId: email.message_id,
-          refs: referencedIds(email.headers),
-          from: email.from_addr,
-          to: email.to_addrs,
-          cc: email.cc_addrs,
-          bcc: email.bcc_addrs,
-          replyTo: email.reply_to,
-          subject: email.subject || null,
-          html: email.html,
-          text: email.text_body,
-          attachments: attachments
-            .filter((a) => a.content_disposition !== 'inline' || a.filename)
-            .map((a) => ({ id: a.id, filename: a.filename, size: a.size, content_type: a.content_type })),
-          at: new Date(email.created_at),
-        },
-      );
+    // One received email, one message per inbox: the first keeps the received email's id.
+    for (const [n, inbox] of inboxes.entries())
+      await fileInbound(tx, { ...inbox, team_id: email.team_id }, email, attachments, n === 0 ? email.id : uuid());
   });
   return inboxes.length;
+}
+
+const SWEEP_SETTLED_MS = 60_000;
+const SWEEP_BATCH = 200;
+
+/** The inboxes.sweep job: files what fileReceived missed (a crash between the two commits). */
+export async function fileMissedReceived(pool: Pool, settledMs = SWEEP_SETTLED_MS): Promise<number> {
+  await inboxFiledPurge(pool);
+  const missed = await receivedUnfiled(pool, settledMs, SWEEP_BATCH);
+  for (const x of missed) {
+    const email = await receivedEmailFind(pool, x.team_id, x.received_id);
+    if (!email) continue;
+    const attachments = await receivedAttachmentList(pool, x.team_id, x.received_id);
+    await withTx(pool, (tx) =>
+      fileInbound(
+        tx,
+        { id: x.inbox_id, team_id: x.team_id, email_address: x.email_address },
+        {
+          ...email,
+          team_id: x.team_id,
+          from_addr: email.from,
+          to_addrs: email.to,
+          cc_addrs: email.cc,
+          bcc_addrs: email.bcc,
+          text_body: email.text,
+          created_at: new Date(email.created_at).toISOString(),
+        },
+        attachments,
+        x.id_taken ? uuid() : x.received_id,
+      ),
+    );
+  }
+  return missed.length;
+}
+
+function fileInbound(
+  tx: Queryable,
+  inbox: { id: string; team_id: string; email_address: string },
+  email: ReceivedForInbox,
+  attachments: ReceivedAttachment[],
+  id: string,
+): Promise<string> {
+  return fileMessage(tx, inbox, {
+    id,
+    sourceId: email.id,
+    direction: 'inbound',
+    messageId: email.message_id,
+    refs: referencedIds(email.headers),
+    from: email.from_addr,
+    to: email.to_addrs,
+    cc: email.cc_addrs,
+    bcc: email.bcc_addrs,
+    replyTo: email.reply_to,
+    subject: email.subject || null,
+    html: email.html,
+    text: email.text_body,
+    attachments: attachments
+      .filter((a) => a.content_disposition !== 'inline' || a.filename)
+      .map((a) => ({ id: a.id, filename: a.filename, size: a.size, content_type: a.content_type })),
+    at: new Date(email.created_at),
+  });
 }
 
 const addressOf = (fromHeader: string) => (/<([^<>]+)>\s*$/.exec(fromHeader)?.[1] ?? fromHeader).trim().toLowerCase();

@@ -1,5 +1,5 @@
 // Periodic upkeep as recurring jobs on the queue (DNS re-checks, retention, expiry, the metrics
-// rollup, the reputation guard's re-look): one row per task (store/jobs.ts, key 'recurring'), so
+// rollup, the reputation guard's re-look, the inboxes' filing sweep): one row per task (store/jobs.ts, key 'recurring'), so
 // that however many worker processes run, each period's run happens once, in whichever process
 // claims it, and a dead process's turn is taken by another when its lease runs out. Process-local
 // upkeep (an in-memory buffer's flush) is not here: it stays a timer in the process (app.ts).
@@ -24,9 +24,11 @@ import {
   REPUTATION_SWEEP_JOB,
   REQUEST_LOG_RETENTION_JOB,
   SESSION_EXPIRY_JOB,
+  INBOX_SWEEP_JOB,
   type JobKind,
 } from '../store/jobs.js';
 import { receivedEmailsPurge } from '../store/received-emails.js';
+import { fileMissedReceived } from '../inboxes/filing.js';
 import { reputationCountsPurge } from '../store/reputation.js';
 import { requestLogDeleteOlderThan } from '../store/request-logs.js';
 import { sessionsDeleteExpired, throttleDeleteStale } from '../store/sessions.js';
@@ -49,6 +51,7 @@ export const MAINTENANCE_SCHEDULE: Record<MaintenanceKind, { everyMs: number; fi
   [IDEMPOTENCY_EXPIRY_JOB]: { everyMs: HOUR, firstDelayMs: 120_000 },
   [REPUTATION_RETENTION_JOB]: { everyMs: HOUR, firstDelayMs: 130_000 },
   [SESSION_EXPIRY_JOB]: { everyMs: HOUR, firstDelayMs: 150_000 },
+  [INBOX_SWEEP_JOB]: { everyMs: MINUTE, firstDelayMs: 40_000 },
 };
 
 type MaintenanceKind =
@@ -60,7 +63,8 @@ type MaintenanceKind =
   | typeof RECEIVED_EMAIL_RETENTION_JOB
   | typeof IDEMPOTENCY_EXPIRY_JOB
   | typeof REPUTATION_RETENTION_JOB
-  | typeof SESSION_EXPIRY_JOB;
+  | typeof SESSION_EXPIRY_JOB
+  | typeof INBOX_SWEEP_JOB;
 
 export const MAINTENANCE_KINDS = Object.keys(MAINTENANCE_SCHEDULE) as MaintenanceKind[] satisfies JobKind[];
 
@@ -100,6 +104,7 @@ export async function startMaintenanceWorker(deps: {
     [REPUTATION_RETENTION_JOB]: () => reputationCountsPurge(pool),
     [SESSION_EXPIRY_JOB]: () =>
       Promise.all([sessionsDeleteExpired(pool), throttleDeleteStale(pool, 3600), oauthDeleteExpired(pool)]),
+    [INBOX_SWEEP_JOB]: () => fileMissedReceived(pool),
   };
   // The debug line names the slot (the row's due time) it ran for: how a test sees that no slot ran twice.
   const handler =

@@ -436,3 +436,42 @@ export async function teamMemberByEmail(db: Queryable, teamId: string, email: st
   );
   return rows[0];
 }
+
+/**
+ * Received emails of the last hour (older than `settledMs`: the live filing's turn) for an inbox
+ * address of their team that no message of that inbox comes from. Reads the recent part of
+ * received_emails_retention (0008).
+ */
+export async function receivedUnfiled(db: Queryable, settledMs: number, limit: number) {
+  const { rows } = await db.query<{
+    received_id: string;
+    inbox_id: string;
+    team_id: string;
+    email_address: string;
+    id_taken: boolean;
+  }>(
+    `SELECT r.id AS received_id, i.id AS inbox_id, i.team_id, i.email_address,
+       EXISTS (SELECT 1 FROM inbox_messages x WHERE x.id = r.id) AS id_taken
+     FROM received_emails r JOIN inboxes i ON i.team_id = r.team_id AND i.created_at <= r.created_at
+       AND EXISTS (SELECT 1 FROM unnest(r.received_for) a WHERE lower(a) = i.email_address)
+     WHERE r.raw_blob IS NOT NULL AND r.created_at > now() - interval '1 hour'
+       AND r.created_at < now() - $1 * interval '1 millisecond'
+       AND NOT EXISTS (SELECT 1 FROM inbox_filed f WHERE f.source_id = r.id AND f.inbox_id = i.id)
+     ORDER BY r.created_at LIMIT $2`,
+    [settledMs, limit],
+  );
+  return rows;
+}
+
+/** A received email is filed in an inbox (for the sweep; see inbox_filed in 0046). */
+export async function inboxFiledMark(db: Queryable, inboxId: string, sourceId: string): Promise<void> {
+  await db.query('INSERT INTO inbox_filed (inbox_id, source_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
+    inboxId,
+    sourceId,
+  ]);
+}
+
+/** Marks older than the sweep looks back. */
+export async function inboxFiledPurge(db: Queryable): Promise<void> {
+  await db.query("DELETE FROM inbox_filed WHERE created_at < now() - interval '2 hours'");
+}

@@ -45,6 +45,8 @@ export const JOB_KINDS = {
   'reputation.sweep': 'recurring (1 min): looks again at the domains with a reputation warning',
   'reputation.retention': 'recurring (1 h): drops old reputation counters',
   'sessions.expiry': 'recurring (1 h): drops expired dashboard sessions, stale login throttles, and OAuth codes and tokens a day past expiry',
+  'inboxes.sweep':
+    'recurring (1 min): files received mail for inbox addresses that missed its filing (a crash between the two commits)',
 } as const;
 export type JobKind = keyof typeof JOB_KINDS;
 
@@ -98,6 +100,7 @@ export const METRICS_ROLLUP_JOB = 'email_metrics.rollup' satisfies JobKind;
 export const REPUTATION_SWEEP_JOB = 'reputation.sweep' satisfies JobKind;
 export const REPUTATION_RETENTION_JOB = 'reputation.retention' satisfies JobKind;
 export const SESSION_EXPIRY_JOB = 'sessions.expiry' satisfies JobKind;
+export const INBOX_SWEEP_JOB = 'inboxes.sweep' satisfies JobKind;
 
 /**
  * For the automation run statements' data-modifying CTEs (store/automations.ts): the step job of

@@ -9,6 +9,7 @@ import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { otherTeamClient } from '../helpers/harness.js';
 import { closeAll } from '../helpers/close-all.js';
 import { until } from '../helpers/until.js';
+import { fileMissedReceived } from '../../src/inboxes/filing.js';
 
 const compose = (opts: Record<string, unknown>) => new MailComposer(opts as never).compile().build();
 
@@ -265,5 +266,24 @@ describe('inbox threads from mail received through the MX', () => {
     assert.equal(created.data.email.html, undefined, 'no bodies in events');
     const folder = events.find((e) => e.type === 'inbox.thread.folder.updated');
     assert.deepEqual([folder.data.from, folder.data.to], ['inbox', 'archive']);
+  });
+
+  test('the sweep files received mail that missed its filing, and leaves removed threads removed', async () => {
+    const id = await mail({
+      from: 'late@sender.test',
+      subject: 'Filed late',
+      messageId: '<late@sender.test>',
+      text: 'late',
+    });
+    const filed = await until('filed', async () => (await threads()).data.find((t) => t.subject === 'Filed late'));
+    // As if the process had died between the received email's commit and its filing.
+    await w.t.db.pool.query('DELETE FROM inbox_threads WHERE id = $1', [filed.id]);
+    await w.t.db.pool.query('DELETE FROM inbox_filed WHERE source_id = $1', [id]);
+    assert.equal(await fileMissedReceived(w.t.db.pool, 0), 1, 'only that email: removed threads stay removed');
+    const again = (await threads()).data.find((t) => t.subject === 'Filed late');
+    assert.ok(again);
+    const [m] = (await w.t.resend.inboxes.threads.emails.list({ ...sel(), threadId: again.id })).data!.data;
+    assert.equal(m.id, id);
+    assert.equal(await fileMissedReceived(w.t.db.pool, 0), 0, 'once');
   });
 });

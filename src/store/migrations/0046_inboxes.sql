@@ -80,3 +80,13 @@ CREATE TABLE inbox_thread_labels (
   PRIMARY KEY (thread_id, label_id)
 );
 CREATE INDEX inbox_thread_labels_label ON inbox_thread_labels (label_id);
+
+-- Which received emails each inbox has filed (kept two hours): the inboxes.sweep job files received
+-- mail that missed its filing, and must not bring back a thread its team removed meanwhile.
+CREATE TABLE inbox_filed (
+  inbox_id    uuid NOT NULL REFERENCES inboxes (id) ON DELETE CASCADE,
+  source_id   uuid NOT NULL,
+  created_at  timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (source_id, inbox_id)
+);
+CREATE INDEX inbox_filed_created ON inbox_filed (created_at);
