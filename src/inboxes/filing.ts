@@ -157,7 +157,8 @@ export async function fileMessage(
     email: emailOfEvent(m),
   };
   if (created) await resourceEventInsert(tx, inbox.team_id, threadId, 'inbox.thread.created', data);
-  await resourceEventInsert(tx, inbox.team_id, m.id, inbound ? 'inbox.email.received' : 'inbox.email.sent', data);
+  // Keyed by the thread, not the email: an email's own timeline (GET /emails/:id/events) stays its own.
+  await resourceEventInsert(tx, inbox.team_id, threadId, inbound ? 'inbox.email.received' : 'inbox.email.sent', data);
   return threadId;
 }
 
