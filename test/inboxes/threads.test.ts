@@ -232,6 +232,20 @@ describe('inbox threads from mail received through the MX', () => {
       422,
     );
 
+    // inbound.test receives only: a reply is refused by the send path, nothing is filed.
+    const [first] = (await w.t.resend.inboxes.threads.emails.list({ ...sel(), threadId: order.id })).data!.data;
+    const noSending = await w.t.resend.inboxes.threads.emails.reply({
+      ...sel(),
+      threadId: order.id,
+      emailId: first.id,
+      text: 'x',
+    });
+    assert.ok(
+      noSending.error && noSending.error.statusCode! >= 400 && noSending.error.statusCode! < 500,
+      JSON.stringify(noSending.error),
+    );
+    assert.equal((await w.t.resend.inboxes.threads.emails.list({ ...sel(), threadId: order.id })).data!.data.length, 3);
+
     const other = await otherTeamClient(w.t, 'Others');
     assert.equal((await other.inboxes.threads.get({ inboxId, threadId: order.id })).error?.name, 'not_found');
     assert.equal((await other.inboxes.threads.list({ emailAddress: 'support@inbound.test' })).error?.name, 'not_found');
