@@ -9,18 +9,20 @@ import { withTx, type Pool, type Queryable } from '../store/db.js';
 import { inboxesFindByAddresses, inboxesFindByFrom, inboxTouchReceived } from '../store/inboxes.js';
 import { receivedAttachmentList, receivedEmailFind } from '../store/received-emails.js';
 import {
-  inboxFiledMark,
-  inboxFiledPurge,
-  messageInsert,
-  receivedUnfiled,
   threadFindByMessageIds,
   threadFindBySubject,
   threadInsert,
   threadLock,
   threadSummary,
   threadTouch,
-  type MessageAttachment,
 } from '../store/inbox-threads.js';
+import {
+  inboxFiledMark,
+  inboxFiledPurge,
+  messageInsert,
+  receivedUnfiled,
+  type MessageAttachment,
+} from '../store/inbox-messages.js';
 import { resourceEventInsert } from '../store/resource-events.js';
 import { uuid } from '../lib/ids.js';
 import type { AcceptedEmail } from '../store/emails.js';

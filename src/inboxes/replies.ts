@@ -11,7 +11,7 @@ import { withTx, type Pool, type Queryable } from '../store/db.js';
 import { blobRead } from '../store/blobs.js';
 import { receivedAttachmentList } from '../store/received-emails.js';
 import type { InboxRow } from '../store/inboxes.js';
-import type { MessageRow } from '../store/inbox-threads.js';
+import type { MessageRow } from '../store/inbox-messages.js';
 import type { AcceptedEmail, IdempotencyCompletion } from '../store/emails.js';
 import { fileMessage, type FiledMessage } from './filing.js';
 import { threadMessageOf } from './threads.js';
@@ -57,7 +57,8 @@ const sender = (inbox: InboxRow) =>
 /** References for an answer to `m`: its own References (or In-Reply-To) and its Message-ID, fitting one header line. */
 export function referencesFor(m: Pick<MessageRow, 'refs' | 'message_id'>): string | undefined {
   const ids = [...m.refs, ...(m.message_id ? [m.message_id] : [])].filter((x, i, a) => a.indexOf(x) === i);
-  while (ids.length > 1 && ids.join(' ').length > 900) ids.splice(1, 1); // keep the first and the newest (RFC 5322 3.6.4)
+  // Keep the first and the newest (RFC 5322 3.6.4).
+  while (ids.length > 1 && ids.join(' ').length > 900) ids.splice(1, 1);
   return ids.length ? ids.join(' ') : undefined;
 }
 

@@ -7,8 +7,6 @@ import { isUuid } from '../lib/ids.js';
 import { withTx, type Pool, type Queryable } from '../store/db.js';
 import { labelsFindMany } from '../store/inboxes.js';
 import {
-  messageFind,
-  messageList,
   threadAssign,
   threadDelete,
   threadFind,
@@ -21,10 +19,10 @@ import {
   threadUpdate,
   teamMemberByEmail,
   type Folder,
-  type MessageRow,
   type ThreadListRow,
   type ThreadRow,
 } from '../store/inbox-threads.js';
+import { messageFind, messageList, type MessageRow } from '../store/inbox-messages.js';
 import { resourceEventInsert } from '../store/resource-events.js';
 import type { PageQuery } from '../store/paginate.js';
 import { inboxOf, iso } from './inboxes.js';

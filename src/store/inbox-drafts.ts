@@ -37,9 +37,11 @@ export type DraftFields = Partial<
   Pick<DraftRow, 'to_addrs' | 'cc_addrs' | 'bcc_addrs' | 'subject' | 'html' | 'text_body'>
 >;
 
-const COLUMNS = `d.id, d.inbox_id, d.type, d.thread_id, d.reply_to_email_id, d.to_addrs, d.cc_addrs, d.bcc_addrs, d.subject,
+const COLUMNS = `d.id, d.inbox_id, d.type, d.thread_id, d.reply_to_email_id, d.to_addrs, d.cc_addrs, d.bcc_addrs,
+  d.subject,
   d.html, d.text_body, d.created_at, d.updated_at,
-  (SELECT coalesce(json_agg(json_build_object('id', a.id, 'filename', a.filename, 'content_type', a.content_type, 'size', a.size)
+  (SELECT coalesce(json_agg(json_build_object('id', a.id, 'filename', a.filename, 'content_type', a.content_type,
+     'size', a.size)
      ORDER BY a.position), '[]') FROM inbox_draft_attachments a WHERE a.draft_id = d.id) AS attachments`;
 
 export async function draftInsert(
@@ -55,7 +57,8 @@ export async function draftInsert(
 ): Promise<string> {
   const id = uuid();
   await db.query(
-    `INSERT INTO inbox_drafts (id, team_id, inbox_id, type, thread_id, reply_to_email_id, to_addrs, cc_addrs, bcc_addrs, subject, html, text_body)
+    `INSERT INTO inbox_drafts (id, team_id, inbox_id, type, thread_id, reply_to_email_id, to_addrs, cc_addrs, bcc_addrs,
+       subject, html, text_body)
      VALUES ($1, $2, $3, $4, $5, $6, $7, coalesce($8::text[], '{}'), coalesce($9::text[], '{}'), $10, $11, $12)`,
     [
       id,
@@ -129,11 +132,13 @@ export async function draftList(
   const cursor = page.after ?? page.before;
   if (cursor) {
     params.push(cursor);
-    cond = ` AND (d.updated_at, d.id) ${page.after ? '<' : '>'} (SELECT updated_at, id FROM inbox_drafts WHERE id = $3)`;
+    const op = page.after ? '<' : '>';
+    cond = ` AND (d.updated_at, d.id) ${op} (SELECT updated_at, id FROM inbox_drafts WHERE id = $3)`;
   }
   const dir = page.before ? 'ASC' : 'DESC';
   const { rows } = await db.query<DraftRow>(
-    `SELECT ${COLUMNS} FROM inbox_drafts d WHERE d.inbox_id = $1${cond} ORDER BY d.updated_at ${dir}, d.id ${dir} LIMIT $2`,
+    `SELECT ${COLUMNS} FROM inbox_drafts d WHERE d.inbox_id = $1${cond}
+     ORDER BY d.updated_at ${dir}, d.id ${dir} LIMIT $2`,
     params,
   );
   const has_more = rows.length > page.limit;

@@ -66,7 +66,8 @@ export async function inboxesFindByAddresses(db: Queryable, teamId: string, addr
 export async function inboxesFindByFrom(db: Queryable, teamIds: string[], addresses: string[]) {
   const { rows } = await db.query<{ id: string; team_id: string; email_address: string }>(
     `SELECT i.id, i.team_id, i.email_address FROM inboxes i
-     JOIN unnest($1::uuid[], $2::text[]) AS x(team_id, address) ON i.email_address = x.address AND i.team_id = x.team_id`,
+     JOIN unnest($1::uuid[], $2::text[]) AS x(team_id, address)
+       ON i.email_address = x.address AND i.team_id = x.team_id`,
     [teamIds, addresses],
   );
   return rows;
@@ -78,7 +79,8 @@ export async function inboxList(db: Queryable, teamId: string, limit: number, af
   let cond = '';
   if (cursor) {
     params.push(cursor);
-    cond = ` AND (i.created_at, i.id) ${after ? '<' : '>'} (SELECT created_at, id FROM inboxes WHERE id = $3 AND team_id = $1)`;
+    const op = after ? '<' : '>';
+    cond = ` AND (i.created_at, i.id) ${op} (SELECT created_at, id FROM inboxes WHERE id = $3 AND team_id = $1)`;
   }
   const dir = before ? 'ASC' : 'DESC';
   const { rows } = await db.query<InboxRow>(

@@ -207,7 +207,7 @@ describe('inbox drafts through the resend SDK', () => {
     );
   });
 
-  test('mail sent through POST /emails from the inbox address is filed; threads are assigned to team members', async () => {
+  test('mail sent with POST /emails from the inbox address is filed; threads are assigned to members', async () => {
     const sent = await t.resend.emails.send({
       from: 'Help <help@support.test>',
       to: 'bo@example.org',

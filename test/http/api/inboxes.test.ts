@@ -25,7 +25,7 @@ describe('inboxes through the resend SDK', () => {
     ),
   );
 
-  test('create on a receiving domain, get and update by id or address, list with paging, remove; events sent', async () => {
+  test('create on a receiving domain, get and update by id or address, list, remove; events sent', async () => {
     const created = await t.resend.inboxes.create({
       emailAddress: 'Help@Support.test',
       name: 'Help',
