@@ -2,7 +2,8 @@
 // rollup, the reputation guard's re-look, the inboxes' filing sweep): one row per task
 // (store/jobs.ts, key 'recurring'), so that however many worker processes run, each period's run
 // happens once, in whichever process claims it, and a dead process's turn is taken by another
-// when its lease runs out. Process-local upkeep (an in-memory buffer's flush) is not here: it stays a timer in the process (app.ts).
+// when its lease runs out. Process-local upkeep (an in-memory buffer's flush) is not here: it
+// stays a timer in the process (app.ts).
 import type { Config } from '../config/schema.js';
 import type { Domains } from '../domains/service.js';
 import type { Logger } from '../lib/log.js';
