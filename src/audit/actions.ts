@@ -40,6 +40,7 @@ export const AUDIT_TARGET_KINDS = [
   'invite',
   'team',
   'oauth_grant',
+  'oauth_client',
   'broadcast',
   'automation',
 ] as const;
