@@ -194,7 +194,7 @@ export class Accounts {
     await auditRecord(this.pool, pending.teamId, userActor(pending, origin), {
       action: 'auth.signed_in',
       target: { kind: 'user', id: pending.userId },
-      after: { mfa: true, recovery_code: recoveryLeft !== undefined },
+      after: { mfa: true, factor: recoveryLeft === undefined ? 'totp' : 'recovery code' },
     });
     return { ...s, recovery_codes_left: recoveryLeft };
   }

@@ -164,7 +164,8 @@ export class Webhooks {
     const secret = newSigningSecret();
     const overlapUntil = new Date(Date.now() + ROTATION_OVERLAP_MS);
     await withTx(this.pool, async (tx) => {
-      if (!(await webhookRotateSecret(tx, teamId, id, this.sealer.seal(secret), overlapUntil))) throw notFound('Webhook');
+      if (!(await webhookRotateSecret(tx, teamId, id, this.sealer.seal(secret), overlapUntil)))
+        throw notFound('Webhook');
       // Which secret is never said: only that it changed, and until when the old one still signs.
       await auditRecord(tx, teamId, actor, {
         action: 'webhook.secret_rotated',

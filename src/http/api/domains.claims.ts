@@ -28,7 +28,11 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
     '/domains/claim',
     { schema: { tags, summary: 'Claim a domain another team holds', body: ClaimBody } },
     async (req, reply) => {
-      const { created, claim } = await deps.domains.claims.create(authOf(req).team_id, req.body as DomainInput, actorOf(req));
+      const { created, claim } = await deps.domains.claims.create(
+        authOf(req).team_id,
+        req.body as DomainInput,
+        actorOf(req),
+      );
       return reply.code(created ? 201 : 200).send(claim);
     },
   );
