@@ -168,7 +168,8 @@ export function AuditLog({ query }: { query: URLSearchParams }) {
                     {e.actor.display ?? e.actor.kind} <span class="muted small">{e.actor.kind}</span>
                   </td>
                   <td class="ellipsis mono small" title={e.target.id ?? ''}>
-                    {e.target.kind} {e.target.id}
+                    {e.target.kind}{' '}
+                    {e.target.id && e.target.id.length > 12 ? `${e.target.id.slice(0, 8)}…` : e.target.id}
                   </td>
                   <td class="ellipsis">{change(e.summary)}</td>
                   <td class="ellipsis muted small" title={e.user_agent ?? ''}>
