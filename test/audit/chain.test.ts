@@ -251,6 +251,16 @@ describe('GET /audit-log', () => {
     }
   });
 
+  test('is documented in /openapi.json with its filters', async () => {
+    const doc = (await t.api('GET', '/openapi.json', { key: null })).body;
+    const op = doc.paths['/audit-log']?.get;
+    assert.ok(op, 'GET /audit-log is in the document');
+    assert.deepEqual(op.tags, ['Audit log']);
+    const names = op.parameters.map((p: { name: string }) => p.name);
+    for (const n of ['limit', 'after', 'actor', 'action', 'target_kind', 'target_id', 'since', 'until'])
+      assert.ok(names.includes(n), n);
+  });
+
   test('a sending_access key may not read it', async () => {
     const k = await t.resend.apiKeys.create({ name: 'sender', permission: 'sending_access' });
     const r = await t.api('GET', '/audit-log', { key: k.data!.token });
