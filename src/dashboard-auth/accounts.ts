@@ -128,8 +128,12 @@ export class Accounts {
     const ok = await verifyPassword(password, user?.password_hash ?? null);
     if (!user || !ok) {
       this.throttle.failed(attempt);
-      // An address with no account belongs to no team: nothing to record it in.
-      if (user) await this.auditUser(user.id, { userId: user.id, email: user.email }, originOf(req), 'password');
+      // An address with no account belongs to no team: nothing to record it in. Not awaited: the
+      // answer must take as long for a known address as for an unknown one (no account probing).
+      if (user)
+        this.auditUser(user.id, { userId: user.id, email: user.email }, originOf(req), 'password').catch((err) =>
+          req.log.error({ err }, 'the audit entry of a failed sign-in was not written'),
+        );
       throw new AppError('invalid_credentials');
     }
     await this.throttle.succeed(attempt.counted);
@@ -151,13 +155,17 @@ export class Accounts {
     if (!teams.length)
       throw new AppError('forbidden', 'This account is not a member of any team. Ask an owner for an invite.');
     const team = teams.find((t) => t.team_id === preferTeamId) ?? teams[0];
-    const s = await this.sessions.create(req, user.id, team.team_id, user.totp_enabled);
-    if (!user.totp_enabled)
-      await auditRecord(this.pool, team.team_id, userActor({ userId: user.id, email: user.email }, originOf(req)), {
-        action: 'auth.signed_in',
-        target: { kind: 'user', id: user.id },
-        after: { method: how, mfa: false },
-      });
+    // Signed in once the session exists; with TOTP on, only when the second factor completes it.
+    const s = await withTx(this.pool, async (tx) => {
+      const s = await this.sessions.create(req, user.id, team.team_id, user.totp_enabled, tx);
+      if (!user.totp_enabled)
+        await auditRecord(tx, team.team_id, userActor({ userId: user.id, email: user.email }, originOf(req)), {
+          action: 'auth.signed_in',
+          target: { kind: 'user', id: user.id },
+          after: { method: how, mfa: false },
+        });
+      return s;
+    });
     return { mfa_required: user.totp_enabled, csrf: s.csrf, cookies: s.cookies };
   }
 
@@ -190,11 +198,14 @@ export class Accounts {
       );
     }
     await this.throttle.succeed(keys);
-    const s = await this.sessions.promote(pending.sessionId);
-    await auditRecord(this.pool, pending.teamId, userActor(pending, origin), {
-      action: 'auth.signed_in',
-      target: { kind: 'user', id: pending.userId },
-      after: { mfa: true, factor: recoveryLeft === undefined ? 'totp' : 'recovery code' },
+    const s = await withTx(this.pool, async (tx) => {
+      const s = await this.sessions.promote(pending.sessionId, tx);
+      await auditRecord(tx, pending.teamId, userActor(pending, origin), {
+        action: 'auth.signed_in',
+        target: { kind: 'user', id: pending.userId },
+        after: { mfa: true, factor: recoveryLeft === undefined ? 'totp' : 'recovery code' },
+      });
+      return s;
     });
     return { ...s, recovery_codes_left: recoveryLeft };
   }

@@ -10,6 +10,7 @@ import { startTestApp, type TestApp } from '../helpers/harness.js';
 import { teamCreate } from '../../src/store/teams.js';
 import { DashboardClient, inviteSignupConfirmed } from '../helpers/dashboard-client.js';
 import { totp } from '../../src/dashboard-auth/totp.js';
+import { until } from '../helpers/until.js';
 
 const OWNER = { email: 'owner@example.com', password: 'owner-password-1' };
 const MEMBER = { email: 'member@example.com', password: 'member-password-1' };
@@ -209,7 +210,11 @@ describe('an audit entry for every administrative action', () => {
     const c = new DashboardClient(t.url);
     assert.equal((await c.post('/dashboard-api/login', { ...MEMBER, password: 'wrong-password-9' })).status, 401);
     assert.equal((await c.post('/dashboard-api/login', MEMBER)).status, 200);
-    const [failed] = await entries('auth.sign_in_failed', `&target_id=${memberId}`);
+    // Written off the answer's path (an unknown address must not answer faster): wait for it.
+    const [failed] = await until('the failed sign-in entry', async () => {
+      const e = await entries('auth.sign_in_failed', `&target_id=${memberId}`);
+      return e.length ? e : undefined;
+    });
     assert.equal(failed.actor.display, MEMBER.email);
     assert.equal(failed.summary.after!.step, 'password');
     const [ok] = await entries('auth.signed_in', `&target_id=${memberId}`);
