@@ -257,7 +257,10 @@ export class Accounts {
     });
   }
 
-  /** MFA is the user's, so it is recorded in every team the user is a member of. */
+  /**
+   * MFA is the user's, so it is recorded in every team the user is a member of: in the teams' one
+   * global order (membershipsOfUser's), so two users' writes never take chain heads crosswise.
+   */
   private async auditMfa(
     tx: Queryable,
     auth: SessionAuth,

@@ -21,6 +21,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config/schema.js';
 import { auditRecord, SYSTEM_ACTOR, type AuditActor } from '../audit/record.js';
+import { auditHeadLock } from '../store/audit-log.js';
 import { AppError, notFound } from '../errors.js';
 import { isUuid, uuid } from '../lib/ids.js';
 import { withTx, type Pool, type Queryable } from '../store/db.js';
@@ -214,6 +215,8 @@ export class DomainClaims {
       await this.domains.insert(tx, c.team_id, c.domain_id, settings, keys);
       const moved = await claimMove(tx, c.id, OPEN_CLAIM, 'completed', { fromTeamId: holder.team_id });
       await claimsSupersedeOthers(tx, c.name, c.id);
+      // Two teams' chain heads: taken in one order, so claims crossing between two teams cannot deadlock.
+      for (const team of [c.team_id, holder.team_id].sort()) await auditHeadLock(tx, team);
       await auditRecord(tx, c.team_id, actor, {
         action: 'domain.claimed',
         target: { kind: 'domain', id: c.domain_id },
