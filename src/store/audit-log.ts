@@ -69,6 +69,7 @@ export async function auditInsert(tx: Queryable, r: AuditRow): Promise<void> {
 }
 
 export interface AuditFilter {
+  /** an actor's id or what it is shown as (a user's address, a key's name) */
   actorId?: string;
   actorKind?: string;
   action?: string;
@@ -90,10 +91,10 @@ export async function auditList(
     params.push(v);
     conds.push(sql.replace('?', `$${params.length}`));
   };
-  if (f.actorId !== undefined) add('actor_id = ?', f.actorId);
+  if (f.actorId !== undefined) add('? IN (actor_id, actor_display)', f.actorId);
   if (f.actorKind !== undefined) add('actor_kind = ?', f.actorKind);
-  if (f.action !== undefined)
-    add(f.action.endsWith('.*') ? 'action LIKE ?' : 'action = ?', f.action.replace(/\.\*$/, '.%'));
+  if (f.action?.endsWith('.*')) add('action LIKE ?', `${f.action.slice(0, -1).replace(/_/g, '\\_')}%`);
+  else if (f.action !== undefined) add('action = ?', f.action);
   if (f.targetKind !== undefined) add('target_kind = ?', f.targetKind);
   if (f.targetId !== undefined) add('target_id = ?', f.targetId);
   if (f.since !== undefined) add('audit_log.created_at >= ?::timestamptz', f.since);

@@ -221,6 +221,11 @@ describe('GET /audit-log', () => {
     assert.equal(family.body.data[0].actor.kind, 'api_key');
     const byActor = await t.api('GET', `/audit-log?actor=${actorId}&limit=100`);
     assert.ok(byActor.body.data.every((e: { actor: { id: string } }) => e.actor.id === actorId));
+    const byName = await t.api('GET', '/audit-log?actor=Bootstrap&limit=100');
+    assert.deepEqual(
+      byName.body.data.map((e: { id: string }) => e.id),
+      byActor.body.data.map((e: { id: string }) => e.id),
+    );
     const p1 = await t.api('GET', `/audit-log?limit=2&target_id=${k.data!.id}`);
     assert.equal(p1.body.has_more, true);
     const p2 = await t.api('GET', `/audit-log?limit=2&target_id=${k.data!.id}&after=${p1.body.data[1].id}`);

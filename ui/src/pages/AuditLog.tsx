@@ -106,7 +106,7 @@ export function AuditLog({ query }: { query: URLSearchParams }) {
           </select>
         </label>
         <label class="inline small">
-          Actor <input name="actor" placeholder="user or key id" defaultValue={f.actor} size={14} />
+          Actor <input name="actor" placeholder="email, key name or id" defaultValue={f.actor} size={14} />
         </label>
         <label class="inline small">
           Target{' '}
