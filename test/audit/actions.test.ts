@@ -252,14 +252,12 @@ describe('an audit entry for every administrative action', () => {
     await t.db.pool.query('DELETE FROM login_throttle');
   });
 
-  test('OAuth grants: given on the consent page, revoked through the SDK', async () => {
-    const client = await owner.post('/dashboard-api/oauth-clients', { name: 'Acme CRM', redirect_uris: [REDIRECT] });
-    assert.equal(client.status, 201, JSON.stringify(client.body));
-    secrets.push(client.body.client_secret);
+  /** An integration's grant: the owner approves on the consent endpoints, the client buys tokens. */
+  async function oauthGrant(client: { id: string; client_secret: string }) {
     const verifier = randomBytes(32).toString('base64url');
     const q = new URLSearchParams({
       response_type: 'code',
-      client_id: client.body.id,
+      client_id: client.id,
       redirect_uri: REDIRECT,
       scope: 'full_access',
       state: 's',
@@ -277,10 +275,9 @@ describe('an audit entry for every administrative action', () => {
     });
     assert.equal(ok.status, 200, JSON.stringify(ok.body));
     const code = new URL(ok.body.redirect_to).searchParams.get('code')!;
-    const basic = `Basic ${Buffer.from(`${client.body.id}:${client.body.client_secret}`).toString('base64')}`;
     const tok = await fetch(`${t.url}/oauth/token`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic },
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicOf(client) },
       body: new URLSearchParams({
         grant_type: 'authorization_code',
         code,
@@ -290,14 +287,39 @@ describe('an audit entry for every administrative action', () => {
     });
     const tokens = (await tok.json()) as { access_token: string; refresh_token: string };
     secrets.push(code, tokens.access_token, tokens.refresh_token);
+    return tokens;
+  }
+  const basicOf = (c: { id: string; client_secret: string }) =>
+    `Basic ${Buffer.from(`${c.id}:${c.client_secret}`).toString('base64')}`;
+
+  test('OAuth grants: given on the consent page, revoked through the SDK and by the client', async () => {
+    const created = await owner.post('/dashboard-api/oauth-clients', { name: 'Acme CRM', redirect_uris: [REDIRECT] });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const client = created.body as { id: string; client_secret: string };
+    secrets.push(client.client_secret);
+    await oauthGrant(client);
     const [given] = await entries('oauth_grant.given');
     assert.equal(given.actor.display, OWNER.email);
-    assert.deepEqual(given.target, { kind: 'oauth_client', id: client.body.id });
+    assert.deepEqual(given.target, { kind: 'oauth_client', id: client.id });
     assert.equal(given.summary.after!.scope, 'full_access');
     const grant = (await t.resend.oauthGrants.list()).data!.data[0];
     assert.equal((await t.resend.oauthGrants.revoke(grant.id)).error, null);
     const [revoked] = await entries('oauth_grant.revoked', `&target_id=${grant.id}`);
     sdkActor(revoked);
+
+    // RFC 7009: the integration hands its refresh token back; the grant is revoked by the client.
+    const second = await oauthGrant(client);
+    const back = await fetch(`${t.url}/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basicOf(client) },
+      body: new URLSearchParams({ token: second.refresh_token }),
+    });
+    assert.equal(back.status, 200);
+    const byClient = (await entries('oauth_grant.revoked')).find((e) => e.actor.kind === 'oauth')!;
+    assert.ok(byClient, 'an entry with the grant as its actor');
+    assert.equal(byClient.actor.display, 'Acme CRM');
+    assert.equal(byClient.actor.id, byClient.target.id);
+    assert.equal(byClient.summary.after!.reason, 'revoked_by_client');
   });
 
   test('members: removed (last, so the member could act before)', async () => {
