@@ -328,7 +328,7 @@ describe('an audit entry for every administrative action', () => {
     assert.deepEqual(removed.summary, { before: { role: 'admin' } });
   });
 
-  test('a dashboard owner reads the log through the session; no entry holds a secret; the chain is intact', async () => {
+  test('an owner reads it through the session; no entry holds a secret; the chain is intact', async () => {
     const r = await owner.get('/audit-log?limit=100');
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.ok(r.body.data.length > 20);

@@ -15,7 +15,7 @@ after(async () => {
   await w?.close();
 });
 
-test("a completed claim: domain.claimed in the claimant's log, domain.deleted by the system in the holder's", async () => {
+test('a completed claim: domain.claimed for the claimant, domain.deleted by the system for the holder', async () => {
   const team = await teamCreate(w.t.db.pool, 'Claimant');
   const key = await w.t.app.apiKeys.create(team.id, { name: 'claimant key' });
   const claimant = new Resend(key.token, { baseUrl: w.t.url });

@@ -1,6 +1,7 @@
 // GET /audit-log → the team's audit log, newest first, Resend cursor pagination (Mailroom extension).
-// Filters: actor (an actor's id, or its address or key name), actor_kind, action (a name or a family: api_key.*), target_kind,
-// target_id, since and until (dates or timestamps). Full-access keys and dashboard owners/admins only.
+// Filters: actor (an actor's id, or its address or key name), actor_kind, action (a name or a
+// family: api_key.*), target_kind, target_id, since and until (dates or timestamps). Full-access
+// keys and dashboard owners/admins only.
 import { Type } from 'typebox';
 import { AppError } from '../../errors.js';
 import { auditLogList } from '../../audit/read.js';
