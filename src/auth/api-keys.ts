@@ -21,6 +21,7 @@ import { domainFindById } from '../store/domains.js';
 import { isUuid } from '../lib/ids.js';
 import type { PageQuery } from '../store/paginate.js';
 import { findAccess, isAccessToken } from '../oauth/tokens.js';
+import { auditRecord, inTx, SYSTEM_ACTOR, type AuditActor } from '../audit/record.js';
 
 /** What an OAuth access token authenticates as: no key (id null), the grant's team and scope. */
 export interface OAuthTokenAuth {
@@ -51,17 +52,27 @@ export class ApiKeys {
   async create(
     teamId: string,
     opts: { name: string; permission?: Permission; domainId?: string | null; token?: string },
+    actor: AuditActor = SYSTEM_ACTOR,
   ): Promise<CreatedKey> {
     const token = opts.token ?? apiKeyToken();
     const id = uuid();
-    await apiKeyInsert(this.db, {
-      id,
-      teamId,
-      name: opts.name,
-      tokenHash: sha256Hex(token),
-      tokenHint: token.slice(0, 6),
-      permission: opts.permission ?? 'full_access',
-      domainId: opts.domainId ?? null,
+    const permission = opts.permission ?? 'full_access';
+    const domainId = opts.domainId ?? null;
+    await inTx(this.db, async (tx) => {
+      await apiKeyInsert(tx, {
+        id,
+        teamId,
+        name: opts.name,
+        tokenHash: sha256Hex(token),
+        tokenHint: token.slice(0, 6),
+        permission,
+        domainId,
+      });
+      await auditRecord(tx, teamId, actor, {
+        action: 'api_key.created',
+        target: { kind: 'api_key', id },
+        after: { name: opts.name, permission, domain_id: domainId },
+      });
     });
     return { id, token };
   }
@@ -70,6 +81,7 @@ export class ApiKeys {
   async createChecked(
     teamId: string,
     body: { name: string; permission?: string; domain_id?: string | null },
+    actor: AuditActor,
   ): Promise<CreatedKey> {
     if (!body.name.trim()) throw invalidField('name', 'must not be empty.'); // a nameless key cannot be told apart in a list
     const permission = body.permission ?? 'full_access';
@@ -85,7 +97,7 @@ export class ApiKeys {
         throw new AppError('not_found', 'Domain not found');
       domainId = body.domain_id;
     }
-    return this.create(teamId, { name: body.name, permission, domainId });
+    return this.create(teamId, { name: body.name, permission, domainId }, actor);
   }
 
   list(teamId: string, page: PageQuery) {
@@ -98,8 +110,19 @@ export class ApiKeys {
   }
 
   /** False when the team has no such key. */
-  async rename(teamId: string, id: string, name: string): Promise<boolean> {
-    return isUuid(id) && apiKeyRename(this.db, teamId, id, name);
+  async rename(teamId: string, id: string, name: string, actor: AuditActor): Promise<boolean> {
+    if (!isUuid(id)) return false;
+    return inTx(this.db, async (tx) => {
+      const before = await apiKeyRename(tx, teamId, id, name);
+      if (before === undefined) return false;
+      await auditRecord(tx, teamId, actor, {
+        action: 'api_key.updated',
+        target: { kind: 'api_key', id },
+        before: { name: before },
+        after: { name },
+      });
+      return true;
+    });
   }
 
   /** Creates a full-access key with exactly this token unless one already exists. */
@@ -120,10 +143,19 @@ export class ApiKeys {
     }
   }
 
-  async delete(teamId: string, id: string): Promise<boolean> {
-    const hash = await apiKeyDelete(this.db, teamId, id);
-    if (hash) this.cache.delete(hash);
-    return Boolean(hash);
+  async delete(teamId: string, id: string, actor: AuditActor = SYSTEM_ACTOR): Promise<boolean> {
+    const gone = await inTx(this.db, async (tx) => {
+      const key = await apiKeyDelete(tx, teamId, id);
+      if (key)
+        await auditRecord(tx, teamId, actor, {
+          action: 'api_key.revoked',
+          target: { kind: 'api_key', id },
+          before: { name: key.name, permission: key.permission },
+        });
+      return key;
+    });
+    if (gone) this.cache.delete(gone.token_hash);
+    return Boolean(gone);
   }
 
   /** The key behind an Authorization header value, or the documented error. */

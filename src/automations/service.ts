@@ -1,6 +1,7 @@
 // The automations resource (resend-compat 8.3): create, read, list, change, duplicate, stop, delete,
 // and the runs' history. Graphs are checked on every save (graph.ts); a disabled automation starts
 // no run, and stop also cancels the running ones.
+import { auditRecord, SYSTEM_ACTOR, type AuditActor } from '../audit/record.js';
 import { invalidField, missingField, notFound } from '../errors.js';
 import { isUuid } from '../lib/ids.js';
 import {
@@ -100,9 +101,9 @@ const fieldsOf = (a: AutomationRow): AutomationFields => ({
   connections: a.connections,
 });
 
-export async function automationCreate(pool: Pool, teamId: string, body: Body) {
+export async function automationCreate(pool: Pool, teamId: string, body: Body, actor: AuditActor = SYSTEM_ACTOR) {
   const g = await checkRefs(pool, teamId, graphOf(body.steps, body.connections));
-  const a = await automationInsert(pool, teamId, {
+  const fields = {
     name: nameOf(body.name),
     status: body.status === undefined ? 'disabled' : statusOf(body.status),
     trigger_event: g.triggerEvent,
@@ -111,6 +112,11 @@ export async function automationCreate(pool: Pool, teamId: string, body: Body) {
     reentry: body.reentry === undefined || body.reentry === null ? 'after_end' : reentryOf(body.reentry),
     listens: g.listens,
     waits: g.waits,
+  };
+  const a = await withTx(pool, async (tx) => {
+    const a = await automationInsert(tx, teamId, fields);
+    if (fields.status === 'enabled') await auditStatus(tx, teamId, actor, a.id, null, fields);
+    return a;
   });
   return { object: 'automation' as const, id: a.id };
 }
@@ -123,8 +129,32 @@ export async function automationsList(db: Queryable, teamId: string, page: PageQ
   return { object: 'list' as const, has_more: p.has_more, data: p.data };
 }
 
+/** automation.enabled | automation.stopped (a move to disabled), in the change's transaction. */
+function auditStatus(
+  tx: Queryable,
+  teamId: string,
+  actor: AuditActor,
+  id: string,
+  before: { name: string; status: string } | null,
+  after: { name: string; status: string },
+  extra: Record<string, unknown> = {},
+) {
+  return auditRecord(tx, teamId, actor, {
+    action: after.status === 'enabled' ? 'automation.enabled' : 'automation.stopped',
+    target: { kind: 'automation', id },
+    before: before && { name: before.name, status: before.status },
+    after: { name: after.name, status: after.status, ...extra },
+  });
+}
+
 /** PATCH: name and/or status, or steps and connections together (a graph is replaced whole). */
-export async function automationChange(pool: Pool, teamId: string, id: string, body: Body) {
+export async function automationChange(
+  pool: Pool,
+  teamId: string,
+  id: string,
+  body: Body,
+  actor: AuditActor = SYSTEM_ACTOR,
+) {
   return withTx(pool, async (tx) => {
     const a = await find(tx, teamId, id, true);
     const f: AutomationFields = fieldsOf(a);
@@ -147,6 +177,7 @@ export async function automationChange(pool: Pool, teamId: string, id: string, b
       });
     }
     await automationUpdate(tx, teamId, a.id, f);
+    if (f.status !== a.status) await auditStatus(tx, teamId, actor, a.id, a, f);
     return { object: 'automation' as const, id: a.id };
   });
 }
@@ -162,11 +193,12 @@ export async function automationDuplicate(pool: Pool, teamId: string, id: string
 }
 
 /** Disables the automation and cancels its running runs (their open steps are skipped, their jobs then find nothing to do). */
-export async function automationStop(pool: Pool, teamId: string, id: string) {
+export async function automationStop(pool: Pool, teamId: string, id: string, actor: AuditActor = SYSTEM_ACTOR) {
   return withTx(pool, async (tx) => {
     const a = await find(tx, teamId, id, true);
     await automationUpdate(tx, teamId, a.id, { ...fieldsOf(a), status: 'disabled' });
-    await automationRunsCancelAll(tx, a.id);
+    const canceled = await automationRunsCancelAll(tx, a.id);
+    await auditStatus(tx, teamId, actor, a.id, a, { name: a.name, status: 'disabled' }, { runs_canceled: canceled });
     return { object: 'automation' as const, id: a.id, status: 'disabled' as const };
   });
 }

@@ -6,6 +6,7 @@
 // or by the automatic pause) → resume goes back to queued. Only drafts are edited; drafts and
 // scheduled broadcasts are deleted (the schedule canceled with it). `send` only returns once the
 // status and the expansion job are committed together; the job does the rest (expand.job.ts).
+import { auditRecord, type AuditActor } from '../audit/record.js';
 import { AppError, invalidField, notFound } from '../errors.js';
 import type { Config } from '../config/schema.js';
 import type { EmailSender, SendContext } from '../emails/send.js';
@@ -46,7 +47,16 @@ export interface Caller {
   teamId: string;
   apiKeyId: string | null;
   keyDomainId: string | null;
+  /** named in the audit log when the broadcast is sent */
+  actor: AuditActor;
 }
+
+/** What an audit entry keeps of a broadcast. */
+const auditView = (b: { name?: string | null; status?: string }, extra: Record<string, unknown> = {}) => ({
+  name: b.name ?? null,
+  status: b.status,
+  ...extra,
+});
 const ok = (id: string) => ({ object: 'broadcast' as const, id });
 
 const CANCELABLE: BroadcastStatus[] = ['scheduled', 'queued', 'sending', 'paused'];
@@ -139,7 +149,13 @@ export class Broadcasts {
     const id = uuid();
     await withTx(this.pool, async (tx) => {
       await broadcastInsert(tx, caller.teamId, id, c, caller.apiKeyId);
-      if (send === true) await this.start(tx, caller.teamId, id, at ?? null);
+      if (send !== true) return;
+      await this.start(tx, caller.teamId, id, at ?? null);
+      await auditRecord(tx, caller.teamId, caller.actor, {
+        action: 'broadcast.sent',
+        target: { kind: 'broadcast', id },
+        after: auditView({ name: c.name, status: at ? 'scheduled' : 'queued' }, { scheduled_at: at ?? null }),
+      });
     });
     return ok(id); // Resend answers {object, id}
   }
@@ -204,14 +220,29 @@ export class Broadcasts {
     checkSendable(b);
     const at = this.scheduleOf(body.scheduled_at);
     await this.checkDomain(caller, b.from_header!);
-    await withTx(this.pool, (tx) => this.start(tx, caller.teamId, b.id, at ?? null));
+    await withTx(this.pool, async (tx) => {
+      await this.start(tx, caller.teamId, b.id, at ?? null);
+      await auditRecord(tx, caller.teamId, caller.actor, {
+        action: 'broadcast.sent',
+        target: { kind: 'broadcast', id: b.id },
+        before: auditView(b),
+        after: auditView(b, { status: at ? 'scheduled' : 'queued', scheduled_at: at ?? null }),
+      });
+    });
     return { id: b.id };
   }
 
-  async cancel(teamId: string, id: string) {
+  async cancel(teamId: string, id: string, actor: AuditActor) {
     const b = await find(this.pool, teamId, id);
+    const audit = (tx: Queryable, status: string) =>
+      auditRecord(tx, teamId, actor, {
+        action: 'broadcast.canceled',
+        target: { kind: 'broadcast', id: b.id },
+        before: auditView(b),
+        after: auditView(b, { status }),
+      });
     await withTx(this.pool, async (tx) => {
-      if (await broadcastCancelToDraft(tx, teamId, b.id)) return;
+      if (await broadcastCancelToDraft(tx, teamId, b.id)) return audit(tx, 'draft');
       const moved = await broadcastMove(tx, teamId, b.id, CANCELABLE, 'canceled');
       if (!moved)
         throw new AppError(
@@ -222,11 +253,12 @@ export class Broadcasts {
       // emails not yet handed over to a delivery are canceled; held deliveries are let go to find that out.
       await broadcastEmailsCancelQueued(tx, teamId, b.id);
       await deliverJobsReleaseForBroadcast(tx, b.id);
+      await audit(tx, 'canceled');
     });
     return ok(b.id);
   }
 
-  async pause(teamId: string, id: string) {
+  async pause(teamId: string, id: string, actor: AuditActor) {
     const b = await find(this.pool, teamId, id);
     await withTx(this.pool, async (tx) => {
       const moved = await broadcastMove(tx, teamId, b.id, ['scheduled', 'queued', 'sending'], 'paused', {
@@ -238,6 +270,12 @@ export class Broadcasts {
           `Only scheduled, queued or sending broadcasts can be paused: this broadcast is ${await statusNow(tx, teamId, b.id)}.`,
         );
       await deliverJobsHoldForBroadcast(tx, b.id);
+      await auditRecord(tx, teamId, actor, {
+        action: 'broadcast.paused',
+        target: { kind: 'broadcast', id: b.id },
+        before: auditView(b),
+        after: auditView(b, { status: 'paused' }),
+      });
     });
     return { ...ok(b.id), status: 'paused' as const };
   }

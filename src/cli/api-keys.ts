@@ -2,6 +2,7 @@
 // are usage errors (exit 2) found before the database is opened; an ID that names nothing is a
 // CommandFailure (exit 1).
 import { parseArgs } from 'node:util';
+import { CLI_ACTOR } from '../audit/record.js';
 import { ApiKeys } from '../auth/api-keys.js';
 import { AppError } from '../errors.js';
 import { isUuid } from '../lib/ids.js';
@@ -54,7 +55,7 @@ export async function cmdApiKeys(argv: string[]): Promise<number> {
       case 'create': {
         // The API's own checks: a domain must be one of this team's.
         const key = await keys
-          .createChecked(teamId, { name: values.name ?? 'CLI', permission, domain_id: domainId ?? null })
+          .createChecked(teamId, { name: values.name ?? 'CLI', permission, domain_id: domainId ?? null }, CLI_ACTOR)
           .catch((err) => {
             if (err instanceof AppError && err.code === 'not_found')
               throw new CommandFailure(`${team} has no domain ${domainId} (GET /domains lists them).`);
@@ -70,7 +71,7 @@ export async function cmdApiKeys(argv: string[]): Promise<number> {
         return 0;
       }
       default: {
-        if (!(await keys.delete(teamId, id)))
+        if (!(await keys.delete(teamId, id, CLI_ACTOR)))
           throw new CommandFailure(`${team} has no API key ${id} (see \`npx mailroom api-keys list\`).`);
         process.stdout.write(`Deleted ${id}\n`);
         return 0;

@@ -66,6 +66,14 @@ public MAILROOM_MX_HOST; and asks /ready of a Mailroom at the configured HTTP ad
 already running may have been started with other settings. Exits 1 when a check fails (a "warn"
 does not fail).
 `,
+  audit: `Usage: npx mailroom audit verify [--team ID]
+
+Walks each team's audit log (or only --team's) from its first entry and checks the hash chain:
+every entry present in order, each one hashed onto the one before, none changed, and the newest
+matching the team's chain head. Prints one line per team; exits 0 when every chain is intact, 1
+naming the first bad or missing entry of each broken chain. While \`npx mailroom start\` runs on the
+embedded PostgreSQL of the same MAILROOM_DATA_DIR, it uses that server.
+`,
 };
 
 export const USAGE = `Usage: npx mailroom <command> [--help]
@@ -81,6 +89,7 @@ export const USAGE = `Usage: npx mailroom <command> [--help]
   oauth-clients create --name NAME --redirect-uri URL [--logo-uri URL] [--public]
   oauth-clients list | delete ID             third-party integrations that may ask for a team's grant
   doctor                                     check ports, database, DNS resolver and TLS
+  audit verify [--team ID]                   check that no audit log entry was changed or removed
 
 \`npx mailroom <command> --help\` explains one command. (\`npm ci\` puts no \`mailroom\` on the PATH;
 \`npx\` finds it in the checkout.) Exit status: 0 done, 1 failed, 2 usage error or invalid setting.

@@ -16,6 +16,7 @@ const COMMANDS: Record<string, () => Promise<(argv: string[]) => Promise<number>
   teams: async () => (await import('./teams.js')).cmdTeams,
   'oauth-clients': async () => (await import('./oauth-clients.js')).cmdOAuthClients,
   doctor: async () => (await import('./doctor.js')).cmdDoctor,
+  audit: async () => (await import('./audit.js')).cmdAudit,
 };
 
 const wantsHelp = (argv: string[]) => argv.some((a) => a === '--help' || a === '-h');

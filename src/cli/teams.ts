@@ -1,4 +1,5 @@
 // `mailroom teams create NAME | list`: a new team comes with a full-access key, printed once.
+import { CLI_ACTOR } from '../audit/record.js';
 import { parseArgs } from 'node:util';
 import { ApiKeys } from '../auth/api-keys.js';
 import { teamCreate, teamList } from '../store/teams.js';
@@ -16,7 +17,7 @@ export async function cmdTeams(argv: string[]): Promise<number> {
   return withDatabase(async (db) => {
     if (sub === 'create') {
       const team = await teamCreate(db.pool, name);
-      const key = await new ApiKeys(db.pool).create(team.id, { name: 'Owner' });
+      const key = await new ApiKeys(db.pool).create(team.id, { name: 'Owner' }, CLI_ACTOR);
       process.stdout.write(`team:  ${team.id} (${team.name})\ntoken: ${key.token}\n(the token is shown only once)\n`);
       return 0;
     }

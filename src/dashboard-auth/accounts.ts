@@ -7,10 +7,12 @@
 // second factor, sessions) is discarded. The first owner at setup is the operator of a new
 // installation and is taken at their word.
 import type { FastifyRequest } from 'fastify';
+import { originOf, userActor, type RequestOrigin } from '../audit/actor.js';
+import { auditRecord } from '../audit/record.js';
 import { AppError } from '../errors.js';
 import type { Sealer } from '../lib/crypto.js';
 import { randomToken, sha256Hex } from '../lib/ids.js';
-import { withTx, type Pool } from '../store/db.js';
+import { withTx, type Pool, type Queryable } from '../store/db.js';
 import {
   emailVerificationConsume,
   emailVerificationFindOpen,
@@ -114,7 +116,7 @@ export class Accounts {
       await memberAdd(tx, this.defaultTeamId, u.id, 'owner');
       return u;
     });
-    return this.start(req, user);
+    return this.start(req, user, undefined, 'setup');
   }
 
   /** Password sign-in; throttled per account, per account and client address, per address (throttle.ts). */
@@ -126,6 +128,12 @@ export class Accounts {
     const ok = await verifyPassword(password, user?.password_hash ?? null);
     if (!user || !ok) {
       this.throttle.failed(attempt);
+      // An address with no account belongs to no team: nothing to record it in. Not awaited: the
+      // answer must take as long for a known address as for an unknown one (no account probing).
+      if (user)
+        this.auditUser(user.id, { userId: user.id, email: user.email }, originOf(req), 'password').catch((err) =>
+          req.log.error({ err }, 'the audit entry of a failed sign-in was not written'),
+        );
       throw new AppError('invalid_credentials');
     }
     await this.throttle.succeed(attempt.counted);
@@ -135,14 +143,29 @@ export class Accounts {
   }
 
   /** A session for a user who proved who they are (password or OAuth); pending when TOTP is on. */
-  async start(req: FastifyRequest, user: UserRow, preferTeamId?: string): Promise<Started> {
+  async start(
+    req: FastifyRequest,
+    user: UserRow,
+    preferTeamId?: string,
+    how: 'password' | 'oauth' | 'setup' | 'email_link' = 'password',
+  ): Promise<Started> {
     if (!user.email_verified)
       throw new AppError('forbidden', `Confirm your email address first: open the link we sent to ${user.email}.`);
     const teams = await membershipsOfUser(this.pool, user.id);
     if (!teams.length)
       throw new AppError('forbidden', 'This account is not a member of any team. Ask an owner for an invite.');
     const team = teams.find((t) => t.team_id === preferTeamId) ?? teams[0];
-    const s = await this.sessions.create(req, user.id, team.team_id, user.totp_enabled);
+    // Signed in once the session exists; with TOTP on, only when the second factor completes it.
+    const s = await withTx(this.pool, async (tx) => {
+      const s = await this.sessions.create(req, user.id, team.team_id, user.totp_enabled, tx);
+      if (!user.totp_enabled)
+        await auditRecord(tx, team.team_id, userActor({ userId: user.id, email: user.email }, originOf(req)), {
+          action: 'auth.signed_in',
+          target: { kind: 'user', id: user.id },
+          after: { method: how, mfa: false },
+        });
+      return s;
+    });
     return { mfa_required: user.totp_enabled, csrf: s.csrf, cookies: s.cookies };
   }
 
@@ -150,6 +173,7 @@ export class Accounts {
   async secondFactor(
     pending: SessionAuth,
     code: unknown,
+    origin: RequestOrigin,
   ): Promise<{ csrf: string; cookies: string[]; recovery_codes_left?: number }> {
     if (typeof code !== 'string' || !code.trim())
       throw new AppError('validation_error', 'Enter the 6-digit code from your authenticator app, or a recovery code.');
@@ -166,13 +190,23 @@ export class Accounts {
       ok = true;
       recoveryLeft = await recoveryCodesRemaining(this.pool, user.id);
     }
-    if (!ok)
+    if (!ok) {
+      await this.auditUser(user.id, pending, origin, 'second_factor');
       throw new AppError(
         'validation_error',
         'That code is not valid. Codes change every 30 seconds; each can be used once.',
       );
+    }
     await this.throttle.succeed(keys);
-    const s = await this.sessions.promote(pending.sessionId);
+    const s = await withTx(this.pool, async (tx) => {
+      const s = await this.sessions.promote(pending.sessionId, tx);
+      await auditRecord(tx, pending.teamId, userActor(pending, origin), {
+        action: 'auth.signed_in',
+        target: { kind: 'user', id: pending.userId },
+        after: { mfa: true, factor: recoveryLeft === undefined ? 'totp' : 'recovery code' },
+      });
+      return s;
+    });
     return { ...s, recovery_codes_left: recoveryLeft };
   }
 
@@ -197,7 +231,7 @@ export class Accounts {
   }
 
   /** Enrolment step 2: a valid code turns TOTP on; returns fresh recovery codes (shown once). */
-  async totpEnable(auth: SessionAuth, code: unknown): Promise<{ recovery_codes: string[] }> {
+  async totpEnable(auth: SessionAuth, code: unknown, origin: RequestOrigin): Promise<{ recovery_codes: string[] }> {
     const user = await userFindById(this.pool, auth.userId);
     if (!user?.totp_secret || user.totp_enabled) throw new AppError('validation_error', 'Start the set-up first.');
     if (typeof code !== 'string' || !(await this.acceptTotp(user, code)))
@@ -205,15 +239,52 @@ export class Accounts {
         'validation_error',
         'That code is not valid: check the time on your device and try the current code.',
       );
-    await userSetTotp(this.pool, auth.userId, user.totp_secret, true); // keeps the step just used: it is spent
+    const secret = user.totp_secret;
+    await withTx(this.pool, async (tx) => {
+      await userSetTotp(tx, auth.userId, secret, true); // keeps the step just used: it is spent
+      await this.auditMfa(tx, auth, origin, 'mfa.enrolled');
+    });
     return { recovery_codes: await this.newRecoveryCodes(auth.userId) };
   }
 
   /** Turning TOTP off or renewing recovery codes needs a current code. */
-  async totpDisable(auth: SessionAuth, code: unknown): Promise<void> {
+  async totpDisable(auth: SessionAuth, code: unknown, origin: RequestOrigin): Promise<void> {
     await this.requireCurrentCode(auth, code);
-    await userSetTotp(this.pool, auth.userId, null, false);
-    await recoveryCodesReplace(this.pool, auth.userId, []);
+    await withTx(this.pool, async (tx) => {
+      await userSetTotp(tx, auth.userId, null, false);
+      await recoveryCodesReplace(tx, auth.userId, []);
+      await this.auditMfa(tx, auth, origin, 'mfa.removed');
+    });
+  }
+
+  /**
+   * MFA is the user's, so it is recorded in every team the user is a member of: in the teams' one
+   * global order (membershipsOfUser's), so two users' writes never take chain heads crosswise.
+   */
+  private async auditMfa(
+    tx: Queryable,
+    auth: SessionAuth,
+    origin: RequestOrigin,
+    action: 'mfa.enrolled' | 'mfa.removed',
+  ) {
+    for (const t of await membershipsOfUser(tx, auth.userId))
+      await auditRecord(tx, t.team_id, userActor(auth, origin), {
+        action,
+        target: { kind: 'user', id: auth.userId },
+        after: { totp_enabled: action === 'mfa.enrolled' },
+      });
+  }
+
+  /** A failed sign-in of a known account, recorded in each of its teams (own transaction: nothing else is written). */
+  private async auditUser(userId: string, who: { userId: string; email: string }, origin: RequestOrigin, step: string) {
+    await withTx(this.pool, async (tx) => {
+      for (const t of await membershipsOfUser(tx, userId))
+        await auditRecord(tx, t.team_id, userActor(who, origin), {
+          action: 'auth.sign_in_failed',
+          target: { kind: 'user', id: userId },
+          after: { step },
+        });
+    });
   }
 
   async recoveryCodesRenew(auth: SessionAuth, code: unknown): Promise<{ recovery_codes: string[] }> {
@@ -257,19 +328,28 @@ export class Accounts {
     role: unknown,
     email: unknown,
     baseUrl: string,
+    origin: RequestOrigin,
   ): Promise<{ id: string; url: string; expires_at: string }> {
     if (role !== 'admin' && role !== 'member')
       throw new AppError('validation_error', 'Invite role must be "admin" or "member".');
     const bound = email === undefined || email === null || email === '' ? null : checkEmail(email);
     const token = randomToken(32);
     const expiresAt = new Date(Date.now() + INVITE_DAYS * 86400_000);
-    const id = await inviteInsert(this.pool, {
-      teamId: auth.teamId,
-      tokenHash: sha256Hex(token),
-      role,
-      email: bound,
-      createdBy: auth.userId,
-      expiresAt,
+    const id = await withTx(this.pool, async (tx) => {
+      const id = await inviteInsert(tx, {
+        teamId: auth.teamId,
+        tokenHash: sha256Hex(token),
+        role,
+        email: bound,
+        createdBy: auth.userId,
+        expiresAt,
+      });
+      await auditRecord(tx, auth.teamId, userActor(auth, origin), {
+        action: 'member.invited',
+        target: { kind: 'invite', id },
+        after: { role, email: bound, expires_at: expiresAt.toISOString() },
+      });
+      return id;
     });
     return { id, url: `${baseUrl}/dashboard/invite/${token}`, expires_at: expiresAt.toISOString() };
   }
@@ -290,6 +370,7 @@ export class Accounts {
     role: unknown,
     email: unknown,
     baseUrl: string,
+    origin: RequestOrigin,
   ): Promise<{ id: string; url: string; expires_at: string; email: string; set_password_url: string }> {
     if (email === undefined || email === null || email === '')
       throw new AppError('validation_error', 'A set-password link is for one address: give their email.');
@@ -300,7 +381,7 @@ export class Accounts {
         'validation_error',
         `${address} already has an account: create an invite link for them instead; they sign in and open it.`,
       );
-    const inv = await this.invite(auth, role, address, baseUrl);
+    const inv = await this.invite(auth, role, address, baseUrl, origin);
     const user =
       existing ?? (await userInsert(this.pool, { email: address, name: '', passwordHash: null, verified: false }));
     const link = await this.newVerification(user.id, inv.id, new Date(inv.expires_at), true);
@@ -457,7 +538,7 @@ export class Accounts {
       : undefined;
     const user = await userFindById(this.pool, used.user_id);
     if (!user) throw new AppError('not_found', 'This account no longer exists.');
-    return this.start(req, user, joined?.team_id);
+    return this.start(req, user, joined?.team_id, 'email_link');
   }
 
   /** The signed-in user's security settings: second factor, linked providers, sessions. */

@@ -68,10 +68,11 @@ export class Sessions {
     userId: string,
     teamId: string,
     mfaPending: boolean,
+    db: Queryable = this.db, // the caller's transaction (its audit entry commits with it)
   ): Promise<{ token: string; csrf: string; cookies: string[] }> {
     const token = randomToken(43);
     const ttlS = mfaPending ? PENDING_MINUTES * 60 : SESSION_DAYS * 86400;
-    await sessionInsert(this.db, {
+    await sessionInsert(db, {
       tokenHash: sha256Hex(token),
       userId,
       teamId,
@@ -84,10 +85,10 @@ export class Sessions {
   }
 
   /** A pending session becomes a full one, under a new token (no fixation across the MFA step). */
-  async promote(sessionId: string): Promise<{ csrf: string; cookies: string[] }> {
+  async promote(sessionId: string, db: Queryable = this.db): Promise<{ csrf: string; cookies: string[] }> {
     const token = randomToken(43);
     const ttlS = SESSION_DAYS * 86400;
-    await sessionPromote(this.db, sessionId, sha256Hex(token), new Date(Date.now() + ttlS * 1000));
+    await sessionPromote(db, sessionId, sha256Hex(token), new Date(Date.now() + ttlS * 1000));
     return { csrf: this.csrfFor(token), cookies: this.cookies(token, ttlS) };
   }
 

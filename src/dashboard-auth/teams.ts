@@ -1,6 +1,8 @@
 // Team administration for a signed-in session's current team: members and roles, open invites,
 // "require MFA", creating a team. Owners and admins manage members (only owners touch owners and
 // settings); members only look. A team always keeps one owner (checked inside the transaction).
+import { userActor, type RequestOrigin } from '../audit/actor.js';
+import { auditRecord } from '../audit/record.js';
 import { AppError } from '../errors.js';
 import { withTx, type Pool } from '../store/db.js';
 import { sessionSetTeam } from '../store/sessions.js';
@@ -36,10 +38,17 @@ export class TeamAdmin {
     };
   }
 
-  async setRequireMfa(auth: SessionAuth, requireMfa: boolean): Promise<void> {
+  async setRequireMfa(auth: SessionAuth, requireMfa: boolean, origin: RequestOrigin): Promise<void> {
     if (requireMfa && !auth.totpEnabled)
       throw new AppError('validation_error', 'Turn on two-factor authentication for your own account first.');
-    await teamSetRequireMfa(this.pool, auth.teamId, requireMfa);
+    await withTx(this.pool, async (tx) => {
+      await teamSetRequireMfa(tx, auth.teamId, requireMfa);
+      await auditRecord(tx, auth.teamId, userActor(auth, origin), {
+        action: 'team.security_changed',
+        target: { kind: 'team', id: auth.teamId },
+        after: { require_mfa: requireMfa },
+      });
+    });
   }
 
   async revokeInvite(auth: SessionAuth, id: string): Promise<void> {
@@ -53,7 +62,7 @@ export class TeamAdmin {
     return current;
   }
 
-  async setRole(auth: SessionAuth, userId: string, role: string): Promise<void> {
+  async setRole(auth: SessionAuth, userId: string, role: string, origin: RequestOrigin): Promise<void> {
     if (!ROLES.includes(role as Role))
       throw new AppError('validation_error', 'Role must be "owner", "admin" or "member".');
     const current = await this.roleOf(auth, userId);
@@ -63,16 +72,28 @@ export class TeamAdmin {
       await memberSetRole(tx, auth.teamId, userId, role as Role);
       if ((await ownerCount(tx, auth.teamId)) === 0)
         throw new AppError('validation_error', 'A team keeps at least one owner.');
+      await auditRecord(tx, auth.teamId, userActor(auth, origin), {
+        action: 'member.role_changed',
+        target: { kind: 'user', id: userId },
+        before: { role: current },
+        after: { role },
+      });
     });
   }
 
-  async removeMember(auth: SessionAuth, userId: string): Promise<void> {
+  async removeMember(auth: SessionAuth, userId: string, origin: RequestOrigin): Promise<void> {
     const current = await this.roleOf(auth, userId);
     if (current === 'owner' && auth.role !== 'owner') throw new AppError('forbidden', 'Only owners can remove owners.');
     await withTx(this.pool, async (tx) => {
       await memberRemove(tx, auth.teamId, userId);
       if ((await ownerCount(tx, auth.teamId)) === 0)
         throw new AppError('validation_error', 'A team keeps at least one owner.');
+      await auditRecord(tx, auth.teamId, userActor(auth, origin), {
+        action: 'member.removed',
+        target: { kind: 'user', id: userId },
+        before: { role: current },
+        after: userId === auth.userId ? { left: true } : null,
+      });
     });
   }
 

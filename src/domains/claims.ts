@@ -20,6 +20,8 @@
 // a claim takes a domain away from another team, so it is never granted on trust.
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config/schema.js';
+import { auditRecord, SYSTEM_ACTOR, type AuditActor } from '../audit/record.js';
+import { auditHeadLock } from '../store/audit-log.js';
 import { AppError, notFound } from '../errors.js';
 import { isUuid, uuid } from '../lib/ids.js';
 import { withTx, type Pool, type Queryable } from '../store/db.js';
@@ -83,6 +85,7 @@ export class DomainClaims {
   async create(
     teamId: string,
     input: DomainInput,
+    actor: AuditActor,
   ): Promise<{ created: boolean; claim: ReturnType<DomainClaims['view']> }> {
     const s = this.domains.settingsOf(input);
     const holder = await domainTeamByName(this.pool, s.name);
@@ -112,6 +115,11 @@ export class DomainClaims {
         settings: s,
         token: TOKEN_PREFIX + randomBytes(16).toString('hex'),
         ttlSeconds: CLAIM_TTL_SECONDS,
+      });
+      await auditRecord(tx, teamId, actor, {
+        action: 'domain.claimed',
+        target: { kind: 'domain', id: c.domain_id },
+        after: { name: c.name, claim_id: c.id, status: c.status },
       });
       return { created: true, claim: this.view(c) };
     });
@@ -159,7 +167,7 @@ export class DomainClaims {
    * seconds), then decides under the claim's and the domain's row locks, so two verifications
    * racing complete a claim once.
    */
-  async verify(teamId: string, domainId: string) {
+  async verify(teamId: string, domainId: string, actor: AuditActor) {
     const first = await this.fresh(this.pool, await this.latest(teamId, domainId));
     if (!OPEN_CLAIM.includes(first.status)) return this.view(first);
     const outcome = await checkTxtValue(first.name, first.token, createResolver(this.config.dnsServers));
@@ -207,6 +215,21 @@ export class DomainClaims {
       await this.domains.insert(tx, c.team_id, c.domain_id, settings, keys);
       const moved = await claimMove(tx, c.id, OPEN_CLAIM, 'completed', { fromTeamId: holder.team_id });
       await claimsSupersedeOthers(tx, c.name, c.id);
+      // Two teams' chain heads: taken in one order, so claims crossing between two teams cannot deadlock.
+      for (const team of [c.team_id, holder.team_id].sort()) await auditHeadLock(tx, team);
+      await auditRecord(tx, c.team_id, actor, {
+        action: 'domain.claimed',
+        target: { kind: 'domain', id: c.domain_id },
+        before: { name: c.name, claim_id: c.id, status: c.status },
+        after: { name: c.name, claim_id: c.id, status: 'completed' },
+      });
+      // The holder's log names no one from the claiming team: claims stay anonymous to their holder.
+      await auditRecord(tx, holder.team_id, SYSTEM_ACTOR, {
+        action: 'domain.deleted',
+        target: { kind: 'domain', id: holder.id },
+        before: { name: holder.name, status: holder.status },
+        after: { reason: 'claimed by another team (DNS ownership proven)', claim_id: c.id },
+      });
       return moved;
     });
     return this.view(done ?? first);

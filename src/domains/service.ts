@@ -30,6 +30,7 @@ import {
 } from '../store/domains.js';
 import type { PageQuery } from '../store/paginate.js';
 import { SYSTEM_TEAM_ID } from '../store/teams.js';
+import { auditRecord, SYSTEM_ACTOR, type AuditActor } from '../audit/record.js';
 import { DomainClaims } from './claims.js';
 import { checkRecord, createResolver } from './dns-check.js';
 import { normalizeDomainName, normalizeSubdomain } from './names.js';
@@ -131,6 +132,22 @@ export class Domains {
       tls: d.tls,
       dkim_ed25519: Boolean(d.dkim_ed25519_public_key),
       records: this.records(d),
+    };
+  }
+
+  /** What an audit entry keeps of a domain: its name and settings, never its keys. */
+  private auditSettings(d: DomainRow): Record<string, unknown> {
+    return {
+      name: d.name,
+      status: d.status,
+      region: d.region,
+      sending: d.sending,
+      receiving: d.receiving,
+      open_tracking: d.open_tracking,
+      click_tracking: d.click_tracking,
+      tls: d.tls,
+      tracking_subdomain: d.tracking_subdomain,
+      dkim_ed25519: Boolean(d.dkim_ed25519_public_key),
     };
   }
 
@@ -236,7 +253,7 @@ export class Domains {
     return this.event(db, 'domain.updated', d, { claim });
   }
 
-  async create(teamId: string, input: DomainInput) {
+  async create(teamId: string, input: DomainInput, actor: AuditActor) {
     const s = this.settingsOf(input);
     const name = s.name;
     if (await domainExistsByName(this.pool, name))
@@ -244,7 +261,15 @@ export class Domains {
     const keys = await this.freshKeys(s.dkim_ed25519);
     let row: DomainRow;
     try {
-      row = await withTx(this.pool, (tx) => this.insert(tx, teamId, uuid(), s, keys));
+      row = await withTx(this.pool, async (tx) => {
+        const d = await this.insert(tx, teamId, uuid(), s, keys);
+        await auditRecord(tx, teamId, actor, {
+          action: 'domain.created',
+          target: { kind: 'domain', id: d.id },
+          after: this.auditSettings(d),
+        });
+        return d;
+      });
     } catch (err) {
       if ((err as { code?: string }).code === '23505')
         throw new AppError('forbidden', `The \`${name}\` domain has been registered already.`);
@@ -285,7 +310,7 @@ export class Domains {
     return { object: 'list' as const, has_more: p.has_more, data: p.data.map((d) => this.summary(d)) };
   }
 
-  async update(teamId: string, id: string, input: DomainInput) {
+  async update(teamId: string, id: string, input: DomainInput, actor: AuditActor) {
     const d = await this.find(teamId, id);
     const sending = enabled('capabilities.sending', input.capabilities?.sending, d.sending);
     const receiving = enabled('capabilities.receiving', input.capabilities?.receiving, d.receiving);
@@ -305,11 +330,19 @@ export class Domains {
       patch.tracking_subdomain = input.tracking_subdomain
         ? normalizeSubdomain('tracking_subdomain', input.tracking_subdomain)
         : null;
-    await domainUpdateSettings(this.pool, teamId, id, patch);
-    if (input.dkim_ed25519 === true && !d.dkim_ed25519_public_key)
-      await domainSetEd25519Key(this.pool, teamId, id, await this.newEd25519Key());
-    if (input.dkim_ed25519 === false && d.dkim_ed25519_public_key)
-      await domainSetEd25519Key(this.pool, teamId, id, null);
+    const ed25519 = input.dkim_ed25519 === true && !d.dkim_ed25519_public_key ? await this.newEd25519Key() : undefined;
+    await withTx(this.pool, async (tx) => {
+      await domainUpdateSettings(tx, teamId, id, patch);
+      if (ed25519) await domainSetEd25519Key(tx, teamId, id, ed25519);
+      if (input.dkim_ed25519 === false && d.dkim_ed25519_public_key) await domainSetEd25519Key(tx, teamId, id, null);
+      const after = await domainFindById(tx, teamId, id);
+      await auditRecord(tx, teamId, actor, {
+        action: 'domain.updated',
+        target: { kind: 'domain', id },
+        before: this.auditSettings(d),
+        after: after && this.auditSettings(after),
+      });
+    });
     // Capabilities or records changed: the aggregate status must follow.
     await this.refreshStatus(await this.find(teamId, id), false);
     await this.event(this.pool, 'domain.updated', await this.find(teamId, id));
@@ -328,13 +361,18 @@ export class Domains {
     };
   }
 
-  async remove(teamId: string, id: string) {
+  async remove(teamId: string, id: string, actor: AuditActor) {
     const d = isUuid(id) ? await domainFindById(this.pool, teamId, id) : undefined;
     const deleted =
       d &&
       (await withTx(this.pool, async (tx) => {
         if (!(await domainDelete(tx, teamId, id))) return false;
         await this.event(tx, 'domain.deleted', d);
+        await auditRecord(tx, teamId, actor, {
+          action: 'domain.deleted',
+          target: { kind: 'domain', id },
+          before: this.auditSettings(d),
+        });
         return true;
       }));
     if (!deleted) throw notFound('Domain');
@@ -342,11 +380,11 @@ export class Domains {
   }
 
   /** Checks every record now (POST /domains/:id/verify) and starts a new 72 h window if needed. */
-  async verify(teamId: string, id: string) {
+  async verify(teamId: string, id: string, actor: AuditActor) {
     const d = await this.find(teamId, id);
     const now = new Date();
     const started = d.status === 'verified' || d.status === 'temporary_failure' ? (d.verify_started_at ?? now) : now;
-    await this.check(d, started, now);
+    await this.check(d, started, now, actor);
     return { object: 'domain' as const, id };
   }
 
@@ -364,7 +402,8 @@ export class Domains {
     }
   }
 
-  private async check(d: DomainRow, verifyStartedAt: Date, now: Date): Promise<string> {
+  /** `actor`: who asked (POST /domains/:id/verify); the background re-check acts as the system. */
+  private async check(d: DomainRow, verifyStartedAt: Date, now: Date, actor = SYSTEM_ACTOR): Promise<string> {
     const specs = domainRecords(d, this.hosts);
     const checks: Record<string, RecordCheck> = {};
     if (this.config.deliveryMode === 'capture') {
@@ -379,17 +418,25 @@ export class Domains {
     }
     const status = domainStatus(specs, checks);
     const verifiedAt = status === 'verified' ? (d.verified_at ?? now) : d.verified_at;
-    await domainSaveVerification(this.pool, d.id, {
-      status,
-      recordStatus: checks,
-      verifyStartedAt,
-      verifiedAt,
-      nextCheckAt: nextCheckAt(status, now, verifyStartedAt),
+    await withTx(this.pool, async (tx) => {
+      await domainSaveVerification(tx, d.id, {
+        status,
+        recordStatus: checks,
+        verifyStartedAt,
+        verifiedAt,
+        nextCheckAt: nextCheckAt(status, now, verifyStartedAt),
+      });
+      if (status === d.status) return;
+      await this.event(tx, 'domain.updated', { ...d, status, record_status: checks });
+      if (status === 'verified')
+        await auditRecord(tx, d.team_id, actor, {
+          action: 'domain.verified',
+          target: { kind: 'domain', id: d.id },
+          before: { name: d.name, status: d.status },
+          after: { name: d.name, status },
+        });
     });
-    if (status !== d.status) {
-      this.log.info('domain status changed', { domain: d.name, from: d.status, to: status });
-      await this.event(this.pool, 'domain.updated', { ...d, status, record_status: checks });
-    }
+    if (status !== d.status) this.log.info('domain status changed', { domain: d.name, from: d.status, to: status });
     return status;
   }
 

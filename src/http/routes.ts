@@ -22,6 +22,7 @@ import domainsReputation from './api/domains.reputation.js';
 import domainsClaims from './api/domains.claims.js';
 import logsList from './api/logs.list.js';
 import logsGet from './api/logs.get.js';
+import auditLogList from './api/audit-log.list.js';
 import emailsSend from './api/emails.send.js';
 import emailsBatch from './api/emails.batch.js';
 import emailsGet from './api/emails.get.js';
@@ -107,6 +108,7 @@ const ENDPOINTS = [
   domainsClaims,
   logsList,
   logsGet,
+  auditLogList,
   emailsSend,
   emailsBatch,
   emailsGet,

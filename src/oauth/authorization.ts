@@ -3,6 +3,7 @@
 // the user approves, so nothing the browser carries in between is trusted. Approval issues a
 // one-time code bound to the client, the exact redirect URI, the PKCE challenge, the team and the
 // scope; it lives CODE_TTL_S seconds (Resend's 10 minutes, RFC 6749 4.1.2's maximum).
+import { auditRecord, inTx, type AuditActor } from '../audit/record.js';
 import { randomToken, sha256Hex, isUuid } from '../lib/ids.js';
 import type { Queryable } from '../store/db.js';
 import { oauthClientFind, oauthCodeInsert, type OAuthClientRow } from '../store/oauth.js';
@@ -86,17 +87,25 @@ export async function approve(
   db: Queryable,
   r: AuthorizationRequest,
   who: { userId: string; teamId: string },
+  actor: AuditActor,
 ): Promise<string> {
   const code = randomToken(43);
-  await oauthCodeInsert(db, {
-    codeHash: sha256Hex(code),
-    clientId: r.client.id,
-    teamId: who.teamId,
-    userId: who.userId,
-    scopes: [r.scope],
-    redirectUri: r.redirectUri,
-    codeChallenge: r.codeChallenge,
-    expiresAt: new Date(Date.now() + CODE_TTL_S * 1000),
+  await inTx(db, async (tx) => {
+    await auditRecord(tx, who.teamId, actor, {
+      action: 'oauth_grant.given',
+      target: { kind: 'oauth_client', id: r.client.id },
+      after: { client: r.client.name, scope: r.scope, redirect_uri: r.redirectUri },
+    });
+    await oauthCodeInsert(tx, {
+      codeHash: sha256Hex(code),
+      clientId: r.client.id,
+      teamId: who.teamId,
+      userId: who.userId,
+      scopes: [r.scope],
+      redirectUri: r.redirectUri,
+      codeChallenge: r.codeChallenge,
+      expiresAt: new Date(Date.now() + CODE_TTL_S * 1000),
+    });
   });
   return redirectWith(r.redirectUri, { code, state: r.state });
 }

@@ -2,6 +2,8 @@
 // object the HTTP layer is given. Clients are the operator's (clients.ts); the authorization
 // request and its consent (authorization.ts); the token endpoint (tokens.ts); a team's grants
 // (grants.ts). Access tokens are checked with API keys (auth/api-keys.ts).
+import type { RequestOrigin } from '../audit/actor.js';
+import type { AuditActor } from '../audit/record.js';
 import type { Pool } from '../store/db.js';
 import { approve, checkAuthorization, deny, type AuthorizationRequest } from './authorization.js';
 import { OAuthClients } from './clients.js';
@@ -23,8 +25,8 @@ export class OAuthServer {
     return checkAuthorization(this.pool, query);
   }
 
-  approve(r: AuthorizationRequest, who: { userId: string; teamId: string }) {
-    return approve(this.pool, r, who);
+  approve(r: AuthorizationRequest, who: { userId: string; teamId: string }, actor: AuditActor) {
+    return approve(this.pool, r, who, actor);
   }
 
   deny(r: AuthorizationRequest) {
@@ -35,7 +37,7 @@ export class OAuthServer {
     return tokenRequest(this.pool, params, authorization);
   }
 
-  revoke(params: Record<string, unknown>, authorization: string | undefined) {
-    return revokeRequest(this.pool, params, authorization);
+  revoke(params: Record<string, unknown>, authorization: string | undefined, origin: RequestOrigin) {
+    return revokeRequest(this.pool, params, authorization, origin);
   }
 }

@@ -3,6 +3,8 @@
 // their issue (Resend's 60 days) and are used once: each refresh answers a new pair, and a refresh
 // token presented after its rotation revokes the whole grant (RFC 6819 5.2.2.3, OAuth 2.1 4.3.1),
 // as does a second use of an authorization code (RFC 6749 4.1.2). Errors are RFC 6749 5.2's.
+import type { RequestOrigin } from '../audit/actor.js';
+import { auditRecord } from '../audit/record.js';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { randomToken, sha256Hex, uuid, isUuid } from '../lib/ids.js';
 import { withTx, type Pool } from '../store/db.js';
@@ -203,13 +205,31 @@ export async function tokenRequest(pool: Pool, p: Params, authorization: string 
  * POST /oauth/revoke (RFC 7009): a refresh token of the client revokes its grant. Unknown tokens
  * and access tokens answer the same 200 (nothing to tell a caller who guesses).
  */
-export async function revokeRequest(pool: Pool, p: Params, authorization: string | undefined): Promise<void> {
+export async function revokeRequest(
+  pool: Pool,
+  p: Params,
+  authorization: string | undefined,
+  origin: RequestOrigin,
+): Promise<void> {
   const client = await authenticateClient(pool, p, authorization);
   const token = required(p, 'token');
   if (!token.startsWith(REFRESH_PREFIX)) return;
   const use = await oauthRefreshUse(pool, sha256Hex(token));
   if (use.kind !== 'unknown' && use.clientId === client.id)
-    await oauthGrantRevoke(pool, null, use.grantId, 'revoked_by_client');
+    await withTx(pool, async (tx) => {
+      const g = await oauthGrantRevoke(tx, null, use.grantId, 'revoked_by_client');
+      if (g)
+        await auditRecord(
+          tx,
+          g.team_id,
+          { kind: 'oauth', id: g.id, display: client.name, ...origin },
+          {
+            action: 'oauth_grant.revoked',
+            target: { kind: 'oauth_grant', id: g.id },
+            after: { reason: g.revoked_reason, client_id: client.id },
+          },
+        );
+    });
 }
 
 export const isAccessToken = (token: string) => token.startsWith(ACCESS_PREFIX);

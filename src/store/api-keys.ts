@@ -9,6 +9,8 @@ export interface ApiKeyAuth {
   team_id: string;
   permission: Permission;
   domain_id: string | null;
+  /** shown as the actor of audit entries */
+  name?: string;
 }
 
 export interface ApiKeyListItem {
@@ -38,7 +40,7 @@ export async function apiKeyInsert(
 
 export async function apiKeyFindByHash(db: Queryable, tokenHash: string): Promise<ApiKeyAuth | undefined> {
   const { rows } = await db.query<ApiKeyAuth>(
-    'SELECT id, team_id, permission, domain_id FROM api_keys WHERE token_hash = $1',
+    'SELECT id, team_id, permission, domain_id, name FROM api_keys WHERE token_hash = $1',
     [tokenHash],
   );
   return rows[0];
@@ -70,21 +72,31 @@ export async function apiKeyListDetailed(db: Queryable, teamId: string): Promise
   return rows;
 }
 
-export async function apiKeyDelete(db: Queryable, teamId: string, id: string): Promise<string | undefined> {
-  const { rows } = await db.query<{ token_hash: string }>(
-    'DELETE FROM api_keys WHERE team_id = $1 AND id = $2 RETURNING token_hash',
+export async function apiKeyDelete(
+  db: Queryable,
+  teamId: string,
+  id: string,
+): Promise<{ token_hash: string; name: string; permission: Permission } | undefined> {
+  const { rows } = await db.query<{ token_hash: string; name: string; permission: Permission }>(
+    'DELETE FROM api_keys WHERE team_id = $1 AND id = $2 RETURNING token_hash, name, permission',
     [teamId, id],
   );
-  return rows[0]?.token_hash;
+  return rows[0];
 }
 
-export async function apiKeyRename(db: Queryable, teamId: string, id: string, name: string): Promise<boolean> {
-  const { rowCount } = await db.query('UPDATE api_keys SET name = $3 WHERE team_id = $1 AND id = $2', [
-    teamId,
-    id,
-    name,
-  ]);
-  return Boolean(rowCount);
+/** The key's previous name, or undefined when the team has no such key. */
+export async function apiKeyRename(
+  db: Queryable,
+  teamId: string,
+  id: string,
+  name: string,
+): Promise<string | undefined> {
+  const { rows } = await db.query<{ before: string }>(
+    `UPDATE api_keys k SET name = $3 FROM (SELECT id, name FROM api_keys WHERE team_id = $1 AND id = $2 FOR UPDATE) old
+     WHERE k.id = old.id RETURNING old.name AS before`,
+    [teamId, id, name],
+  );
+  return rows[0]?.before;
 }
 
 /** Marks keys used; called in batches (at most once a minute per key) off the request path. */

@@ -145,11 +145,11 @@ export async function oauthGrantRevoke(
   teamId: string | null,
   id: string,
   reason: string,
-): Promise<{ id: string; revoked_at: string; revoked_reason: string } | undefined> {
-  const { rows } = await db.query<{ id: string; revoked_at: string; revoked_reason: string }>(
+): Promise<{ id: string; revoked_at: string; revoked_reason: string; team_id: string } | undefined> {
+  const { rows } = await db.query<{ id: string; revoked_at: string; revoked_reason: string; team_id: string }>(
     `UPDATE oauth_grants SET revoked_at = now(), revoked_reason = $3
      WHERE id = $1 AND ($2::uuid IS NULL OR team_id = $2) AND revoked_at IS NULL
-     RETURNING id, revoked_at::text AS revoked_at, revoked_reason`,
+     RETURNING id, revoked_at::text AS revoked_at, revoked_reason, team_id`,
     [id, teamId, reason],
   );
   return rows[0];

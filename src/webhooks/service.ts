@@ -5,7 +5,8 @@ import type { Config } from '../config/schema.js';
 import { AppError, invalidField, missingField, notFound } from '../errors.js';
 import type { Sealer } from '../lib/crypto.js';
 import { isUuid, uuid } from '../lib/ids.js';
-import type { Pool } from '../store/db.js';
+import { withTx, type Pool } from '../store/db.js';
+import { auditRecord, type AuditActor } from '../audit/record.js';
 import type { PageQuery } from '../store/paginate.js';
 import { webhookCursorFastForwardIfIdle } from '../store/webhook-outbox.js';
 import {
@@ -28,6 +29,19 @@ export interface WebhookInput {
   events?: unknown;
   status?: unknown;
 }
+
+/** An endpoint without what may carry a credential (user info, query): for audit entries. */
+function endpointShown(u: string): string {
+  try {
+    const url = new URL(u);
+    return `${url.protocol}//${url.host}${url.pathname}${url.search ? '?…' : ''}`;
+  } catch {
+    return '[unreadable URL]';
+  }
+}
+
+/** What an audit entry keeps of an endpoint: never its secret. */
+const auditView = (w: WebhookRow) => ({ endpoint: endpointShown(w.endpoint), events: w.events, status: w.status });
 
 export class Webhooks {
   constructor(
@@ -68,7 +82,7 @@ export class Webhooks {
     return [...new Set(v as string[])];
   }
 
-  async create(teamId: string, input: WebhookInput) {
+  async create(teamId: string, input: WebhookInput, actor: AuditActor) {
     if (input.endpoint === undefined) throw missingField('endpoint');
     if (input.events === undefined) throw missingField('events');
     const events = this.events(input.events);
@@ -76,7 +90,14 @@ export class Webhooks {
     const id = uuid();
     const secret = newSigningSecret();
     await webhookCursorFastForwardIfIdle(this.pool);
-    await webhookInsert(this.pool, { id, team_id: teamId, endpoint, events, secret_sealed: this.sealer.seal(secret) });
+    await withTx(this.pool, async (tx) => {
+      await webhookInsert(tx, { id, team_id: teamId, endpoint, events, secret_sealed: this.sealer.seal(secret) });
+      await auditRecord(tx, teamId, actor, {
+        action: 'webhook.created',
+        target: { kind: 'webhook', id },
+        after: { endpoint: endpointShown(endpoint), events, status: 'enabled' },
+      });
+    });
     return { object: 'webhook' as const, id, signing_secret: secret };
   }
 
@@ -98,8 +119,8 @@ export class Webhooks {
     };
   }
 
-  async update(teamId: string, id: string, input: WebhookInput) {
-    await this.find(teamId, id);
+  async update(teamId: string, id: string, input: WebhookInput, actor: AuditActor) {
+    const before = await this.find(teamId, id);
     if (input.status !== undefined && input.status !== 'enabled' && input.status !== 'disabled')
       throw invalidField('status', 'must be "enabled" or "disabled".');
     const u = {
@@ -108,28 +129,50 @@ export class Webhooks {
       status: input.status as 'enabled' | 'disabled' | undefined,
     };
     if (u.status === 'enabled') await webhookCursorFastForwardIfIdle(this.pool);
-    if (!(await webhookUpdate(this.pool, teamId, id, u))) throw notFound('Webhook');
+    await withTx(this.pool, async (tx) => {
+      if (!(await webhookUpdate(tx, teamId, id, u))) throw notFound('Webhook');
+      const after = await webhookFindById(tx, teamId, id);
+      await auditRecord(tx, teamId, actor, {
+        action: 'webhook.updated',
+        target: { kind: 'webhook', id },
+        before: auditView(before),
+        after: after && auditView(after),
+      });
+    });
     return { object: 'webhook' as const, id };
   }
 
-  async remove(teamId: string, id: string) {
-    if (!isUuid(id) || !(await webhookDelete(this.pool, teamId, id))) throw notFound('Webhook');
+  async remove(teamId: string, id: string, actor: AuditActor) {
+    const before = isUuid(id) ? await webhookFindById(this.pool, teamId, id) : undefined;
+    const deleted =
+      before &&
+      (await withTx(this.pool, async (tx) => {
+        if (!(await webhookDelete(tx, teamId, id))) return false;
+        await auditRecord(tx, teamId, actor, {
+          action: 'webhook.deleted',
+          target: { kind: 'webhook', id },
+          before: auditView(before),
+        });
+        return true;
+      }));
+    if (!deleted) throw notFound('Webhook');
     return { object: 'webhook' as const, id, deleted: true };
   }
 
-  async rotateSecret(teamId: string, id: string) {
-    await this.find(teamId, id);
+  async rotateSecret(teamId: string, id: string, actor: AuditActor) {
+    const w = await this.find(teamId, id);
     const secret = newSigningSecret();
-    if (
-      !(await webhookRotateSecret(
-        this.pool,
-        teamId,
-        id,
-        this.sealer.seal(secret),
-        new Date(Date.now() + ROTATION_OVERLAP_MS),
-      ))
-    )
-      throw notFound('Webhook');
+    const overlapUntil = new Date(Date.now() + ROTATION_OVERLAP_MS);
+    await withTx(this.pool, async (tx) => {
+      if (!(await webhookRotateSecret(tx, teamId, id, this.sealer.seal(secret), overlapUntil)))
+        throw notFound('Webhook');
+      // Which secret is never said: only that it changed, and until when the old one still signs.
+      await auditRecord(tx, teamId, actor, {
+        action: 'webhook.secret_rotated',
+        target: { kind: 'webhook', id },
+        after: { endpoint: endpointShown(w.endpoint), previous_signs_until: overlapUntil.toISOString() },
+      });
+    });
     return { object: 'webhook' as const, id, signing_secret: secret };
   }
 

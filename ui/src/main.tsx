@@ -24,6 +24,7 @@ import { ImportDetail } from './pages/ImportDetail';
 import { Imports } from './pages/Imports';
 import { Invite, Verify } from './pages/Invite';
 import { LogDetail, Logs } from './pages/Logs';
+import { AuditLog } from './pages/AuditLog';
 import { Integrations } from './pages/Integrations';
 import { Mailbox } from './pages/Mailbox';
 import { OAuthConsent } from './pages/OAuthConsent';
@@ -59,6 +60,7 @@ const PAGES: Page[] = [
   ['/webhooks/:id', 'Webhook', (p) => <WebhookDetail id={p.id} />],
   ['/logs', 'Logs', (_p, q) => <Logs query={q} />],
   ['/logs/:id', 'Log', (p) => <LogDetail id={p.id} />],
+  ['/audit-log', 'Audit log', (_p, q) => <AuditLog query={q} />],
   ['/suppressions', 'Suppressions', () => <Suppressions />],
   ['/contacts', 'Contacts', () => <Contacts />],
   ['/contacts/imports', 'Imports', () => <Imports />], // before /contacts/:id, which would take "imports" for an id

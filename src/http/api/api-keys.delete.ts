@@ -2,6 +2,7 @@
 import { Type } from 'typebox';
 import { notFound } from '../../errors.js';
 import { isUuid } from '../../lib/ids.js';
+import { actorOf } from '../audit-actor.js';
 import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 
 export default function register(app: ApiApp, deps: ApiDeps): void {
@@ -10,7 +11,7 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
     { schema: { tags: ['API keys'], summary: 'Delete an API key', params: Type.Object({ id: Type.String() }) } },
     async (req) => {
       const { id } = req.params;
-      if (!isUuid(id) || !(await deps.apiKeys.delete(authOf(req).team_id, id))) throw notFound('API key');
+      if (!isUuid(id) || !(await deps.apiKeys.delete(authOf(req).team_id, id, actorOf(req)))) throw notFound('API key');
       return { object: 'list', id, deleted: true };
     },
   );

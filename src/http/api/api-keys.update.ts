@@ -1,6 +1,7 @@
 // PATCH /api-keys/:id {name} → {object: "api_key", id}.
 import { Type } from 'typebox';
 import { notFound } from '../../errors.js';
+import { actorOf } from '../audit-actor.js';
 import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 
 export default function register(app: ApiApp, deps: ApiDeps): void {
@@ -16,7 +17,7 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
     },
     async (req) => {
       const { id } = req.params;
-      if (!(await deps.apiKeys.rename(authOf(req).team_id, id, req.body.name))) throw notFound('API key');
+      if (!(await deps.apiKeys.rename(authOf(req).team_id, id, req.body.name, actorOf(req)))) throw notFound('API key');
       return { object: 'api_key', id };
     },
   );

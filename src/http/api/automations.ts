@@ -13,6 +13,7 @@ import {
   automationsList,
 } from '../../automations/service.js';
 import { PageQuerySchema, parsePage } from '../pagination.js';
+import { actorOf } from '../audit-actor.js';
 import { authOf, type ApiApp, type ApiDeps } from '../types.js';
 
 const tags = ['Automations'];
@@ -43,7 +44,7 @@ const ListQuery = Type.Intersect([PageQuerySchema, Type.Object({ status: Type.Op
 export default function register(app: ApiApp, deps: ApiDeps): void {
   const team = (req: Parameters<typeof authOf>[0]) => authOf(req).team_id;
   app.post('/automations', { schema: { tags, summary: 'Create an automation', body: Body } }, async (req, reply) => {
-    return reply.status(201).send(await automationCreate(deps.pool, team(req), req.body ?? {}));
+    return reply.status(201).send(await automationCreate(deps.pool, team(req), req.body ?? {}, actorOf(req)));
   });
   app.get('/automations', { schema: { tags, summary: 'List automations', querystring: ListQuery } }, async (req) => {
     return automationsList(deps.pool, team(req), parsePage(req.query, false), req.query.status);
@@ -66,7 +67,7 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
       },
     },
     async (req) => {
-      return automationChange(deps.pool, team(req), req.params.id, req.body ?? {});
+      return automationChange(deps.pool, team(req), req.params.id, req.body ?? {}, actorOf(req));
     },
   );
   app.delete(
@@ -87,7 +88,7 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
     '/automations/:id/stop',
     { schema: { tags, summary: 'Disable an automation and cancel its running runs', params: Params } },
     async (req) => {
-      return automationStop(deps.pool, team(req), req.params.id);
+      return automationStop(deps.pool, team(req), req.params.id, actorOf(req));
     },
   );
   app.get(

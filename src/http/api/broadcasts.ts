@@ -4,6 +4,7 @@
 import { Type } from 'typebox';
 import type { Caller } from '../../broadcasts/service.js';
 import { listBody, PageQuerySchema, parsePage } from '../pagination.js';
+import { actorOf } from '../audit-actor.js';
 import { authOf, type ApiApp, type ApiDeps, type RequestAuth } from '../types.js';
 
 const tags = ['Broadcasts'];
@@ -57,7 +58,10 @@ const RecipientsQuery = Type.Object(
   { additionalProperties: true },
 );
 
-const callerOf = (a: RequestAuth): Caller => ({ teamId: a.team_id, apiKeyId: a.id, keyDomainId: a.domain_id });
+const callerOf = (req: { auth?: RequestAuth; ip?: string; headers: Record<string, unknown> }): Caller => {
+  const a = authOf(req);
+  return { teamId: a.team_id, apiKeyId: a.id, keyDomainId: a.domain_id, actor: actorOf(req) };
+};
 
 export default function register(app: ApiApp, deps: ApiDeps): void {
   const svc = deps.broadcasts;
@@ -65,7 +69,7 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
     '/broadcasts',
     { schema: { tags, summary: 'Create a broadcast (a draft, or sent at once with send: true)', body: Body } },
     async (req, reply) => {
-      return reply.status(201).send(await svc.create(callerOf(authOf(req)), req.body ?? {}));
+      return reply.status(201).send(await svc.create(callerOf(req), req.body ?? {}));
     },
   );
   app.get(
@@ -123,7 +127,7 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
       },
     },
     async (req) => {
-      return svc.send(callerOf(authOf(req)), req.params.id, req.body ?? {});
+      return svc.send(callerOf(req), req.params.id, req.body ?? {});
     },
   );
   app.post(
@@ -136,14 +140,14 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
       },
     },
     async (req) => {
-      return svc.cancel(authOf(req).team_id, req.params.id);
+      return svc.cancel(authOf(req).team_id, req.params.id, actorOf(req));
     },
   );
   app.post(
     '/broadcasts/:id/duplicate',
     { schema: { tags, summary: 'Copy a broadcast into a new draft', params: Id } },
     async (req, reply) => {
-      return reply.status(201).send(await svc.duplicate(callerOf(authOf(req)), req.params.id));
+      return reply.status(201).send(await svc.duplicate(callerOf(req), req.params.id));
     },
   );
   app.post(
@@ -156,7 +160,7 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
       },
     },
     async (req) => {
-      return svc.pause(authOf(req).team_id, req.params.id);
+      return svc.pause(authOf(req).team_id, req.params.id, actorOf(req));
     },
   );
   app.post(
@@ -178,7 +182,7 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
       },
     },
     async (req) => {
-      return svc.test(callerOf(authOf(req)), req.params.id, req.body ?? {});
+      return svc.test(callerOf(req), req.params.id, req.body ?? {});
     },
   );
   app.get(

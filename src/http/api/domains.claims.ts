@@ -6,6 +6,7 @@
 // lists the team's claims and those on its domains. Each answers the SDK's DomainClaim, object "domain_claim".
 import { Type } from 'typebox';
 import type { DomainInput } from '../../domains/service.js';
+import { actorOf } from '../audit-actor.js';
 import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 import { IdParams } from './domains.schema.js';
 
@@ -27,7 +28,11 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
     '/domains/claim',
     { schema: { tags, summary: 'Claim a domain another team holds', body: ClaimBody } },
     async (req, reply) => {
-      const { created, claim } = await deps.domains.claims.create(authOf(req).team_id, req.body as DomainInput);
+      const { created, claim } = await deps.domains.claims.create(
+        authOf(req).team_id,
+        req.body as DomainInput,
+        actorOf(req),
+      );
       return reply.code(created ? 201 : 200).send(claim);
     },
   );
@@ -54,7 +59,7 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
     '/domains/:id/claim/verify',
     { schema: { tags, summary: 'Verify a domain claim (and move the domain once verified)', params: IdParams } },
     async (req) => {
-      return deps.domains.claims.verify(authOf(req).team_id, req.params.id);
+      return deps.domains.claims.verify(authOf(req).team_id, req.params.id, actorOf(req));
     },
   );
 }

@@ -3,6 +3,7 @@
 // DELETE /oauth/grants/:id → {object: "oauth_grant", id, revoked_at, revoked_reason}: every token of
 // the grant stops at once; 404 when there is no such grant or it is already revoked.
 import { listBody, PageQuerySchema, parsePage } from '../pagination.js';
+import { actorOf } from '../audit-actor.js';
 import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 import { IdParams } from './oauth.schema.js';
 
@@ -16,6 +17,6 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
   app.delete(
     '/oauth/grants/:id',
     { schema: { tags: ['OAuth'], summary: 'Revoke an OAuth grant', params: IdParams } },
-    async (req) => deps.oauth.grants.revoke(authOf(req).team_id, req.params.id),
+    async (req) => deps.oauth.grants.revoke(authOf(req).team_id, req.params.id, actorOf(req)),
   );
 }

@@ -2,6 +2,7 @@
 // every token of it. Always 200 with an empty body for a token it cannot or need not revoke
 // (RFC 7009 2.2); a client that fails to authenticate gets RFC 6749 5.2's invalid_client.
 import type { ApiApp, ApiDeps } from '../types.js';
+import { originOf } from '../../audit/actor.js';
 import { acceptForms, bodyParams, noStore, oauthErrorAnswer, PUBLIC } from './oauth.schema.js';
 
 export default function register(root: ApiApp, deps: ApiDeps): void {
@@ -14,7 +15,7 @@ export default function register(root: ApiApp, deps: ApiDeps): void {
         noStore(reply);
         const authorization = req.headers.authorization;
         try {
-          await deps.oauth.revoke(bodyParams(req.body), authorization);
+          await deps.oauth.revoke(bodyParams(req.body), authorization, originOf(req));
           return reply.status(200).send();
         } catch (err) {
           return oauthErrorAnswer(reply, err, Boolean(authorization));

@@ -1,4 +1,5 @@
 // PATCH /webhooks/:id {endpoint?, events?, status?: enabled|disabled} → {object: "webhook", id}.
+import { actorOf } from '../audit-actor.js';
 import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 import { IdParams, WebhookBody } from './webhooks.schema.js';
 
@@ -7,7 +8,7 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
     '/webhooks/:id',
     { schema: { tags: ['Webhooks'], summary: 'Update a webhook endpoint', params: IdParams, body: WebhookBody } },
     async (req) => {
-      return deps.webhooks.update(authOf(req).team_id, req.params.id, req.body ?? {});
+      return deps.webhooks.update(authOf(req).team_id, req.params.id, req.body ?? {}, actorOf(req));
     },
   );
 }

@@ -2,6 +2,7 @@
 // linked sign-in providers and open sessions.
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { originOf } from '../../audit/actor.js';
 import type { ApiApp, ApiDeps } from '../types.js';
 import { body, dash, noStore, PUBLIC, TAGS, routeOpts } from './common.js';
 
@@ -27,7 +28,7 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
     opts('Confirm TOTP enrolment with a code', { body: Code }),
     async (req) => {
       const { auth } = await me(req);
-      return dash(deps).accounts.totpEnable(auth, req.body.code);
+      return dash(deps).accounts.totpEnable(auth, req.body.code, originOf(req));
     },
   );
 
@@ -36,7 +37,7 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
     opts('Turn TOTP off (needs a current code)', { body: Code }),
     async (req) => {
       const { auth } = await me(req);
-      await dash(deps).accounts.totpDisable(auth, req.body.code);
+      await dash(deps).accounts.totpDisable(auth, req.body.code, originOf(req));
       return { totp_enabled: false };
     },
   );

@@ -1,12 +1,13 @@
 // The dashboard's HTTP surface: the built SPA, and the dashboard-only endpoints under
 // /dashboard-api/ (sign-in, account, team, invites, OAuth sign-in, OAuth consent and clients,
-// password reset, raw MIME). Its data comes from the ordinary API, authenticated by the session
+// password reset, raw MIME, the audit log's CSV). Its data comes from the ordinary API, authenticated by the session
 // cookie (see http/hooks.ts).
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ApiDeps } from '../types.js';
 import account from './account.js';
 import apiKeys from './api-keys.js';
+import auditLog from './audit-log.js';
 import emailsRaw from './emails-raw.js';
 import invites from './invites.js';
 import oauth from './oauth.js';
@@ -30,6 +31,7 @@ export async function registerDashboard(app: FastifyInstance, deps: ApiDeps): Pr
     passwordReset,
     emailsRaw,
     apiKeys,
+    auditLog,
     oauthConsent,
     oauthClients,
   ])

@@ -4,6 +4,7 @@
 // approves for one team or denies; it is a session POST, so the CSRF header is checked
 // (sessions.ts), and the authorization request is checked again from what the page sends back.
 // → {redirect_to}: the client's redirect_uri with code and state, or error=access_denied.
+import { originOf, userActor } from '../../audit/actor.js';
 import { Type } from 'typebox';
 import { AppError } from '../../errors.js';
 import type { ApiApp, ApiDeps } from '../types.js';
@@ -60,7 +61,13 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
         throw new AppError('forbidden', 'Members cannot grant access to a team; ask an admin or owner.');
       if (team.require_mfa && !auth.totpEnabled)
         throw new AppError('forbidden', `${team.team_name} requires two-factor authentication: set it up first.`);
-      return { redirect_to: await deps.oauth.approve(r, { userId: auth.userId, teamId: team.team_id }) };
+      return {
+        redirect_to: await deps.oauth.approve(
+          r,
+          { userId: auth.userId, teamId: team.team_id },
+          userActor(auth, originOf(req)),
+        ),
+      };
     },
   );
 }

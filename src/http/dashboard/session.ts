@@ -2,6 +2,7 @@
 // the second factor, sign-out and sign-out everywhere. Public routes: they check the session themselves.
 
 import { Type } from 'typebox';
+import { originOf } from '../../audit/actor.js';
 import type { ApiApp, ApiDeps } from '../types.js';
 import { body, dash, noStore, PUBLIC, setCookies, TAGS, routeOpts } from './common.js';
 
@@ -69,7 +70,7 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
       const d = dash(deps);
       const { auth } = await d.sessions.require(req, { allowPending: true, allowMfaSetup: true });
       if (!auth.mfaPending) return { mfa_required: false };
-      const s = await d.accounts.secondFactor(auth, req.body.code);
+      const s = await d.accounts.secondFactor(auth, req.body.code, originOf(req));
       setCookies(reply, s.cookies);
       return { mfa_required: false, csrf: s.csrf, recovery_codes_left: s.recovery_codes_left };
     },

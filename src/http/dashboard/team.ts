@@ -4,6 +4,7 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../errors.js';
+import { originOf } from '../../audit/actor.js';
 import { requireRole } from '../../dashboard-auth/sessions.js';
 import type { ApiApp, ApiDeps } from '../types.js';
 import { body, dash, noStore, PUBLIC, TAGS, routeOpts } from './common.js';
@@ -27,7 +28,7 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
       const { auth } = await session(req);
       requireRole(auth, 'owner');
       const b = req.body;
-      if (b.require_mfa !== undefined) await dash(deps).teams.setRequireMfa(auth, b.require_mfa);
+      if (b.require_mfa !== undefined) await dash(deps).teams.setRequireMfa(auth, b.require_mfa, originOf(req));
       return { require_mfa: b.require_mfa };
     },
   );
@@ -49,8 +50,8 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
       requireRole(auth, 'owner', 'admin');
       const b = req.body;
       const a = dash(deps).accounts;
-      if (b.handover) return a.inviteHandover(auth, b.role ?? 'member', b.email, deps.config.publicUrl);
-      return a.invite(auth, b.role ?? 'member', b.email, deps.config.publicUrl);
+      if (b.handover) return a.inviteHandover(auth, b.role ?? 'member', b.email, deps.config.publicUrl, originOf(req));
+      return a.invite(auth, b.role ?? 'member', b.email, deps.config.publicUrl, originOf(req));
     },
   );
 
@@ -77,7 +78,7 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
       requireRole(auth, 'owner', 'admin');
       const { userId } = req.params;
       const role = req.body.role;
-      await dash(deps).teams.setRole(auth, userId, role);
+      await dash(deps).teams.setRole(auth, userId, role, originOf(req));
       return { user_id: userId, role };
     },
   );
@@ -90,7 +91,7 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
       const { userId } = req.params;
       const leaving = userId === auth.userId;
       if (!leaving) requireRole(auth, 'owner', 'admin');
-      await dash(deps).teams.removeMember(auth, userId);
+      await dash(deps).teams.removeMember(auth, userId, originOf(req));
       return { deleted: true };
     },
   );

@@ -18,6 +18,7 @@ const NAV: [string, string][] = [
   ['/integrations', 'Integrations'],
   ['/webhooks', 'Webhooks'],
   ['/logs', 'Logs'],
+  ['/audit-log', 'Audit log'],
   ['/suppressions', 'Suppressions'],
   ['/contacts', 'Contacts'],
   ['/segments', 'Segments'],

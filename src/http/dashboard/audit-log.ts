@@ -1,0 +1,45 @@
+// GET /dashboard-api/audit-log.csv: the audit log with GET /audit-log's filters as a CSV download
+// (audit/csv.ts: formula-looking cells neutralised). Same readers as the list: owners and admins
+// of the session's team, or a full-access key.
+import { Readable } from 'node:stream';
+import { Type } from 'typebox';
+import { AppError } from '../../errors.js';
+import { auditCsv } from '../../audit/csv.js';
+import { auditFilterOf } from '../../audit/read.js';
+import { authOf, type ApiApp, type ApiDeps } from '../types.js';
+import { noStore, TAGS } from './common.js';
+
+const Query = Type.Object(
+  {
+    actor: Type.Optional(Type.String({ maxLength: 200 })),
+    actor_kind: Type.Optional(Type.String({ maxLength: 20 })),
+    action: Type.Optional(Type.String({ maxLength: 100 })),
+    target_kind: Type.Optional(Type.String({ maxLength: 50 })),
+    target_id: Type.Optional(Type.String({ maxLength: 200 })),
+    since: Type.Optional(Type.String({ maxLength: 40 })),
+    until: Type.Optional(Type.String({ maxLength: 40 })),
+  },
+  { additionalProperties: true },
+);
+
+export default function register(app: ApiApp, deps: ApiDeps): void {
+  app.get(
+    '/dashboard-api/audit-log.csv',
+    {
+      onRequest: noStore,
+      schema: { tags: TAGS, summary: 'The audit log as CSV', hide: true, querystring: Query },
+    },
+    async (req, reply) => {
+      const auth = authOf(req);
+      if (auth.permission !== 'full_access') throw new AppError('restricted_api_key');
+      if ('session' in auth && auth.session.role === 'member')
+        throw new AppError('forbidden', 'Only owners and admins can read the audit log.');
+      auditFilterOf(req.query); // a bad filter is a 422 before any byte is sent
+      const day = new Date().toISOString().slice(0, 10);
+      reply
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="audit-log-${day}.csv"`);
+      return reply.send(Readable.from(auditCsv(deps.pool, auth.team_id, req.query)));
+    },
+  );
+}
