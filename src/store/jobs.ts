@@ -44,7 +44,8 @@ export const JOB_KINDS = {
   'email_metrics.rollup': 'recurring (1 min): rolls closed hours of email events up into the hourly metrics',
   'reputation.sweep': 'recurring (1 min): looks again at the domains with a reputation warning',
   'reputation.retention': 'recurring (1 h): drops old reputation counters',
-  'sessions.expiry': 'recurring (1 h): drops expired dashboard sessions, stale login throttles, and OAuth codes and tokens a day past expiry',
+  'sessions.expiry':
+    'recurring (1 h): drops expired dashboard sessions, stale login throttles, and OAuth codes and tokens a day past expiry',
   'inboxes.sweep':
     'recurring (1 min): files received mail for inbox addresses that missed its filing (a crash between the two commits)',
 } as const;
