@@ -82,6 +82,9 @@ import oauthAuthorize from './api/oauth.authorize.js';
 import oauthToken from './api/oauth.token.js';
 import oauthRevoke from './api/oauth.revoke.js';
 import oauthGrants from './api/oauth.grants.js';
+import privacyErasures from './api/privacy.erasures.js';
+import privacyExports from './api/privacy.exports.js';
+import privacyRetention from './api/privacy.retention.js';
 
 const ENDPOINTS = [
   apiKeysCreate,
@@ -138,6 +141,9 @@ const ENDPOINTS = [
   contactsEvents,
   automations,
   customEventsList,
+  privacyErasures,
+  privacyExports,
+  privacyRetention,
   contactPropertiesCreate,
   contactPropertiesList,
   contactPropertiesGet,

@@ -35,6 +35,10 @@ export const JOB_KINDS = {
     "judges one sending domain's bounce and complaint rates (key = domain id; queued by the trigger of 0024_reputation_guard.sql on a hard bounce or complaint)",
   'contacts.import':
     'parses one uploaded contact CSV and merges it into contacts (payload: import_id); a re-run starts over from the stored file',
+  'privacy.erase':
+    'erases one address from one team in short batches (payload: request_id, team_id, email; privacy/erase.job.ts); idempotent',
+  'privacy.export':
+    'writes the JSON document of everything one team holds about one address (payload: request_id, team_id, email)',
   // The maintenance worker's recurring jobs (maintenance/worker.ts): one row each, run by one process per period.
   'domains.recheck': 'recurring (1 min): re-checks the DNS records of the domains that are due',
   'request_logs.retention': 'recurring (1 h): drops API request logs older than MAILROOM_LOG_RETENTION_DAYS',
@@ -45,6 +49,8 @@ export const JOB_KINDS = {
   'reputation.sweep': 'recurring (1 min): looks again at the domains with a reputation warning',
   'reputation.retention': 'recurring (1 h): drops old reputation counters',
   'sessions.expiry': 'recurring (1 h): drops expired dashboard sessions and stale login throttles',
+  'privacy.purge':
+    "recurring (1 h): purges each team's tracking data, events, automation runs and webhook payloads past its team_retention",
 } as const;
 export type JobKind = keyof typeof JOB_KINDS;
 
@@ -98,6 +104,9 @@ export const METRICS_ROLLUP_JOB = 'email_metrics.rollup' satisfies JobKind;
 export const REPUTATION_SWEEP_JOB = 'reputation.sweep' satisfies JobKind;
 export const REPUTATION_RETENTION_JOB = 'reputation.retention' satisfies JobKind;
 export const SESSION_EXPIRY_JOB = 'sessions.expiry' satisfies JobKind;
+export const PRIVACY_ERASE_JOB = 'privacy.erase' satisfies JobKind;
+export const PRIVACY_EXPORT_JOB = 'privacy.export' satisfies JobKind;
+export const PRIVACY_RETENTION_JOB = 'privacy.purge' satisfies JobKind;
 
 /**
  * For the automation run statements' data-modifying CTEs (store/automations.ts): the step job of
@@ -549,4 +558,26 @@ export async function deliverJobsReleaseForBroadcast(db: Queryable, broadcastId:
     [broadcastId, JOBS_CHANNEL],
   );
   return rows[0].n;
+}
+
+/**
+ * An erasure's pass over pending jobs (privacy/erase.job.ts): the address (`re`, a PostgreSQL
+ * pattern) replaced by `replacement` in the payloads of the team's jobs and of deliveries of its
+ * emails, so a delivery not yet made goes nowhere. `selfId`: the erasure's own job, left alone.
+ */
+export async function jobsRedactPending(
+  db: Queryable,
+  teamId: string,
+  re: string,
+  replacement: string,
+  selfId: string,
+): Promise<number> {
+  const redacted = `regexp_replace(t.payload::text, $2, $3, 'gi')::jsonb`;
+  const { rowCount } = await db.query(
+    `UPDATE jobs t SET payload = ${redacted}
+     WHERE t.payload::text ~* $2 AND t.id <> $4::bigint AND (t.payload->>'team_id' = $1::text
+       OR (t.kind = '${DELIVER_JOB}' AND (t.payload->>'email_id')::uuid IN (SELECT id FROM emails WHERE team_id = $1)))`,
+    [teamId, re, replacement, selfId],
+  );
+  return rowCount ?? 0;
 }
