@@ -45,7 +45,9 @@ async function walk(
   let total = 0;
   for (;;) {
     const { rows } = await db.query<{ last: string | null; n: number }>(
-      `WITH chunk AS MATERIALIZED (SELECT id AS k FROM ${table} WHERE team_id = $1 AND id > $4::${keyType} ORDER BY id LIMIT ${WALK}),
+      // ($2 and $3 typed here: a step may use neither.)
+      `WITH chunk AS MATERIALIZED (SELECT id AS k FROM ${table}
+         WHERE team_id = $1 AND id > $4::${keyType} AND $2::text <> $3::text ORDER BY id LIMIT ${WALK}),
        ${/^\w+ AS \(/.test(step.trimStart()) ? step : `done AS (${step})`}
        SELECT (SELECT k::text FROM chunk ORDER BY k DESC LIMIT 1) AS last, (SELECT count(*)::int FROM done) AS n`,
       [s.teamId, s.re, ERASED_ADDRESS, cursor, ...extra],
@@ -159,7 +161,7 @@ export async function erasureEmails(
       `WITH chunk AS MATERIALIZED (SELECT id AS k FROM emails WHERE team_id = $1 AND id > $4::uuid ORDER BY id LIMIT ${WALK}),
        hit AS MATERIALIZED (
          SELECT t.id, ${addrs} ~* $2 AS addressed,
-           NOT EXISTS (SELECT 1 FROM unnest(t.to_addrs || t.cc_addrs || t.bcc_addrs) AS x WHERE x !~* $2) AS only
+           NOT EXISTS (SELECT 1 FROM unnest(t.to_addrs || t.cc_addrs || t.bcc_addrs) AS x WHERE x !~* $2) AS sole
          FROM emails t JOIN chunk ON t.id = chunk.k
          WHERE ${addrs} ~* $2 OR ${arrText('t.reply_to')} ~* $2 OR t.subject ~* $2 OR t.html ~* $2 OR t.text_body ~* $2
            OR t.headers::text ~* $2 OR t.tags::text ~* $2 OR t.personalization::text ~* $2 OR t.insights::text ~* $2),
@@ -167,18 +169,18 @@ export async function erasureEmails(
          UPDATE emails t SET
            to_addrs = ${redArr('t.to_addrs')}, cc_addrs = ${redArr('t.cc_addrs')}, bcc_addrs = ${redArr('t.bcc_addrs')},
            reply_to = ${redArr('t.reply_to')},
-           subject = CASE WHEN hit.only THEN '' ELSE ${red('t.subject')} END,
-           html = CASE WHEN hit.only THEN NULL ELSE ${red('t.html')} END,
-           text_body = CASE WHEN hit.only THEN NULL ELSE ${red('t.text_body')} END,
-           headers = CASE WHEN hit.only THEN NULL ELSE ${redJson('t.headers')} END,
+           subject = CASE WHEN hit.sole THEN '' ELSE ${red('t.subject')} END,
+           html = CASE WHEN hit.sole THEN NULL ELSE ${red('t.html')} END,
+           text_body = CASE WHEN hit.sole THEN NULL ELSE ${red('t.text_body')} END,
+           headers = CASE WHEN hit.sole THEN NULL ELSE ${redJson('t.headers')} END,
            tags = ${redJson('t.tags')},
-           personalization = CASE WHEN hit.only THEN NULL ELSE ${redJson('t.personalization')} END,
-           insights = CASE WHEN hit.only THEN NULL ELSE ${redJson('t.insights')} END,
+           personalization = CASE WHEN hit.sole THEN NULL ELSE ${redJson('t.personalization')} END,
+           insights = CASE WHEN hit.sole THEN NULL ELSE ${redJson('t.insights')} END,
            raw = CASE WHEN hit.addressed THEN NULL ELSE t.raw END,
            raw_purged_at = CASE WHEN hit.addressed THEN coalesce(t.raw_purged_at, now()) ELSE t.raw_purged_at END
          FROM hit WHERE t.id = hit.id RETURNING 1)
        SELECT (SELECT k::text FROM chunk ORDER BY k DESC LIMIT 1) AS last,
-         (SELECT json_agg(json_build_object('id', id, 'only', only AND addressed, 'to', addressed)) FROM hit) AS hits,
+         (SELECT json_agg(json_build_object('id', id, 'only', sole AND addressed, 'to', addressed)) FROM hit) AS hits,
          (SELECT count(*) FROM u) AS n`,
       [s.teamId, s.re, ERASED_ADDRESS, cursor],
     );
