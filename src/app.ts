@@ -215,8 +215,8 @@ export async function startApp(
           [AUTOMATION_STEP_JOB]: automationStepJob({ pool: db.pool, sender, templates: renderTemplate, log }),
           [AUTOMATION_EVENT_JOB]: automationEventJob({ pool: db.pool, log }),
           [REPUTATION_CHECK_JOB]: guard.job(),
-          [PRIVACY_ERASE_JOB]: privacyEraseJob({ pool: db.pool, hasher: erased, log }),
-          [PRIVACY_EXPORT_JOB]: privacyExportJob({ pool: db.pool, log }),
+          [PRIVACY_ERASE_JOB]: privacyEraseJob({ pool: db.pool, hasher: erased, sealer, log }),
+          [PRIVACY_EXPORT_JOB]: privacyExportJob({ pool: db.pool, sealer, log }),
         },
       });
       await worker.start();
@@ -320,7 +320,7 @@ export async function startApp(
         downloads: new DownloadLinks(secretKey, config.publicUrl),
         oauth: new OAuthServer(db.pool),
         privacy: {
-          requests: new PrivacyRequests(db.pool, erased),
+          requests: new PrivacyRequests(db.pool, erased, sealer),
           retention: new TeamRetentionSettings(db.pool, config),
         },
         dashboard: createDashboardAuth({

@@ -4,6 +4,7 @@
 // contact.deleted event (its data without the address). Every step only touches rows that still
 // mention the address: a crash part-way is resumed by the job's next attempt, and a second
 // erasure of the same address finds nothing (its counts are zero).
+import type { Sealer } from '../lib/crypto.js';
 import type { Logger } from '../lib/log.js';
 import type { AddressHasher } from '../lib/address-hash.js';
 import type { Job } from '../queue/worker.js';
@@ -35,13 +36,15 @@ import { addressPattern } from './address-pattern.js';
 export interface ErasePayload {
   request_id: string;
   team_id: string;
-  email: string;
+  /** the address, sealed (lib/crypto.ts Sealer) */
+  email_sealed: string;
 }
 
-export function privacyEraseJob(deps: { pool: Pool; hasher: AddressHasher; log: Logger }) {
+export function privacyEraseJob(deps: { pool: Pool; hasher: AddressHasher; sealer: Sealer; log: Logger }) {
   const { pool } = deps;
   return async (job: Job<ErasePayload>): Promise<void> => {
-    const { request_id: id, team_id: teamId, email } = job.payload;
+    const { request_id: id, team_id: teamId } = job.payload;
+    const email = deps.sealer.open(job.payload.email_sealed);
     const s: ErasureScope = { teamId, addr: email.trim().toLowerCase(), re: addressPattern(email) };
     const hash = deps.hasher.hash(email);
     const counts: Record<string, number> = {};

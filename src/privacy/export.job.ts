@@ -2,6 +2,7 @@
 // address, stored as a blob (blob_chunks) and served through a signed, expiring link
 // (inbound/download-links.ts, kind 'privacy-export'). A re-run writes a new document and drops the old.
 import { Readable } from 'node:stream';
+import type { Sealer } from '../lib/crypto.js';
 import type { Logger } from '../lib/log.js';
 import { uuid } from '../lib/ids.js';
 import type { Job } from '../queue/worker.js';
@@ -23,7 +24,8 @@ import { addressPattern } from './address-pattern.js';
 export interface ExportPayload {
   request_id: string;
   team_id: string;
-  email: string;
+  /** the address, sealed (lib/crypto.ts Sealer) */
+  email_sealed: string;
 }
 
 /** Builds the document (also what a test reads back through the download link). */
@@ -54,10 +56,11 @@ export async function buildExport(pool: Pool, teamId: string, email: string) {
   return doc;
 }
 
-export function privacyExportJob(deps: { pool: Pool; log: Logger }) {
+export function privacyExportJob(deps: { pool: Pool; sealer: Sealer; log: Logger }) {
   const { pool } = deps;
   return async (job: Job<ExportPayload>): Promise<void> => {
-    const { request_id: id, team_id: teamId, email } = job.payload;
+    const { request_id: id, team_id: teamId } = job.payload;
+    const email = deps.sealer.open(job.payload.email_sealed);
     await privacyRequestStart(pool, id);
     const doc = await buildExport(pool, teamId, email);
     const body = Buffer.from(JSON.stringify(doc, null, 2));

@@ -1,8 +1,10 @@
 // Data-subject requests as a capability (/privacy/erasures, /privacy/exports): a request row (the
-// address only as its keyed hash) and its job commit together; the views the API answers with.
+// address only as its keyed hash) and its job (the address sealed: lib/crypto.ts) commit together;
+// the views the API answers with.
 // The work itself is the jobs' (erase.job.ts, export.job.ts).
 import { AppError, notFound } from '../errors.js';
 import type { AddressHasher } from '../lib/address-hash.js';
+import type { Sealer } from '../lib/crypto.js';
 import { uuid } from '../lib/ids.js';
 import { parseAddress } from '../mime/addresses.js';
 import type { Readable } from 'node:stream';
@@ -31,6 +33,7 @@ export class PrivacyRequests {
   constructor(
     private readonly pool: Pool,
     private readonly hasher: AddressHasher,
+    private readonly sealer: Sealer,
   ) {}
 
   /** Queues an erasure or an export of `email` in the team; the row as created. */
@@ -40,7 +43,8 @@ export class PrivacyRequests {
       const row = await privacyRequestInsert(tx, { id, teamId, kind, subjectHash: this.hasher.hash(email) });
       await enqueue(tx, {
         kind: kind === 'erasure' ? PRIVACY_ERASE_JOB : PRIVACY_EXPORT_JOB,
-        payload: { request_id: id, team_id: teamId, email },
+        // Sealed: a job that fails for good stays in the table, and must not keep the address readable.
+        payload: { request_id: id, team_id: teamId, email_sealed: this.sealer.seal(email) },
         maxAttempts: 10,
       });
       return row;

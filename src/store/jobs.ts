@@ -36,9 +36,9 @@ export const JOB_KINDS = {
   'contacts.import':
     'parses one uploaded contact CSV and merges it into contacts (payload: import_id); a re-run starts over from the stored file',
   'privacy.erase':
-    'erases one address from one team in short batches (payload: request_id, team_id, email; privacy/erase.job.ts); idempotent',
+    'erases one address from one team in short batches (payload: request_id, team_id, email_sealed; privacy/erase.job.ts); idempotent',
   'privacy.export':
-    'writes the JSON document of everything one team holds about one address (payload: request_id, team_id, email)',
+    'writes the JSON document of everything one team holds about one address (payload: request_id, team_id, email_sealed)',
   // The maintenance worker's recurring jobs (maintenance/worker.ts): one row each, run by one process per period.
   'domains.recheck': 'recurring (1 min): re-checks the DNS records of the domains that are due',
   'request_logs.retention': 'recurring (1 h): drops API request logs older than MAILROOM_LOG_RETENTION_DAYS',

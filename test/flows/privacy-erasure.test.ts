@@ -17,6 +17,7 @@ import { until } from '../helpers/until.js';
 import { closeAll } from '../helpers/close-all.js';
 import { teamCreate } from '../../src/store/teams.js';
 import { AddressHasher } from '../../src/lib/address-hash.js';
+import { PRIVACY_ERASE_JOB, PRIVACY_EXPORT_JOB } from '../../src/store/jobs.js';
 
 const ADDR = 'ann.subject@dest.test';
 const OTHER = 'bob.other@dest.test';
@@ -358,6 +359,12 @@ describe('privacy: export and erasure of one address', () => {
     );
 
     // Every text, JSON, array and binary column of every table, and the data directory.
+    await until('the erasure jobs to end', async () => {
+      const q = await w.t.db.pool.query('SELECT 1 FROM jobs WHERE kind = ANY($1::text[])', [
+        [PRIVACY_ERASE_JOB, PRIVACY_EXPORT_JOB],
+      ]);
+      return q.rowCount === 0;
+    });
     await w.t.app.requestLogs!.flush();
     assert.deepEqual(await traces(w, ADDR), []);
     assert.deepEqual(filesContaining(w.t.dataDir, ADDR), []);

@@ -2,8 +2,8 @@
 -- hashes of erased addresses (the suppression that outlives the address), and per-team retention.
 --
 -- A request row never holds the address: only its keyed hash (HMAC-SHA256, key derived from
--- MAILROOM_SECRET_KEY: lib/address-hash.ts). The address travels in the job's payload, and the job
--- row is deleted when the job ends.
+-- MAILROOM_SECRET_KEY: lib/address-hash.ts). The address travels in the job's payload, sealed
+-- (lib/crypto.ts), and the job row is deleted when the job ends.
 CREATE TABLE privacy_requests (
   id            uuid PRIMARY KEY,
   team_id       uuid NOT NULL REFERENCES teams (id) ON DELETE CASCADE,
