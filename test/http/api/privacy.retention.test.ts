@@ -3,6 +3,7 @@
 // another team's rows of the same age stay.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { simpleParser } from 'mailparser';
 import { Resend } from 'resend';
 import { startCaptureApp, type CaptureApp } from '../../helpers/capture-app.js';
 import { until } from '../../helpers/until.js';
@@ -20,6 +21,7 @@ describe('/privacy/retention', () => {
   let teamA: string;
   let teamB: string;
   let b: Resend;
+  let domainB: string;
 
   before(async () => {
     t = await startCaptureApp({ rateLimit: 1000, logRetentionDays: 60 });
@@ -27,6 +29,18 @@ describe('/privacy/retention', () => {
     teamB = (await teamCreate(t.db.pool, 'B')).id;
     keyB = (await t.app.apiKeys.create(teamB, { name: 'b' })).token;
     b = new Resend(keyB, { baseUrl: t.url });
+    const domB = await b.domains.create({ name: 'b.example' });
+    assert.equal(domB.error, null, JSON.stringify(domB.error));
+    await b.domains.verify(domB.data!.id);
+    domainB = domB.data!.id;
+    // Before any send: the send path caches a domain's settings for a few seconds.
+    for (const [id, key] of [
+      [t.domainId, undefined],
+      [domainB, keyB],
+    ] as const) {
+      const d = await t.api('PATCH', `/domains/${id}`, { key, body: { open_tracking: true } });
+      assert.equal(d.status, 200, JSON.stringify(d.body));
+    }
   });
   after(() => t.close());
 
@@ -89,9 +103,6 @@ describe('/privacy/retention', () => {
 
     // Both teams: an email (raw MIME, bodies, events), a custom event, request logs.
     const idA = await t.send({ to: 'a@dest.test', html: '<p>for A</p>' });
-    const domB = await b.domains.create({ name: 'b.example' });
-    assert.equal(domB.error, null, JSON.stringify(domB.error));
-    await b.domains.verify(domB.data!.id);
     const sentB = await b.emails.send({ from: 'x@b.example', to: ['b@dest.test'], subject: 's', html: '<p>for B</p>' });
     assert.equal(sentB.error, null, JSON.stringify(sentB.error));
     const idB = sentB.data!.id;
@@ -142,5 +153,80 @@ describe('/privacy/retention', () => {
     assert.equal(await count('request_logs', teamB, "created_at < now() - interval '4 days'"), logsB, "B's logs stay");
     assert.equal(await count('emails', teamB, 'raw IS NOT NULL AND html IS NOT NULL'), 1, "B's email keeps its bodies");
     assert.equal((await t.resend.emails.get(idA)).data!.html, null);
+  });
+  test("tracking data and finished automation runs: a team's setting strips and drops its own only", async () => {
+    const set = await t.api('PATCH', '/privacy/retention', {
+      body: { events_days: null, tracking_days: 1, automation_runs_days: 1 },
+    });
+    assert.equal(set.status, 200, JSON.stringify(set.body));
+    const opened: Record<string, string> = {};
+    for (const [who, client, to] of [
+      ['A', t.resend, 'a@dest.test'],
+      ['B', b, 'b@dest.test'],
+    ] as const) {
+      const from = who === 'A' ? 'shop@example.com' : 'x@b.example';
+      const sent = await client.emails.send({ from, to: [to], subject: 'o', html: '<p>open me</p>' });
+      assert.equal(sent.error, null, JSON.stringify(sent.error));
+      const id = sent.data!.id;
+      const raw = await until('stored', async () => {
+        const { rows } = await t.db.pool.query('SELECT raw FROM emails WHERE id = $1 AND raw IS NOT NULL', [id]);
+        return rows[0]?.raw as Buffer | undefined;
+      });
+      const html = (await simpleParser(raw)).html as string;
+      const url = /src="([^"]+\/t\/o\/[^"]+)"/.exec(html)?.[1];
+      assert.ok(url, html);
+      assert.equal(
+        (await fetch(url.replace(t.app.config.publicUrl, t.url), { headers: { 'user-agent': `UA-${who}` } })).status,
+        200,
+      );
+      await until(`${who}'s open`, async () => {
+        const { rows } = await t.db.pool.query(
+          "SELECT 1 FROM email_events WHERE email_id = $1 AND type = 'email.opened'",
+          [id],
+        );
+        return rows.length > 0;
+      });
+      opened[who] = id;
+      const auto = await client.automations.create({
+        name: 'On signup',
+        status: 'enabled',
+        steps: [
+          { key: 't', type: 'trigger', config: { eventName: 'signup' } },
+          { key: 'u', type: 'contact_update', config: { first_name: 'New' } },
+        ],
+        connections: [{ from: 't', to: 'u' }],
+      } as never);
+      assert.equal(auto.error, null, JSON.stringify(auto.error));
+      assert.equal((await client.events.send({ event: 'signup', email: to })).error, null);
+      await until(`${who}'s run to end`, async () => {
+        const { rows } = await t.db.pool.query(
+          "SELECT 1 FROM automation_runs WHERE automation_id = $1 AND status <> 'running'",
+          [auto.data!.id],
+        );
+        return rows.length > 0;
+      });
+    }
+    await t.db.pool.query("UPDATE email_events SET created_at = now() - interval '3 days' WHERE type = 'email.opened'");
+    await t.db.pool.query("UPDATE automation_runs SET created_at = now() - interval '3 days'");
+    await t.db.pool.query('UPDATE jobs SET run_at = now() WHERE kind = $1', [PRIVACY_RETENTION_JOB]);
+    await t.db.pool.query('SELECT pg_notify($1, $2)', [JOBS_CHANNEL, PRIVACY_RETENTION_JOB]);
+    const openOf = async (id: string) =>
+      (
+        await t.db.pool.query(
+          "SELECT data->'open' AS open FROM email_events WHERE email_id = $1 AND type = 'email.opened'",
+          [id],
+        )
+      ).rows[0]?.open as { ipAddress: string | null; userAgent: string | null } | undefined;
+    const runs = async (team: string) =>
+      (await t.db.pool.query('SELECT count(*)::int AS n FROM automation_runs WHERE team_id = $1', [team])).rows[0]
+        .n as number;
+    await until(
+      "A's tracking data and runs purged",
+      async () => (await openOf(opened.A))?.userAgent === null && (await runs(teamA)) === 0,
+      20_000,
+    );
+    assert.deepEqual(await openOf(opened.A).then((o) => [o!.ipAddress, o!.userAgent]), [null, null], 'the open stays');
+    assert.equal((await openOf(opened.B))!.userAgent, 'UA-B', "B's tracking data stays");
+    assert.equal(await runs(teamB), 1, "B's run stays");
   });
 });
