@@ -20,6 +20,13 @@ import {
   type PrivacyRequestRow,
 } from '../store/privacy.js';
 
+/**
+ * An erasure starts this long after it is asked for: request logs and tracking hits wait in each
+ * process's memory up to 250 ms before they are written (request-logs/recorder.ts,
+ * tracking/recorder.ts), and one written after the erasure's pass would keep the address.
+ */
+export const ERASURE_SETTLE_MS = 2_000;
+
 /** The address of a request body: required, one address, at most 320 characters (RFC 3696). */
 export function subjectAddress(v: unknown): string {
   if (typeof v !== 'string' || !v.trim()) throw new AppError('missing_required_field', 'Missing `email` field.');
@@ -46,6 +53,7 @@ export class PrivacyRequests {
         // Sealed: a job that fails for good stays in the table, and must not keep the address readable.
         payload: { request_id: id, team_id: teamId, email_sealed: this.sealer.seal(email) },
         maxAttempts: 10,
+        runAt: kind === 'erasure' ? new Date(Date.now() + ERASURE_SETTLE_MS) : undefined,
       });
       return row;
     });

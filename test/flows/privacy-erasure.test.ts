@@ -194,6 +194,9 @@ describe('privacy: export and erasure of one address', () => {
     const { response } = await w.deliver(raw, { from: ADDR, to: ['support@inbound.test'] }, { sign: false });
     ids.received = /queued as ([0-9a-f-]{36})/.exec(response)![1];
 
+    // On the suppression list too (after the sends: it holds mail to it).
+    assert.equal((await api('POST', '/suppressions', { body: { email: ADDR } })).status, 201);
+
     // The request log names it in a path; webhooks carried it.
     assert.equal((await api('GET', `/contacts/${encodeURIComponent(ADDR)}`)).status, 200);
     await until('webhook payloads naming it', async () => rcv.received.some((x) => x.body.includes(ADDR)));
@@ -266,6 +269,7 @@ describe('privacy: export and erasure of one address', () => {
       [['order.placed', 42]],
     );
     assert.equal(doc.contact.first_name, 'Ann', "team A's contact, not team B's");
+    assert.equal(doc.suppression.origin, 'manual');
 
     // The link is the credential: altered or expired, it is a 404; another team cannot read the request.
     const bad = new URL(done.download_url);
@@ -317,6 +321,7 @@ describe('privacy: export and erasure of one address', () => {
     const done = await waitRequest('erasures', start.body.id);
     const c = done.counts;
     assert.equal(c.contacts, 1);
+    assert.equal(c.suppressions, 1, 'the plain suppression row went');
     assert.equal(c.segment_memberships, 1);
     assert.equal(c.topic_choices, 1);
     assert.equal(c.automation_runs, 1);
