@@ -7,12 +7,15 @@ import { simpleParser } from 'mailparser';
 import { Resend } from 'resend';
 import { startCaptureApp, type CaptureApp } from '../../helpers/capture-app.js';
 import { until } from '../../helpers/until.js';
+import { closeAll } from '../../helpers/close-all.js';
+import { startReceiver, type Receiver } from '../../helpers/webhook-receiver.js';
 import { teamCreate } from '../../../src/store/teams.js';
 import {
   EMAIL_RETENTION_JOB,
   JOBS_CHANNEL,
   PRIVACY_RETENTION_JOB,
   REQUEST_LOG_RETENTION_JOB,
+  WEBHOOK_RETENTION_JOB,
 } from '../../../src/store/jobs.js';
 
 describe('/privacy/retention', () => {
@@ -22,9 +25,11 @@ describe('/privacy/retention', () => {
   let teamB: string;
   let b: Resend;
   let domainB: string;
+  let rcv: Receiver;
 
   before(async () => {
-    t = await startCaptureApp({ rateLimit: 1000, logRetentionDays: 60 });
+    t = await startCaptureApp({ rateLimit: 1000, logRetentionDays: 60, allowPrivateNetworks: true });
+    rcv = await startReceiver();
     teamA = t.app.defaultTeamId;
     teamB = (await teamCreate(t.db.pool, 'B')).id;
     keyB = (await t.app.apiKeys.create(teamB, { name: 'b' })).token;
@@ -42,7 +47,12 @@ describe('/privacy/retention', () => {
       assert.equal(d.status, 200, JSON.stringify(d.body));
     }
   });
-  after(() => t.close());
+  after(() =>
+    closeAll(
+      () => t.close(),
+      () => rcv.close(),
+    ),
+  );
 
   test('answers the defaults, with the global settings as the maximum', async () => {
     const r = await t.api('GET', '/privacy/retention');
@@ -86,7 +96,7 @@ describe('/privacy/retention', () => {
 
   test("a team's setting purges its old rows and not another team's", async () => {
     const set = await t.api('PATCH', '/privacy/retention', {
-      body: { request_logs_days: 2, email_bodies_days: 2, events_days: 2, tracking_days: 1 },
+      body: { request_logs_days: 2, email_bodies_days: 2, events_days: 2, tracking_days: 1, webhook_payloads_days: 2 },
     });
     assert.equal(set.status, 200, JSON.stringify(set.body));
     assert.equal(set.body.request_logs_days, 2);
@@ -96,7 +106,10 @@ describe('/privacy/retention', () => {
       'events_days',
       'request_logs_days',
       'tracking_days',
+      'webhook_payloads_days',
     ]);
+    for (const client of [t.resend, b])
+      assert.equal((await client.webhooks.create({ endpoint: rcv.url, events: ['email.sent'] })).error, null);
     const reset = await t.api('PATCH', '/privacy/retention', { body: { tracking_days: null } });
     assert.equal(reset.body.tracking_days, null);
     assert.equal((await t.api('GET', '/privacy/retention', { key: keyB })).body.custom.length, 0, "B's are its own");
@@ -115,9 +128,15 @@ describe('/privacy/retention', () => {
       );
       return rows[0].n === 2;
     });
+    await until('both webhook messages delivered', async () => {
+      const { rows } = await t.db.pool.query(
+        "SELECT count(DISTINCT team_id)::int AS n FROM webhook_messages WHERE status = 'success'",
+      );
+      return rows[0].n === 2;
+    });
     await t.app.requestLogs!.flush();
     // Five days old, all of it (older than both teams' limits? only A's: B keeps the global 30 and 60).
-    for (const table of ['request_logs', 'emails', 'email_events', 'custom_events'])
+    for (const table of ['request_logs', 'emails', 'email_events', 'custom_events', 'webhook_messages'])
       await t.db.pool.query(`UPDATE ${table} SET created_at = now() - interval '5 days'`);
     const count = async (table: string, team: string, extra = 'true') =>
       (await t.db.pool.query(`SELECT count(*)::int AS n FROM ${table} WHERE team_id = $1 AND (${extra})`, [team]))
@@ -129,17 +148,18 @@ describe('/privacy/retention', () => {
 
     // The recurring purges, due now.
     await t.db.pool.query('UPDATE jobs SET run_at = now() WHERE kind = ANY($1::text[])', [
-      [REQUEST_LOG_RETENTION_JOB, EMAIL_RETENTION_JOB, PRIVACY_RETENTION_JOB],
+      [REQUEST_LOG_RETENTION_JOB, EMAIL_RETENTION_JOB, PRIVACY_RETENTION_JOB, WEBHOOK_RETENTION_JOB],
     ]);
-    for (const k of [REQUEST_LOG_RETENTION_JOB, EMAIL_RETENTION_JOB, PRIVACY_RETENTION_JOB])
+    for (const k of [REQUEST_LOG_RETENTION_JOB, EMAIL_RETENTION_JOB, PRIVACY_RETENTION_JOB, WEBHOOK_RETENTION_JOB])
       await t.db.pool.query('SELECT pg_notify($1, $2)', [JOBS_CHANNEL, k]);
     const left = async () => ({
       request_logs: await count('request_logs', teamA, "created_at < now() - interval '4 days'"),
       email_events: await count('email_events', teamA),
       custom_events: await count('custom_events', teamA),
       emails: await count('emails', teamA, 'raw IS NOT NULL OR html IS NOT NULL'),
+      webhook_messages: await count('webhook_messages', teamA),
     });
-    const none = { request_logs: 0, email_events: 0, custom_events: 0, emails: 0 };
+    const none = { request_logs: 0, email_events: 0, custom_events: 0, emails: 0, webhook_messages: 0 };
     await until(
       "team A's old rows purged",
       async () => JSON.stringify(await left()) === JSON.stringify(none),
@@ -150,6 +170,9 @@ describe('/privacy/retention', () => {
     });
     assert.equal(await count('email_events', teamB), eventsB, "B's events stay");
     assert.equal(await count('custom_events', teamB), 1, "B's custom event stays");
+    assert.ok((await count('webhook_messages', teamB)) > 0, "B's webhook payloads stay");
+    assert.ok((await count('webhook_attempts', teamB)) > 0);
+    assert.equal(await count('webhook_attempts', teamA), 0, "A's payloads went with their messages");
     assert.equal(await count('request_logs', teamB, "created_at < now() - interval '4 days'"), logsB, "B's logs stay");
     assert.equal(await count('emails', teamB, 'raw IS NOT NULL AND html IS NOT NULL'), 1, "B's email keeps its bodies");
     assert.equal((await t.resend.emails.get(idA)).data!.html, null);
