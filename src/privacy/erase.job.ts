@@ -12,7 +12,7 @@ import { recordEvent } from '../contacts/service.js';
 import { contactDelete } from '../store/contacts.js';
 import { withTx, type Pool } from '../store/db.js';
 import {
-  ERASED_ADDRESS,
+  erasedAddress,
   erasureAutomationRuns,
   erasureContacts,
   erasureContactsRedact,
@@ -45,8 +45,13 @@ export function privacyEraseJob(deps: { pool: Pool; hasher: AddressHasher; seale
   return async (job: Job<ErasePayload>): Promise<void> => {
     const { request_id: id, team_id: teamId } = job.payload;
     const email = deps.sealer.open(job.payload.email_sealed);
-    const s: ErasureScope = { teamId, addr: email.trim().toLowerCase(), re: addressPattern(email) };
     const hash = deps.hasher.hash(email);
+    const s: ErasureScope = {
+      teamId,
+      addr: email.trim().toLowerCase(),
+      re: addressPattern(email),
+      replacement: erasedAddress(hash),
+    };
     const counts: Record<string, number> = {};
     const step = async (name: string, run: () => Promise<number>) => {
       counts[name] = await run();
@@ -64,7 +69,7 @@ export function privacyEraseJob(deps: { pool: Pool; hasher: AddressHasher; seale
           const row = await contactDelete(tx, teamId, { id: c.id });
           if (!row) return;
           n++;
-          const bare = { ...row, email: ERASED_ADDRESS, first_name: null, last_name: null, properties: {} };
+          const bare = { ...row, email: s.replacement, first_name: null, last_name: null, properties: {} };
           await recordEvent(tx, 'contact.deleted', bare);
         });
       }
@@ -87,7 +92,7 @@ export function privacyEraseJob(deps: { pool: Pool; hasher: AddressHasher; seale
     await step('request_logs', () => erasureRequestLogs(pool, s));
     await step('webhook_attempts', () => erasureWebhookAttempts(pool, s));
     await step('idempotency_keys', () => erasureIdempotencyKeys(pool, s));
-    await step('pending_jobs', () => jobsRedactPending(pool, teamId, s.re, ERASED_ADDRESS, job.id));
+    await step('pending_jobs', () => jobsRedactPending(pool, teamId, s.re, s.replacement, job.id));
     await step('exports', () => erasureExports(pool, teamId, hash));
     await privacyRequestFinish(pool, id, { counts });
     deps.log.info('privacy erasure completed', { request_id: id, team_id: teamId, counts });

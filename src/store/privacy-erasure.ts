@@ -11,13 +11,20 @@ import type { Queryable } from './db.js';
 
 /** Rows read per statement when walking a table. */
 export const WALK = 1000;
-/** What an erased address becomes where the row stays (recipients of sent mail, event data). */
-export const ERASED_ADDRESS = 'erased@erased.invalid';
+/**
+ * What an erased address becomes where the row stays (recipients of sent mail, event data):
+ * `erased-<16 hex of its keyed hash>@erased.invalid`, distinct per address, since a broadcast's
+ * copies are unique per recipient (emails_broadcast_recipient) and two erased recipients of one
+ * broadcast must not collide. The hash prefix is keyed: it names no address without the secret.
+ */
+export const erasedAddress = (hash: string) => `erased-${hash.slice(0, 16)}@erased.invalid`;
 
 export interface ErasureScope {
   teamId: string;
   addr: string;
   re: string;
+  /** erasedAddress(hash) */
+  replacement: string;
 }
 
 const NIL_UUID = '00000000-0000-0000-0000-000000000000';
@@ -50,7 +57,7 @@ async function walk(
          WHERE team_id = $1 AND id > $4::${keyType} AND $2::text <> $3::text ORDER BY id LIMIT ${WALK}),
        ${/^\w+ AS \(/.test(step.trimStart()) ? step : `done AS (${step})`}
        SELECT (SELECT k::text FROM chunk ORDER BY k DESC LIMIT 1) AS last, (SELECT count(*)::int FROM done) AS n`,
-      [s.teamId, s.re, ERASED_ADDRESS, cursor, ...extra],
+      [s.teamId, s.re, s.replacement, cursor, ...extra],
     );
     total += rows[0].n;
     if (!rows[0].last) return total;
@@ -92,7 +99,7 @@ export async function erasureImportRows(db: Queryable, s: ErasureScope): Promise
   const { rowCount: failed } = await db.query(
     `UPDATE contact_imports t SET failed_rows = ${redJson('t.failed_rows')}, error = ${red('t.error')}
      WHERE t.team_id = $1 AND (t.failed_rows::text ~* $2 OR t.error ~* $2)`,
-    [s.teamId, s.re, ERASED_ADDRESS],
+    [s.teamId, s.re, s.replacement],
   );
   return (rowCount ?? 0) + (failed ?? 0);
 }
@@ -182,7 +189,7 @@ export async function erasureEmails(
        SELECT (SELECT k::text FROM chunk ORDER BY k DESC LIMIT 1) AS last,
          (SELECT json_agg(json_build_object('id', id, 'only', sole AND addressed, 'to', addressed)) FROM hit) AS hits,
          (SELECT count(*) FROM u) AS n`,
-      [s.teamId, s.re, ERASED_ADDRESS, cursor],
+      [s.teamId, s.re, s.replacement, cursor],
     );
     for (const h of rows[0].hits ?? []) {
       if (h.to) addressed.push(h.id);
@@ -290,7 +297,7 @@ export async function erasureIdempotencyKeys(db: Queryable, s: ErasureScope): Pr
   const { rowCount } = await db.query(
     `UPDATE idempotency_keys t SET response_body = ${redJson('t.response_body')}
      WHERE t.team_id = $1 AND t.response_body::text ~* $2`,
-    [s.teamId, s.re, ERASED_ADDRESS],
+    [s.teamId, s.re, s.replacement],
   );
   return rowCount ?? 0;
 }
