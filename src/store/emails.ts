@@ -571,7 +571,8 @@ export async function emailsPurgeRaw(db: Queryable, days: number, limit = 1000):
   const { rowCount } = await db.query(
     `UPDATE emails e SET raw = NULL, raw_purged_at = now(),
        html = CASE WHEN o.own THEN NULL ELSE e.html END, text_body = CASE WHEN o.own THEN NULL ELSE e.text_body END
-     FROM (SELECT id, EXISTS (SELECT 1 FROM team_retention tr WHERE tr.team_id = t.team_id AND tr.email_bodies_days IS NOT NULL) AS own
+     FROM (SELECT id, EXISTS (SELECT 1 FROM team_retention tr
+               WHERE tr.team_id = t.team_id AND tr.email_bodies_days IS NOT NULL) AS own
            FROM emails t WHERE raw IS NOT NULL
              AND created_at < now() - make_interval(days => ${teamRetentionMinDaysSql('email_bodies', '$1')})
              AND created_at < now() - make_interval(days => ${teamRetentionDaysSql('email_bodies', 't.team_id', '$1')})

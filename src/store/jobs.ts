@@ -576,7 +576,8 @@ export async function jobsRedactPending(
   const { rowCount } = await db.query(
     `UPDATE jobs t SET payload = ${redacted}
      WHERE t.payload::text ~* $2 AND t.id <> $4::bigint AND (t.payload->>'team_id' = $1::text
-       OR (t.kind = '${DELIVER_JOB}' AND t.payload->>'email_id' IN (SELECT id::text FROM emails WHERE team_id = $1::text::uuid)))`,
+       OR (t.kind = '${DELIVER_JOB}'
+         AND t.payload->>'email_id' IN (SELECT id::text FROM emails WHERE team_id = $1::text::uuid)))`,
     [teamId, re, replacement, selfId],
   );
   return rowCount ?? 0;

@@ -85,8 +85,10 @@ export const erasureContactsRedact = (db: Queryable, s: ErasureScope) =>
     db,
     s,
     'contacts',
-    `UPDATE contacts t SET properties = ${redJson('t.properties')}, first_name = ${red('t.first_name')}, last_name = ${red('t.last_name')}
-     FROM chunk WHERE t.id = chunk.k AND (t.properties::text ~* $2 OR t.first_name ~* $2 OR t.last_name ~* $2) RETURNING 1`,
+    `UPDATE contacts t SET properties = ${redJson('t.properties')}, first_name = ${red('t.first_name')},
+      last_name = ${red('t.last_name')}
+     FROM chunk WHERE t.id = chunk.k AND (t.properties::text ~* $2 OR t.first_name ~* $2 OR t.last_name ~* $2)
+     RETURNING 1`,
   );
 
 /** Staged rows of contact imports, and the failed rows an import reports. */
@@ -109,7 +111,8 @@ export async function erasureCustomEvents(db: Queryable, s: ErasureScope): Promi
   let n = 0;
   for (;;) {
     const { rowCount } = await db.query(
-      `DELETE FROM custom_events WHERE id IN (SELECT id FROM custom_events WHERE team_id = $1 AND lower(email) = $2 LIMIT ${WALK})`,
+      `DELETE FROM custom_events WHERE id IN (
+         SELECT id FROM custom_events WHERE team_id = $1 AND lower(email) = $2 LIMIT ${WALK})`,
       [s.teamId, s.addr],
     );
     n += rowCount ?? 0;
@@ -121,7 +124,8 @@ export async function erasureCustomEvents(db: Queryable, s: ErasureScope): Promi
       db,
       s,
       'custom_events',
-      `UPDATE custom_events t SET payload = ${redJson('t.payload')} FROM chunk WHERE t.id = chunk.k AND t.payload::text ~* $2 RETURNING 1`,
+      `UPDATE custom_events t SET payload = ${redJson('t.payload')}
+       FROM chunk WHERE t.id = chunk.k AND t.payload::text ~* $2 RETURNING 1`,
     ))
   );
 }
@@ -131,7 +135,8 @@ export async function erasureAutomationRuns(db: Queryable, s: ErasureScope): Pro
   let n = 0;
   for (;;) {
     const { rowCount } = await db.query(
-      `DELETE FROM automation_runs WHERE id IN (SELECT id FROM automation_runs WHERE team_id = $1 AND lower(email) = $2 LIMIT ${WALK})`,
+      `DELETE FROM automation_runs WHERE id IN (
+         SELECT id FROM automation_runs WHERE team_id = $1 AND lower(email) = $2 LIMIT ${WALK})`,
       [s.teamId, s.addr],
     );
     n += rowCount ?? 0;
@@ -143,7 +148,8 @@ export async function erasureAutomationRuns(db: Queryable, s: ErasureScope): Pro
       db,
       s,
       'automation_runs',
-      `UPDATE automation_runs t SET event = ${redJson('t.event')} FROM chunk WHERE t.id = chunk.k AND t.event::text ~* $2 RETURNING 1`,
+      `UPDATE automation_runs t SET event = ${redJson('t.event')}
+       FROM chunk WHERE t.id = chunk.k AND t.event::text ~* $2 RETURNING 1`,
     ))
   );
 }
@@ -165,7 +171,8 @@ export async function erasureEmails(
   const addrs = arrText('t.to_addrs || t.cc_addrs || t.bcc_addrs');
   for (;;) {
     const { rows } = await db.query<{ last: string | null; hits: { id: string; only: boolean; to: boolean }[] | null }>(
-      `WITH chunk AS MATERIALIZED (SELECT id AS k FROM emails WHERE team_id = $1 AND id > $4::uuid ORDER BY id LIMIT ${WALK}),
+      `WITH chunk AS MATERIALIZED (
+         SELECT id AS k FROM emails WHERE team_id = $1 AND id > $4::uuid ORDER BY id LIMIT ${WALK}),
        hit AS MATERIALIZED (
          SELECT t.id, ${addrs} ~* $2 AS addressed,
            NOT EXISTS (SELECT 1 FROM unnest(t.to_addrs || t.cc_addrs || t.bcc_addrs) AS x WHERE x !~* $2) AS sole
@@ -232,14 +239,16 @@ export const erasureEmailEvents = (db: Queryable, s: ErasureScope, addressed: st
  * other received mail that mentions it is redacted. Returns [deleted, redacted].
  */
 export async function erasureReceivedEmails(db: Queryable, s: ErasureScope): Promise<[number, number]> {
-  const addrs = `${arrText('t.to_addrs || t.cc_addrs || t.bcc_addrs || t.reply_to || t.received_for')} || ' ' || t.from_addr || ' ' || t.mail_from`;
+  const lists = arrText('t.to_addrs || t.cc_addrs || t.bcc_addrs || t.reply_to || t.received_for');
+  const addrs = `${lists} || ' ' || t.from_addr || ' ' || t.mail_from`;
   const deleted = await walk(
     db,
     s,
     'received_emails',
     `gone AS (SELECT t.id, t.raw_blob FROM received_emails t JOIN chunk ON t.id = chunk.k WHERE ${addrs} ~* $2),
      b AS (SELECT raw_blob AS blob_id FROM gone WHERE raw_blob IS NOT NULL
-           UNION ALL SELECT a.blob_id FROM received_attachments a WHERE a.email_id IN (SELECT id FROM gone) AND a.blob_id IS NOT NULL),
+           UNION ALL SELECT a.blob_id FROM received_attachments a
+           WHERE a.email_id IN (SELECT id FROM gone) AND a.blob_id IS NOT NULL),
      chunks AS (DELETE FROM blob_chunks WHERE blob_id IN (SELECT blob_id FROM b) RETURNING 1),
      done AS (DELETE FROM received_emails WHERE id IN (SELECT id FROM gone) RETURNING 1)`,
   );
@@ -247,14 +256,16 @@ export async function erasureReceivedEmails(db: Queryable, s: ErasureScope): Pro
     db,
     s,
     'received_emails',
-    `UPDATE received_emails t SET subject = ${red('t.subject')}, html = ${red('t.html')}, text_body = ${red('t.text_body')},
+    `UPDATE received_emails t SET subject = ${red('t.subject')}, html = ${red('t.html')},
+      text_body = ${red('t.text_body')},
        headers = ${redJson('t.headers')}
-     FROM chunk WHERE t.id = chunk.k AND (t.subject ~* $2 OR t.html ~* $2 OR t.text_body ~* $2 OR t.headers::text ~* $2) RETURNING 1`,
+     FROM chunk WHERE t.id = chunk.k
+       AND (t.subject ~* $2 OR t.html ~* $2 OR t.text_body ~* $2 OR t.headers::text ~* $2) RETURNING 1`,
   );
   return [deleted, redacted];
 }
 
-/** What reached the return paths about those emails or for the address (bounces, complaints, replies). $5: the emails. */
+/** What reached the return paths about those emails or for the address (bounces, complaints, replies). $5: emails. */
 export const erasureReturnPathMessages = (db: Queryable, s: ErasureScope, addressed: string[]) =>
   walk(
     db,

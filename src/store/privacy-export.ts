@@ -17,7 +17,8 @@ export async function exportContact(db: Queryable, teamId: string, addr: string)
     `SELECT c.id, c.email, c.first_name, c.last_name, c.unsubscribed, c.properties,
        ${iso('c.created_at')} AS created_at, ${iso('c.updated_at')} AS updated_at,
        coalesce((SELECT json_agg(json_build_object('id', s.id, 'name', s.name, 'joined_at', ${iso('cs.created_at')}))
-         FROM contact_segments cs JOIN segments s ON s.id = cs.segment_id WHERE cs.contact_id = c.id), '[]') AS segments,
+         FROM contact_segments cs JOIN segments s ON s.id = cs.segment_id
+         WHERE cs.contact_id = c.id), '[]') AS segments,
        coalesce((SELECT json_agg(json_build_object('id', t.id, 'name', t.name, 'subscription', ct.subscription,
            'updated_at', ${iso('ct.updated_at')}))
          FROM contact_topics ct JOIN topics t ON t.id = ct.topic_id WHERE ct.contact_id = c.id), '[]') AS topics
@@ -54,12 +55,16 @@ export const exportEvents = (db: Queryable, teamId: string, re: string, emailIds
 export const exportReceived = (db: Queryable, teamId: string, re: string) =>
   list(
     db,
-    `SELECT json_build_object('id', r.id, 'created_at', ${iso('r.created_at')}, 'from', r.from_addr, 'mail_from', r.mail_from,
-       'to', r.to_addrs, 'cc', r.cc_addrs, 'reply_to', r.reply_to, 'subject', r.subject, 'html', r.html, 'text', r.text_body,
-       'attachments', coalesce((SELECT json_agg(json_build_object('filename', a.filename, 'content_type', a.content_type,
+    `SELECT json_build_object('id', r.id, 'created_at', ${iso('r.created_at')}, 'from', r.from_addr,
+     'mail_from', r.mail_from,
+       'to', r.to_addrs, 'cc', r.cc_addrs, 'reply_to', r.reply_to, 'subject', r.subject, 'html', r.html,
+       'text', r.text_body,
+       'attachments', coalesce((SELECT json_agg(json_build_object('filename', a.filename,
+         'content_type', a.content_type,
          'size', a.size) ORDER BY a.position) FROM received_attachments a WHERE a.email_id = r.id), '[]')) AS j
      FROM received_emails r
-     WHERE r.team_id = $1 AND (array_to_string(r.to_addrs || r.cc_addrs || r.bcc_addrs || r.reply_to || r.received_for, ' ')
+     WHERE r.team_id = $1
+       AND (array_to_string(r.to_addrs || r.cc_addrs || r.bcc_addrs || r.reply_to || r.received_for, ' ')
        || ' ' || r.from_addr || ' ' || r.mail_from) ~* $2
      ORDER BY r.created_at DESC LIMIT ${EXPORT_LIMIT}`,
     [teamId, re],
@@ -81,8 +86,10 @@ export const exportAutomationRuns = (db: Queryable, teamId: string, addr: string
 export const exportCustomEvents = (db: Queryable, teamId: string, addr: string) =>
   list(
     db,
-    `SELECT json_build_object('id', e.id, 'name', e.name, 'payload', e.payload, 'created_at', ${iso('e.created_at')}) AS j
-     FROM custom_events e WHERE e.team_id = $1 AND lower(e.email) = $2 ORDER BY e.created_at DESC LIMIT ${EXPORT_LIMIT}`,
+    `SELECT json_build_object('id', e.id, 'name', e.name, 'payload', e.payload,
+     'created_at', ${iso('e.created_at')}) AS j
+     FROM custom_events e WHERE e.team_id = $1 AND lower(e.email) = $2
+     ORDER BY e.created_at DESC LIMIT ${EXPORT_LIMIT}`,
     [teamId, addr],
   );
 

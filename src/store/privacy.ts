@@ -133,9 +133,12 @@ export async function teamRetentionSet(
   const kinds = RETENTION_KINDS.filter((k) => k in change);
   if (kinds.length) {
     const params = kinds.map((k) => change[k] ?? null);
+    const cols = kinds.map(col).join(', ');
+    const values = kinds.map((_, i) => `$${i + 2}`).join(', ');
+    const sets = kinds.map((k) => `${col(k)} = EXCLUDED.${col(k)}`).join(', ');
     await db.query(
-      `INSERT INTO team_retention (team_id, ${kinds.map(col).join(', ')}) VALUES ($1, ${kinds.map((_, i) => `$${i + 2}`).join(', ')})
-       ON CONFLICT (team_id) DO UPDATE SET ${kinds.map((k) => `${col(k)} = EXCLUDED.${col(k)}`).join(', ')}, updated_at = now()`,
+      `INSERT INTO team_retention (team_id, ${cols}) VALUES ($1, ${values})
+       ON CONFLICT (team_id) DO UPDATE SET ${sets}, updated_at = now()`,
       [teamId, ...params],
     );
   }
