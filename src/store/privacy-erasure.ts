@@ -34,6 +34,10 @@ const red = (expr: string) => `regexp_replace(${expr}, $2, $3, 'gi')`;
 const redJson = (col: string) => `CASE WHEN ${col}::text ~* $2 THEN ${red(`${col}::text`)}::jsonb ELSE ${col} END`;
 const redArr = (col: string) => `ARRAY(SELECT ${red('x')} FROM unnest(${col}) WITH ORDINALITY AS u (x, i) ORDER BY i)`;
 const arrText = (col: string) => `array_to_string(${col}, ' ')`;
+/** The raw MIME with the address replaced where it is plain text: through the escape encoding,
+ * which turns every byte that is not printable ASCII (and the backslash) into an escape and back. */
+const RAW_REDACTED = `CASE WHEN encode(t.raw, 'escape') ~* $2
+  THEN decode(regexp_replace(encode(t.raw, 'escape'), $2, $3, 'gi'), 'escape') ELSE t.raw END`;
 
 /**
  * Walks `table` of the team in id order, WALK rows per statement, running `step` (an UPDATE or
@@ -157,8 +161,11 @@ export async function erasureAutomationRuns(db: Queryable, s: ErasureScope): Pro
 /**
  * Sent mail: the address leaves every recipient list; an email sent only to it loses its content
  * (subject, bodies, headers, raw MIME: the sent attachments are read from the raw message); an
- * email also sent to others keeps its bodies with the address redacted in them, and loses its raw
- * MIME (which names every recipient). Returns the ids of the emails that were addressed to it.
+ * email also sent to others keeps its bodies with the address redacted in them. Its raw MIME is
+ * dropped when the content mentions the address (a base64 or quoted-printable body would hide it
+ * from a text replacement); otherwise the address is replaced in it where it is plain text (the
+ * To, Cc and Reply-To headers), so deliveries still due to the others go on (DKIM signs at
+ * delivery, after this). Returns the ids of the emails that were addressed to it.
  */
 export async function erasureEmails(
   db: Queryable,
@@ -175,7 +182,9 @@ export async function erasureEmails(
          SELECT id AS k FROM emails WHERE team_id = $1 AND id > $4::uuid ORDER BY id LIMIT ${WALK}),
        hit AS MATERIALIZED (
          SELECT t.id, ${addrs} ~* $2 AS addressed,
-           NOT EXISTS (SELECT 1 FROM unnest(t.to_addrs || t.cc_addrs || t.bcc_addrs) AS x WHERE x !~* $2) AS sole
+           NOT EXISTS (SELECT 1 FROM unnest(t.to_addrs || t.cc_addrs || t.bcc_addrs) AS x WHERE x !~* $2) AS sole,
+           (t.subject ~* $2 OR t.html ~* $2 OR t.text_body ~* $2 OR t.headers::text ~* $2
+             OR t.personalization::text ~* $2) AS content
          FROM emails t JOIN chunk ON t.id = chunk.k
          WHERE ${addrs} ~* $2 OR ${arrText('t.reply_to')} ~* $2 OR t.subject ~* $2 OR t.html ~* $2 OR t.text_body ~* $2
            OR t.headers::text ~* $2 OR t.tags::text ~* $2 OR t.personalization::text ~* $2 OR t.insights::text ~* $2),
@@ -190,8 +199,8 @@ export async function erasureEmails(
            tags = ${redJson('t.tags')},
            personalization = CASE WHEN hit.sole THEN NULL ELSE ${redJson('t.personalization')} END,
            insights = CASE WHEN hit.sole THEN NULL ELSE ${redJson('t.insights')} END,
-           raw = CASE WHEN hit.addressed THEN NULL ELSE t.raw END,
-           raw_purged_at = CASE WHEN hit.addressed THEN coalesce(t.raw_purged_at, now()) ELSE t.raw_purged_at END
+           raw = CASE WHEN hit.sole OR hit.content THEN NULL ELSE ${RAW_REDACTED} END,
+           raw_purged_at = CASE WHEN t.raw IS NOT NULL AND (hit.sole OR hit.content) THEN now() ELSE t.raw_purged_at END
          FROM hit WHERE t.id = hit.id RETURNING 1)
        SELECT (SELECT k::text FROM chunk ORDER BY k DESC LIMIT 1) AS last,
          (SELECT json_agg(json_build_object('id', id, 'only', sole AND addressed, 'to', addressed)) FROM hit) AS hits,

@@ -4,7 +4,7 @@
 // import's failed row. Afterwards no column of any table names either address.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startMailWorld, waitForLastEvent, type MailWorld } from '../helpers/mail-world.js';
+import { nudgeDeliveries, startMailWorld, waitForLastEvent, type MailWorld } from '../helpers/mail-world.js';
 import { until } from '../helpers/until.js';
 import { PRIVACY_ERASE_JOB } from '../../src/store/jobs.js';
 
@@ -82,6 +82,16 @@ describe('privacy: erasure of broadcast recipients, a bounced address and an imp
     w.mx.onRcpt = () => undefined;
     assert.equal((await r.suppressions.get(DAN)).data?.origin, 'bounce');
 
+    // Mail to CAT and EVE whose delivery to EVE is deferred: still due when CAT is erased.
+    w.mx.onRcpt = (a) => (a === EVE ? { code: 451, message: '4.2.0 try later' } : undefined);
+    const pair = await r.emails.send({ from: 'shop@example.com', to: [CAT, EVE], subject: 'Both', text: 'hi' });
+    assert.equal(pair.error, null);
+    await until('the delivery to EVE deferred', async () => {
+      const evs = (await w.t.api('GET', `/emails/${pair.data!.id}/events`)).body.data as { type: string }[];
+      return evs.some((e) => e.type === 'email.delivery_delayed') && evs.some((e) => e.type === 'email.delivered');
+    });
+    w.mx.onRcpt = () => undefined;
+
     // An import whose failed row names CAT.
     const imp = await r.contacts.imports.create({
       file: new Blob([`email,unsubscribed\n${CAT},maybe\n`], { type: 'text/csv' }),
@@ -96,7 +106,7 @@ describe('privacy: erasure of broadcast recipients, a bounced address and an imp
 
     const cat = await erase(CAT);
     assert.equal(cat.import_rows, 1);
-    assert.equal(cat.emails_addressed, 1);
+    assert.equal(cat.emails_addressed, 2);
     assert.equal(cat.emails_content_removed, 1);
     const dan = await erase(DAN);
     assert.equal(dan.suppressions, 1);
@@ -123,5 +133,15 @@ describe('privacy: erasure of broadcast recipients, a bounced address and an imp
     assert.equal(new Set(placeholders).size, 2, 'each erased recipient has its own placeholder');
     for (const p of placeholders) assert.match(p, /^erased-[0-9a-f]{16}@erased\.invalid$/);
     assert.equal((await r.contacts.get({ email: EVE } as never)).data?.email, EVE);
+
+    // The delivery still due to EVE goes on after CAT's erasure, its To header without CAT.
+    const before = w.mx.messages.length;
+    await nudgeDeliveries(w.t);
+    await waitForLastEvent(w.t, pair.data!.id, ['delivered']);
+    const late = w.mx.messages.slice(before).find((m) => m.rcptTo.includes(EVE));
+    assert.ok(late, 'delivered to EVE');
+    const head = late.raw.toString('latin1').split('\r\n\r\n')[0];
+    assert.match(head, /^To: erased-[0-9a-f]{16}@erased\.invalid, eve@dest\.test$/im);
+    assert.doesNotMatch(head, /cat@dest\.test/i);
   });
 });

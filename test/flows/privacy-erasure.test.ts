@@ -345,6 +345,14 @@ describe('privacy: export and erasure of one address', () => {
     assert.deepEqual(mixed.to, [`erased-${hash.slice(0, 16)}@erased.invalid`, OTHER]);
     assert.equal(deleted.data.email, `erased-${hash.slice(0, 16)}@erased.invalid`);
     assert.equal(mixed.html, '<p>News for everyone</p>');
+    const kept = await w.t.db.pool.query('SELECT raw FROM emails WHERE id = $1', [ids.mixed]);
+    const parsed = await simpleParser(kept.rows[0].raw);
+    assert.deepEqual(
+      [parsed.to].flat().flatMap((a) => a!.value.map((v) => v.address)),
+      [`erased-${hash.slice(0, 16)}@erased.invalid`, OTHER],
+      'the raw message stays, its To header redacted',
+    );
+    assert.match(parsed.html as string, /News for everyone/);
     const only = (await w.t.resend.emails.get(ids.only)).data!;
     assert.equal(only.html, null);
     assert.equal(only.subject, '');
@@ -375,10 +383,10 @@ describe('privacy: export and erasure of one address', () => {
     await w.t.app.requestLogs!.flush();
     assert.deepEqual(await traces(w, ADDR), []);
     assert.deepEqual(filesContaining(w.t.dataDir, ADDR), []);
-    const kept = await w.t.db.pool.query('SELECT team_id FROM erased_addresses WHERE hash = $1 ORDER BY team_id', [
+    const hashes = await w.t.db.pool.query('SELECT team_id FROM erased_addresses WHERE hash = $1 ORDER BY team_id', [
       hash,
     ]);
-    assert.deepEqual(kept.rows.map((r) => r.team_id).sort(), [w.t.app.defaultTeamId, teamB].sort());
+    assert.deepEqual(hashes.rows.map((r) => r.team_id).sort(), [w.t.app.defaultTeamId, teamB].sort());
     assert.equal((await w.t.db.pool.query('SELECT 1 FROM suppressions WHERE email = $1', [ADDR])).rowCount, 0);
 
     // The export document is gone with it.
