@@ -13,6 +13,7 @@ import { contactDelete } from '../store/contacts.js';
 import { withTx, type Pool } from '../store/db.js';
 import {
   erasedAddress,
+  erasureAddressedEmails,
   erasureAutomationRuns,
   erasureContacts,
   erasureContactsRedact,
@@ -52,16 +53,25 @@ export function privacyEraseJob(deps: { pool: Pool; hasher: AddressHasher; seale
       re: addressPattern(email),
       replacement: erasedAddress(hash),
     };
-    const counts: Record<string, number> = {};
+    // A run resumed after a crash adds to what the first one counted.
+    const counts: Record<string, number> = { ...(await privacyRequestStart(pool, id)) };
+    const add = (name: string, n: number) => {
+      counts[name] = (counts[name] ?? 0) + n;
+    };
     const step = async (name: string, run: () => Promise<number>) => {
-      counts[name] = await run();
+      add(name, await run());
       await privacyRequestProgress(pool, id, counts);
     };
-    await privacyRequestStart(pool, id);
     await step('suppressions', () => erasureSuppress(pool, s, hash));
     const contacts = await erasureContacts(pool, s);
-    counts.segment_memberships = contacts.reduce((n, c) => n + c.segments, 0);
-    counts.topic_choices = contacts.reduce((n, c) => n + c.topics, 0);
+    add(
+      'segment_memberships',
+      contacts.reduce((n, c) => n + c.segments, 0),
+    );
+    add(
+      'topic_choices',
+      contacts.reduce((n, c) => n + c.topics, 0),
+    );
     await step('contacts', async () => {
       let n = 0;
       for (const c of contacts) {
@@ -80,15 +90,16 @@ export function privacyEraseJob(deps: { pool: Pool; hasher: AddressHasher; seale
     await step('custom_events', () => erasureCustomEvents(pool, s));
     await step('automation_runs', () => erasureAutomationRuns(pool, s));
     const sent = await erasureEmails(pool, s);
-    counts.emails_addressed = sent.addressed.length;
-    counts.emails_content_removed = sent.contentRemoved;
-    counts.emails_redacted = sent.redacted;
+    add('emails_addressed', sent.addressed.length);
+    add('emails_content_removed', sent.contentRemoved);
+    add('emails_redacted', sent.redacted);
     await privacyRequestProgress(pool, id, counts);
-    await step('email_events', () => erasureEmailEvents(pool, s, sent.addressed));
-    await step('return_path_messages', () => erasureReturnPathMessages(pool, s, sent.addressed));
+    const addressed = await erasureAddressedEmails(pool, s);
+    await step('email_events', () => erasureEmailEvents(pool, s, addressed));
+    await step('return_path_messages', () => erasureReturnPathMessages(pool, s, addressed));
     const [receivedDeleted, receivedRedacted] = await erasureReceivedEmails(pool, s);
-    counts.received_emails = receivedDeleted;
-    counts.received_emails_redacted = receivedRedacted;
+    add('received_emails', receivedDeleted);
+    add('received_emails_redacted', receivedRedacted);
     await step('request_logs', () => erasureRequestLogs(pool, s));
     await step('webhook_attempts', () => erasureWebhookAttempts(pool, s));
     await step('idempotency_keys', () => erasureIdempotencyKeys(pool, s));

@@ -217,6 +217,18 @@ export async function erasureEmails(
   }
 }
 
+/**
+ * The emails that were addressed to it, found by its placeholder (so that a run resumed after a
+ * crash, when the recipient lists are already redacted, still finds them).
+ */
+export async function erasureAddressedEmails(db: Queryable, s: ErasureScope): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    'SELECT id FROM emails WHERE team_id = $1 AND $2 = ANY (to_addrs || cc_addrs || bcc_addrs)',
+    [s.teamId, s.replacement],
+  );
+  return rows.map((r) => r.id);
+}
+
 const TRACKED_PATHS = ['{open,ipAddress}', '{open,userAgent}', '{click,ipAddress}', '{click,userAgent}'];
 export const stripTracking = (col: string) =>
   TRACKED_PATHS.reduce((acc, p) => `jsonb_set(${acc}, '${p}', 'null'::jsonb, false)`, col);

@@ -52,14 +52,17 @@ export async function privacyRequestById(db: Queryable, id: string): Promise<Pri
   return rows[0];
 }
 
-export async function privacyRequestStart(db: Queryable, id: string): Promise<void> {
-  await db.query(
-    `UPDATE privacy_requests SET status = 'in_progress', started_at = coalesce(started_at, now()) WHERE id = $1`,
+/** Marks the request in progress; returns the counts of an earlier, interrupted run ({} at first). */
+export async function privacyRequestStart(db: Queryable, id: string): Promise<Record<string, number>> {
+  const { rows } = await db.query<{ counts: Record<string, number> }>(
+    `UPDATE privacy_requests SET status = 'in_progress', started_at = coalesce(started_at, now()) WHERE id = $1
+     RETURNING counts`,
     [id],
   );
+  return rows[0]?.counts ?? {};
 }
 
-/** Progress so far (counts are merged: a re-run adds what it found this time). */
+/** Progress so far. */
 export async function privacyRequestProgress(db: Queryable, id: string, counts: Record<string, number>): Promise<void> {
   await db.query('UPDATE privacy_requests SET counts = $2 WHERE id = $1', [id, JSON.stringify(counts)]);
 }
