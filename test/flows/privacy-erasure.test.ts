@@ -236,6 +236,7 @@ describe('privacy: export and erasure of one address', () => {
     const res = await fetch(done.download_url);
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type')!, /application\/json/);
+    assert.equal(res.headers.get('ratelimit-limit'), '1000', 'limited per client address');
     const doc = (await res.json()) as Record<string, any>;
     assert.equal(doc.email, ADDR);
     assert.equal(doc.contact.id, ids.contact);

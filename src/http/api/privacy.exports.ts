@@ -2,10 +2,11 @@
 // document of everything the team holds about an address, written by a job (privacy/export.job.ts).
 // When it is done, GET answers a signed link that expires (inbound/download-links.ts), and
 // GET /privacy/exports/:id/download?expires&signature serves the document (public: the link is
-// the credential; an expired, altered or unsigned link is a 404).
+// the credential, limited per client address; an expired, altered or unsigned link is a 404).
 import { Type } from 'typebox';
 import { AppError } from '../../errors.js';
 import { isUuid } from '../../lib/ids.js';
+import { rateLimitHeaders } from '../../ratelimit/limiter.js';
 import { privacyRequestView, subjectAddress } from '../../privacy/service.js';
 import { SignedLinkQuery } from '../pagination.js';
 import { authOf, type ApiApp, type ApiDeps } from '../types.js';
@@ -49,6 +50,10 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
       schema: { hide: true, params: Type.Object({ id: Type.String() }), querystring: SignedLinkQuery },
     },
     async (req, reply) => {
+      // No key: limited per client address, as the share page is.
+      const decision = await deps.limiter.consume(`privacy-export:${req.ip}`);
+      reply.headers(rateLimitHeaders(decision));
+      if (!decision.allowed) throw new AppError('rate_limit_exceeded');
       const { id } = req.params;
       const { expires, signature } = req.query;
       if (!isUuid(id) || !deps.downloads.valid('privacy-export', id, expires, signature))
