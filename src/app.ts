@@ -29,6 +29,11 @@ import { createLimiter } from './ratelimit/limiter.js';
 import { RequestLogRecorder } from './request-logs/recorder.js';
 import { startMx } from './smtp/mx.js';
 import { DownloadLinks } from './inbound/download-links.js';
+import { AddressHasher } from './lib/address-hash.js';
+import { privacyEraseJob } from './privacy/erase.job.js';
+import { privacyExportJob } from './privacy/export.job.js';
+import { TeamRetentionSettings } from './privacy/retention.js';
+import { PrivacyRequests } from './privacy/service.js';
 import { startSubmission } from './smtp/submission.js';
 import { openDatabase, type Database } from './store/db.js';
 import { checkSchema, migrate } from './store/migrate.js';
@@ -41,6 +46,8 @@ import {
   CONTACT_IMPORT_JOB,
   DELIVER_BATCH_JOB,
   REPUTATION_CHECK_JOB,
+  PRIVACY_ERASE_JOB,
+  PRIVACY_EXPORT_JOB,
 } from './store/jobs.js';
 import { ReputationGuard } from './reputation/guard.js';
 import { automationStepJob } from './automations/step.job.js';
@@ -97,6 +104,7 @@ export async function startApp(
   if (mxProblem) log.warn(mxProblem);
   const secretKey = resolveSecretKey(config.secretKey, config.dataDir);
   const sealer = new Sealer(secretKey);
+  const erased = new AddressHasher(secretKey); // keyed hashes of erased addresses (privacy/)
   const db = await openDatabase({
     url: config.databaseUrl,
     directUrl: config.databaseDirectUrl,
@@ -197,6 +205,7 @@ export async function startApp(
         unsubscribe: unsubscribeSigner,
         bodies,
         insights,
+        erased,
       });
       // Deliveries still running at the shutdown timeout: their SMTP connections are cut before
       // their jobs are given back, so none can still complete here once another process has it.
@@ -215,6 +224,8 @@ export async function startApp(
           [AUTOMATION_STEP_JOB]: automationStepJob({ pool: db.pool, sender, templates: renderTemplate, log }),
           [AUTOMATION_EVENT_JOB]: automationEventJob({ pool: db.pool, log }),
           [REPUTATION_CHECK_JOB]: guard.job(),
+          [PRIVACY_ERASE_JOB]: privacyEraseJob({ pool: db.pool, hasher: erased, sealer, log }),
+          [PRIVACY_EXPORT_JOB]: privacyExportJob({ pool: db.pool, sealer, log }),
         },
       });
       await worker.start();
@@ -317,6 +328,10 @@ export async function startApp(
         unsubscribe: { service: unsubscribes, limiter: unsubscribeLimiter },
         downloads: new DownloadLinks(secretKey, config.publicUrl),
         oauth: new OAuthServer(db.pool),
+        privacy: {
+          requests: new PrivacyRequests(db.pool, erased, sealer),
+          retention: new TeamRetentionSettings(db.pool, config),
+        },
         dashboard: createDashboardAuth({
           pool: db.pool,
           config,

@@ -37,6 +37,7 @@ import { isDeferred, type DeferredBodies } from './deferred.js';
 import { inspectDelivery } from '../insights/inspect.js';
 import { DELIVERY_RULE_IDS } from '../insights/rules.js';
 import type { ComposeInsights } from '../insights/compose-insights.js';
+import type { AddressHasher } from '../lib/address-hash.js';
 
 export interface DeliverDeps {
   pool: Pool;
@@ -50,6 +51,8 @@ export interface DeliverDeps {
   bodies?: DeferredBodies;
   /** the compose findings of an email not analyzed yet (EmailSender.insights): run here, off the request path */
   insights: ComposeInsights;
+  /** keyed hashes of recipients: an erased address (privacy/, erased_addresses) is held like a suppressed one */
+  erased?: AddressHasher;
 }
 
 /** The VERP return path: bounces come back to an address that names the email. */
@@ -107,7 +110,12 @@ export function deliveryJobs(deps: DeliverDeps) {
   const broadcastFindings = new TtlCache<unknown[]>(BROADCAST_FINDINGS_MS, 1_000);
   const base: Ctx = { deps, record: (g) => recorder.add(g) };
 
-  const load = (p: DeliverPayload) => loader.add({ emailId: p.email_id, recipients: p.recipients });
+  const load = (p: DeliverPayload) =>
+    loader.add({
+      emailId: p.email_id,
+      recipients: p.recipients,
+      hashes: deps.erased ? p.recipients.map((r) => deps.erased!.hash(r)) : undefined,
+    });
   const one = async (p: DeliverPayload, loaded?: Loaded): Promise<void | JobOutcome> => {
     const state = await (loaded ?? load(p));
     // A broadcast copy read `canceled` was not handed over to us (the load claims the others under

@@ -76,23 +76,32 @@ export const bounceExtra = (
 });
 
 export const suppressedExtra = (origin: string) =>
-  origin === 'unsubscribed'
+  origin === 'erased'
     ? {
         suppressed: {
           message:
-            "Mailroom did not send to this address because the contact unsubscribed from the email's topic (or from all mail).",
-          type: 'Unsubscribed',
-          reason: 'unsubscribed',
+            'Mailroom did not send to this address because it was erased at the request of its owner (a data-subject erasure).',
+          type: 'OnAccountSuppressionList',
+          reason: 'erased',
         },
       }
-    : {
-        suppressed: {
-          message:
-            'Mailroom has suppressed sending to this address because it is on the account-level suppression list. This does not count toward your bounce rate metric',
-          type: 'OnAccountSuppressionList',
-          reason: origin === 'complaint' ? 'previous_complaint' : 'previous_bounce',
-        },
-      };
+    : origin === 'unsubscribed'
+      ? {
+          suppressed: {
+            message:
+              "Mailroom did not send to this address because the contact unsubscribed from the email's topic (or from all mail).",
+            type: 'Unsubscribed',
+            reason: 'unsubscribed',
+          },
+        }
+      : {
+          suppressed: {
+            message:
+              'Mailroom has suppressed sending to this address because it is on the account-level suppression list. This does not count toward your bounce rate metric',
+            type: 'OnAccountSuppressionList',
+            reason: origin === 'complaint' ? 'previous_complaint' : 'previous_bounce',
+          },
+        };
 
 export const failedExtra = (reason: string, message?: string) => ({
   failed: { reason, ...(message ? { message } : {}) },

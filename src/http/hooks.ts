@@ -63,7 +63,7 @@ export function installApiHooks(app: FastifyInstance, deps: ApiDeps): void {
       error_name: reply.statusCode >= 400 && response && typeof response.name === 'string' ? response.name : null,
       user_agent: req.headers['user-agent'] ?? null,
       ip: req.ip,
-      request_body: req.body ?? null,
+      request_body: req.routeOptions.config?.unloggedBody ? null : (req.body ?? null),
       response_body: response,
       duration_ms: reply.elapsedTime,
       created_at: new Date(Date.now() - reply.elapsedTime).toISOString(),

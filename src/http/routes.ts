@@ -90,6 +90,9 @@ import inboxesThreadsLabels from './api/inboxes.threads-labels.js';
 import inboxesThreadsEmails from './api/inboxes.threads-emails.js';
 import inboxesThreadsAnswers from './api/inboxes.threads-answers.js';
 import inboxesDrafts from './api/inboxes.drafts.js';
+import privacyErasures from './api/privacy.erasures.js';
+import privacyExports from './api/privacy.exports.js';
+import privacyRetention from './api/privacy.retention.js';
 
 const ENDPOINTS = [
   apiKeysCreate,
@@ -147,6 +150,9 @@ const ENDPOINTS = [
   contactsEvents,
   automations,
   customEventsList,
+  privacyErasures,
+  privacyExports,
+  privacyRetention,
   contactPropertiesCreate,
   contactPropertiesList,
   contactPropertiesGet,

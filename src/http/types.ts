@@ -29,6 +29,8 @@ import type { DashboardAuth } from '../dashboard-auth/index.js';
 import type { Unsubscribes } from '../contacts/unsubscribe.js';
 import type { SessionRequestAuth } from '../dashboard-auth/sessions.js';
 import type { OAuthServer } from '../oauth/index.js';
+import type { PrivacyRequests } from '../privacy/service.js';
+import type { TeamRetentionSettings } from '../privacy/retention.js';
 
 /** The Fastify instance routes register on: request parts are typed from their TypeBox schemas. */
 export type ApiApp = FastifyInstance<
@@ -63,6 +65,8 @@ export interface ApiDeps {
   downloads: DownloadLinks;
   /** Mailroom as an OAuth 2.0 authorization server: clients, consent, tokens, grants */
   oauth: OAuthServer;
+  /** data-subject requests (erasures, exports) and per-team retention */
+  privacy: { requests: PrivacyRequests; retention: TeamRetentionSettings };
   isReady: () => Promise<boolean>;
   /** dashboard sign-in; when present, a session cookie authenticates API requests too */
   dashboard?: DashboardAuth;
@@ -82,6 +86,8 @@ declare module 'fastify' {
     public?: boolean;
     /** reachable with a sending_access key (the send endpoints) */
     sending?: boolean;
+    /** the request body is not kept in the request log (it names a data subject: privacy/) */
+    unloggedBody?: boolean;
   }
 }
 

@@ -1,18 +1,19 @@
 // Signed, expiring links: received mail (the raw message, each attachment), attachments of sent
-// mail, and an email's public share page. The
+// mail, an email's public share page, and a data-subject export (privacy/). The
 // link itself is the credential (Resend's `download_url`), so a client such as the SDK's
 // `emails.receiving.forward()` can fetch it without an API key. HMAC-SHA256 under a key derived
 // from the instance secret for this purpose only; verified without a database read.
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 
 export const LINK_TTL_MS = 3600_000;
-export type DownloadKind = 'raw' | 'attachment' | 'sent-attachment' | 'share';
+export type DownloadKind = 'raw' | 'attachment' | 'sent-attachment' | 'share' | 'privacy-export';
 /** Where each kind is served (the signature covers kind, id and expiry, never the path). */
 const PATHS: Record<DownloadKind, (id: string) => string> = {
   raw: (id) => `/inbound/raw/${id}`,
   attachment: (id) => `/inbound/attachment/${id}`,
   'sent-attachment': (id) => `/files/sent/${id}`,
   share: (id) => `/share/${id}`,
+  'privacy-export': (id) => `/privacy/exports/${id}/download`,
 };
 
 export class DownloadLinks {

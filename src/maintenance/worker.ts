@@ -20,6 +20,7 @@ import {
   EMAIL_RETENTION_JOB,
   IDEMPOTENCY_EXPIRY_JOB,
   METRICS_ROLLUP_JOB,
+  PRIVACY_RETENTION_JOB,
   RECEIVED_EMAIL_RETENTION_JOB,
   REPUTATION_RETENTION_JOB,
   REPUTATION_SWEEP_JOB,
@@ -28,6 +29,11 @@ import {
   INBOX_SWEEP_JOB,
   type JobKind,
 } from '../store/jobs.js';
+import {
+  retentionPurgeAutomationRuns,
+  retentionPurgeEvents,
+  retentionPurgeTracking,
+} from '../store/privacy-retention.js';
 import { receivedEmailsPurge } from '../store/received-emails.js';
 import { fileMissedReceived } from '../inboxes/filing.js';
 import { reputationCountsPurge } from '../store/reputation.js';
@@ -53,6 +59,7 @@ export const MAINTENANCE_SCHEDULE: Record<MaintenanceKind, { everyMs: number; fi
   [REPUTATION_RETENTION_JOB]: { everyMs: HOUR, firstDelayMs: 130_000 },
   [SESSION_EXPIRY_JOB]: { everyMs: HOUR, firstDelayMs: 150_000 },
   [INBOX_SWEEP_JOB]: { everyMs: MINUTE, firstDelayMs: 40_000 },
+  [PRIVACY_RETENTION_JOB]: { everyMs: HOUR, firstDelayMs: 160_000 },
 };
 
 type MaintenanceKind =
@@ -65,7 +72,23 @@ type MaintenanceKind =
   | typeof IDEMPOTENCY_EXPIRY_JOB
   | typeof REPUTATION_RETENTION_JOB
   | typeof SESSION_EXPIRY_JOB
-  | typeof INBOX_SWEEP_JOB;
+  | typeof INBOX_SWEEP_JOB
+  | typeof PRIVACY_RETENTION_JOB;
+
+/**
+ * Runs a purge batch after batch (each its own short statement) until one finds nothing, at most
+ * MAX_BATCHES per run: a backlog is worked off over the next runs, never in one long transaction.
+ */
+const MAX_BATCHES = 200;
+export async function drain(batch: () => Promise<number>): Promise<number> {
+  let total = 0;
+  for (let i = 0; i < MAX_BATCHES; i++) {
+    const n = await batch();
+    total += n;
+    if (n === 0) break;
+  }
+  return total;
+}
 
 export const MAINTENANCE_KINDS = Object.keys(MAINTENANCE_SCHEDULE) as MaintenanceKind[] satisfies JobKind[];
 
@@ -98,14 +121,20 @@ export async function startMaintenanceWorker(deps: {
     [DOMAIN_RECHECK_JOB]: () => domains.recheckDue(),
     [METRICS_ROLLUP_JOB]: () => emailMetricsRollup(pool),
     [REPUTATION_SWEEP_JOB]: () => guard.sweep(),
-    [REQUEST_LOG_RETENTION_JOB]: () => requestLogDeleteOlderThan(pool, config.logRetentionDays),
-    [EMAIL_RETENTION_JOB]: () => emailsPurgeRaw(pool, config.retentionDays),
-    [RECEIVED_EMAIL_RETENTION_JOB]: () => receivedEmailsPurge(pool, config.retentionDays),
+    // The global settings, or a team's shorter one (team_retention: privacy/retention.ts).
+    [REQUEST_LOG_RETENTION_JOB]: () => drain(() => requestLogDeleteOlderThan(pool, config.logRetentionDays)),
+    [EMAIL_RETENTION_JOB]: () => drain(() => emailsPurgeRaw(pool, config.retentionDays)),
+    [RECEIVED_EMAIL_RETENTION_JOB]: () => drain(() => receivedEmailsPurge(pool, config.retentionDays)),
     [IDEMPOTENCY_EXPIRY_JOB]: () => idempotencyDeleteExpired(pool),
     [REPUTATION_RETENTION_JOB]: () => reputationCountsPurge(pool),
     [SESSION_EXPIRY_JOB]: () =>
       Promise.all([sessionsDeleteExpired(pool), throttleDeleteStale(pool, 3600), oauthDeleteExpired(pool)]),
     [INBOX_SWEEP_JOB]: () => fileMissedReceived(pool),
+    [PRIVACY_RETENTION_JOB]: async () => {
+      await drain(() => retentionPurgeTracking(pool));
+      await drain(() => retentionPurgeEvents(pool));
+      await drain(() => retentionPurgeAutomationRuns(pool));
+    },
   };
   // The debug line names the slot (the row's due time) it ran for: how a test sees that no slot ran twice.
   const handler =

@@ -8,6 +8,7 @@
 // email_events_count_rates (0034, which replaced 0024's: the counters of reputation/guard.ts and
 // the broadcast auto-pause), email_events_automations (0025: queues email events for
 // automations/event.job.ts).
+import { teamRetentionDaysSql, teamRetentionMinDaysSql } from './privacy.js';
 import type { Queryable } from './db.js';
 import {
   DELIVER_BATCH_JOB,
@@ -392,6 +393,8 @@ export interface DeliveryState {
 export interface DeliveryLoad {
   emailId: string;
   recipients: string[];
+  /** the recipients' keyed hashes, in order (lib/address-hash.ts): an erased address is held */
+  hashes?: string[];
 }
 
 type LoadedRow = EmailForDelivery & {
@@ -415,7 +418,7 @@ export async function emailsLoadForDelivery(
   loads: DeliveryLoad[],
 ): Promise<(DeliveryState | undefined)[]> {
   const { rows } = await db.query<LoadedRow & { n: number }>(
-    `WITH q AS (SELECT * FROM json_to_recordset($1::json) AS q (n int, email_id uuid, recipients json)),
+    `WITH q AS (SELECT * FROM json_to_recordset($1::json) AS q (n int, email_id uuid, recipients json, hashes json)),
      claim AS MATERIALIZED (SELECT e.id, e.last_event FROM emails e WHERE e.id IN (SELECT email_id FROM q) AND e.broadcast_id IS NOT NULL ORDER BY e.id FOR NO KEY UPDATE),
      claimed AS (UPDATE emails e SET handed_over_at = now() FROM claim WHERE e.id = claim.id AND claim.last_event <> 'canceled' AND e.handed_over_at IS NULL)
      SELECT q.n, e.id, e.team_id, e.domain_id, e.message_id, e.from_header, e.subject, e.to_addrs, e.headers, e.tags, coalesce(claim.last_event, e.last_event) AS last_event, e.delayed_once, e.raw, e.created_at,
@@ -427,13 +430,18 @@ export async function emailsLoadForDelivery(
           SELECT s.email, s.origin FROM suppressions s
           WHERE s.team_id = e.team_id AND s.email IN (SELECT lower(r) FROM json_array_elements_text(q.recipients) AS r)
           UNION ALL
+          -- An erased address (privacy/erase.job.ts) survives only as its keyed hash.
+          SELECT lower(r.v), 'erased' FROM json_array_elements_text(q.recipients) WITH ORDINALITY AS r (v, i)
+            JOIN json_array_elements_text(coalesce(q.hashes, '[]')) WITH ORDINALITY AS h (v, i) ON h.i = r.i
+          WHERE EXISTS (SELECT 1 FROM erased_addresses ea WHERE ea.team_id = e.team_id AND ea.hash = h.v)
+          UNION ALL
           -- An email sent for a topic is held for a contact who left it (or all mail), at every attempt.
           SELECT c.email, 'unsubscribed' FROM contacts c JOIN topics t ON t.id = e.topic_id
             LEFT JOIN contact_topics ct ON ct.contact_id = c.id AND ct.topic_id = t.id
           WHERE e.topic_id IS NOT NULL AND c.team_id = e.team_id AND c.email IN (SELECT lower(r) FROM json_array_elements_text(q.recipients) AS r)
             AND (c.unsubscribed OR coalesce(ct.subscription, t.default_subscription) = 'opt_out')) AS h) AS suppressed
      FROM q JOIN emails e ON e.id = q.email_id LEFT JOIN claim ON claim.id = e.id`,
-    [JSON.stringify(loads.map((l, n) => ({ n, email_id: l.emailId, recipients: l.recipients })))],
+    [JSON.stringify(loads.map((l, n) => ({ n, email_id: l.emailId, recipients: l.recipients, hashes: l.hashes })))],
   );
   const out: (DeliveryState | undefined)[] = loads.map(() => undefined);
   for (const { n, progress, suppressed, ...email } of rows) out[n] = deliveryState(email, progress, suppressed);
@@ -559,9 +567,17 @@ export async function emailLastEvent(db: Queryable, teamId: string, id: string):
 
 /** Retention: drops raw bodies older than `days` (metadata and events stay). */
 export async function emailsPurgeRaw(db: Queryable, days: number, limit = 1000): Promise<number> {
+  // A team's own setting (team_retention.email_bodies_days, at most `days`) drops the bodies too.
   const { rowCount } = await db.query(
-    `UPDATE emails SET raw = NULL, raw_purged_at = now()
-     WHERE id IN (SELECT id FROM emails WHERE raw IS NOT NULL AND created_at < now() - make_interval(days => $1) LIMIT $2)`,
+    `UPDATE emails e SET raw = NULL, raw_purged_at = now(),
+       html = CASE WHEN o.own THEN NULL ELSE e.html END, text_body = CASE WHEN o.own THEN NULL ELSE e.text_body END
+     FROM (SELECT id, EXISTS (SELECT 1 FROM team_retention tr
+               WHERE tr.team_id = t.team_id AND tr.email_bodies_days IS NOT NULL) AS own
+           FROM emails t WHERE raw IS NOT NULL
+             AND created_at < now() - make_interval(days => ${teamRetentionMinDaysSql('email_bodies', '$1')})
+             AND created_at < now() - make_interval(days => ${teamRetentionDaysSql('email_bodies', 't.team_id', '$1')})
+           LIMIT $2) o
+     WHERE e.id = o.id`,
     [days, limit],
   );
   return rowCount ?? 0;

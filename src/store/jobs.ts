@@ -35,6 +35,10 @@ export const JOB_KINDS = {
     "judges one sending domain's bounce and complaint rates (key = domain id; queued by the trigger of 0024_reputation_guard.sql on a hard bounce or complaint)",
   'contacts.import':
     'parses one uploaded contact CSV and merges it into contacts (payload: import_id); a re-run starts over from the stored file',
+  'privacy.erase':
+    'erases one address from one team in short batches (payload: request_id, team_id, email_sealed; privacy/erase.job.ts); idempotent',
+  'privacy.export':
+    'writes the JSON document of everything one team holds about one address (payload: request_id, team_id, email_sealed)',
   // The maintenance worker's recurring jobs (maintenance/worker.ts): one row each, run by one process per period.
   'domains.recheck': 'recurring (1 min): re-checks the DNS records of the domains that are due',
   'request_logs.retention': 'recurring (1 h): drops API request logs older than MAILROOM_LOG_RETENTION_DAYS',
@@ -48,6 +52,8 @@ export const JOB_KINDS = {
     'recurring (1 h): drops expired dashboard sessions, stale login throttles, and OAuth codes and tokens a day past expiry',
   'inboxes.sweep':
     'recurring (1 min): files received mail for inbox addresses that missed its filing (a crash between the two commits)',
+  'privacy.purge':
+    "recurring (1 h): purges each team's tracking data, events, automation runs and webhook payloads past its team_retention",
 } as const;
 export type JobKind = keyof typeof JOB_KINDS;
 
@@ -102,6 +108,9 @@ export const REPUTATION_SWEEP_JOB = 'reputation.sweep' satisfies JobKind;
 export const REPUTATION_RETENTION_JOB = 'reputation.retention' satisfies JobKind;
 export const SESSION_EXPIRY_JOB = 'sessions.expiry' satisfies JobKind;
 export const INBOX_SWEEP_JOB = 'inboxes.sweep' satisfies JobKind;
+export const PRIVACY_ERASE_JOB = 'privacy.erase' satisfies JobKind;
+export const PRIVACY_EXPORT_JOB = 'privacy.export' satisfies JobKind;
+export const PRIVACY_RETENTION_JOB = 'privacy.purge' satisfies JobKind;
 
 /**
  * For the automation run statements' data-modifying CTEs (store/automations.ts): the step job of
@@ -553,4 +562,27 @@ export async function deliverJobsReleaseForBroadcast(db: Queryable, broadcastId:
     [broadcastId, JOBS_CHANNEL],
   );
   return rows[0].n;
+}
+
+/**
+ * An erasure's pass over pending jobs (privacy/erase.job.ts): the address (`re`, a PostgreSQL
+ * pattern) replaced by `replacement` in the payloads of the team's jobs and of deliveries of its
+ * emails, so a delivery not yet made goes nowhere. `selfId`: the erasure's own job, left alone.
+ */
+export async function jobsRedactPending(
+  db: Queryable,
+  teamId: string,
+  re: string,
+  replacement: string,
+  selfId: string,
+): Promise<number> {
+  const redacted = `regexp_replace(t.payload::text, $2, $3, 'gi')::jsonb`;
+  const { rowCount } = await db.query(
+    `UPDATE jobs t SET payload = ${redacted}
+     WHERE t.payload::text ~* $2 AND t.id <> $4::bigint AND (t.payload->>'team_id' = $1::text
+       OR (t.kind = '${DELIVER_JOB}'
+         AND t.payload->>'email_id' IN (SELECT id::text FROM emails WHERE team_id = $1::text::uuid)))`,
+    [teamId, re, replacement, selfId],
+  );
+  return rowCount ?? 0;
 }

@@ -1,6 +1,7 @@
 // Received (inbound) emails, their attachments and the messages that reached our return paths.
 // A received email, its blob chunks, its attachments and its email.received event are written
 // by one statement, so a message is stored whole or not at all.
+import { teamRetentionDaysSql, teamRetentionMinDaysSql } from './privacy.js';
 import type { Queryable } from './db.js';
 import { chunkParams, chunksFrom, type BlobChunk } from './blobs.js';
 import type { EventInsert } from './emails.js';
@@ -161,7 +162,9 @@ export async function receivedAttachmentFind(db: Queryable, id: string): Promise
 /** Retention: drops raw messages and attachment contents older than `days` (metadata stays). */
 export async function receivedEmailsPurge(db: Queryable, days: number, limit = 500): Promise<number> {
   const { rows } = await db.query<{ n: number }>(
-    `WITH old AS (SELECT id, raw_blob FROM received_emails WHERE raw_blob IS NOT NULL AND created_at < now() - make_interval(days => $1) LIMIT $2),
+    `WITH old AS (SELECT id, raw_blob FROM received_emails t WHERE raw_blob IS NOT NULL
+       AND created_at < now() - make_interval(days => ${teamRetentionMinDaysSql('received_emails', '$1')})
+       AND created_at < now() - make_interval(days => ${teamRetentionDaysSql('received_emails', 't.team_id', '$1')}) LIMIT $2),
      ab AS (SELECT blob_id FROM received_attachments WHERE email_id IN (SELECT id FROM old) AND blob_id IS NOT NULL),
      e AS (UPDATE received_emails r SET raw_blob = NULL, raw_purged_at = now() FROM old WHERE r.id = old.id),
      a AS (UPDATE received_attachments SET blob_id = NULL WHERE email_id IN (SELECT id FROM old) AND blob_id IS NOT NULL),
@@ -171,7 +174,9 @@ export async function receivedEmailsPurge(db: Queryable, days: number, limit = 5
   );
   const { rowCount } = await db.query(
     `UPDATE return_path_messages SET raw = NULL WHERE id IN (
-       SELECT id FROM return_path_messages WHERE raw IS NOT NULL AND created_at < now() - make_interval(days => $1) LIMIT $2)`,
+       SELECT id FROM return_path_messages t WHERE raw IS NOT NULL
+         AND created_at < now() - make_interval(days => ${teamRetentionMinDaysSql('received_emails', '$1')})
+         AND created_at < now() - make_interval(days => ${teamRetentionDaysSql('received_emails', 't.team_id', '$1')}) LIMIT $2)`,
     [days, limit],
   );
   return rows[0].n + (rowCount ?? 0);

@@ -1,4 +1,5 @@
 // API request logs: written in batches by request-logs/recorder.ts, read by GET /logs.
+import { teamRetentionDaysSql, teamRetentionMinDaysSql } from './privacy.js';
 import type { Queryable } from './db.js';
 import { paginate, type Page, type PageQuery } from './paginate.js';
 
@@ -87,9 +88,13 @@ export async function requestLogFind(
   return rows[0];
 }
 
-export async function requestLogDeleteOlderThan(db: Queryable, days: number): Promise<number> {
-  const { rowCount } = await db.query(`DELETE FROM request_logs WHERE created_at < now() - make_interval(days => $1)`, [
-    days,
-  ]);
+/** One batch of at most `limit` logs past their team's retention (team_retention, at most `days`). */
+export async function requestLogDeleteOlderThan(db: Queryable, days: number, limit = 10_000): Promise<number> {
+  const { rowCount } = await db.query(
+    `DELETE FROM request_logs WHERE id IN (
+       SELECT id FROM request_logs t WHERE created_at < now() - make_interval(days => ${teamRetentionMinDaysSql('request_logs', '$1')})
+         AND created_at < now() - make_interval(days => ${teamRetentionDaysSql('request_logs', 't.team_id', '$1')}) LIMIT $2)`,
+    [days, limit],
+  );
   return rowCount ?? 0;
 }

@@ -1,5 +1,6 @@
 // Webhook messages and their attempts: the delivery job's claim and its one-statement record of a
 // batch of attempts, and the reads behind GET /webhooks/:id/events[/...] and replay.
+import { teamRetentionDaysSql, teamRetentionMinDaysSql } from './privacy.js';
 import type { Queryable } from './db.js';
 import { paginate, type Page, type PageQuery } from './paginate.js';
 
@@ -197,7 +198,9 @@ export async function webhookMessageReplay(
 export async function webhookMessagesDeleteOlderThan(db: Queryable, days: number, limit = 10_000): Promise<number> {
   const { rowCount } = await db.query(
     `DELETE FROM webhook_messages WHERE id IN (
-       SELECT id FROM webhook_messages WHERE created_at < now() - make_interval(days => $1) AND status IN ('success', 'failed') LIMIT $2)`,
+       SELECT id FROM webhook_messages t WHERE status IN ('success', 'failed')
+         AND created_at < now() - make_interval(days => ${teamRetentionMinDaysSql('webhook_payloads', '$1')})
+         AND created_at < now() - make_interval(days => ${teamRetentionDaysSql('webhook_payloads', 't.team_id', '$1')}) LIMIT $2)`,
     [days, limit],
   );
   return rowCount ?? 0;

@@ -55,7 +55,8 @@ export async function startWebhookWorker(deps: {
         await webhookEndpointsWakeDue(pool);
       },
       [WEBHOOK_RETENTION_JOB]: async () => {
-        await webhookMessagesDeleteOlderThan(pool, config.logRetentionDays);
+        // A team's shorter setting (team_retention.webhook_payloads_days) too; batch after batch.
+        for (let i = 0; i < 200 && (await webhookMessagesDeleteOlderThan(pool, config.logRetentionDays)) > 0; i++);
       },
     },
   });

@@ -1,0 +1,35 @@
+// POST /privacy/erasures {email} and GET /privacy/erasures/:id (Mailroom extension, issue 29):
+// erase every trace of one address in the team, as a job (privacy/erase.job.ts). Full-access keys
+// only (the hooks refuse sending_access). The request body is not kept in the request log: the
+// address would outlive its erasure there.
+import { Type } from 'typebox';
+import { privacyRequestView, subjectAddress } from '../../privacy/service.js';
+import { authOf, type ApiApp, type ApiDeps } from '../types.js';
+
+const tags = ['Privacy'];
+
+export default function register(app: ApiApp, deps: ApiDeps): void {
+  app.post(
+    '/privacy/erasures',
+    {
+      config: { unloggedBody: true },
+      schema: {
+        tags,
+        summary: 'Erase an address (data-subject request)',
+        body: Type.Object({ email: Type.Optional(Type.String({ maxLength: 1000 })) }, { additionalProperties: true }),
+      },
+    },
+    async (req, reply) => {
+      const email = subjectAddress(req.body?.email);
+      const row = await deps.privacy.requests.start(authOf(req).team_id, 'erasure', email);
+      const view = privacyRequestView(row);
+      return reply.status(202).send({ object: view.object, id: view.id, status: view.status });
+    },
+  );
+
+  app.get(
+    '/privacy/erasures/:id',
+    { schema: { tags, summary: 'Progress of an erasure', params: Type.Object({ id: Type.String() }) } },
+    async (req) => privacyRequestView(await deps.privacy.requests.get(authOf(req).team_id, 'erasure', req.params.id)),
+  );
+}
