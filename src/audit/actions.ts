@@ -28,6 +28,9 @@ export const AUDIT_ACTIONS = [
   'broadcast.canceled',
   'automation.enabled',
   'automation.stopped',
+  'privacy.erasure_requested',
+  'privacy.export_requested',
+  'privacy.retention_changed',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -43,6 +46,7 @@ export const AUDIT_TARGET_KINDS = [
   'oauth_client',
   'broadcast',
   'automation',
+  'privacy_request',
 ] as const;
 
 export type AuditTargetKind = (typeof AUDIT_TARGET_KINDS)[number];

@@ -5,8 +5,9 @@
 // The purges are the maintenance jobs (maintenance/worker.ts: emails, received_emails,
 // request_logs, privacy.retention) and webhooks.retention, which read team_retention in SQL.
 import type { Config } from '../config/schema.js';
+import { type AuditActor, auditRecord } from '../audit/record.js';
 import { AppError } from '../errors.js';
-import type { Pool } from '../store/db.js';
+import { withTx, type Pool } from '../store/db.js';
 import {
   RETENTION_KINDS,
   teamRetentionGet,
@@ -88,7 +89,19 @@ export class TeamRetentionSettings {
     return this.view(await teamRetentionGet(this.pool, teamId));
   }
 
-  async update(teamId: string, body: unknown) {
-    return this.view(await teamRetentionSet(this.pool, teamId, retentionChange(body, this.config)));
+  /** Changes the team's settings, with an audit entry of the values before and after (one transaction). */
+  async update(teamId: string, body: unknown, actor: AuditActor) {
+    const change = retentionChange(body, this.config);
+    return withTx(this.pool, async (tx) => {
+      const before = await teamRetentionGet(tx, teamId);
+      const after = await teamRetentionSet(tx, teamId, change);
+      await auditRecord(tx, teamId, actor, {
+        action: 'privacy.retention_changed',
+        target: { kind: 'team', id: teamId },
+        before: { ...before },
+        after: { ...after },
+      });
+      return this.view(after);
+    });
   }
 }

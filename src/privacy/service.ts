@@ -2,6 +2,7 @@
 // address only as its keyed hash) and its job (the address sealed: lib/crypto.ts) commit together;
 // the views the API answers with.
 // The work itself is the jobs' (erase.job.ts, export.job.ts).
+import { type AuditActor, auditRecord } from '../audit/record.js';
 import { AppError, notFound } from '../errors.js';
 import type { AddressHasher } from '../lib/address-hash.js';
 import type { Sealer } from '../lib/crypto.js';
@@ -43,8 +44,11 @@ export class PrivacyRequests {
     private readonly sealer: Sealer,
   ) {}
 
-  /** Queues an erasure or an export of `email` in the team; the row as created. */
-  async start(teamId: string, kind: PrivacyKind, email: string): Promise<PrivacyRequestRow> {
+  /**
+   * Queues an erasure or an export of `email` in the team; the row as created. Its audit entry, in
+   * the same transaction, names the request, never the address (an erasure must not leave it there).
+   */
+  async start(teamId: string, kind: PrivacyKind, email: string, actor: AuditActor): Promise<PrivacyRequestRow> {
     const id = uuid();
     return withTx(this.pool, async (tx) => {
       const row = await privacyRequestInsert(tx, { id, teamId, kind, subjectHash: this.hasher.hash(email) });
@@ -54,6 +58,10 @@ export class PrivacyRequests {
         payload: { request_id: id, team_id: teamId, email_sealed: this.sealer.seal(email) },
         maxAttempts: 10,
         runAt: kind === 'erasure' ? new Date(Date.now() + ERASURE_SETTLE_MS) : undefined,
+      });
+      await auditRecord(tx, teamId, actor, {
+        action: kind === 'erasure' ? 'privacy.erasure_requested' : 'privacy.export_requested',
+        target: { kind: 'privacy_request', id },
       });
       return row;
     });

@@ -328,6 +328,28 @@ describe('an audit entry for every administrative action', () => {
     assert.deepEqual(removed.summary, { before: { role: 'admin' } });
   });
 
+  test('privacy: erasure and export requests name the request, never the address; retention changes show before and after', async () => {
+    const subject = 'subject.person@example.org';
+    const erasure = await t.api('POST', '/privacy/erasures', { body: { email: subject } });
+    assert.equal(erasure.status, 202, JSON.stringify(erasure.body));
+    const exp = await t.api('POST', '/privacy/exports', { body: { email: subject } });
+    assert.equal(exp.status, 202, JSON.stringify(exp.body));
+    const retention = await t.api('PATCH', '/privacy/retention', { body: { request_logs_days: 7 } });
+    assert.equal(retention.status, 200, JSON.stringify(retention.body));
+    const [erased] = await entries('privacy.erasure_requested');
+    assert.deepEqual(erased.target, { kind: 'privacy_request', id: erasure.body.id });
+    assert.equal(erased.actor.kind, 'api_key');
+    const [exported] = await entries('privacy.export_requested');
+    assert.deepEqual(exported.target, { kind: 'privacy_request', id: exp.body.id });
+    const [changed] = await entries('privacy.retention_changed');
+    assert.equal(changed.summary.after?.request_logs, 7, JSON.stringify(changed.summary));
+    assert.equal(changed.summary.before?.request_logs, null, JSON.stringify(changed.summary));
+    const rows = await t.db.pool.query(`SELECT count(*)::int AS n FROM audit_log WHERE audit_log::text ILIKE $1`, [
+      `%${subject}%`,
+    ]);
+    assert.equal(rows.rows[0].n, 0, 'the address is in no audit entry');
+  });
+
   test('an owner reads it through the session; no entry holds a secret; the chain is intact', async () => {
     const r = await owner.get('/audit-log?limit=100');
     assert.equal(r.status, 200, JSON.stringify(r.body));

@@ -4,6 +4,7 @@
 // address would outlive its erasure there.
 import { Type } from 'typebox';
 import { privacyRequestView, subjectAddress } from '../../privacy/service.js';
+import { actorOf } from '../audit-actor.js';
 import { authOf, type ApiApp, type ApiDeps } from '../types.js';
 
 const tags = ['Privacy'];
@@ -21,7 +22,7 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
     },
     async (req, reply) => {
       const email = subjectAddress(req.body?.email);
-      const row = await deps.privacy.requests.start(authOf(req).team_id, 'erasure', email);
+      const row = await deps.privacy.requests.start(authOf(req).team_id, 'erasure', email, actorOf(req));
       const view = privacyRequestView(row);
       return reply.status(202).send({ object: view.object, id: view.id, status: view.status });
     },

@@ -9,6 +9,7 @@ import { isUuid } from '../../lib/ids.js';
 import { rateLimitHeaders } from '../../ratelimit/limiter.js';
 import { privacyRequestView, subjectAddress } from '../../privacy/service.js';
 import { SignedLinkQuery } from '../pagination.js';
+import { actorOf } from '../audit-actor.js';
 import { authOf, type ApiApp, type ApiDeps } from '../types.js';
 
 const tags = ['Privacy'];
@@ -26,7 +27,7 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
     },
     async (req, reply) => {
       const email = subjectAddress(req.body?.email);
-      const row = await deps.privacy.requests.start(authOf(req).team_id, 'export', email);
+      const row = await deps.privacy.requests.start(authOf(req).team_id, 'export', email, actorOf(req));
       const view = privacyRequestView(row);
       return reply.status(202).send({ object: view.object, id: view.id, status: view.status });
     },

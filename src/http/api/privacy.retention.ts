@@ -1,6 +1,7 @@
 // GET/PATCH /privacy/retention (Mailroom extension, issue 29): the team's retention in days per
 // kind of data, with defaults and the instance's ceilings (privacy/retention.ts). Above a ceiling: 422.
 import { Type } from 'typebox';
+import { actorOf } from '../audit-actor.js';
 import { authOf, type ApiApp, type ApiDeps } from '../types.js';
 
 const tags = ['Privacy'];
@@ -19,6 +20,6 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
         body: Type.Record(Type.String({ maxLength: 64 }), Type.Unknown(), { maxProperties: 16 }),
       },
     },
-    async (req) => deps.privacy.retention.update(authOf(req).team_id, req.body),
+    async (req) => deps.privacy.retention.update(authOf(req).team_id, req.body, actorOf(req)),
   );
 }
