@@ -427,11 +427,16 @@ export async function jobsReleaseLeases(db: Queryable, workerId: string, ids: st
  */
 export async function jobsDeleteMany(db: Queryable, workerId: string, ids: string[]): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(
-    `WITH d AS (
-       DELETE FROM jobs WHERE id = ANY($1::bigint[]) AND locked_by = $2 AND NOT rearmed RETURNING id),
+    // The rows are locked first (FOR UPDATE waits for a re-arm in flight and reads its committed
+    // mark): read from the statement's snapshot instead, a mark committed meanwhile made the job
+    // neither deleted nor due, but left leased to this worker for its whole lease.
+    `WITH l AS MATERIALIZED (
+       SELECT id, rearmed FROM jobs WHERE id = ANY($1::bigint[]) AND locked_by = $2 FOR UPDATE),
+     d AS (
+       DELETE FROM jobs j USING l WHERE j.id = l.id AND NOT l.rearmed RETURNING j.id),
      r AS (
-       UPDATE jobs SET locked_by = NULL, locked_until = NULL, rearmed = false, run_at = now(), attempts = 0
-       WHERE id = ANY($1::bigint[]) AND locked_by = $2 AND rearmed RETURNING id, kind),
+       UPDATE jobs j SET locked_by = NULL, locked_until = NULL, rearmed = false, run_at = now(), attempts = 0
+       FROM l WHERE j.id = l.id AND l.rearmed RETURNING j.id, j.kind),
      woken AS (SELECT pg_notify($3, k) FROM (SELECT DISTINCT kind AS k FROM r) x)
      SELECT id FROM d UNION ALL SELECT id FROM r WHERE (SELECT count(*) FROM woken) >= 0`,
     [ids, workerId, JOBS_CHANNEL],
