@@ -110,13 +110,21 @@ export async function erasureImportRows(db: Queryable, s: ErasureScope): Promise
   return (rowCount ?? 0) + (failed ?? 0);
 }
 
-/** Custom events for the address go; others that mention it in their payload are redacted. */
-export async function erasureCustomEvents(db: Queryable, s: ErasureScope): Promise<number> {
+/**
+ * The address's own rows of `table` (its `email` column) deleted in chunks; then the other rows
+ * whose `column` (JSON) mentions it, redacted. Returns both counts together.
+ */
+async function deleteOwnRedactOthers(
+  db: Queryable,
+  s: ErasureScope,
+  table: 'custom_events' | 'automation_runs',
+  column: 'payload' | 'event',
+): Promise<number> {
   let n = 0;
   for (;;) {
     const { rowCount } = await db.query(
-      `DELETE FROM custom_events WHERE id IN (
-         SELECT id FROM custom_events WHERE team_id = $1 AND lower(email) = $2 LIMIT ${WALK})`,
+      `DELETE FROM ${table} WHERE id IN (
+         SELECT id FROM ${table} WHERE team_id = $1 AND lower(email) = $2 LIMIT ${WALK})`,
       [s.teamId, s.addr],
     );
     n += rowCount ?? 0;
@@ -127,36 +135,20 @@ export async function erasureCustomEvents(db: Queryable, s: ErasureScope): Promi
     (await walk(
       db,
       s,
-      'custom_events',
-      `UPDATE custom_events t SET payload = ${redJson('t.payload')}
-       FROM chunk WHERE t.id = chunk.k AND t.payload::text ~* $2 RETURNING 1`,
+      table,
+      `UPDATE ${table} t SET ${column} = ${redJson(`t.${column}`)}
+       FROM chunk WHERE t.id = chunk.k AND t.${column}::text ~* $2 RETURNING 1`,
     ))
   );
 }
 
+/** Custom events for the address go; others that mention it in their payload are redacted. */
+export const erasureCustomEvents = (db: Queryable, s: ErasureScope): Promise<number> =>
+  deleteOwnRedactOthers(db, s, 'custom_events', 'payload');
+
 /** Automation runs for the address go (their steps with them); other runs' trigger events are redacted. */
-export async function erasureAutomationRuns(db: Queryable, s: ErasureScope): Promise<number> {
-  let n = 0;
-  for (;;) {
-    const { rowCount } = await db.query(
-      `DELETE FROM automation_runs WHERE id IN (
-         SELECT id FROM automation_runs WHERE team_id = $1 AND lower(email) = $2 LIMIT ${WALK})`,
-      [s.teamId, s.addr],
-    );
-    n += rowCount ?? 0;
-    if ((rowCount ?? 0) < WALK) break;
-  }
-  return (
-    n +
-    (await walk(
-      db,
-      s,
-      'automation_runs',
-      `UPDATE automation_runs t SET event = ${redJson('t.event')}
-       FROM chunk WHERE t.id = chunk.k AND t.event::text ~* $2 RETURNING 1`,
-    ))
-  );
-}
+export const erasureAutomationRuns = (db: Queryable, s: ErasureScope): Promise<number> =>
+  deleteOwnRedactOthers(db, s, 'automation_runs', 'event');
 
 /**
  * Sent mail: the address leaves every recipient list; an email sent only to it loses its content

@@ -3,9 +3,9 @@
 // family: api_key.*), target_kind, target_id, since and until (dates or timestamps). Full-access
 // keys and dashboard owners/admins only.
 import { Type } from 'typebox';
-import { AppError } from '../../errors.js';
 import { auditLogList } from '../../audit/read.js';
 import { listBody, parsePage } from '../pagination.js';
+import { assertAuditReader, auditFilterProps } from './audit-log.schema.js';
 import { authOf, type ApiDeps, type ApiApp } from '../types.js';
 
 const Query = Type.Object(
@@ -13,13 +13,7 @@ const Query = Type.Object(
     limit: Type.Optional(Type.String()),
     after: Type.Optional(Type.String()),
     before: Type.Optional(Type.String()),
-    actor: Type.Optional(Type.String({ maxLength: 200 })),
-    actor_kind: Type.Optional(Type.String({ maxLength: 20 })),
-    action: Type.Optional(Type.String({ maxLength: 100 })),
-    target_kind: Type.Optional(Type.String({ maxLength: 50 })),
-    target_id: Type.Optional(Type.String({ maxLength: 200 })),
-    since: Type.Optional(Type.String({ maxLength: 40 })),
-    until: Type.Optional(Type.String({ maxLength: 40 })),
+    ...auditFilterProps,
   },
   { additionalProperties: true },
 );
@@ -39,9 +33,7 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
     },
     async (req) => {
       const auth = authOf(req);
-      if (auth.permission !== 'full_access') throw new AppError('restricted_api_key');
-      if ('session' in auth && auth.session.role === 'member')
-        throw new AppError('forbidden', 'Only owners and admins can read the audit log.');
+      assertAuditReader(auth);
       const q = req.query;
       return listBody(await auditLogList(deps.pool, auth.team_id, parsePage(q, false), q));
     },

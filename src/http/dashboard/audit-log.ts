@@ -3,24 +3,13 @@
 // of the session's team, or a full-access key.
 import { Readable } from 'node:stream';
 import { Type } from 'typebox';
-import { AppError } from '../../errors.js';
 import { auditCsv } from '../../audit/csv.js';
 import { auditFilterOf } from '../../audit/read.js';
 import { authOf, type ApiApp, type ApiDeps } from '../types.js';
 import { noStore, TAGS } from './common.js';
+import { assertAuditReader, auditFilterProps } from '../api/audit-log.schema.js';
 
-const Query = Type.Object(
-  {
-    actor: Type.Optional(Type.String({ maxLength: 200 })),
-    actor_kind: Type.Optional(Type.String({ maxLength: 20 })),
-    action: Type.Optional(Type.String({ maxLength: 100 })),
-    target_kind: Type.Optional(Type.String({ maxLength: 50 })),
-    target_id: Type.Optional(Type.String({ maxLength: 200 })),
-    since: Type.Optional(Type.String({ maxLength: 40 })),
-    until: Type.Optional(Type.String({ maxLength: 40 })),
-  },
-  { additionalProperties: true },
-);
+const Query = Type.Object(auditFilterProps, { additionalProperties: true });
 
 export default function register(app: ApiApp, deps: ApiDeps): void {
   app.get(
@@ -31,9 +20,7 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
     },
     async (req, reply) => {
       const auth = authOf(req);
-      if (auth.permission !== 'full_access') throw new AppError('restricted_api_key');
-      if ('session' in auth && auth.session.role === 'member')
-        throw new AppError('forbidden', 'Only owners and admins can read the audit log.');
+      assertAuditReader(auth);
       auditFilterOf(req.query); // a bad filter is a 422 before any byte is sent
       const day = new Date().toISOString().slice(0, 10);
       reply
