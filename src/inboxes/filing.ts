@@ -7,7 +7,7 @@
 // Records inbox.thread.created, inbox.email.received|sent in the same transaction.
 import { withTx, type Pool, type Queryable } from '../store/db.js';
 import { inboxesFindByAddresses, inboxesFindByFrom, inboxTouchReceived } from '../store/inboxes.js';
-import { receivedAttachmentList, receivedEmailFind } from '../store/received-emails.js';
+import { receivedAttachmentList, receivedEmailFind, type ReceivedEmailRow } from '../store/received-emails.js';
 import {
   threadFindByMessageIds,
   threadFindBySubject,
@@ -164,23 +164,24 @@ export async function fileMessage(
   return threadId;
 }
 
-/** A stored received email, as inbound/receive.ts has it. */
-export interface ReceivedForInbox {
-  id: string;
-  team_id: string;
-  received_for: string[];
-  from_addr: string;
-  to_addrs: string[];
-  cc_addrs: string[];
-  bcc_addrs: string[];
-  reply_to: string[];
-  subject: string;
-  message_id: string | null;
-  html: string | null;
-  text_body: string | null;
-  headers: Record<string, string | string[]>;
-  created_at: string;
-}
+/** A stored received email, as inbound/receive.ts has it: the columns filing reads. */
+export type ReceivedForInbox = Pick<
+  ReceivedEmailRow,
+  | 'id'
+  | 'team_id'
+  | 'received_for'
+  | 'from_addr'
+  | 'to_addrs'
+  | 'cc_addrs'
+  | 'bcc_addrs'
+  | 'reply_to'
+  | 'subject'
+  | 'message_id'
+  | 'html'
+  | 'text_body'
+  | 'headers'
+  | 'created_at'
+>;
 
 type ReceivedAttachment = {
   id: string;
