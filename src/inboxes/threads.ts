@@ -24,7 +24,7 @@ import {
 } from '../store/inbox-threads.js';
 import { messageFind, messageList, type MessageRow } from '../store/inbox-messages.js';
 import { resourceEventInsert } from '../store/resource-events.js';
-import type { PageQuery } from '../store/paginate.js';
+import { type PageQuery, pageOf } from '../store/paginate.js';
 import { inboxOf, iso } from './inboxes.js';
 
 export const FOLDERS: readonly Folder[] = ['inbox', 'archive', 'spam', 'sent', 'trash'];
@@ -166,22 +166,8 @@ export async function threadsSearch(
 }
 
 /** A page of a ranked list read whole (at most MAX_SEARCH_RESULTS): cursors are its items' ids. */
-function pageInMemory<T extends { id: string }>(all: T[], page: PageQuery) {
-  const limit = page.limit ?? 20;
-  const cursor = page.after ?? page.before;
-  let items = all;
-  if (cursor) {
-    const i = all.findIndex((a) => a.id === cursor);
-    if (i < 0)
-      throw new AppError(
-        'validation_error',
-        `The \`${page.after ? 'after' : 'before'}\` cursor does not match any item.`,
-      );
-    items = page.after ? all.slice(i + 1) : all.slice(0, i);
-  }
-  const data = page.before ? items.slice(Math.max(0, items.length - limit)) : items.slice(0, limit);
-  return { object: 'list' as const, has_more: data.length < items.length, data };
-}
+const pageInMemory = <T extends { id: string }>(all: T[], page: PageQuery) =>
+  pageOf(all, { ...page, limit: page.limit ?? 20 });
 
 export async function threadGet(db: Queryable, teamId: string, inboxRef: string, threadId: string) {
   const inbox = await inboxOf(db, teamId, inboxRef);

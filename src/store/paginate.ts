@@ -60,3 +60,28 @@ export async function paginate<T>(
   if (asc) data.reverse();
   return { has_more: hasMore, data: data as T[] };
 }
+
+/**
+ * One page of a list read whole (a handful of items: an email's attachments, a contact's topics
+ * or segments), in the list's own order: `after`/`before` are ids of its items. Without a limit
+ * (a legacy list), everything after or before the cursor.
+ */
+export function pageOf<T extends { id: string }>(
+  all: T[],
+  page: PageQuery,
+): { object: 'list'; has_more: boolean; data: T[] } {
+  let items = all;
+  const cursor = page.after ?? page.before;
+  if (cursor) {
+    const i = all.findIndex((a) => a.id === cursor);
+    if (i < 0)
+      throw new AppError(
+        'validation_error',
+        `The \`${page.after ? 'after' : 'before'}\` cursor does not match any item.`,
+      );
+    items = page.after ? all.slice(i + 1) : all.slice(0, i);
+  }
+  const limit = page.limit ?? items.length;
+  const data = page.before ? items.slice(Math.max(0, items.length - limit)) : items.slice(0, limit);
+  return { object: 'list', has_more: data.length < items.length, data };
+}
