@@ -30,6 +30,7 @@ const FAMILIES = [
   ['oauth_grant.*', 'OAuth grants'],
   ['broadcast.*', 'Broadcasts'],
   ['automation.*', 'Automations'],
+  ['privacy.*', 'Privacy requests and retention'],
 ] as const;
 const FILTERS = ['action', 'actor', 'target_kind', 'target_id', 'since', 'until'] as const;
 type Filters = Record<(typeof FILTERS)[number], string>;
