@@ -1,4 +1,4 @@
-// The inbox agent's run (job inboxes.agent, queued by filing.ts for each new inbound email of an
+// The inbox agent's run (job inboxes.agent_run, queued by filing.ts for each new inbound email of an
 // inbox whose agent has an allowed action). The operator's model reads the instructions, the tone
 // and the email (subject, from, the first 20 KB of text) and answers JSON; that answer is data:
 // parsed against a strict schema (an unknown action, an extra field or a wrong type: that action is
@@ -219,7 +219,8 @@ async function apply(
       return true;
     case 'forward_thread': {
       const original = (message.text ?? (message.html ? htmlText(message.html) : '')).slice(0, MAX_TEXT);
-      const quoted = `---------- Forwarded message ----------\nFrom: ${message.from}\nSubject: ${message.subject ?? ''}\n\n${original}`;
+      const head = `---------- Forwarded message ----------\nFrom: ${message.from}\nSubject: ${message.subject ?? ''}`;
+      const quoted = `${head}\n\n${original}`;
       const subject = `Fwd: ${message.subject ?? ''}`.slice(0, 900).replace(/[\r\n]+/g, ' ');
       await draftCreate(
         d,

@@ -5,7 +5,7 @@
 // (in their transaction), and mail sent from an inbox address through POST /emails, /emails/batch
 // or SMTP from the acceptor once committed (fileSent, wired in app.ts).
 // Records inbox.thread.created, inbox.email.received|sent in the same transaction, and queues the
-// inbox agent's run (inboxes.agent) for a new received email when the inbox's agent has an action.
+// inbox agent's run (inboxes.agent_run) for a new received email when the inbox's agent has an action.
 import { withTx, type Pool, type Queryable } from '../store/db.js';
 import { inboxesFindByAddresses, inboxesFindByFrom, inboxTouchReceived } from '../store/inboxes.js';
 import { receivedAttachmentList, receivedEmailFind } from '../store/received-emails.js';
