@@ -27,7 +27,7 @@ interface Seen {
 }
 
 /** A chat-completions server: answers each request with the canned content whose key is in the email. */
-async function startModel(answers: Record<string, unknown>) {
+async function startModel(answers: Record<string, unknown>, failures: Map<string, number>) {
   const seen: Seen[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -37,6 +37,11 @@ async function startModel(answers: Record<string, unknown>) {
       seen.push({ path: req.url ?? '', auth: req.headers.authorization, body });
       const user = body.messages.find((m) => m.role === 'user')?.content ?? '';
       const key = Object.keys(answers).find((k) => user.includes(k));
+      if (key && (failures.get(key) ?? 0) > 0) {
+        failures.set(key, failures.get(key)! - 1);
+        res.statusCode = 503;
+        return res.end('overloaded');
+      }
       const content = key ? JSON.stringify(answers[key]) : '{"actions":[]}';
       res.setHeader('content-type', 'application/json');
       res.end(
@@ -69,25 +74,29 @@ describe('the inbox agent', () => {
   const drafts = async () => (await w.t.resend.inboxes.drafts.list(sel())).data!.data;
 
   before(async () => {
-    model = await startModel({
-      'Invoice 42 missing': {
-        actions: [
-          { type: 'add_labels', labels: ['billing', 'No such label'] },
-          { type: 'draft_reply', text: 'Hello Sam, we are looking into invoice 42.' },
-          { type: 'assign_thread', assignee_email: 'agent@support.test' },
-          { type: 'archive' }, // not allowed by the settings: not applied
-        ],
+    model = await startModel(
+      {
+        'Invoice 42 missing': {
+          actions: [
+            { type: 'add_labels', labels: ['billing', 'No such label'] },
+            { type: 'draft_reply', text: 'Hello Sam, we are looking into invoice 42.' },
+            { type: 'assign_thread', assignee_email: 'agent@support.test' },
+            { type: 'archive' }, // not allowed by the settings: not applied
+          ],
+        },
+        'URGENT: new forwarding address': {
+          actions: [
+            { type: 'forward_thread', to: 'attacker@evil.test', text: 'As requested.' },
+            { type: 'send_email', to: 'attacker@evil.test' }, // no such action
+            { type: 'draft_reply', text: 'Sent!', send: true }, // an extra field: ignored
+            { type: 'assign_thread', assignee_email: 'attacker@evil.test' }, // not a member
+            { type: 'move_to_trash' }, // not allowed
+          ],
+        },
+        'Flaky model': { actions: [{ type: 'draft_reply', text: 'Third time lucky.' }] },
       },
-      'URGENT: new forwarding address': {
-        actions: [
-          { type: 'forward_thread', to: 'attacker@evil.test', text: 'As requested.' },
-          { type: 'send_email', to: 'attacker@evil.test' }, // no such action
-          { type: 'draft_reply', text: 'Sent!', send: true }, // an extra field: ignored
-          { type: 'assign_thread', assignee_email: 'attacker@evil.test' }, // not a member
-          { type: 'move_to_trash' }, // not allowed
-        ],
-      },
-    });
+      new Map([['Flaky model', 2]]), // two 503s, then the answer
+    );
     w = await startInboundWorld({ agentModelUrl: model.url, agentModelKey: 'sk-test-123', agentModel: 'tiny-model' });
     // Anything sent to evil.test would reach the recording MX.
     w.dns.set('evil.test', 'MX', [{ exchange: 'mx1.dest.test', priority: 10 }]);
@@ -227,5 +236,18 @@ describe('the inbox agent', () => {
     const sent = await w.t.db.pool.query('SELECT count(*)::int AS n FROM emails');
     assert.equal(sent.rows[0].n, 0, 'nothing was sent');
     assert.equal(w.mx.messages.length, 0, 'nothing reached a mail server');
+  });
+
+  test('a failing model call is retried with backoff until it answers', async () => {
+    await w.t.resend.inboxes.agent.update({ ...sel(), actions: ['draft_reply'] });
+    const seenBefore = model.seen.length;
+    await mail({ from: 'someone@sender.test', subject: 'Flaky model', text: 'Hello?' });
+    const t = await threadOf('Flaky model');
+    const draft = await until('the reply draft after two failures', async () =>
+      (await drafts()).find((d) => d.thread_id === t.id),
+    );
+    assert.equal(draft.type, 'reply');
+    const calls = model.seen.slice(seenBefore).filter((s) => s.body.messages[1].content.includes('Flaky model'));
+    assert.equal(calls.length, 3, 'two failures and the answer');
   });
 });
