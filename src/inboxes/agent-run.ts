@@ -215,6 +215,7 @@ async function apply(
         inbox.id,
         { thread_id: thread.id, reply_to_email_id: message.id, text: a.text },
         undefined,
+        'agent',
       );
       return true;
     case 'forward_thread': {
@@ -228,6 +229,7 @@ async function apply(
         inbox.id,
         { to: [a.to], subject, text: a.text ? `${a.text}\n\n${quoted}` : quoted },
         undefined,
+        'agent',
       );
       return true;
     }
@@ -236,17 +238,17 @@ async function apply(
         .map((n) => labels.find((l) => l.name.toLowerCase() === n.trim().toLowerCase())?.id)
         .filter((x): x is string => Boolean(x));
       if (!ids.length) throw new AppError('validation_error', 'none of the labels exists in the inbox');
-      await threadLabelsChange(deps.pool, teamId, inbox.id, thread.id, 'add', [...new Set(ids)]);
+      await threadLabelsChange(deps.pool, teamId, inbox.id, thread.id, 'add', [...new Set(ids)], 'agent');
       return true;
     }
     case 'assign_thread':
-      await threadChange(deps.pool, teamId, inbox.id, thread.id, { assignee_email: a.assignee_email });
+      await threadChange(deps.pool, teamId, inbox.id, thread.id, { assignee_email: a.assignee_email }, 'agent');
       return true;
     case 'mark_as_spam':
     case 'archive':
     case 'move_to_trash': {
       const folder = { mark_as_spam: 'spam', archive: 'archive', move_to_trash: 'trash' }[a.type];
-      await threadChange(deps.pool, teamId, inbox.id, thread.id, { folder });
+      await threadChange(deps.pool, teamId, inbox.id, thread.id, { folder }, 'agent');
       return true;
     }
   }

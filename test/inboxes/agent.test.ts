@@ -189,6 +189,16 @@ describe('the inbox agent', () => {
     );
     assert.equal(after1.assignee_email, 'agent@support.test');
     assert.equal(after1.folder, 'inbox', 'archive is not an allowed action');
+    // The inbox.* events name the agent as the source of its changes.
+    const { rows } = await w.t.db.pool.query(
+      `SELECT type, data->>'source' AS source FROM email_events
+       WHERE type IN ('inbox.thread.labels.updated', 'inbox.thread.assigned', 'inbox.draft.created') ORDER BY type`,
+    );
+    assert.deepEqual(rows, [
+      { type: 'inbox.draft.created', source: 'agent' },
+      { type: 'inbox.thread.assigned', source: 'agent' },
+      { type: 'inbox.thread.labels.updated', source: 'agent' },
+    ]);
 
     // What the model was sent: the settings, the email as data, JSON only, the key and the model name.
     const req = model.seen.find((s) => s.body.messages.some((m) => m.content.includes('Invoice 42 missing')))!;
