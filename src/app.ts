@@ -32,6 +32,7 @@ import { DownloadLinks } from './inbound/download-links.js';
 import { AddressHasher } from './lib/address-hash.js';
 import { privacyEraseJob } from './privacy/erase.job.js';
 import { privacyExportJob } from './privacy/export.job.js';
+import { agentJob } from './inboxes/agent-run.js';
 import { TeamRetentionSettings } from './privacy/retention.js';
 import { PrivacyRequests } from './privacy/service.js';
 import { startSubmission } from './smtp/submission.js';
@@ -48,6 +49,7 @@ import {
   REPUTATION_CHECK_JOB,
   PRIVACY_ERASE_JOB,
   PRIVACY_EXPORT_JOB,
+  INBOX_AGENT_JOB,
 } from './store/jobs.js';
 import { ReputationGuard } from './reputation/guard.js';
 import { automationStepJob } from './automations/step.job.js';
@@ -226,6 +228,13 @@ export async function startApp(
           [REPUTATION_CHECK_JOB]: guard.job(),
           [PRIVACY_ERASE_JOB]: privacyEraseJob({ pool: db.pool, hasher: erased, sealer, log }),
           [PRIVACY_EXPORT_JOB]: privacyExportJob({ pool: db.pool, sealer, log }),
+          [INBOX_AGENT_JOB]: agentJob({
+            pool: db.pool,
+            sender,
+            log,
+            allowPrivateNetworks: config.allowPrivateNetworks,
+            model: { url: config.agentModelUrl, key: config.agentModelKey, name: config.agentModel },
+          }),
         },
       });
       await worker.start();

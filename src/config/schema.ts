@@ -544,6 +544,26 @@ export const schema = {
     default: false,
     parse: bool,
   }),
+  agentModelUrl: def({
+    env: 'MAILROOM_AGENT_MODEL_URL',
+    description:
+      "the inbox agent's model: an OpenAI-compatible chat-completions base URL (POST <url>/chat/completions); unset = the agent does nothing",
+    default: undefined,
+    parse: optUrl(['http:', 'https:']),
+  }),
+  agentModelKey: def({
+    env: 'MAILROOM_AGENT_MODEL_KEY',
+    description: "the inbox agent's model API key (sent as a Bearer token); unset = none sent",
+    default: undefined,
+    parse: optStr,
+    secret: true,
+  }),
+  agentModel: def({
+    env: 'MAILROOM_AGENT_MODEL',
+    description: "the inbox agent's model name (the request's `model`)",
+    default: undefined,
+    parse: optStr,
+  }),
   allowPrivateNetworks: def({
     env: 'MAILROOM_ALLOW_PRIVATE_NETWORKS',
     description: 'allow webhook and attachment URLs on private addresses',

@@ -90,6 +90,7 @@ import inboxesThreadsLabels from './api/inboxes.threads-labels.js';
 import inboxesThreadsEmails from './api/inboxes.threads-emails.js';
 import inboxesThreadsAnswers from './api/inboxes.threads-answers.js';
 import inboxesDrafts from './api/inboxes.drafts.js';
+import inboxesAgent from './api/inboxes.agent.js';
 import privacyErasures from './api/privacy.erasures.js';
 import privacyExports from './api/privacy.exports.js';
 import privacyRetention from './api/privacy.retention.js';
@@ -182,6 +183,7 @@ const ENDPOINTS = [
   inboxesThreadsEmails,
   inboxesThreadsAnswers,
   inboxesDrafts,
+  inboxesAgent,
 ];
 
 export async function registerRoutes(app: FastifyInstance, deps: ApiDeps): Promise<void> {

@@ -37,7 +37,7 @@ import {
   sendFromInbox,
   type InboxMailDeps,
 } from './replies.js';
-import { threadMessageOf } from './threads.js';
+import { threadMessageOf, type EventSource } from './threads.js';
 
 export interface DraftDeps extends InboxMailDeps {
   allowPrivateNetworks: boolean;
@@ -159,10 +159,11 @@ async function draftEvent(
   teamId: string,
   d: DraftRow,
   type: 'inbox.draft.created' | 'inbox.draft.updated' | 'inbox.draft.deleted',
+  source: EventSource = 'api',
 ) {
   const thread = d.thread_id ? await threadSummary(tx, d.inbox_id, d.thread_id) : undefined;
   await resourceEventInsert(tx, teamId, d.id, type, {
-    source: 'api',
+    source,
     inbox_id: d.inbox_id,
     ...(d.thread_id ? { thread_id: d.thread_id } : {}),
     draft_id: d.id,
@@ -179,6 +180,7 @@ export async function draftCreate(
   inboxRef: string,
   body: Record<string, unknown>,
   key: string | undefined,
+  source: EventSource = 'api',
 ) {
   if (!CONTENT_FIELDS.some((f) => body[f] !== undefined))
     throw new AppError('validation_error', `Give at least one of ${CONTENT_FIELDS.map((f) => `\`${f}\``).join(', ')}.`);
@@ -215,7 +217,7 @@ export async function draftCreate(
           fields,
         );
         if (files?.length) await draftAttachmentsReplace(tx, id, files);
-        await draftEvent(tx, teamId, (await draftFind(tx, inbox.id, id))!, 'inbox.draft.created');
+        await draftEvent(tx, teamId, (await draftFind(tx, inbox.id, id))!, 'inbox.draft.created', source);
         const out = { object: 'inbox_draft' as const, id };
         await deps.sender.commitIn(tx, [], complete(201, out));
         return { status: 201, body: out };

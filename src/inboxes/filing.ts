@@ -4,7 +4,8 @@
 // inbound/receive.ts once the received email is committed; sent mail from replies.ts and drafts.ts
 // (in their transaction), and mail sent from an inbox address through POST /emails, /emails/batch
 // or SMTP from the acceptor once committed (fileSent, wired in app.ts).
-// Records inbox.thread.created, inbox.email.received|sent in the same transaction.
+// Records inbox.thread.created, inbox.email.received|sent in the same transaction, and queues the
+// inbox agent's run (inboxes.agent_run) for a new received email when the inbox's agent has an action.
 import { withTx, type Pool, type Queryable } from '../store/db.js';
 import { inboxesFindByAddresses, inboxesFindByFrom, inboxTouchReceived } from '../store/inboxes.js';
 import { receivedAttachmentList, receivedEmailFind, type ReceivedEmailRow } from '../store/received-emails.js';
@@ -24,6 +25,10 @@ import {
   type MessageAttachment,
 } from '../store/inbox-messages.js';
 import { resourceEventInsert } from '../store/resource-events.js';
+import { agentEnabled } from '../store/inbox-agents.js';
+import { INBOX_AGENT_JOB } from '../store/jobs.js';
+import { enqueue } from '../queue/enqueue.js';
+import { AGENT_MAX_ATTEMPTS } from './agent.js';
 import { uuid } from '../lib/ids.js';
 import type { AcceptedEmail } from '../store/emails.js';
 
@@ -147,6 +152,14 @@ export async function fileMessage(
   if (inbound) {
     await inboxTouchReceived(tx, inbox.id, m.at);
     await inboxFiledMark(tx, inbox.id, m.sourceId);
+    // The inbox agent reads each new received email (agent-run.ts), once committed.
+    if (await agentEnabled(tx, inbox.id))
+      await enqueue(tx, {
+        kind: INBOX_AGENT_JOB,
+        payload: { team_id: inbox.team_id, inbox_id: inbox.id, thread_id: threadId, email_id: m.id },
+        key: m.id,
+        maxAttempts: AGENT_MAX_ATTEMPTS,
+      });
   }
   const thread = await threadSummary(tx, inbox.id, threadId);
   const { assignee_email: _a, ...summary } = thread!;

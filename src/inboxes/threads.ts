@@ -180,12 +180,16 @@ async function summaryOf(db: Queryable, inboxId: string, threadId: string) {
   return { object: 'inbox_thread' as const, ...s, assignee_email };
 }
 
+/** Who made a change, in the inbox.* events (the SDK's InboxEventSource). */
+export type EventSource = 'api' | 'agent';
+
 export async function threadChange(
   pool: Pool,
   teamId: string,
   inboxRef: string,
   threadId: string,
   body: Record<string, unknown>,
+  source: EventSource = 'api',
 ) {
   const { read, folder, assignee_email: assignee } = body;
   if (read !== undefined && typeof read !== 'boolean') throw invalidField('read', 'must be a boolean.');
@@ -202,7 +206,7 @@ export async function threadChange(
       read: read as boolean | undefined,
       folder: folder as Folder | undefined,
     });
-    const base = { source: 'api', inbox_id: inbox.id, thread_id: t.id };
+    const base = { source, inbox_id: inbox.id, thread_id: t.id };
     if (assignee !== undefined) {
       const member = assignee === null ? null : await teamMemberByEmail(tx, teamId, assignee as string);
       if (member === undefined) throw invalidField('assignee_email', 'is not a member of the team.');
@@ -260,6 +264,7 @@ export async function threadLabelsChange(
   threadId: string,
   op: 'add' | 'set' | 'remove',
   v: unknown,
+  source: EventSource = 'api',
 ) {
   const ids =
     op === 'remove' ? (isUuid(String(v)) ? [String(v).toLowerCase()] : []) : labelIds(v, op === 'set' ? 0 : 1);
@@ -283,7 +288,7 @@ export async function threadLabelsChange(
     const labels = await threadLabelsOf(tx, t.id);
     if (added.length || removed.length)
       await resourceEventInsert(tx, teamId, t.id, 'inbox.thread.labels.updated', {
-        source: 'api',
+        source,
         inbox_id: inbox.id,
         thread_id: t.id,
         thread: await summaryOf(tx, inbox.id, t.id),

@@ -50,6 +50,8 @@ export const JOB_KINDS = {
   'reputation.retention': 'recurring (1 h): drops old reputation counters',
   'sessions.expiry':
     'recurring (1 h): drops expired dashboard sessions, stale login throttles, and OAuth codes and tokens a day past expiry',
+  'inboxes.agent_run':
+    "runs an inbox's agent on one new inbound email (payload: team_id, inbox_id, thread_id, email_id; key = email id): the operator's model proposes, allowed actions are applied, replies and forwards become drafts",
   'inboxes.sweep':
     'recurring (1 min): files received mail for inbox addresses that missed its filing (a crash between the two commits)',
   'privacy.purge':
@@ -108,6 +110,7 @@ export const REPUTATION_SWEEP_JOB = 'reputation.sweep' satisfies JobKind;
 export const REPUTATION_RETENTION_JOB = 'reputation.retention' satisfies JobKind;
 export const SESSION_EXPIRY_JOB = 'sessions.expiry' satisfies JobKind;
 export const INBOX_SWEEP_JOB = 'inboxes.sweep' satisfies JobKind;
+export const INBOX_AGENT_JOB = 'inboxes.agent_run' satisfies JobKind;
 export const PRIVACY_ERASE_JOB = 'privacy.erase' satisfies JobKind;
 export const PRIVACY_EXPORT_JOB = 'privacy.export' satisfies JobKind;
 export const PRIVACY_RETENTION_JOB = 'privacy.purge' satisfies JobKind;
