@@ -25,9 +25,11 @@ import {
   percentile,
   pgStatements,
   postgresCpuSeconds,
+  postfixRelay,
   ROOT,
   sinkMessages,
   startService,
+  waitForSink as waitForSinkOn,
 } from './lib.js';
 
 const N = Number(process.argv[2] ?? 100_000);
@@ -35,18 +37,10 @@ const M = Number(process.argv[3] ?? 10_000);
 const SINK_PORT = 26036;
 const PF_PORT = 26035;
 const sinkSh = path.join(ROOT, 'bench/peers/smtp-sink.sh');
-const pfSh = path.join(ROOT, 'bench/peers/postfix-instance.sh');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const sinkCount = (): number => sinkMessages(SINK_PORT);
-async function waitForSink(target: number, timeoutMs: number, onTick?: () => void): Promise<number> {
-  const t0 = Date.now();
-  while (sinkCount() < target) {
-    if (Date.now() - t0 > timeoutMs) throw new Error(`sink has ${sinkCount()} of ${target}`);
-    onTick?.();
-    await sleep(100);
-  }
-  return (Date.now() - t0) / 1000;
-}
+const waitForSink = (target: number, timeoutMs: number, onTick?: () => void) =>
+  waitForSinkOn(SINK_PORT, target, timeoutMs, onTick);
 /** Peak RSS (MB) of a process and its children so far, sampled. */
 const rssMb = (pid: number): number => {
   try {
@@ -251,40 +245,7 @@ try {
   // 3. Postfix, same run, same sink, same count, about the same size (each broadcast copy is ~4.5 KB signed).
   // BENCH_SKIP_POSTFIX=1 leaves it out (profiling runs; a reported result always has it).
   if (!process.env.BENCH_SKIP_POSTFIX) {
-    execFileSync(pfSh, ['start', '/tmp/mr-bench-postfix-bcast', String(PF_PORT), String(SINK_PORT)]);
-    try {
-      const pfBase = sinkCount();
-      const p0 = performance.now();
-      const src = spawn(
-        'smtp-source',
-        [
-          '-d',
-          '-s',
-          '20',
-          '-m',
-          String(N),
-          '-l',
-          '4500',
-          '-f',
-          'bench@bench.example',
-          '-t',
-          'r@sink.test',
-          `127.0.0.1:${PF_PORT}`,
-        ],
-        { stdio: 'ignore' },
-      );
-      const pfSeconds = await waitForSink(pfBase + N, 3_600_000);
-      src.kill();
-      result.postfix = {
-        seconds: pfSeconds,
-        messages_per_s: Math.round(N / pfSeconds),
-        wall_s: (performance.now() - p0) / 1000,
-        load: loadAverage(),
-        version: execFileSync('postconf', ['-d', 'mail_version']).toString().trim(),
-      };
-    } finally {
-      execFileSync(pfSh, ['stop', '/tmp/mr-bench-postfix-bcast']);
-    }
+    result.postfix = await postfixRelay(N, 4500, PF_PORT, SINK_PORT, '/tmp/mr-bench-postfix-bcast');
   }
   const b = result.broadcast as { messages_per_s: number };
   result.ratio_broadcast_to_single = Number(

@@ -18,15 +18,16 @@ import {
   machine,
   postgresCpuSeconds,
   ROOT,
+  postfixRelay,
   sinkMessages,
   startService,
+  waitForSink as waitForSinkOn,
 } from './lib.js';
 
 const N = Number(process.argv[2] ?? 10_000);
 const SINK_PORT = 26026;
 const PF_PORT = 26025;
 const sinkSh = path.join(ROOT, 'bench/peers/smtp-sink.sh');
-const pfSh = path.join(ROOT, 'bench/peers/postfix-instance.sh');
 // The sink's counter file read in-process, as `smtp-sink.sh count` reads it: polling through the
 // script spawned bash, tail, tr and grep ten times a second (~15% of a core taken from both
 // Mailroom and Postfix while they were measured).
@@ -34,14 +35,7 @@ const sinkCount = (): number => sinkMessages(SINK_PORT);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const BODY = `<p>${'Benchmark delivery body. '.repeat(60)}</p>`; // ~1.6 KB of HTML, ~2 KB signed message
 
-async function waitForSink(target: number, timeoutMs: number): Promise<number> {
-  const t0 = Date.now();
-  while (sinkCount() < target) {
-    if (Date.now() - t0 > timeoutMs) throw new Error(`sink has ${sinkCount()} of ${target}`);
-    await sleep(100);
-  }
-  return (Date.now() - t0) / 1000;
-}
+const waitForSink = (target: number, timeoutMs: number) => waitForSinkOn(SINK_PORT, target, timeoutMs);
 
 const dns = await startFakeDns();
 dns.set('mx.mailroom.test', 'A', ['127.0.0.1']);
@@ -103,40 +97,7 @@ try {
   await worker.stop();
 
   // 3. Postfix, same run, same sink, same count and size: smtp-source → smtpd (queue on disk) → smtp → sink.
-  execFileSync(pfSh, ['start', '/tmp/mr-bench-postfix', String(PF_PORT), String(SINK_PORT)]);
-  try {
-    const pfBase = sinkCount();
-    const t0 = Date.now();
-    const src = spawn(
-      'smtp-source',
-      [
-        '-d',
-        '-s',
-        '20',
-        '-m',
-        String(N),
-        '-l',
-        '2000',
-        '-f',
-        'bench@bench.example',
-        '-t',
-        'r@sink.test',
-        `127.0.0.1:${PF_PORT}`,
-      ],
-      { stdio: 'ignore' },
-    );
-    await waitForSink(pfBase + N, 600_000);
-    const pfSeconds = (Date.now() - t0) / 1000;
-    src.kill();
-    result.postfix = {
-      seconds: pfSeconds,
-      messages_per_s: Math.round(N / pfSeconds),
-      load: loadAverage(),
-      version: execFileSync('postconf', ['-d', 'mail_version']).toString().trim(),
-    };
-  } finally {
-    execFileSync(pfSh, ['stop', '/tmp/mr-bench-postfix']);
-  }
+  result.postfix = await postfixRelay(N, 2000, PF_PORT, SINK_PORT, '/tmp/mr-bench-postfix');
   result.ratio_mailroom_to_postfix = Number(
     (
       (result.mailroom as { messages_per_s: number }).messages_per_s /

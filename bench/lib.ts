@@ -2,7 +2,7 @@
 // compiled build as a separate process (so its CPU and memory are its own), peak RSS, machine line.
 // Benchmarks measure; they assert nothing about speed, but a leg whose load was refused or failed
 // stops the run (allAnswered): a 429 is cheap, so a rate counted over refusals measures nothing.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -210,6 +210,53 @@ export function sinkMessages(port: number): number {
     return last ? Number(last.slice(last.lastIndexOf('mesg=') + 5)) : 0;
   } finally {
     fs.closeSync(fd);
+  }
+}
+
+/** Waits until the sink on `port` has counted `target` messages; the seconds it took. */
+export async function waitForSink(
+  port: number,
+  target: number,
+  timeoutMs: number,
+  onTick?: () => void,
+): Promise<number> {
+  const t0 = Date.now();
+  while (sinkMessages(port) < target) {
+    if (Date.now() - t0 > timeoutMs) throw new Error(`sink has ${sinkMessages(port)} of ${target}`);
+    onTick?.();
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return (Date.now() - t0) / 1000;
+}
+
+/**
+ * The peer: `n` messages of `bytes` each from smtp-source (20 sessions) through a private Postfix
+ * on `pfPort` (queue on disk, as Postfix runs) relayed to the sink on `sinkPort`, timed to the last
+ * message counted there.
+ */
+export async function postfixRelay(
+  n: number,
+  bytes: number,
+  pfPort: number,
+  sinkPort: number,
+  dir: string,
+): Promise<{ seconds: number; messages_per_s: number; load: string; version: string }> {
+  const pfSh = path.join(ROOT, 'bench/peers/postfix-instance.sh');
+  execFileSync(pfSh, ['start', dir, String(pfPort), String(sinkPort)]);
+  try {
+    const base = sinkMessages(sinkPort);
+    const args = ['-d', '-s', '20', '-m', String(n), '-l', String(bytes), '-f', 'bench@bench.example'];
+    const src = spawn('smtp-source', [...args, '-t', 'r@sink.test', `127.0.0.1:${pfPort}`], { stdio: 'ignore' });
+    const seconds = await waitForSink(sinkPort, base + n, 3_600_000);
+    src.kill();
+    return {
+      seconds,
+      messages_per_s: Math.round(n / seconds),
+      load: loadAverage(),
+      version: execFileSync('postconf', ['-d', 'mail_version']).toString().trim(),
+    };
+  } finally {
+    execFileSync(pfSh, ['stop', dir]);
   }
 }
 

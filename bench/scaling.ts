@@ -4,7 +4,7 @@
 // (accepted, or delivered). The peer, in the same run: Postfix relaying N messages of the same size
 // to the same sink. These numbers feed the capacity model in README (Operations).
 // Usage: npm run build && node --import tsx bench/scaling.ts [N] [API_SECONDS]
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import autocannon from 'autocannon';
 import path from 'node:path';
 import { startFakeDns } from '../test/helpers/fake-dns.js';
@@ -18,8 +18,10 @@ import {
   machine,
   postgresCpuSeconds,
   ROOT,
+  postfixRelay,
   sinkMessages,
   startService,
+  waitForSink as waitForSinkOn,
   type Service,
 } from './lib.js';
 
@@ -28,19 +30,11 @@ const API_SECONDS = Number(process.argv[3] ?? 15);
 const SINK_PORT = 26036;
 const PF_PORT = 26035;
 const sinkSh = path.join(ROOT, 'bench/peers/smtp-sink.sh');
-const pfSh = path.join(ROOT, 'bench/peers/postfix-instance.sh');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const BODY = `<p>${'Benchmark delivery body. '.repeat(60)}</p>`; // ~2 KB signed message, as bench/delivery.ts
 const email = { from: 'Bench <bench@bench.example>', subject: 'Scaling benchmark', html: BODY, text: '' };
 
-async function waitForSink(target: number, timeoutMs: number): Promise<number> {
-  const t0 = Date.now();
-  while (sinkMessages(SINK_PORT) < target) {
-    if (Date.now() - t0 > timeoutMs) throw new Error(`sink has ${sinkMessages(SINK_PORT)} of ${target}`);
-    await sleep(50);
-  }
-  return (Date.now() - t0) / 1000;
-}
+const waitForSink = (target: number, timeoutMs: number) => waitForSinkOn(SINK_PORT, target, timeoutMs);
 
 const cpuOf = (svcs: Service[]) => svcs.reduce((s, x) => s + cpuSeconds(x.proc.pid!), 0);
 const us = (seconds: number, n: number) => Math.round((seconds / n) * 1e6);
@@ -150,35 +144,7 @@ try {
   result.delivery = deliveryLegs;
 
   // 3. The peer: Postfix, same run, same sink, same count and size.
-  execFileSync(pfSh, ['start', '/tmp/mr-scaling-postfix', String(PF_PORT), String(SINK_PORT)]);
-  try {
-    const base = sinkMessages(SINK_PORT);
-    const t0 = Date.now();
-    const src = spawn(
-      'smtp-source',
-      [
-        '-d',
-        '-s',
-        '20',
-        '-m',
-        String(N),
-        '-l',
-        '2000',
-        '-f',
-        'bench@bench.example',
-        '-t',
-        'r@sink.test',
-        `127.0.0.1:${PF_PORT}`,
-      ],
-      { stdio: 'ignore' },
-    );
-    await waitForSink(base + N, 600_000);
-    const seconds = (Date.now() - t0) / 1000;
-    src.kill();
-    result.postfix = { seconds, per_s: Math.round(N / seconds), load: loadAverage() };
-  } finally {
-    execFileSync(pfSh, ['stop', '/tmp/mr-scaling-postfix']);
-  }
+  result.postfix = await postfixRelay(N, 2000, PF_PORT, SINK_PORT, '/tmp/mr-scaling-postfix');
   console.log(JSON.stringify(result, null, 2));
 } finally {
   execFileSync(sinkSh, ['stop', String(SINK_PORT)]);
