@@ -114,6 +114,10 @@ export class Sessions {
     if (!token) return undefined;
     const row = await sessionFindByHash(this.db, sha256Hex(token));
     if (!row || !row.role) return undefined; // expired, unknown, or no longer a member of its team
+    if (outlived(row, Date.now())) {
+      await sessionDelete(this.db, row.id); // the team's lifetime or idle timeout ended it
+      return undefined;
+    }
     if (!row.mfa_pending && Date.now() - row.last_seen_at.getTime() > TOUCH_MS) {
       await sessionTouch(this.db, row.id, new Date(Date.now() + SESSION_DAYS * 86400_000));
     }
@@ -165,6 +169,13 @@ export class Sessions {
   async end(sessionId: string): Promise<void> {
     await sessionDelete(this.db, sessionId);
   }
+}
+
+/** The team's session policy: past its absolute lifetime, or idle for longer than its timeout. */
+function outlived(row: SessionRow, now: number): boolean {
+  const life = row.session_lifetime_hours;
+  if (life !== null && now - row.created_at.getTime() > life * 3_600_000) return true;
+  return now - row.last_seen_at.getTime() > row.session_idle_minutes * 60_000;
 }
 
 function toAuth(row: SessionRow): SessionAuth {

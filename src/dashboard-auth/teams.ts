@@ -3,7 +3,7 @@
 // settings); members only look. A team always keeps one owner (checked inside the transaction).
 import { userActor, type RequestOrigin } from '../audit/actor.js';
 import { auditRecord } from '../audit/record.js';
-import { AppError } from '../errors.js';
+import { AppError, invalidField } from '../errors.js';
 import { withTx, type Pool } from '../store/db.js';
 import { sessionSetTeam } from '../store/sessions.js';
 import { teamCreate } from '../store/teams.js';
@@ -17,12 +17,32 @@ import {
   memberSetRole,
   ownerCount,
   ROLES,
+  teamSecurityGet,
   teamSetRequireMfa,
+  teamSetSessionPolicy,
   type Role,
 } from '../store/users.js';
 import type { SessionAuth } from './sessions.js';
 
 const UUID = /^[0-9a-f-]{36}$/i;
+
+/** Bounds of the session policy (the same CHECKs are in migration 0056). */
+export const SESSION_LIFETIME_HOURS = { min: 1, max: 8760 } as const; // null = no absolute lifetime
+export const SESSION_IDLE_MINUTES = { min: 5, max: 20160, default: 20160 } as const;
+
+function boundedInt(field: string, v: unknown, b: { min: number; max: number }): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < b.min || v > b.max)
+    throw invalidField(field, `must be an integer from ${b.min} to ${b.max}.`);
+  return v;
+}
+
+/** Throws 422 naming the field when a session-policy value is out of bounds (before anything is written). */
+export function checkSessionPolicy(p: { session_lifetime_hours?: unknown; session_idle_minutes?: unknown }): void {
+  const life = p.session_lifetime_hours;
+  if (life !== undefined && life !== null) boundedInt('session_lifetime_hours', life, SESSION_LIFETIME_HOURS);
+  if (p.session_idle_minutes !== undefined)
+    boundedInt('session_idle_minutes', p.session_idle_minutes, SESSION_IDLE_MINUTES);
+}
 
 export class TeamAdmin {
   constructor(private readonly pool: Pool) {}
@@ -35,17 +55,52 @@ export class TeamAdmin {
       role: auth.role,
       members: await membersOfTeam(this.pool, auth.teamId),
       invites: canManage ? await invitesOfTeam(this.pool, auth.teamId) : [],
+      security: await teamSecurityGet(this.pool, auth.teamId),
     };
+  }
+
+  /**
+   * Session lifetime (hours, null = none) and idle timeout (minutes); omitted fields keep their
+   * value. Applies to the team's existing sessions too, from their next request.
+   */
+  async setSessionPolicy(
+    auth: SessionAuth,
+    patch: { session_lifetime_hours?: unknown; session_idle_minutes?: unknown },
+    origin: RequestOrigin,
+  ): Promise<{ session_lifetime_hours: number | null; session_idle_minutes: number }> {
+    checkSessionPolicy(patch);
+    const life = patch.session_lifetime_hours;
+    const idle = patch.session_idle_minutes;
+    return withTx(this.pool, async (tx) => {
+      const before = await teamSecurityGet(tx, auth.teamId, true);
+      const after = {
+        session_lifetime_hours: life === undefined ? before.session_lifetime_hours : (life as number | null),
+        session_idle_minutes: idle === undefined ? before.session_idle_minutes : (idle as number),
+      };
+      await teamSetSessionPolicy(tx, auth.teamId, after);
+      await auditRecord(tx, auth.teamId, userActor(auth, origin), {
+        action: 'team.security_changed',
+        target: { kind: 'team', id: auth.teamId },
+        before: {
+          session_lifetime_hours: before.session_lifetime_hours,
+          session_idle_minutes: before.session_idle_minutes,
+        },
+        after,
+      });
+      return after;
+    });
   }
 
   async setRequireMfa(auth: SessionAuth, requireMfa: boolean, origin: RequestOrigin): Promise<void> {
     if (requireMfa && !auth.totpEnabled)
       throw new AppError('validation_error', 'Turn on two-factor authentication for your own account first.');
     await withTx(this.pool, async (tx) => {
+      const before = await teamSecurityGet(tx, auth.teamId, true);
       await teamSetRequireMfa(tx, auth.teamId, requireMfa);
       await auditRecord(tx, auth.teamId, userActor(auth, origin), {
         action: 'team.security_changed',
         target: { kind: 'team', id: auth.teamId },
+        before: { require_mfa: before.require_mfa },
         after: { require_mfa: requireMfa },
       });
     });

@@ -194,6 +194,35 @@ export async function teamSetRequireMfa(db: Queryable, teamId: string, requireMf
   await db.query('UPDATE teams SET require_mfa = $2 WHERE id = $1', [teamId, requireMfa]);
 }
 
+export interface TeamSecurity {
+  require_mfa: boolean;
+  session_lifetime_hours: number | null;
+  session_idle_minutes: number;
+}
+
+/** With `forUpdate`, the row stays locked until the transaction ends (a before/after pair that holds). */
+export async function teamSecurityGet(db: Queryable, teamId: string, forUpdate = false): Promise<TeamSecurity> {
+  const { rows } = await db.query<TeamSecurity>(
+    `SELECT require_mfa, session_lifetime_hours, session_idle_minutes FROM teams WHERE id = $1${
+      forUpdate ? ' FOR UPDATE' : ''
+    }`,
+    [teamId],
+  );
+  return rows[0];
+}
+
+export async function teamSetSessionPolicy(
+  db: Queryable,
+  teamId: string,
+  p: { session_lifetime_hours: number | null; session_idle_minutes: number },
+): Promise<void> {
+  await db.query('UPDATE teams SET session_lifetime_hours = $2, session_idle_minutes = $3 WHERE id = $1', [
+    teamId,
+    p.session_lifetime_hours,
+    p.session_idle_minutes,
+  ]);
+}
+
 export interface InviteRow {
   id: string;
   team_id: string;

@@ -1,0 +1,5 @@
+-- Per-team dashboard session policy (issue 29): an absolute lifetime in hours (NULL = none, as
+-- before) and an idle timeout in minutes (default 20160 = the 14-day sliding expiry of before).
+ALTER TABLE teams
+  ADD COLUMN session_lifetime_hours int CHECK (session_lifetime_hours BETWEEN 1 AND 8760),
+  ADD COLUMN session_idle_minutes int NOT NULL DEFAULT 20160 CHECK (session_idle_minutes BETWEEN 5 AND 20160);
