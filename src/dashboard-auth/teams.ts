@@ -5,7 +5,7 @@ import { userActor, type RequestOrigin } from '../audit/actor.js';
 import { auditRecord } from '../audit/record.js';
 import { AppError, invalidField } from '../errors.js';
 import { withTx, type Pool } from '../store/db.js';
-import { sessionSetTeam } from '../store/sessions.js';
+import { sessionSetTeam, sessionsDeleteOfMember, sessionsOfMember } from '../store/sessions.js';
 import { teamCreate } from '../store/teams.js';
 import {
   inviteDelete,
@@ -150,6 +150,49 @@ export class TeamAdmin {
         after: userId === auth.userId ? { left: true } : null,
       });
     });
+  }
+
+  /**
+   * A member's sessions in this team (created, last seen, IP, user agent; never the token): their
+   * own for anyone, any member's for owners and admins. Marks the caller's own current session.
+   */
+  async memberSessions(auth: SessionAuth, userId: string) {
+    await this.sessionsAccess(auth, userId, false);
+    const rows = await sessionsOfMember(this.pool, auth.teamId, userId);
+    return { object: 'list', data: rows.map((r) => ({ ...r, current: r.id === auth.sessionId })) };
+  }
+
+  /**
+   * Revokes one of a member's sessions in this team (or all, sessionId null). Sessions are looked
+   * up in PostgreSQL on every request, so the next request of a revoked one fails, in any process.
+   * Owners' sessions only by owners (or themselves).
+   */
+  async revokeMemberSessions(
+    auth: SessionAuth,
+    userId: string,
+    sessionId: string | null,
+    origin: RequestOrigin,
+  ): Promise<number> {
+    await this.sessionsAccess(auth, userId, true);
+    if (sessionId !== null && !UUID.test(sessionId)) throw new AppError('not_found', 'Session not found');
+    return withTx(this.pool, async (tx) => {
+      const ended = await sessionsDeleteOfMember(tx, auth.teamId, userId, sessionId);
+      if (sessionId !== null && ended === 0) throw new AppError('not_found', 'Session not found');
+      await auditRecord(tx, auth.teamId, userActor(auth, origin), {
+        action: 'member.sessions_revoked',
+        target: { kind: 'user', id: userId },
+        after: { sessions_ended: ended, session_id: sessionId ?? 'all' },
+      });
+      return ended;
+    });
+  }
+
+  private async sessionsAccess(auth: SessionAuth, userId: string, changing: boolean): Promise<void> {
+    const role = await this.roleOf(auth, userId); // 404 for anyone not a member of this team
+    if (userId === auth.userId) return;
+    if (auth.role === 'member') throw new AppError('forbidden', "Only owners and admins see other members' sessions.");
+    if (changing && role === 'owner' && auth.role !== 'owner')
+      throw new AppError('forbidden', "Only owners can end an owner's sessions.");
   }
 
   /** A new team owned by the user; the session switches to it. */
