@@ -20,7 +20,10 @@ import {
   teamSecurityGet,
   teamSetRequireMfa,
   teamSetSessionPolicy,
+  teamSetSignInMethods,
+  SIGN_IN_METHODS,
   type Role,
+  type SignInMethod,
 } from '../store/users.js';
 import type { SessionAuth } from './sessions.js';
 
@@ -37,11 +40,26 @@ function boundedInt(field: string, v: unknown, b: { min: number; max: number }):
 }
 
 /** Throws 422 naming the field when a session-policy value is out of bounds (before anything is written). */
-export function checkSessionPolicy(p: { session_lifetime_hours?: unknown; session_idle_minutes?: unknown }): void {
+export function checkSessionPolicy(p: {
+  session_lifetime_hours?: unknown;
+  session_idle_minutes?: unknown;
+  sign_in_methods?: unknown;
+}): void {
+  if (p.sign_in_methods !== undefined) checkSignInMethods(p.sign_in_methods);
   const life = p.session_lifetime_hours;
   if (life !== undefined && life !== null) boundedInt('session_lifetime_hours', life, SESSION_LIFETIME_HOURS);
   if (p.session_idle_minutes !== undefined)
     boundedInt('session_idle_minutes', p.session_idle_minutes, SESSION_IDLE_MINUTES);
+}
+
+function checkSignInMethods(v: unknown): SignInMethod[] {
+  const known = SIGN_IN_METHODS as readonly unknown[];
+  if (!Array.isArray(v) || !v.length || v.length > known.length || new Set(v).size !== v.length)
+    throw invalidField('sign_in_methods', `must be a list of one or more of ${SIGN_IN_METHODS.join(', ')}.`);
+  for (const m of v)
+    if (!known.includes(m))
+      throw invalidField('sign_in_methods', `must be a list of one or more of ${SIGN_IN_METHODS.join(', ')}.`);
+  return v as SignInMethod[];
 }
 
 export class TeamAdmin {
@@ -185,6 +203,28 @@ export class TeamAdmin {
       });
       return ended;
     });
+  }
+
+  /**
+   * Which ways of signing in the team allows. Sessions that signed in another way end on their next
+   * request; the caller's own method must stay allowed (no locking oneself out).
+   */
+  async setSignInMethods(auth: SessionAuth, value: unknown, origin: RequestOrigin): Promise<SignInMethod[]> {
+    const methods = checkSignInMethods(value);
+    if (auth.signInMethod && !methods.includes(auth.signInMethod))
+      throw invalidField('sign_in_methods', `must include ${auth.signInMethod}, the way you signed in.`);
+    const sorted = SIGN_IN_METHODS.filter((m) => methods.includes(m));
+    await withTx(this.pool, async (tx) => {
+      const before = await teamSecurityGet(tx, auth.teamId, true);
+      await teamSetSignInMethods(tx, auth.teamId, sorted);
+      await auditRecord(tx, auth.teamId, userActor(auth, origin), {
+        action: 'team.security_changed',
+        target: { kind: 'team', id: auth.teamId },
+        before: { sign_in_methods: before.sign_in_methods },
+        after: { sign_in_methods: sorted },
+      });
+    });
+    return sorted;
   }
 
   private async sessionsAccess(auth: SessionAuth, userId: string, changing: boolean): Promise<void> {

@@ -55,6 +55,7 @@ describe('team session policy', () => {
       require_mfa: false,
       session_lifetime_hours: null,
       session_idle_minutes: 20160,
+      sign_in_methods: ['password', 'google', 'github'],
     });
     // A session 30 days old that was used a minute ago is still good.
     await age('mo@example.com', 'created_at', '30 days');
@@ -84,7 +85,12 @@ describe('team session policy', () => {
     assert.equal((await admin.req('PATCH', '/dashboard-api/team', { require_mfa: false })).status, 403);
     const r = await admin.req('PATCH', '/dashboard-api/team', { session_lifetime_hours: 12, session_idle_minutes: 30 });
     assert.equal(r.status, 200, JSON.stringify(r.body));
-    assert.deepEqual(r.body, { require_mfa: false, session_lifetime_hours: 12, session_idle_minutes: 30 });
+    assert.deepEqual(r.body, {
+      require_mfa: false,
+      session_lifetime_hours: 12,
+      session_idle_minutes: 30,
+      sign_in_methods: ['password', 'google', 'github'],
+    });
     const { rows } = await t.db.pool.query(
       `SELECT actor_display, summary FROM audit_log WHERE action = 'team.security_changed' ORDER BY seq DESC LIMIT 1`,
     );

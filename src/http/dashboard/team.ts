@@ -26,12 +26,13 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
     '/dashboard-api/team',
     opts(
       'Team security settings: require_mfa (owners); session_lifetime_hours (1-8760, null = none) and ' +
-        'session_idle_minutes (5-20160) (owners and admins)',
+        'session_idle_minutes (5-20160), sign_in_methods (password, google, github) (owners and admins)',
       {
         body: body({
           require_mfa: Type.Optional(Type.Boolean()),
           session_lifetime_hours: Type.Optional(Type.Unknown()),
           session_idle_minutes: Type.Optional(Type.Unknown()),
+          sign_in_methods: Type.Optional(Type.Unknown()),
         }),
       },
     ),
@@ -44,6 +45,7 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
       if (b.require_mfa !== undefined) await teams.setRequireMfa(auth, b.require_mfa, originOf(req));
       if (b.session_lifetime_hours !== undefined || b.session_idle_minutes !== undefined)
         await teams.setSessionPolicy(auth, b, originOf(req));
+      if (b.sign_in_methods !== undefined) await teams.setSignInMethods(auth, b.sign_in_methods, originOf(req));
       return (await teams.view(auth)).security;
     },
   );
