@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Resend } from 'resend';
 import { startTestApp, type TestApp } from '../../helpers/harness.js';
+import { SMTP_TEST_LISTENERS, transport } from '../../helpers/smtp-submit.js';
 
 describe('API key expiry and allowed networks', () => {
   let t: TestApp;
@@ -14,7 +15,11 @@ describe('API key expiry and allowed networks', () => {
     t.api('GET', '/domains', { key: token, headers });
   before(async () => {
     // The loopback peer is a trusted proxy, so X-Forwarded-For can play clients from elsewhere (IPv6 too).
-    t = await startTestApp({ trustProxy: ['127.0.0.1'] });
+    t = await startTestApp({
+      trustProxy: ['127.0.0.1'],
+      roles: ['api', 'worker', 'smtp'],
+      smtpListen: SMTP_TEST_LISTENERS,
+    });
   });
   after(async () => {
     await t.close();
@@ -74,6 +79,16 @@ describe('API key expiry and allowed networks', () => {
     const row = listed.body.data.find((k: { id: string }) => k.id === r.body.id);
     assert.deepEqual(row.allowed_networks, ['127.0.0.0/8', '2001:db8:1::/48', '198.51.100.7/32']);
     assert.equal(row.expires_at, null);
+  });
+
+  test('SMTP AUTH with a key checks its networks against the connection', async () => {
+    const inside = (await create({ allowed_networks: ['127.0.0.0/8'] })).body.token;
+    const outside = (await create({ allowed_networks: ['10.0.0.0/8', '::1/128'] })).body.token;
+    assert.equal(await transport(t, 'starttls', { pass: inside }).verify(), true);
+    await assert.rejects(transport(t, 'starttls', { pass: outside }).verify(), (err: Error & { response?: string }) => {
+      assert.match(err.response ?? '', /not allowed from this network/);
+      return true;
+    });
   });
 
   test('the SDK sees the refusal as a Resend error', async () => {
