@@ -16,6 +16,7 @@ export const AUDIT_ACTIONS = [
   'member.invited',
   'member.removed',
   'member.role_changed',
+  'member.sessions_revoked',
   'team.security_changed',
   'mfa.enrolled',
   'mfa.removed',

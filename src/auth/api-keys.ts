@@ -22,6 +22,8 @@ import { isUuid } from '../lib/ids.js';
 import type { PageQuery } from '../store/paginate.js';
 import { findAccess, isAccessToken } from '../oauth/tokens.js';
 import { auditRecord, inTx, SYSTEM_ACTOR, type AuditActor } from '../audit/record.js';
+import { compileNetworks, inNetworks, MAX_NETWORKS, normalizeCidr } from '../lib/cidr.js';
+import type { BlockList } from 'node:net';
 
 /** What an OAuth access token authenticates as: no key (id null), the grant's team and scope. */
 export interface OAuthTokenAuth {
@@ -35,6 +37,43 @@ export interface OAuthTokenAuth {
 export type TokenAuth = ApiKeyAuth | OAuthTokenAuth;
 
 const CACHE_MS = 5_000;
+const MAX_EXPIRY_MS = 10 * 365 * 86400_000; // an expiry at most ten years ahead
+
+/** A verified key as cached: its expiry and networks (compiled once) travel with it. */
+interface CachedKey {
+  key: ApiKeyAuth;
+  until: number;
+  expiresAt: number | null;
+  networks: BlockList | null;
+}
+
+/** The Mailroom extensions of POST /api-keys, checked at the edge (422 naming the field). */
+export function parseKeyLimits(body: { expires_at?: unknown; allowed_networks?: unknown }): {
+  expiresAt: Date | null;
+  allowedNetworks: string[] | null;
+} {
+  let expiresAt: Date | null = null;
+  if (body.expires_at !== undefined && body.expires_at !== null) {
+    const v = body.expires_at;
+    const t = typeof v === 'string' && v.length <= 40 && /^\d{4}-\d{2}-\d{2}T/.test(v) ? Date.parse(v) : Number.NaN;
+    if (Number.isNaN(t)) throw invalidField('expires_at', 'must be an ISO 8601 date-time, e.g. 2030-01-31T00:00:00Z.');
+    if (t <= Date.now()) throw invalidField('expires_at', 'must be in the future.');
+    if (t > Date.now() + MAX_EXPIRY_MS) throw invalidField('expires_at', 'must be at most ten years ahead.');
+    expiresAt = new Date(t);
+  }
+  let allowedNetworks: string[] | null = null;
+  if (body.allowed_networks !== undefined && body.allowed_networks !== null) {
+    const v = body.allowed_networks;
+    if (!Array.isArray(v) || v.length < 1 || v.length > MAX_NETWORKS)
+      throw invalidField('allowed_networks', `must be a list of 1 to ${MAX_NETWORKS} CIDR networks.`);
+    allowedNetworks = v.map((c, i) => {
+      const n = typeof c === 'string' ? normalizeCidr(c) : undefined;
+      if (!n) throw invalidField(`allowed_networks[${i}]`, 'must be an IPv4 or IPv6 network, e.g. 203.0.113.0/24.');
+      return n;
+    });
+  }
+  return { expiresAt, allowedNetworks };
+}
 const TOUCH_EVERY_MS = 60_000;
 
 export interface CreatedKey {
@@ -43,7 +82,7 @@ export interface CreatedKey {
 }
 
 export class ApiKeys {
-  private cache = new Map<string, { key: ApiKeyAuth; until: number }>();
+  private cache = new Map<string, CachedKey>();
   private touched = new Map<string, number>();
   private pendingTouch = new Set<string>();
 
@@ -51,13 +90,22 @@ export class ApiKeys {
 
   async create(
     teamId: string,
-    opts: { name: string; permission?: Permission; domainId?: string | null; token?: string },
+    opts: {
+      name: string;
+      permission?: Permission;
+      domainId?: string | null;
+      token?: string;
+      expiresAt?: Date | null;
+      allowedNetworks?: string[] | null;
+    },
     actor: AuditActor = SYSTEM_ACTOR,
   ): Promise<CreatedKey> {
     const token = opts.token ?? apiKeyToken();
     const id = uuid();
     const permission = opts.permission ?? 'full_access';
     const domainId = opts.domainId ?? null;
+    const expiresAt = opts.expiresAt ?? null;
+    const allowedNetworks = opts.allowedNetworks ?? null;
     await inTx(this.db, async (tx) => {
       await apiKeyInsert(tx, {
         id,
@@ -67,11 +115,19 @@ export class ApiKeys {
         tokenHint: token.slice(0, 6),
         permission,
         domainId,
+        expiresAt,
+        allowedNetworks,
       });
       await auditRecord(tx, teamId, actor, {
         action: 'api_key.created',
         target: { kind: 'api_key', id },
-        after: { name: opts.name, permission, domain_id: domainId },
+        after: {
+          name: opts.name,
+          permission,
+          domain_id: domainId,
+          ...(expiresAt ? { expires_at: expiresAt.toISOString() } : {}),
+          ...(allowedNetworks ? { allowed_networks: allowedNetworks } : {}),
+        },
       });
     });
     return { id, token };
@@ -80,10 +136,17 @@ export class ApiKeys {
   /** POST /api-keys: checks the permission and the domain a sending key is bound to, then creates. */
   async createChecked(
     teamId: string,
-    body: { name: string; permission?: string; domain_id?: string | null },
+    body: {
+      name: string;
+      permission?: string;
+      domain_id?: string | null;
+      expires_at?: unknown;
+      allowed_networks?: unknown;
+    },
     actor: AuditActor,
   ): Promise<CreatedKey> {
     if (!body.name.trim()) throw invalidField('name', 'must not be empty.'); // a nameless key cannot be told apart in a list
+    const limits = parseKeyLimits(body);
     const permission = body.permission ?? 'full_access';
     if (permission !== 'full_access' && permission !== 'sending_access') throw new AppError('invalid_access');
     let domainId: string | null = null;
@@ -97,7 +160,7 @@ export class ApiKeys {
         throw new AppError('not_found', 'Domain not found');
       domainId = body.domain_id;
     }
-    return this.create(teamId, { name: body.name, permission, domainId }, actor);
+    return this.create(teamId, { name: body.name, permission, domainId, ...limits }, actor);
   }
 
   list(teamId: string, page: PageQuery) {
@@ -159,13 +222,18 @@ export class ApiKeys {
   }
 
   /** The key behind an Authorization header value, or the documented error. */
-  async authenticate(header: string | undefined): Promise<TokenAuth> {
+  async authenticate(header: string | undefined, ip: string | null = null): Promise<TokenAuth> {
     const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (!m) throw new AppError('missing_api_key');
-    return this.verifyToken(m[1]);
+    return this.verifyToken(m[1], ip);
   }
 
-  async verifyToken(token: string): Promise<TokenAuth> {
+  /**
+   * The key behind a token. A key with an expiry is refused once past it; a key with allowed
+   * networks is refused from any other client address (and when the caller has none to give):
+   * both 401 restricted_api_key, checked on cached keys too.
+   */
+  async verifyToken(token: string, ip: string | null = null): Promise<TokenAuth> {
     if (isAccessToken(token)) {
       const access = await findAccess(this.db, token);
       if (!access) throw new AppError('invalid_api_key');
@@ -179,17 +247,28 @@ export class ApiKeys {
     }
     const hash = sha256Hex(token);
     const now = Date.now();
-    const hit = this.cache.get(hash);
-    let key = hit && hit.until > now ? hit.key : undefined;
-    if (!key) {
-      key = await apiKeyFindByHash(this.db, hash);
-      if (!key) {
+    let hit = this.cache.get(hash);
+    if (!hit || hit.until <= now) {
+      const row = await apiKeyFindByHash(this.db, hash);
+      if (!row) {
         this.cache.delete(hash);
         throw new AppError('invalid_api_key');
       }
+      const { expires_at, allowed_networks, ...key } = row;
       if (this.cache.size > 10_000) this.cache.clear();
-      this.cache.set(hash, { key, until: now + CACHE_MS });
+      hit = {
+        key,
+        until: now + CACHE_MS,
+        expiresAt: expires_at ? expires_at.getTime() : null,
+        networks: allowed_networks ? compileNetworks(allowed_networks) : null,
+      };
+      this.cache.set(hash, hit);
     }
+    if (hit.expiresAt !== null && hit.expiresAt <= now)
+      throw new AppError('restricted_api_key', 'This API key has expired.');
+    if (hit.networks && !(ip && inNetworks(hit.networks, ip)))
+      throw new AppError('restricted_api_key', 'This API key is not allowed from this network.');
+    const key = hit.key;
     if ((this.touched.get(key.id) ?? 0) + TOUCH_EVERY_MS < now) {
       this.touched.set(key.id, now);
       this.pendingTouch.add(key.id);

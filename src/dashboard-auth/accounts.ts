@@ -30,6 +30,7 @@ import {
   inviteInsert,
   memberAdd,
   membershipsOfUser,
+  type SignInMethod,
   userClaimTotpStep,
   userCount,
   userFindByEmail,
@@ -84,6 +85,7 @@ export function checkInviteBinding(inv: InviteRow, email: string): void {
     throw new AppError('forbidden', `This invite is for ${inv.email}.`);
 }
 
+const METHOD_NAMES: Record<SignInMethod, string> = { password: 'a password', google: 'Google', github: 'GitHub' };
 export class Accounts {
   constructor(
     private readonly pool: Pool,
@@ -148,16 +150,22 @@ export class Accounts {
     user: UserRow,
     preferTeamId?: string,
     how: 'password' | 'oauth' | 'setup' | 'email_link' = 'password',
+    provider?: 'google' | 'github',
   ): Promise<Started> {
     if (!user.email_verified)
       throw new AppError('forbidden', `Confirm your email address first: open the link we sent to ${user.email}.`);
     const teams = await membershipsOfUser(this.pool, user.id);
     if (!teams.length)
       throw new AppError('forbidden', 'This account is not a member of any team. Ask an owner for an invite.');
-    const team = teams.find((t) => t.team_id === preferTeamId) ?? teams[0];
+    // The team's allowed sign-in methods: the session opens in a team that allows this one.
+    const method: SignInMethod = how === 'oauth' ? (provider ?? 'github') : 'password';
+    const allowing = teams.filter((t) => t.sign_in_methods.includes(method));
+    if (!allowing.length)
+      throw new AppError('forbidden', `Your team does not allow signing in with ${METHOD_NAMES[method]}.`);
+    const team = allowing.find((t) => t.team_id === preferTeamId) ?? allowing[0];
     // Signed in once the session exists; with TOTP on, only when the second factor completes it.
     const s = await withTx(this.pool, async (tx) => {
-      const s = await this.sessions.create(req, user.id, team.team_id, user.totp_enabled, tx);
+      const s = await this.sessions.create(req, user.id, team.team_id, user.totp_enabled, method, tx);
       if (!user.totp_enabled)
         await auditRecord(tx, team.team_id, userActor({ userId: user.id, email: user.email }, originOf(req)), {
           action: 'auth.signed_in',
@@ -573,6 +581,11 @@ export class Accounts {
     const teams = await membershipsOfUser(this.pool, auth.userId);
     const t = teams.find((m) => m.team_id === teamId);
     if (!t) throw new AppError('not_found', 'Team not found');
+    if (auth.signInMethod && !t.sign_in_methods.includes(auth.signInMethod))
+      throw new AppError(
+        'forbidden',
+        `That team does not allow signing in with ${METHOD_NAMES[auth.signInMethod]}: sign in another way.`,
+      );
     await sessionSetTeam(this.pool, auth.sessionId, t.team_id);
   }
 }

@@ -14,7 +14,7 @@ import {
   sessionTouch,
   type SessionRow,
 } from '../store/sessions.js';
-import type { Role } from '../store/users.js';
+import type { Role, SignInMethod } from '../store/users.js';
 import { parseCookies, serializeCookie } from './cookies.js';
 
 export const SESSION_COOKIE = 'mailroom_session';
@@ -35,6 +35,8 @@ export interface SessionAuth {
   role: Role;
   totpEnabled: boolean;
   mfaPending: boolean;
+  /** how this session signed in (null for sessions from before migration 0056) */
+  signInMethod: SignInMethod | null;
   /** the team requires MFA and this user has none yet: only MFA enrolment is allowed */
   mfaSetupRequired: boolean;
 }
@@ -68,6 +70,7 @@ export class Sessions {
     userId: string,
     teamId: string,
     mfaPending: boolean,
+    method: SignInMethod,
     db: Queryable = this.db, // the caller's transaction (its audit entry commits with it)
   ): Promise<{ token: string; csrf: string; cookies: string[] }> {
     const token = randomToken(43);
@@ -80,6 +83,7 @@ export class Sessions {
       ip: req.ip ?? null,
       userAgent: (req.headers['user-agent'] ?? '').slice(0, 300) || null,
       expiresAt: new Date(Date.now() + ttlS * 1000),
+      method,
     });
     return { token, csrf: this.csrfFor(token), cookies: this.cookies(token, ttlS) };
   }
@@ -114,6 +118,10 @@ export class Sessions {
     if (!token) return undefined;
     const row = await sessionFindByHash(this.db, sha256Hex(token));
     if (!row || !row.role) return undefined; // expired, unknown, or no longer a member of its team
+    if (outlived(row, Date.now())) {
+      await sessionDelete(this.db, row.id); // the team's lifetime or idle timeout ended it
+      return undefined;
+    }
     if (!row.mfa_pending && Date.now() - row.last_seen_at.getTime() > TOUCH_MS) {
       await sessionTouch(this.db, row.id, new Date(Date.now() + SESSION_DAYS * 86400_000));
     }
@@ -167,6 +175,17 @@ export class Sessions {
   }
 }
 
+/**
+ * The team's session policy: past its absolute lifetime, signed in by a method the team no longer
+ * allows, or idle for longer than its timeout.
+ */
+function outlived(row: SessionRow, now: number): boolean {
+  const life = row.session_lifetime_hours;
+  if (life !== null && now - row.created_at.getTime() > life * 3_600_000) return true;
+  if (row.sign_in_method && !row.sign_in_methods.includes(row.sign_in_method)) return true; // method now disallowed
+  return now - row.last_seen_at.getTime() > row.session_idle_minutes * 60_000;
+}
+
 function toAuth(row: SessionRow): SessionAuth {
   return {
     sessionId: row.id,
@@ -178,6 +197,7 @@ function toAuth(row: SessionRow): SessionAuth {
     role: row.role!,
     totpEnabled: row.totp_enabled,
     mfaPending: row.mfa_pending,
+    signInMethod: row.sign_in_method,
     mfaSetupRequired: !row.mfa_pending && row.require_mfa && !row.totp_enabled,
   };
 }

@@ -16,7 +16,7 @@ export function installApiHooks(app: FastifyInstance, deps: ApiDeps): void {
       // No Authorization header + a dashboard session cookie: the session's team (sessions.ts).
       req.auth =
         (await deps.dashboard?.sessions.authenticateApi(req)) ??
-        (await deps.apiKeys.authenticate(req.headers.authorization));
+        (await deps.apiKeys.authenticate(req.headers.authorization, req.ip ?? null));
     } catch (err) {
       authError = err;
     }

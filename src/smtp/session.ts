@@ -163,7 +163,7 @@ export function submissionHandlers(deps: SubmissionDeps): Handlers {
       }
       if (!isTrusted(ip)) return callback();
       // A trusted network submits as the configured key, without TLS or AUTH (see README).
-      deps.apiKeys.verifyToken(config.smtpTrustedApiKey ?? '').then(
+      deps.apiKeys.verifyToken(config.smtpTrustedApiKey ?? '', ip).then(
         (key) => {
           session.user = { key, token: config.smtpTrustedApiKey ?? '', trusted: true } satisfies SessionUser;
           callback();
@@ -195,7 +195,7 @@ export function submissionHandlers(deps: SubmissionDeps): Handlers {
             'Invalid username: use `resend` (or `mailroom`) and an API key as the password.',
           );
         try {
-          const key = await deps.apiKeys.verifyToken(auth.password ?? '');
+          const key = await deps.apiKeys.verifyToken(auth.password ?? '', ip);
           await lockout.succeed(ip);
           return key;
         } catch (err) {
@@ -223,7 +223,7 @@ export function submissionHandlers(deps: SubmissionDeps): Handlers {
           throw new AppError('invalid_from_address');
         }
         const u = userOf(session);
-        u.key = await deps.apiKeys.verifyToken(u.token); // cached for a few seconds; a deleted key is refused
+        u.key = await deps.apiKeys.verifyToken(u.token, session.remoteAddress); // cached a few seconds; a deleted key: refused
         await deps.sender.sendingDomain(contextOf(u), from.domain);
         const decision = await deps.limiter.consume(`team:${u.key.team_id}`);
         if (!decision.allowed) throw new AppError('rate_limit_exceeded');

@@ -11,6 +11,9 @@ export interface ApiKeyAuth {
   domain_id: string | null;
   /** shown as the actor of audit entries */
   name?: string;
+  /** Mailroom extensions (migration 0057): null = never expires / any network */
+  expires_at?: Date | null;
+  allowed_networks?: string[] | null;
 }
 
 export interface ApiKeyListItem {
@@ -30,17 +33,30 @@ export async function apiKeyInsert(
     tokenHint: string;
     permission: Permission;
     domainId: string | null;
+    expiresAt?: Date | null;
+    allowedNetworks?: string[] | null;
   },
 ): Promise<void> {
   await db.query(
-    `INSERT INTO api_keys (id, team_id, name, token_hash, token_hint, permission, domain_id) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [k.id, k.teamId, k.name, k.tokenHash, k.tokenHint, k.permission, k.domainId],
+    `INSERT INTO api_keys (id, team_id, name, token_hash, token_hint, permission, domain_id, expires_at, allowed_networks)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    [
+      k.id,
+      k.teamId,
+      k.name,
+      k.tokenHash,
+      k.tokenHint,
+      k.permission,
+      k.domainId,
+      k.expiresAt ?? null,
+      k.allowedNetworks ?? null,
+    ],
   );
 }
 
 export async function apiKeyFindByHash(db: Queryable, tokenHash: string): Promise<ApiKeyAuth | undefined> {
   const { rows } = await db.query<ApiKeyAuth>(
-    'SELECT id, team_id, permission, domain_id, name FROM api_keys WHERE token_hash = $1',
+    'SELECT id, team_id, permission, domain_id, name, expires_at, allowed_networks FROM api_keys WHERE token_hash = $1',
     [tokenHash],
   );
   return rows[0];
@@ -61,11 +77,14 @@ export interface ApiKeyDetail extends ApiKeyListItem {
   domain_id: string | null;
   domain_name: string | null;
   token_hint: string;
+  expires_at: string | null;
+  allowed_networks: string[] | null;
 }
 
 export async function apiKeyListDetailed(db: Queryable, teamId: string): Promise<ApiKeyDetail[]> {
   const { rows } = await db.query<ApiKeyDetail>(
-    `SELECT k.id, k.name, k.created_at::text AS created_at, k.last_used_at::text AS last_used_at, k.permission, k.domain_id, d.name AS domain_name, k.token_hint
+    `SELECT k.id, k.name, k.created_at::text AS created_at, k.last_used_at::text AS last_used_at, k.permission, k.domain_id, d.name AS domain_name, k.token_hint,
+       k.expires_at::text AS expires_at, k.allowed_networks
      FROM api_keys k LEFT JOIN domains d ON d.id = k.domain_id WHERE k.team_id = $1 ORDER BY k.created_at DESC, k.id DESC`,
     [teamId],
   );

@@ -2,7 +2,7 @@
 // A session resolves only while its user is still a member of the session's team.
 import { uuid } from '../lib/ids.js';
 import type { Queryable, Tx } from './db.js';
-import type { Role } from './users.js';
+import type { Role, SignInMethod } from './users.js';
 
 export interface SessionRow {
   id: string;
@@ -15,7 +15,14 @@ export interface SessionRow {
   role: Role | null; // null when the user is no longer a member of the session's team
   team_name: string | null;
   require_mfa: boolean;
+  created_at: Date;
   last_seen_at: Date;
+  /** the team's policy (migration 0056): absolute lifetime (null = none) and idle timeout */
+  session_lifetime_hours: number | null;
+  session_idle_minutes: number;
+  /** how the session signed in (null: before migration 0056) and what its team allows */
+  sign_in_method: SignInMethod | null;
+  sign_in_methods: SignInMethod[];
 }
 
 export async function sessionInsert(
@@ -28,12 +35,14 @@ export async function sessionInsert(
     ip: string | null;
     userAgent: string | null;
     expiresAt: Date;
+    method: SignInMethod;
   },
 ): Promise<string> {
   const id = uuid();
   await db.query(
-    `INSERT INTO sessions (id, token_hash, user_id, team_id, mfa_pending, ip, user_agent, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-    [id, s.tokenHash, s.userId, s.teamId, s.mfaPending, s.ip, s.userAgent, s.expiresAt],
+    `INSERT INTO sessions (id, token_hash, user_id, team_id, mfa_pending, ip, user_agent, expires_at, sign_in_method)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    [id, s.tokenHash, s.userId, s.teamId, s.mfaPending, s.ip, s.userAgent, s.expiresAt, s.method],
   );
   return id;
 }
@@ -42,7 +51,9 @@ export async function sessionInsert(
 export async function sessionFindByHash(db: Queryable, tokenHash: string): Promise<SessionRow | undefined> {
   const { rows } = await db.query<SessionRow>(
     `SELECT s.id, s.user_id, s.team_id, s.mfa_pending, u.email, u.name, u.totp_enabled, m.role, t.name AS team_name,
-            coalesce(t.require_mfa, false) AS require_mfa, s.last_seen_at
+            coalesce(t.require_mfa, false) AS require_mfa, s.created_at, s.last_seen_at,
+            t.session_lifetime_hours, coalesce(t.session_idle_minutes, 20160) AS session_idle_minutes,
+            s.sign_in_method, coalesce(t.sign_in_methods, '{password,google,github}') AS sign_in_methods
      FROM sessions s JOIN users u ON u.id = s.user_id
      LEFT JOIN team_members m ON m.team_id = s.team_id AND m.user_id = s.user_id
      LEFT JOIN teams t ON t.id = s.team_id
@@ -89,6 +100,37 @@ export async function sessionDeleteAllOfUser(
 
 export async function sessionsDeleteExpired(db: Queryable): Promise<number> {
   const { rowCount } = await db.query('DELETE FROM sessions WHERE expires_at < now()');
+  return rowCount ?? 0;
+}
+
+/** A member's live sessions in one team (never the token or its hash). */
+export async function sessionsOfMember(db: Queryable, teamId: string, userId: string) {
+  const { rows } = await db.query<{
+    id: string;
+    ip: string | null;
+    user_agent: string | null;
+    created_at: string;
+    last_seen_at: string;
+  }>(
+    `SELECT id, ip, user_agent, created_at::text AS created_at, last_seen_at::text AS last_seen_at
+     FROM sessions WHERE team_id = $1 AND user_id = $2 AND expires_at > now() AND NOT mfa_pending
+     ORDER BY last_seen_at DESC LIMIT 200`,
+    [teamId, userId],
+  );
+  return rows;
+}
+
+/** Revokes one session (id given) or all of a member's sessions in one team; answers how many ended. */
+export async function sessionsDeleteOfMember(
+  db: Queryable,
+  teamId: string,
+  userId: string,
+  sessionId: string | null,
+): Promise<number> {
+  const { rowCount } = await db.query(
+    'DELETE FROM sessions WHERE team_id = $1 AND user_id = $2 AND ($3::uuid IS NULL OR id = $3::uuid)',
+    [teamId, userId, sessionId],
+  );
   return rowCount ?? 0;
 }
 

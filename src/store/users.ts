@@ -119,8 +119,12 @@ export async function userClaimTotpStep(db: Queryable, id: string, step: number)
   return Boolean(rowCount);
 }
 
+export const SIGN_IN_METHODS = ['password', 'google', 'github'] as const;
+export type SignInMethod = (typeof SIGN_IN_METHODS)[number];
+
 export interface Membership {
   team_id: string;
+  sign_in_methods: SignInMethod[];
   team_name: string;
   role: Role;
   require_mfa: boolean;
@@ -130,7 +134,7 @@ export interface Membership {
 
 export async function membershipsOfUser(db: Queryable, userId: string): Promise<Membership[]> {
   const { rows } = await db.query<Membership>(
-    `SELECT m.team_id, t.name AS team_name, m.role, t.require_mfa, t.is_default FROM team_members m JOIN teams t ON t.id = m.team_id
+    `SELECT m.team_id, t.name AS team_name, m.role, t.require_mfa, t.is_default, t.sign_in_methods FROM team_members m JOIN teams t ON t.id = m.team_id
      WHERE m.user_id = $1 ORDER BY t.is_default DESC, t.created_at, t.id`,
     [userId],
   );
@@ -192,6 +196,40 @@ export async function ownerCount(db: Queryable, teamId: string): Promise<number>
 
 export async function teamSetRequireMfa(db: Queryable, teamId: string, requireMfa: boolean): Promise<void> {
   await db.query('UPDATE teams SET require_mfa = $2 WHERE id = $1', [teamId, requireMfa]);
+}
+
+export interface TeamSecurity {
+  require_mfa: boolean;
+  session_lifetime_hours: number | null;
+  session_idle_minutes: number;
+  sign_in_methods: SignInMethod[];
+}
+
+/** With `forUpdate`, the row stays locked until the transaction ends (a before/after pair that holds). */
+export async function teamSecurityGet(db: Queryable, teamId: string, forUpdate = false): Promise<TeamSecurity> {
+  const { rows } = await db.query<TeamSecurity>(
+    `SELECT require_mfa, session_lifetime_hours, session_idle_minutes, sign_in_methods FROM teams WHERE id = $1${
+      forUpdate ? ' FOR UPDATE' : ''
+    }`,
+    [teamId],
+  );
+  return rows[0];
+}
+
+export async function teamSetSessionPolicy(
+  db: Queryable,
+  teamId: string,
+  p: { session_lifetime_hours: number | null; session_idle_minutes: number },
+): Promise<void> {
+  await db.query('UPDATE teams SET session_lifetime_hours = $2, session_idle_minutes = $3 WHERE id = $1', [
+    teamId,
+    p.session_lifetime_hours,
+    p.session_idle_minutes,
+  ]);
+}
+
+export async function teamSetSignInMethods(db: Queryable, teamId: string, methods: SignInMethod[]): Promise<void> {
+  await db.query('UPDATE teams SET sign_in_methods = $2 WHERE id = $1', [teamId, methods]);
 }
 
 export interface InviteRow {

@@ -16,6 +16,7 @@ import oauthConsent from './oauth-consent.js';
 import passwordReset from './password-reset.js';
 import session from './session.js';
 import team from './team.js';
+import teamSessions from './team-sessions.js';
 import { registerUi } from './ui.js';
 
 export async function registerDashboard(app: FastifyInstance, deps: ApiDeps): Promise<void> {
@@ -26,6 +27,7 @@ export async function registerDashboard(app: FastifyInstance, deps: ApiDeps): Pr
     session,
     account,
     team,
+    teamSessions,
     invites,
     oauth,
     passwordReset,

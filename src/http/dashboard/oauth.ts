@@ -39,7 +39,7 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
       try {
         const { identity, invite } = await d.oauth.finish(provider, req.query, req.headers.cookie);
         const user = await oauthUser(deps.pool, d.accounts, deps.log, provider, identity, invite);
-        const s = await d.accounts.start(req, user, undefined, 'oauth');
+        const s = await d.accounts.start(req, user, undefined, 'oauth', provider === 'google' ? 'google' : 'github');
         setCookies(reply, [...cookies, ...s.cookies]);
         return back(reply, s.mfa_required ? '/dashboard/login?mfa=1' : '/dashboard/emails');
       } catch (err) {

@@ -6,6 +6,7 @@ import { Type } from 'typebox';
 import { AppError } from '../../errors.js';
 import { originOf } from '../../audit/actor.js';
 import { requireRole } from '../../dashboard-auth/sessions.js';
+import { checkSessionPolicy } from '../../dashboard-auth/teams.js';
 import type { ApiApp, ApiDeps } from '../types.js';
 import { body, dash, noStore, PUBLIC, TAGS, routeOpts } from './common.js';
 
@@ -23,13 +24,29 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
 
   app.patch(
     '/dashboard-api/team',
-    opts('Team settings (owners)', { body: body({ require_mfa: Type.Optional(Type.Boolean()) }) }),
+    opts(
+      'Team security settings: require_mfa (owners); session_lifetime_hours (1-8760, null = none) and ' +
+        'session_idle_minutes (5-20160), sign_in_methods (password, google, github) (owners and admins)',
+      {
+        body: body({
+          require_mfa: Type.Optional(Type.Boolean()),
+          session_lifetime_hours: Type.Optional(Type.Unknown()),
+          session_idle_minutes: Type.Optional(Type.Unknown()),
+          sign_in_methods: Type.Optional(Type.Unknown()),
+        }),
+      },
+    ),
     async (req) => {
       const { auth } = await session(req);
-      requireRole(auth, 'owner');
       const b = req.body;
-      if (b.require_mfa !== undefined) await dash(deps).teams.setRequireMfa(auth, b.require_mfa, originOf(req));
-      return { require_mfa: b.require_mfa };
+      const teams = dash(deps).teams;
+      requireRole(auth, ...(b.require_mfa !== undefined ? (['owner'] as const) : (['owner', 'admin'] as const)));
+      checkSessionPolicy(b); // all fields checked before any is written
+      if (b.require_mfa !== undefined) await teams.setRequireMfa(auth, b.require_mfa, originOf(req));
+      if (b.session_lifetime_hours !== undefined || b.session_idle_minutes !== undefined)
+        await teams.setSessionPolicy(auth, b, originOf(req));
+      if (b.sign_in_methods !== undefined) await teams.setSignInMethods(auth, b.sign_in_methods, originOf(req));
+      return (await teams.view(auth)).security;
     },
   );
 
