@@ -4,8 +4,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, get, qs, type List } from '../api';
 import { Empty, ErrorRetry, Loading, PageHead } from '../components/ui';
+import { FilterForm } from '../components/FilterForm';
 import { ago, fmtDate } from '../format';
-import { setQuery } from '../router';
 
 interface Entry {
   id: string;
@@ -83,18 +83,7 @@ export function AuditLog({ query }: { query: URLSearchParams }) {
           Export CSV
         </a>
       </PageHead>
-      <form
-        class="filters"
-        aria-label="Filter the audit log"
-        onChange={(e) => {
-          if ((e.target as HTMLElement).tagName === 'SELECT') (e.currentTarget as HTMLFormElement).requestSubmit();
-        }}
-        onSubmit={(e) => {
-          e.preventDefault();
-          const d = Object.fromEntries(new FormData(e.currentTarget as HTMLFormElement)) as Record<string, string>;
-          setQuery(Object.fromEntries(FILTERS.map((k) => [k, d[k] || undefined])));
-        }}
-      >
+      <FilterForm label="Filter the audit log" keys={FILTERS}>
         <label class="inline small">
           Action{' '}
           <select name="action" value={f.action}>
@@ -139,7 +128,7 @@ export function AuditLog({ query }: { query: URLSearchParams }) {
           Before <input name="until" type="date" defaultValue={f.until} />
         </label>
         <button class="btn">Apply</button>
-      </form>
+      </FilterForm>
       {error && <ErrorRetry error={error} retry={() => load()} />}
       {!loaded ? (
         <Loading />

@@ -3,10 +3,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { get, qs, type List } from '../api';
 import { Alert, Badge, Code, Empty, ErrorRetry, KV, Loading, PageHead } from '../components/ui';
+import { FilterForm } from '../components/FilterForm';
 import { Link } from '../components/Link';
 import { ago, fmtDate } from '../format';
 import { useLoad } from '../hooks';
-import { setQuery } from '../router';
 
 interface LogItem {
   id: string;
@@ -52,18 +52,7 @@ export function Logs({ query }: { query: URLSearchParams }) {
   return (
     <>
       <PageHead title="Logs" sub="Every API request made with your team's keys (dashboard clicks are not logged)." />
-      <form
-        class="filters"
-        aria-label="Filter logs"
-        onChange={(e) => {
-          if ((e.target as HTMLElement).tagName === 'SELECT') (e.currentTarget as HTMLFormElement).requestSubmit();
-        }}
-        onSubmit={(e) => {
-          e.preventDefault();
-          const d = Object.fromEntries(new FormData(e.currentTarget as HTMLFormElement)) as Record<string, string>;
-          setQuery(Object.fromEntries(FILTERS.map((k) => [k, d[k] || undefined])));
-        }}
-      >
+      <FilterForm label="Filter logs" keys={FILTERS}>
         <label class="inline small grow">
           Endpoint <input name="endpoint" placeholder="/emails" defaultValue={f.endpoint} class="grow" />
         </label>
@@ -99,7 +88,7 @@ export function Logs({ query }: { query: URLSearchParams }) {
           </select>
         </label>
         <button class="btn">Apply</button>
-      </form>
+      </FilterForm>
       {error && <ErrorRetry error={error} retry={() => load()} />}
       {!loaded ? (
         <Loading />
