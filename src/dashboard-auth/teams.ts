@@ -4,7 +4,7 @@
 import { userActor, type RequestOrigin } from '../audit/actor.js';
 import { auditRecord } from '../audit/record.js';
 import { AppError, invalidField } from '../errors.js';
-import { withTx, type Pool } from '../store/db.js';
+import { withTx, type Pool, type Tx } from '../store/db.js';
 import { sessionSetTeam, sessionsDeleteOfMember, sessionsOfMember } from '../store/sessions.js';
 import { teamCreate } from '../store/teams.js';
 import {
@@ -18,6 +18,7 @@ import {
   ownerCount,
   ROLES,
   teamSecurityGet,
+  type TeamSecurity,
   teamSetRequireMfa,
   teamSetSessionPolicy,
   teamSetSignInMethods,
@@ -89,20 +90,33 @@ export class TeamAdmin {
     checkSessionPolicy(patch);
     const life = patch.session_lifetime_hours;
     const idle = patch.session_idle_minutes;
-    return withTx(this.pool, async (tx) => {
-      const before = await teamSecurityGet(tx, auth.teamId, true);
+    return this.changeSecurity(auth, origin, async (tx, before) => {
       const after = {
         session_lifetime_hours: life === undefined ? before.session_lifetime_hours : (life as number | null),
         session_idle_minutes: idle === undefined ? before.session_idle_minutes : (idle as number),
       };
       await teamSetSessionPolicy(tx, auth.teamId, after);
+      return after;
+    });
+  }
+
+  /**
+   * One change of the team's security settings: the team's row locked and read (`before`), `change`
+   * writes and returns the fields it set, and an audit entry records those fields before and after,
+   * all in one transaction.
+   */
+  private changeSecurity<T extends Partial<TeamSecurity>>(
+    auth: SessionAuth,
+    origin: RequestOrigin,
+    change: (tx: Tx, before: TeamSecurity) => Promise<T>,
+  ): Promise<T> {
+    return withTx(this.pool, async (tx) => {
+      const before = await teamSecurityGet(tx, auth.teamId, true);
+      const after = await change(tx, before);
       await auditRecord(tx, auth.teamId, userActor(auth, origin), {
         action: 'team.security_changed',
         target: { kind: 'team', id: auth.teamId },
-        before: {
-          session_lifetime_hours: before.session_lifetime_hours,
-          session_idle_minutes: before.session_idle_minutes,
-        },
+        before: Object.fromEntries(Object.keys(after).map((k) => [k, before[k as keyof TeamSecurity]])),
         after,
       });
       return after;
@@ -112,15 +126,9 @@ export class TeamAdmin {
   async setRequireMfa(auth: SessionAuth, requireMfa: boolean, origin: RequestOrigin): Promise<void> {
     if (requireMfa && !auth.totpEnabled)
       throw new AppError('validation_error', 'Turn on two-factor authentication for your own account first.');
-    await withTx(this.pool, async (tx) => {
-      const before = await teamSecurityGet(tx, auth.teamId, true);
+    await this.changeSecurity(auth, origin, async (tx) => {
       await teamSetRequireMfa(tx, auth.teamId, requireMfa);
-      await auditRecord(tx, auth.teamId, userActor(auth, origin), {
-        action: 'team.security_changed',
-        target: { kind: 'team', id: auth.teamId },
-        before: { require_mfa: before.require_mfa },
-        after: { require_mfa: requireMfa },
-      });
+      return { require_mfa: requireMfa };
     });
   }
 
@@ -214,15 +222,9 @@ export class TeamAdmin {
     if (auth.signInMethod && !methods.includes(auth.signInMethod))
       throw invalidField('sign_in_methods', `must include ${auth.signInMethod}, the way you signed in.`);
     const sorted = SIGN_IN_METHODS.filter((m) => methods.includes(m));
-    await withTx(this.pool, async (tx) => {
-      const before = await teamSecurityGet(tx, auth.teamId, true);
+    await this.changeSecurity(auth, origin, async (tx) => {
       await teamSetSignInMethods(tx, auth.teamId, sorted);
-      await auditRecord(tx, auth.teamId, userActor(auth, origin), {
-        action: 'team.security_changed',
-        target: { kind: 'team', id: auth.teamId },
-        before: { sign_in_methods: before.sign_in_methods },
-        after: { sign_in_methods: sorted },
-      });
+      return { sign_in_methods: sorted };
     });
     return sorted;
   }
