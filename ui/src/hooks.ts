@@ -83,22 +83,30 @@ export function usePaged<T extends { id: string }>(path: (after?: string) => str
   const [loaded, setLoaded] = useState(false);
   const [tick, setTick] = useState(0);
   const inflight = useRef<string | null>(null); // the cursor being fetched: a click and the scroll observer must not both load it
+  // Each first-page load starts a generation; an answer from an older one (a filter changed, or a
+  // refresh, while it was on its way) is dropped, or it could land after the newer list and replace it.
+  const generation = useRef(0);
   const load = async (after?: string) => {
     if (after && inflight.current === after) return;
+    const gen = after ? generation.current : ++generation.current;
     inflight.current = after ?? null;
     setBusy(true);
     try {
       const r = await get<List<T>>(path(after));
+      if (gen !== generation.current) return;
       setRows((prev) => (after ? [...prev, ...r.data] : r.data));
       setHasMore(r.has_more);
       setError(undefined);
     } catch (e) {
+      if (gen !== generation.current) return;
       setError((e as Error).message);
       setErrorStatus(statusOf(e));
     } finally {
-      inflight.current = null;
-      setBusy(false);
-      setLoaded(true);
+      if (gen === generation.current) {
+        inflight.current = null;
+        setBusy(false);
+        setLoaded(true);
+      }
     }
   };
   useEffect(() => {
