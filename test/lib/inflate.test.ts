@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { deflateRawSync, gzipSync } from 'node:zlib';
+import { deflateRawSync, gzipSync, inflateRawSync } from 'node:zlib';
 import { strToU8, zipSync } from 'fflate';
 import { gunzipLimited, unzipLimited } from '../../src/lib/inflate.js';
 import { watchLoop } from '../helpers/loop-watch.js';
@@ -24,6 +24,19 @@ async function worstStall<T>(fn: () => Promise<T>): Promise<{ value: T; stall: n
   const { worstBusyMs } = loop.stop();
   return { value, stall: worstBusyMs, elapsed: performance.now() - t0 };
 }
+
+test('the watch sees work that holds the event loop: 400 ms of CPU in one callback', async () => {
+  // The control: the same measure must fail the asserts below when the loop is held, however
+  // loaded the machine (the work is counted in CPU time, not wall time).
+  const { stall } = await worstStall(async () => {
+    await new Promise((r) => setTimeout(r, 20));
+    const start = process.cpuUsage();
+    let spin = 0;
+    while (process.cpuUsage(start).user < 400_000) spin += inflateRawSync(deflateRawSync(Buffer.alloc(1024))).length;
+    assert.ok(spin > 0);
+  });
+  assert.ok(stall >= STALL_MS, `400 ms of work in one callback showed as ${stall.toFixed(0)} ms`);
+});
 
 test('a zip whose header claims 1,000 bytes for 2 GiB is stopped at the limit, off the event loop', async () => {
   const bomb = zipWithLyingHeader('report.xml', deflatedZeros(2 * 1024 ** 3));
