@@ -33,6 +33,21 @@ async function alignToWindow() {
   await sleep(1000 - (Date.now() % 1000) + 20);
 }
 
+/**
+ * Runs a burst that must fall in one one-second window, from the start of a fresh one. On a loaded
+ * machine a burst of six requests can outlast its window (CI saw the sixth answered in the next one,
+ * so it was a 200): such a burst tested nothing and runs again, from the next window's start.
+ */
+async function inOneWindow<T>(burst: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; attempt < 8; attempt++) {
+    await alignToWindow();
+    const window = Math.floor(Date.now() / 1000);
+    const result = await burst();
+    if (Math.floor(Date.now() / 1000) === window) return result;
+  }
+  throw new Error('eight bursts in a row outlasted their one-second window: too loaded to test a per-second limit');
+}
+
 function assertHeaders(h: Headers, limit: number) {
   assert.equal(h.get('ratelimit-limit'), String(limit));
   assert.match(h.get('ratelimit-remaining')!, /^\d+$/);
@@ -60,9 +75,11 @@ describe('rate limits in memory', () => {
   });
 
   test('the sixth request in a second is 429 rate_limit_exceeded with retry-after, and the next window is open', async () => {
-    await alignToWindow();
-    const results = [];
-    for (let i = 0; i < 6; i++) results.push(await t.api('GET', '/domains'));
+    const results = await inOneWindow(async () => {
+      const out = [];
+      for (let i = 0; i < 6; i++) out.push(await t.api('GET', '/domains'));
+      return out;
+    });
     assert.deepEqual(
       results.map((r) => r.status),
       [200, 200, 200, 200, 200, 429],
@@ -85,9 +102,11 @@ describe('rate limits in memory', () => {
   });
 
   test('the SDK sees the 429 as rate_limit_exceeded with the headers', async () => {
-    await alignToWindow();
-    let last;
-    for (let i = 0; i < 6; i++) last = await t.resend.domains.list();
+    const last = await inOneWindow(async () => {
+      let r;
+      for (let i = 0; i < 6; i++) r = await t.resend.domains.list();
+      return r;
+    });
     assert.equal(last!.error!.name, 'rate_limit_exceeded');
     assert.equal(last!.headers!['retry-after'], '1');
   });
@@ -97,9 +116,10 @@ describe('rate limits in memory', () => {
       "INSERT INTO teams (id, name) VALUES (gen_random_uuid(), 'Other') RETURNING id",
     );
     const other = await t.app.apiKeys.create(rows[0].id, { name: 'o' });
-    await alignToWindow();
-    for (let i = 0; i < 6; i++) await t.api('GET', '/domains');
-    const r = await t.api('GET', '/domains', { key: other.token });
+    const r = await inOneWindow(async () => {
+      for (let i = 0; i < 6; i++) await t.api('GET', '/domains');
+      return t.api('GET', '/domains', { key: other.token });
+    });
     assert.equal(r.status, 200);
     assert.equal(r.headers.get('ratelimit-remaining'), '4');
   });
@@ -112,10 +132,12 @@ describe('rate limits in Redis, shared by two API processes', () => {
     const a = await startTestApp({ rateLimit: 4, redisUrl: REDIS_URL }, { db });
     const b = await startTestApp({ rateLimit: 4, redisUrl: REDIS_URL }, { db });
     try {
-      await alignToWindow();
-      const statuses = [];
-      for (let i = 0; i < 3; i++) statuses.push((await a.api('GET', '/domains', { key: a.key })).status);
-      for (let i = 0; i < 3; i++) statuses.push((await b.api('GET', '/domains', { key: a.key })).status);
+      const statuses = await inOneWindow(async () => {
+        const out = [];
+        for (let i = 0; i < 3; i++) out.push((await a.api('GET', '/domains', { key: a.key })).status);
+        for (let i = 0; i < 3; i++) out.push((await b.api('GET', '/domains', { key: a.key })).status);
+        return out;
+      });
       assert.deepEqual(statuses, [200, 200, 200, 200, 429, 429]);
     } finally {
       await closeAll(
