@@ -81,9 +81,23 @@ export async function segmentGet(
   return { ...base, contacts_count: n.count, contacts_count_capped: n.capped };
 }
 
-export async function segmentsList(db: Queryable, teamId: string, page: PageQuery) {
+/**
+ * The list; with `counts` (Mailroom's `?counts=true`) each item carries `contacts_count` as GET
+ * /segments/:id counts it (members or filter matches, capped at COUNT_CAP), fixed lists included.
+ */
+export async function segmentsList(db: Queryable, teamId: string, page: PageQuery, counts = false) {
   const p = await segmentList(db, teamId, page);
-  return { object: 'list' as const, has_more: p.has_more, data: p.data };
+  if (!counts) return { object: 'list' as const, has_more: p.has_more, data: p.data };
+  const data = [];
+  for (const s of p.data) {
+    if (s.filter && ruleUnevaluable(s.filter)) {
+      data.push({ ...s, contacts_count: null, contacts_count_capped: false });
+      continue;
+    }
+    const n = await segmentContactsCount(db, teamId, s, COUNT_CAP);
+    data.push({ ...s, contacts_count: n.count, contacts_count_capped: n.capped });
+  }
+  return { object: 'list' as const, has_more: p.has_more, data };
 }
 
 /** Renames, and sets (or with null clears) the filter; a segment with members cannot take one. */

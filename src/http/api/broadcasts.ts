@@ -103,6 +103,26 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
     return svc.remove(authOf(req).team_id, req.params.id);
   });
   app.get(
+    '/broadcasts/audience',
+    {
+      schema: {
+        tags,
+        summary:
+          'Mailroom: how many contacts a broadcast to this segment (and topic) would reach now, after the same exclusions',
+        querystring: Type.Object(
+          {
+            segment_id: Type.Optional(Type.String({ maxLength: 100 })),
+            topic_id: Type.Optional(Type.String({ maxLength: 100 })),
+          },
+          { additionalProperties: true },
+        ),
+      },
+    },
+    async (req) => {
+      return svc.audienceOf(authOf(req).team_id, req.query);
+    },
+  );
+  app.get(
     '/broadcasts/:id/audience',
     {
       schema: {
