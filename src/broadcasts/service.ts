@@ -134,8 +134,8 @@ export class Broadcasts {
     return this.view(await find(this.pool, teamId, id));
   }
 
-  list(teamId: string, page: PageQuery) {
-    return broadcastList(this.pool, teamId, page);
+  list(teamId: string, page: PageQuery, withStats = false) {
+    return broadcastList(this.pool, teamId, page, withStats);
   }
 
   async create(caller: Caller, body: Body) {
@@ -199,7 +199,11 @@ export class Broadcasts {
   async audience(teamId: string, id: string) {
     const b = await find(this.pool, teamId, id);
     const seg = b.segment_id ? await segmentFind(this.pool, teamId, b.segment_id) : undefined;
-    return { object: 'broadcast_audience' as const, broadcast_id: b.id, ...(await this.counted(teamId, seg, b.topic_id)) };
+    return {
+      object: 'broadcast_audience' as const,
+      broadcast_id: b.id,
+      ...(await this.counted(teamId, seg, b.topic_id)),
+    };
   }
 
   /**

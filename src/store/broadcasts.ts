@@ -101,8 +101,8 @@ export interface BroadcastListItem {
   scheduled_at: string | null;
   sent_at: string | null;
   topic_id: string | null;
-  /** Mailroom: emails created (sent) and how many of them were delivered, opened, clicked... (running counters) */
-  stats: {
+  /** Mailroom (`?stats=true`): emails created (sent) and how many were delivered, opened, clicked... (running counters) */
+  stats?: {
     sent: number;
     delivered: number;
     opened: number;
@@ -113,10 +113,16 @@ export interface BroadcastListItem {
   };
 }
 
-export function broadcastList(db: Queryable, teamId: string, page: PageQuery): Promise<Page<BroadcastListItem>> {
+/** `withStats`: each item carries `stats` (Mailroom's `?stats=true`). */
+export function broadcastList(
+  db: Queryable,
+  teamId: string,
+  page: PageQuery,
+  withStats = false,
+): Promise<Page<BroadcastListItem>> {
   return paginate<BroadcastListItem>(db, {
     table: 'broadcasts',
-    columns: `${LIST_COLUMNS}, ${LIST_STATS}`,
+    columns: withStats ? `${LIST_COLUMNS}, ${LIST_STATS}` : LIST_COLUMNS,
     teamId,
     page,
   });

@@ -106,7 +106,7 @@ function Pickers({
 export function Broadcasts() {
   const { state } = useSession();
   const list = usePaged<BroadcastItem>(
-    (after) => `/broadcasts?limit=50${after ? `&after=${after}` : ''}`,
+    (after) => `/broadcasts?limit=50&stats=true${after ? `&after=${after}` : ''}`,
     'broadcasts',
   );
   const [segment, setSegment] = useState('');
