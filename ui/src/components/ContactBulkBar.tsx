@@ -35,7 +35,9 @@ export function ContactBulkBar(props: {
   columns: string[];
   segments: Named[]; // fixed lists only: a filter segment has no members to add
   topics: Named[];
-  onDone: () => void;
+  /** the operation ended (the page reloads), or says how far it got: `note` for the page to show */
+  onDone: (note: string) => void;
+  onNote: (note: string | undefined) => void;
   /** members: export only */
   readOnly?: boolean;
 }) {
@@ -43,21 +45,21 @@ export function ContactBulkBar(props: {
   const [segment, setSegment] = useState('');
   const [topic, setTopic] = useState('');
   const [subscription, setSubscription] = useState<'opt_in' | 'opt_out'>('opt_out');
-  const [note, setNote] = useState<string>();
   const polling = useRef(0);
   useEffect(() => () => void (polling.current = -1), []);
 
+  const setNote = props.onNote;
   const finished = (action: string, r: BulkResult) => {
-    setNote(
+    props.onDone(
       r.status === 'failed'
         ? `The operation failed: ${r.error ?? 'unknown error'}`
         : `${num(r.changed)} of ${num(r.matched)} contacts ${DONE[action]}${r.changed < r.matched ? ' (the others already were)' : ''}.`,
     );
-    props.onDone();
   };
   const run = useAction(async (action: string, extra: Record<string, unknown> = {}) => {
     if (action === 'delete' && !confirm(`Delete ${num(n)} contact${n === 1 ? '' : 's'}? This cannot be undone.`))
       return;
+    setNote(undefined);
     const body = { action, ...extra, ...(props.all ? { match: props.match } : { contacts: props.selected }) };
     const r = await post<BulkResult>('/contacts/bulk', body);
     if (r.status === 'completed' || r.status === 'failed') return finished(action, r);
@@ -154,11 +156,6 @@ export function ContactBulkBar(props: {
         </div>
       )}
       {run.error && <Alert>{run.error}</Alert>}
-      {note && (
-        <Alert kind="info">
-          <span data-testid="bulk-note">{note}</span>
-        </Alert>
-      )}
     </section>
   );
 }

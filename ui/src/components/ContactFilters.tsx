@@ -30,7 +30,7 @@ export function ContactFilters(props: { f: Filters; segments: Named[]; topics: N
       </label>
       <label class="inline small">
         Segment{' '}
-        <select name="segment" value={f.segment}>
+        <select name="segment" value={f.segment} aria-label="Segment">
           <option value="">Any segment</option>
           {props.segments.map((s) => (
             <option key={s.id} value={s.id}>
@@ -41,7 +41,7 @@ export function ContactFilters(props: { f: Filters; segments: Named[]; topics: N
       </label>
       <label class="inline small">
         Subscription{' '}
-        <select name="status" value={f.status}>
+        <select name="status" value={f.status} aria-label="Subscription">
           <option value="">Subscribed or not</option>
           <option value="subscribed">Subscribed</option>
           <option value="unsubscribed">Unsubscribed</option>
@@ -50,7 +50,7 @@ export function ContactFilters(props: { f: Filters; segments: Named[]; topics: N
       {props.topics.length > 0 && (
         <label class="inline small">
           Topic{' '}
-          <select name="topic" value={f.topic}>
+          <select name="topic" value={f.topic} aria-label="Topic">
             <option value="">Any topic</option>
             {props.topics.map((t) => (
               <option key={t.id} value={t.id}>
@@ -67,7 +67,7 @@ export function ContactFilters(props: { f: Filters; segments: Named[]; topics: N
       {props.properties.length > 0 && (
         <label class="inline small">
           Property{' '}
-          <select name="prop" value={f.prop}>
+          <select name="prop" value={f.prop} aria-label="Property">
             <option value="">Any property</option>
             {props.properties.map((p) => (
               <option key={p.key} value={p.key}>

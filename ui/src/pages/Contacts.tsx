@@ -59,6 +59,7 @@ export function Contacts({ query }: { query: URLSearchParams }) {
   const [editing, setEditing] = useState<string>();
   const replace = (id: string, change: Partial<Contact>) =>
     list.setRows((rows) => rows.map((c) => (c.id === id ? { ...c, ...change } : c)));
+  const [note, setNote] = useState<string>();
   const refresh = () => {
     list.reload();
     setTick((n) => n + 1);
@@ -131,9 +132,18 @@ export function Contacts({ query }: { query: URLSearchParams }) {
           columns={shown}
           segments={(segments?.data ?? []).filter((s) => !s.filter)}
           topics={topics?.data ?? []}
-          onDone={refresh}
+          onDone={(n) => {
+            setNote(n);
+            refresh();
+          }}
+          onNote={setNote}
           readOnly={!edit}
         />
+      )}
+      {note && (
+        <Alert kind="info">
+          <span data-testid="bulk-note">{note}</span>
+        </Alert>
       )}
       {(list.error || rowError || total.error) && <Alert>{list.error ?? rowError ?? total.error}</Alert>}
       {!list.loaded ? (
