@@ -27,7 +27,25 @@ export function contactBulkJob(deps: { pool: Pool }) {
       return;
     }
     const started = Date.now();
-    await bulkRun(pool, op, match, ctx.signal);
+    try {
+      await bulkRun(pool, op, match, ctx.signal);
+    } catch (err) {
+      // retried from the saved cursor; on the last attempt the operation says it failed
+      if (job.maxAttempts !== null && job.attempt >= job.maxAttempts) {
+        await withTx(pool, (tx) =>
+          bulkProgress(tx, op.id, {
+            processed: 0,
+            changed: 0,
+            cursor: null,
+            status: 'failed',
+            error: 'The operation could not be completed (an internal error; see the server log).',
+          }),
+        );
+        ctx.log.error('contact bulk operation failed', { operationId: op.id, err });
+        return;
+      }
+      throw err;
+    }
     ctx.log.info('contact bulk operation completed', {
       operationId: op.id,
       action: op.action,

@@ -7,6 +7,9 @@ import assert from 'node:assert/strict';
 import type { Resend } from 'resend';
 import { otherTeamClient, startTestApp, type TestApp } from '../../helpers/harness.js';
 import { until } from '../../helpers/until.js';
+import { contactBulkJob } from '../../../src/contacts/bulk.job.js';
+import { bulkFind, bulkInsert } from '../../../src/store/contact-bulk.js';
+import { createLogger } from '../../../src/lib/log.js';
 
 describe('finding contacts and changing many at once', { timeout: 120_000 }, () => {
   let t: TestApp;
@@ -221,5 +224,55 @@ describe('finding contacts and changing many at once', { timeout: 120_000 }, () 
     ).rows[0].n;
     assert.equal(n, 2500);
     assert.equal((await t.api('GET', '/contacts/count')).body.count, 3);
+  });
+
+  test('a bulk job re-run resumes after its last committed batch', async () => {
+    await t.db.pool.query(
+      `INSERT INTO contacts (id, team_id, email, created_at)
+       SELECT gen_random_uuid(), $1, 'resume' || i || '@again.example', now() - interval '1 day' + make_interval(secs => i) FROM generate_series(1, 1200) i`,
+      [teamId],
+    );
+    // as if a first run had committed the batches up to resume600 and then lost its lease
+    const edge = (
+      await t.db.pool.query(
+        `SELECT created_at::text AS created_at, id FROM contacts WHERE team_id = $1 AND email = 'resume600@again.example'`,
+        [teamId],
+      )
+    ).rows[0];
+    const op = await bulkInsert(t.db.pool, teamId, {
+      action: 'unsubscribe',
+      params: {},
+      selection: { match: { search: '@again.example' } },
+      status: 'running',
+      matched: 1200,
+    });
+    await t.db.pool.query('UPDATE contact_bulk_operations SET cursor = $2, processed = 600 WHERE id = $1', [
+      op.id,
+      JSON.stringify(edge),
+    ]);
+    const log = createLogger('silent');
+    await contactBulkJob({ pool: t.db.pool })(
+      {
+        id: 'j',
+        kind: 'contacts.bulk',
+        payload: { operation_id: op.id },
+        key: null,
+        region: null,
+        runAt: new Date(),
+        attempt: 2,
+        maxAttempts: 10,
+      } as never,
+      { workerId: 'w', log, signal: new AbortController().signal },
+    );
+    const done = (await bulkFind(t.db.pool, teamId, op.id))!;
+    assert.deepEqual([done.status, done.processed, done.changed], ['completed', 1200, 600]);
+    const unsub = (
+      await t.db.pool.query(
+        `SELECT count(*) FILTER (WHERE unsubscribed)::int AS yes, count(*) FILTER (WHERE unsubscribed AND email = 'resume600@again.example')::int AS edge
+         FROM contacts WHERE team_id = $1 AND email LIKE '%@again.example'`,
+        [teamId],
+      )
+    ).rows[0];
+    assert.deepEqual(unsub, { yes: 600, edge: 0 }); // only those after the cursor
   });
 });
