@@ -31,15 +31,19 @@ export const MatchQuery = Type.Object(
     ),
     filter: Type.Optional(
       Type.String({
+        maxLength: 16_000,
         description:
           'Mailroom: a rule tree as JSON, the language of filter segments (properties, topics, segments, unsubscribed)',
       }),
     ),
     segment_id: Type.Optional(Type.String({ description: 'Only the contacts of this segment (either kind)' })),
     audience_id: Type.Optional(Type.String({ description: 'The legacy name of segment_id' })),
-    ids: Type.Optional(Type.String({ description: 'Mailroom: comma-separated contact ids' })),
+    ids: Type.Optional(Type.String({ maxLength: 40_000, description: 'Mailroom: comma-separated contact ids' })),
     properties: Type.Optional(
-      Type.String({ description: 'Mailroom: comma-separated property keys each item (or CSV row) carries' }),
+      Type.String({
+        maxLength: 4_000,
+        description: 'Mailroom: comma-separated property keys each item (or CSV row) carries',
+      }),
     ),
   },
   { additionalProperties: true },

@@ -53,7 +53,7 @@ export function ContactBulkBar(props: {
     props.onDone(
       r.status === 'failed'
         ? `The operation failed: ${r.error ?? 'unknown error'}`
-        : `${num(r.changed)} of ${num(r.matched)} contacts ${DONE[action]}${r.changed < r.matched ? ' (the others already were)' : ''}.`,
+        : `${num(r.changed)} of ${num(r.matched)} contact${r.matched === 1 ? '' : 's'} ${DONE[action]}${r.changed < r.matched ? ' (the others already were)' : ''}.`,
     );
   };
   const run = useAction(async (action: string, extra: Record<string, unknown> = {}) => {
