@@ -120,7 +120,11 @@ export function Segments() {
                   <Link href={`/segments/${s.id}`}>{s.name}</Link>
                 </td>
                 <td class="nowrap">{KIND_WORDS[kindOf(s)].short}</td>
-                <td class="right nowrap" data-testid="segment-count">
+                <td
+                  class="right nowrap"
+                  data-testid="segment-count"
+                  title={s.contacts_count === null ? 'Too slow to count in the list: open the segment' : undefined}
+                >
                   {s.contacts_count === null || s.contacts_count === undefined
                     ? '—'
                     : `${num(s.contacts_count)}${s.contacts_count_capped ? '+' : ''}`}
