@@ -12,6 +12,7 @@ import { ApiKeys } from './auth/api-keys.js';
 import { Domains } from './domains/service.js';
 import { deliveryJobs } from './delivery/deliver.job.js';
 import { contactImportJob } from './contacts/import.job.js';
+import { contactBulkJob } from './contacts/bulk.job.js';
 import { EmailSender } from './emails/send.js';
 import { EmailAcceptor, type RecipientBudget } from './emails/accept.js';
 import { fileSent } from './inboxes/filing.js';
@@ -45,6 +46,7 @@ import {
   AUTOMATION_WAKE_JOB,
   BROADCAST_EXPAND_JOB,
   CONTACT_IMPORT_JOB,
+  CONTACT_BULK_JOB,
   DELIVER_BATCH_JOB,
   REPUTATION_CHECK_JOB,
   PRIVACY_ERASE_JOB,
@@ -222,6 +224,7 @@ export async function startApp(
         handlers: {
           [DELIVER_JOB]: delivery.single,
           [CONTACT_IMPORT_JOB]: contactImportJob({ pool: db.pool, log }),
+          [CONTACT_BULK_JOB]: contactBulkJob({ pool: db.pool }),
           [BROADCAST_EXPAND_JOB]: broadcastExpandJob({ pool: db.pool, accept, config, log }),
           [AUTOMATION_STEP_JOB]: automationStepJob({ pool: db.pool, sender, templates: renderTemplate, log }),
           [AUTOMATION_EVENT_JOB]: automationEventJob({ pool: db.pool, log }),

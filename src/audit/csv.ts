@@ -3,6 +3,9 @@
 import type { Queryable } from '../store/db.js';
 import { auditList } from '../store/audit-log.js';
 import { auditFilterOf, type AuditQuery } from './read.js';
+import { csvCell } from '../lib/csv-cell.js';
+
+export { csvCell };
 
 const HEAD = [
   'created_at',
@@ -20,12 +23,6 @@ const HEAD = [
   'id',
   'hash',
 ];
-
-export function csvCell(v: unknown): string {
-  let s = v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
-  if (/^[=+\-@\t\r]/.test(s)) s = `'${s}`;
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
 
 type Shown = {
   id: string;

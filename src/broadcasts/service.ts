@@ -36,7 +36,8 @@ import {
 } from '../store/broadcast-stats.js';
 import { broadcastJobWake, deliverJobsHoldForBroadcast, deliverJobsReleaseForBroadcast } from '../store/jobs.js';
 import { contactFind } from '../store/contacts.js';
-import { segmentFind } from '../store/segments.js';
+import { segmentFind, type SegmentRow } from '../store/segments.js';
+import { topicsFindMany } from '../store/topics.js';
 import { segmentAudienceCount } from '../store/segment-contacts.js';
 import { contactPropertiesFind } from '../store/contact-properties.js';
 import { checkSendable, contentOf } from './input.js';
@@ -133,8 +134,8 @@ export class Broadcasts {
     return this.view(await find(this.pool, teamId, id));
   }
 
-  list(teamId: string, page: PageQuery) {
-    return broadcastList(this.pool, teamId, page);
+  list(teamId: string, page: PageQuery, withStats = false) {
+    return broadcastList(this.pool, teamId, page, withStats);
   }
 
   async create(caller: Caller, body: Body) {
@@ -198,14 +199,39 @@ export class Broadcasts {
   async audience(teamId: string, id: string) {
     const b = await find(this.pool, teamId, id);
     const seg = b.segment_id ? await segmentFind(this.pool, teamId, b.segment_id) : undefined;
-    const n = seg
-      ? await segmentAudienceCount(this.pool, teamId, seg, b.topic_id, AUDIENCE_COUNT_CAP)
-      : { contacts: 0, unsubscribed: 0, topic: 0, suppressed: 0, recipients: 0, capped: false };
     return {
       object: 'broadcast_audience' as const,
       broadcast_id: b.id,
+      ...(await this.counted(teamId, seg, b.topic_id)),
+    };
+  }
+
+  /**
+   * GET /broadcasts/audience?segment_id=&topic_id= (Mailroom): the same count for a segment and topic
+   * not saved yet, so the composer shows the audience size as they are chosen.
+   */
+  async audienceOf(teamId: string, q: { segment_id?: string; topic_id?: string }) {
+    const segId = q.segment_id || undefined;
+    const topicId = q.topic_id || undefined;
+    if (segId !== undefined && !isUuid(segId)) throw invalidField('segment_id', 'must be a segment id.');
+    if (topicId !== undefined && !isUuid(topicId)) throw invalidField('topic_id', 'must be a topic id.');
+    const seg = segId ? await segmentFind(this.pool, teamId, segId.toLowerCase()) : undefined;
+    if (segId && !seg) throw notFound('Segment');
+    if (topicId && !(await topicsFindMany(this.pool, teamId, [topicId.toLowerCase()])).length) throw notFound('Topic');
+    return {
+      object: 'broadcast_audience' as const,
+      broadcast_id: null,
+      ...(await this.counted(teamId, seg, topicId ? topicId.toLowerCase() : null)),
+    };
+  }
+
+  private async counted(teamId: string, seg: SegmentRow | undefined, topicId: string | null) {
+    const n = seg
+      ? await segmentAudienceCount(this.pool, teamId, seg, topicId, AUDIENCE_COUNT_CAP)
+      : { contacts: 0, unsubscribed: 0, topic: 0, suppressed: 0, recipients: 0, capped: false };
+    return {
       segment_id: seg ? seg.id : null,
-      topic_id: b.topic_id,
+      topic_id: topicId,
       contacts: n.contacts,
       skipped: { unsubscribed: n.unsubscribed, topic: n.topic, suppressed: n.suppressed },
       recipients: n.recipients,

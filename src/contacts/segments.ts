@@ -23,7 +23,7 @@ import {
   segmentsWithFilter,
   type SegmentRow,
 } from '../store/segments.js';
-import { filterSegmentsMatching, segmentContactsCount } from '../store/segment-contacts.js';
+import { filterSegmentsMatching, segmentContactsCount, segmentContactsCountWithin } from '../store/segment-contacts.js';
 import { COUNT_CAP, filterOf } from './segment-filters.js';
 
 function nameOf(body: Record<string, unknown>, required: boolean): string | undefined {
@@ -81,9 +81,32 @@ export async function segmentGet(
   return { ...base, contacts_count: n.count, contacts_count_capped: n.capped };
 }
 
-export async function segmentsList(db: Queryable, teamId: string, page: PageQuery) {
+/** PostgreSQL time one segment's count may take in a list (GET /segments/:id counts without it). */
+export const LIST_COUNT_MS = 1_000;
+
+/**
+ * The list; with `counts` (Mailroom's `?counts=true`) each item carries `contacts_count` as GET
+ * /segments/:id counts it (members or filter matches, capped at COUNT_CAP), fixed lists included. A
+ * count that takes longer than LIST_COUNT_MS (a rare filter over a very large team) is null with
+ * `contacts_count_timed_out: true`: GET /segments/:id counts it.
+ */
+export async function segmentsList(db: Pool, teamId: string, page: PageQuery, counts = false) {
   const p = await segmentList(db, teamId, page);
-  return { object: 'list' as const, has_more: p.has_more, data: p.data };
+  if (!counts) return { object: 'list' as const, has_more: p.has_more, data: p.data };
+  const data = [];
+  for (const s of p.data) {
+    if (s.filter && ruleUnevaluable(s.filter)) {
+      data.push({ ...s, contacts_count: null, contacts_count_capped: false });
+      continue;
+    }
+    const n = await segmentContactsCountWithin(db, teamId, s, COUNT_CAP, LIST_COUNT_MS);
+    data.push(
+      n
+        ? { ...s, contacts_count: n.count, contacts_count_capped: n.capped }
+        : { ...s, contacts_count: null, contacts_count_capped: false, contacts_count_timed_out: true },
+    );
+  }
+  return { object: 'list' as const, has_more: p.has_more, data };
 }
 
 /** Renames, and sets (or with null clears) the filter; a segment with members cannot take one. */

@@ -69,6 +69,20 @@ export const recordCreatedMany = (tx: Parameters<typeof contactEventInsert>[0], 
   );
 
 /**
+ * recordEvent for many contacts in one statement (bulk operations): contact.updated with the segments
+ * read in the same statement, contact.deleted with none (their memberships went with them).
+ */
+export const recordMany = (
+  tx: Parameters<typeof contactEventInsert>[0],
+  type: 'contact.updated' | 'contact.deleted',
+  cs: ContactRow[],
+) =>
+  contactEventsInsertWithSegments(
+    tx,
+    cs.map((c) => ({ teamId: c.team_id, contactId: c.id, type, data: eventData(c, []) })),
+  );
+
+/**
  * A path's id or address. Anything else cannot name a contact (undefined). The router has
  * already percent-decoded the segment, so both `a@b.c` and `a%40b.c` arrive here as `a@b.c`.
  */

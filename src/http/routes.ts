@@ -49,6 +49,7 @@ import contactsGet from './api/contacts.get.js';
 import contactsUpdate from './api/contacts.update.js';
 import contactsDelete from './api/contacts.delete.js';
 import contactsImports from './api/contacts.imports.js';
+import contactsSearch from './api/contacts.search.js';
 import contactsTopics from './api/contacts.topics.js';
 import topics from './api/topics.js';
 import segments from './api/segments.js';
@@ -136,6 +137,7 @@ const ENDPOINTS = [
   contactsCreate,
   contactsList,
   contactsImports,
+  contactsSearch,
   contactsGet,
   contactsUpdate,
   contactsDelete,

@@ -44,6 +44,11 @@ const COLUMNS = `id, team_id, name, segment_id, topic_id, from_header, subject, 
   created_at::text AS created_at, updated_at::text AS updated_at`;
 const LIST_COLUMNS = `id, name, segment_id AS audience_id, segment_id, status, created_at::text AS created_at,
   scheduled_at::text AS scheduled_at, sent_at::text AS sent_at, topic_id`;
+// Mailroom: each item's results from the running counters (0034, 0065): one primary-key read per row.
+const LIST_STATS = `(SELECT json_build_object('sent', broadcasts.recipients, 'delivered', coalesce(r.delivered, 0),
+    'opened', coalesce(r.opened, 0), 'clicked', coalesce(r.clicked, 0), 'unsubscribed', coalesce(r.unsubscribed, 0),
+    'complained', coalesce(r.complained, 0), 'bounced', coalesce(r.bounced, 0))
+  FROM (SELECT 1) one LEFT JOIN broadcast_rate_counts r ON r.broadcast_id = broadcasts.id) AS stats`;
 
 export async function broadcastInsert(
   db: Queryable,
@@ -96,10 +101,31 @@ export interface BroadcastListItem {
   scheduled_at: string | null;
   sent_at: string | null;
   topic_id: string | null;
+  /** Mailroom (`?stats=true`): emails created (sent) and how many were delivered, opened, clicked... (running counters) */
+  stats?: {
+    sent: number;
+    delivered: number;
+    opened: number;
+    clicked: number;
+    unsubscribed: number;
+    complained: number;
+    bounced: number;
+  };
 }
 
-export function broadcastList(db: Queryable, teamId: string, page: PageQuery): Promise<Page<BroadcastListItem>> {
-  return paginate<BroadcastListItem>(db, { table: 'broadcasts', columns: LIST_COLUMNS, teamId, page });
+/** `withStats`: each item carries `stats` (Mailroom's `?stats=true`). */
+export function broadcastList(
+  db: Queryable,
+  teamId: string,
+  page: PageQuery,
+  withStats = false,
+): Promise<Page<BroadcastListItem>> {
+  return paginate<BroadcastListItem>(db, {
+    table: 'broadcasts',
+    columns: withStats ? `${LIST_COLUMNS}, ${LIST_STATS}` : LIST_COLUMNS,
+    teamId,
+    page,
+  });
 }
 
 /** Replaces a draft's content; undefined when there is no such broadcast, else its status before (the change applies only to a draft). */

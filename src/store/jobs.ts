@@ -35,6 +35,8 @@ export const JOB_KINDS = {
     "judges one sending domain's bounce and complaint rates (key = domain id; queued by the trigger of 0024_reputation_guard.sql on a hard bounce or complaint)",
   'contacts.import':
     'parses one uploaded contact CSV and merges it into contacts (payload: import_id); a re-run starts over from the stored file',
+  'contacts.bulk':
+    'runs one large bulk operation on contacts in batches of 500, one transaction each, from its saved cursor (payload: operation_id; contacts/bulk.job.ts)',
   'privacy.erase':
     'erases one address from one team in short batches (payload: request_id, team_id, email_sealed; privacy/erase.job.ts); idempotent',
   'privacy.export':
@@ -95,6 +97,7 @@ export const WEBHOOK_DELIVER_JOB = 'webhooks.deliver' satisfies JobKind;
 export const WEBHOOK_SWEEP_JOB = 'webhooks.sweep' satisfies JobKind;
 export const WEBHOOK_RETENTION_JOB = 'webhooks.retention' satisfies JobKind;
 export const CONTACT_IMPORT_JOB = 'contacts.import' satisfies JobKind;
+export const CONTACT_BULK_JOB = 'contacts.bulk' satisfies JobKind;
 export const BROADCAST_EXPAND_JOB = 'broadcasts.expand' satisfies JobKind;
 export const AUTOMATION_STEP_JOB = 'automations.step' satisfies JobKind;
 export const REPUTATION_CHECK_JOB = 'reputation.check' satisfies JobKind;

@@ -4,7 +4,7 @@
 import { AppError } from '../errors.js';
 import type { Rule } from '../lib/filter-rule.js';
 import { CONTACT_LIST_COLUMNS, type ContactRow } from './contacts.js';
-import type { Queryable } from './db.js';
+import { withTx, type Pool, type Queryable } from './db.js';
 import { paginate, type Page, type PageQuery } from './paginate.js';
 import { filterSql, topicDefaultsFind } from './segment-filter.js';
 
@@ -156,6 +156,28 @@ export async function segmentContactsCount(
   );
   const n = rows[0].n;
   return n > cap ? { count: cap, capped: true } : { count: n, capped: false };
+}
+
+/**
+ * segmentContactsCount given at most `ms` of PostgreSQL time (a list counting many segments at once):
+ * undefined when it took longer (a rare filter over a very large team reads every contact).
+ */
+export async function segmentContactsCountWithin(
+  pool: Pool,
+  teamId: string,
+  s: SegmentKind,
+  cap: number,
+  ms: number,
+): Promise<{ count: number; capped: boolean } | undefined> {
+  try {
+    return await withTx(pool, async (tx) => {
+      await tx.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(ms))}`);
+      return segmentContactsCount(tx, teamId, s, cap);
+    });
+  } catch (err) {
+    if ((err as { code?: string }).code === '57014') return undefined; // query_canceled: the time ran out
+    throw err;
+  }
 }
 
 export interface RecipientRow

@@ -6,7 +6,7 @@ export interface Segment {
   name: string;
   created_at: string;
   filter?: unknown;
-  contacts_count?: number;
+  contacts_count?: number | null;
   contacts_count_capped?: boolean;
 }
 export interface Topic {

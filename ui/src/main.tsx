@@ -62,7 +62,7 @@ const PAGES: Page[] = [
   ['/logs/:id', 'Log', (p) => <LogDetail id={p.id} />],
   ['/audit-log', 'Audit log', (_p, q) => <AuditLog query={q} />],
   ['/suppressions', 'Suppressions', () => <Suppressions />],
-  ['/contacts', 'Contacts', () => <Contacts />],
+  ['/contacts', 'Contacts', (_p, q) => <Contacts query={q} />],
   ['/contacts/imports', 'Imports', () => <Imports />], // before /contacts/:id, which would take "imports" for an id
   ['/contacts/imports/:id', 'Import', (p) => <ImportDetail id={p.id} />],
   ['/contacts/:id', 'Contact', (p) => <ContactDetail id={p.id} />],

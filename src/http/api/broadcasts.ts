@@ -2,12 +2,24 @@
 // Resend's: create (send: true sends at once), get, list, update and delete (drafts only), send,
 // cancel, duplicate, recipients, clicked-links. Mailroom's own: pause, resume, test.
 import { Type } from 'typebox';
+import { AppError } from '../../errors.js';
 import type { Caller } from '../../broadcasts/service.js';
 import { listBody, PageQuerySchema, parsePage } from '../pagination.js';
 import { actorOf } from '../audit-actor.js';
 import { authOf, type ApiApp, type ApiDeps, type RequestAuth } from '../types.js';
 
 const tags = ['Broadcasts'];
+const ListQuery = Type.Intersect([
+  PageQuerySchema,
+  Type.Object({
+    stats: Type.Optional(
+      Type.String({
+        description:
+          'Mailroom: true adds stats to each item (sent, delivered, opened, clicked, unsubscribed, complained, bounced: running counters)',
+      }),
+    ),
+  }),
+]);
 const Id = Type.Object({ id: Type.String() });
 const field = (description: string) => Type.Optional(Type.Unknown({ description }));
 // Described, not enforced: input.ts checks each field with a message that names it.
@@ -72,13 +84,12 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
       return reply.status(201).send(await svc.create(callerOf(req), req.body ?? {}));
     },
   );
-  app.get(
-    '/broadcasts',
-    { schema: { tags, summary: 'List broadcasts', querystring: PageQuerySchema } },
-    async (req) => {
-      return listBody(await svc.list(authOf(req).team_id, parsePage(req.query, true)));
-    },
-  );
+  app.get('/broadcasts', { schema: { tags, summary: 'List broadcasts', querystring: ListQuery } }, async (req) => {
+    const stats = req.query.stats;
+    if (stats !== undefined && stats !== 'true' && stats !== 'false')
+      throw new AppError('validation_error', 'Invalid `stats` parameter: must be true or false.');
+    return listBody(await svc.list(authOf(req).team_id, parsePage(req.query, true), stats === 'true'));
+  });
   app.get(
     '/broadcasts/:id',
     {
@@ -102,6 +113,26 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
   app.delete('/broadcasts/:id', { schema: { tags, summary: 'Delete a draft broadcast', params: Id } }, async (req) => {
     return svc.remove(authOf(req).team_id, req.params.id);
   });
+  app.get(
+    '/broadcasts/audience',
+    {
+      schema: {
+        tags,
+        summary:
+          'Mailroom: how many contacts a broadcast to this segment (and topic) would reach now, after the same exclusions',
+        querystring: Type.Object(
+          {
+            segment_id: Type.Optional(Type.String({ maxLength: 100 })),
+            topic_id: Type.Optional(Type.String({ maxLength: 100 })),
+          },
+          { additionalProperties: true },
+        ),
+      },
+    },
+    async (req) => {
+      return svc.audienceOf(authOf(req).team_id, req.query);
+    },
+  );
   app.get(
     '/broadcasts/:id/audience',
     {

@@ -3,6 +3,7 @@
 import { Type } from 'typebox';
 import { segmentCreate, segmentGet, segmentRemove, segmentsList, segmentUpdate } from '../../contacts/segments.js';
 import { segmentPreview } from '../../contacts/segment-filters.js';
+import { AppError } from '../../errors.js';
 import { PageQuerySchema, parsePage } from '../pagination.js';
 import { authOf, type ApiApp, type ApiDeps } from '../types.js';
 
@@ -14,6 +15,14 @@ const Body = Type.Object(
   { name: Type.Optional(Type.Unknown({ description: 'up to 256 characters' })), filter: Type.Optional(Filter) },
   { additionalProperties: true },
 );
+const ListQuery = Type.Intersect([
+  PageQuerySchema,
+  Type.Object({
+    counts: Type.Optional(
+      Type.String({ description: 'Mailroom: true adds contacts_count to each item (members or filter matches, capped)' }),
+    ),
+  }),
+]);
 const PreviewBody = Type.Object({ filter: Filter }, { additionalProperties: true });
 
 export default function register(app: ApiApp, deps: ApiDeps): void {
@@ -36,9 +45,12 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
     );
     app.get(
       base,
-      { schema: { tags: [...tags], summary: `List ${object}s`, querystring: PageQuerySchema } },
+      { schema: { tags: [...tags], summary: `List ${object}s`, querystring: ListQuery } },
       async (req) => {
-        return segmentsList(deps.pool, authOf(req).team_id, parsePage(req.query, true));
+        const counts = req.query.counts;
+        if (counts !== undefined && counts !== 'true' && counts !== 'false')
+          throw new AppError('validation_error', 'Invalid `counts` parameter: must be true or false.');
+        return segmentsList(deps.pool, authOf(req).team_id, parsePage(req.query, true), counts === 'true');
       },
     );
     app.get(

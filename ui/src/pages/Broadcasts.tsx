@@ -15,8 +15,10 @@ import {
   type FromTemplate,
   type Stats,
 } from './BroadcastParts';
-import { Alert, Badge, Empty, KV, Loading, PageHead, PagedTable, AgoCell } from '../components/ui';
+import { Alert, Badge, Empty, KV, Loading, PageHead } from '../components/ui';
 import { Link } from '../components/Link';
+import { AudienceSize } from '../components/AudienceSize';
+import { BroadcastCompare, type BroadcastItem } from '../components/BroadcastCompare';
 import { fmtDate, num } from '../format';
 import { useAction, useLoad, usePaged } from '../hooks';
 import { navigate } from '../router';
@@ -96,13 +98,17 @@ function Pickers({
           ))}
         </select>
       </div>
+      <AudienceSize segment={segment} topic={topic} />
     </>
   );
 }
 
 export function Broadcasts() {
   const { state } = useSession();
-  const list = usePaged<Item>((after) => `/broadcasts?limit=50${after ? `&after=${after}` : ''}`, 'broadcasts');
+  const list = usePaged<BroadcastItem>(
+    (after) => `/broadcasts?limit=50&stats=true${after ? `&after=${after}` : ''}`,
+    'broadcasts',
+  );
   const [segment, setSegment] = useState('');
   const [topic, setTopic] = useState('');
   const [from, setFrom] = useState('');
@@ -194,31 +200,7 @@ export function Broadcasts() {
           Create one here or with <code>resend.broadcasts.create()</code>.
         </Empty>
       ) : (
-        <PagedTable
-          list={list}
-          testId="broadcasts"
-          head={
-            <>
-              <th scope="col">Name</th>
-              <th scope="col">Status</th>
-              <th scope="col">Sent</th>
-              <th scope="col">Created</th>
-            </>
-          }
-        >
-          {list.rows.map((b) => (
-            <tr key={b.id}>
-              <td>
-                <Link href={`/broadcasts/${b.id}`}>{b.name || '(unnamed)'}</Link>
-              </td>
-              <td>
-                <Badge status={badge(b.status)} text={b.status} />
-              </td>
-              <td>{b.sent_at ? fmtDate(b.sent_at) : b.scheduled_at ? `scheduled ${fmtDate(b.scheduled_at)}` : '—'}</td>
-              <AgoCell at={b.created_at} />
-            </tr>
-          ))}
-        </PagedTable>
+        <BroadcastCompare list={list} rows={list.rows} />
       )}
     </>
   );

@@ -1,55 +1,74 @@
-// Contacts: the team's addresses with their names and opt-out state, newest first. Owners and
-// admins add contacts, edit names, unsubscribe or resubscribe and delete; members only read. A row
-// opens the contact's page (segments, topics).
-import { useState } from 'preact/hooks';
-import { del, patch, post, qs } from '../api';
+// Contacts: the team's addresses, newest first, found by part of an address or name and filtered
+// by segment, topic, subscription and property (the URL query holds the filters), with the total
+// count, chosen property columns (remembered on this browser) and bulk actions on the chosen rows
+// or on everything that matches. Owners and admins add, edit, unsubscribe and delete; members read
+// and export. A row opens the contact's page (segments, topics). Pieces in components/Contact*.tsx.
+import { useMemo, useState } from 'preact/hooks';
+import { del, get, patch, type List } from '../api';
 import { Link } from '../components/Link';
-import { AgoCell, Alert, Badge, Empty, Loading, PagedTable, PageHead } from '../components/ui';
-import { useAction, usePaged } from '../hooks';
-import { navigate } from '../router';
+import { Alert, Empty, Loading, PagedTable, PageHead } from '../components/ui';
+import { ContactAddForm } from '../components/ContactAddForm';
+import { ContactBulkBar } from '../components/ContactBulkBar';
+import { ContactColumns } from '../components/ContactColumns';
+import { ContactFilters, type Named, type Property } from '../components/ContactFilters';
+import { ContactEditRow, ContactRow, saveNames, type Contact } from '../components/ContactRow';
+import { filtersOf, isFiltered, matchOf, matchQuery, savedColumns } from '../contact-query';
+import { num } from '../format';
+import { useAction, useLoad, usePaged } from '../hooks';
 import { canEdit, useSession } from '../session';
 
-interface Contact {
-  id: string;
-  email: string;
-  first_name: string | null;
-  last_name: string | null;
-  unsubscribed: boolean;
-  created_at: string;
-}
-
-/** A form's text field, trimmed; empty means "no value" (null clears a name). */
-const field = (fd: FormData, k: string) => ((fd.get(k) as string | null) ?? '').trim() || null;
-const fullName = (c: Contact) => [c.first_name, c.last_name].filter(Boolean).join(' ');
-
-export function Contacts() {
+export function Contacts({ query }: { query: URLSearchParams }) {
   const { state } = useSession();
   const edit = canEdit(state);
-  const list = usePaged<Contact>((after) => `/contacts${qs({ limit: 50, after })}`, '');
+  const f = filtersOf(query);
+  const lists = useLoad(
+    () =>
+      Promise.all([
+        get<List<Named & { filter: unknown }>>('/segments'),
+        get<List<Named>>('/topics?limit=100'),
+        get<List<Property>>('/contact-properties'),
+      ]),
+    [],
+  );
+  const [segments, topics, properties] = lists.data ?? [undefined, undefined, undefined];
+  const numberProps = useMemo(
+    () => new Set((properties?.data ?? []).filter((p) => p.type === 'number').map((p) => p.key)),
+    [properties],
+  );
+  const [columns, setColumns] = useState<string[]>(savedColumns);
+  const shown = columns.filter((k) => !properties || properties.data.some((p) => p.key === k));
+  const key = `${matchQuery(f, numberProps)}|${shown.join(',')}`;
+  const list = usePaged<Contact>(
+    (after) => `/contacts${matchQuery(f, numberProps, { limit: 50, after, properties: shown.join(',') || undefined })}`,
+    key,
+  );
+  const [tick, setTick] = useState(0);
+  const total = useLoad(
+    () => get<{ count: number; capped: boolean }>(`/contacts/count${matchQuery(f, numberProps)}`),
+    [key, tick],
+  );
+  const [chosen, setChosen] = useState<Set<string>>(new Set());
+  const [all, setAll] = useState(false);
+  const [selKey, setSelKey] = useState(key);
+  if (selKey !== key) {
+    // new filters: a new selection
+    setSelKey(key);
+    setChosen(new Set());
+    setAll(false);
+  }
   const [editing, setEditing] = useState<string>();
-  const [note, setNote] = useState<string>();
   const replace = (id: string, change: Partial<Contact>) =>
     list.setRows((rows) => rows.map((c) => (c.id === id ? { ...c, ...change } : c)));
-
-  const add = useAction(async (form: HTMLFormElement) => {
-    const fd = new FormData(form);
-    const email = field(fd, 'email');
-    const r = await post<{ id: string }>('/contacts', {
-      email,
-      first_name: field(fd, 'first_name'),
-      last_name: field(fd, 'last_name'),
-    });
-    // A create with a known address answers with the existing contact and changes nothing.
-    setNote(
-      list.rows.some((c) => c.id === r.id) ? `${email} is already a contact; nothing changed (use Edit).` : undefined,
-    );
-    form.reset();
+  const [note, setNote] = useState<string>();
+  const refresh = () => {
     list.reload();
-  });
-  const rename = useAction(async (c: Contact, form: HTMLFormElement) => {
-    const fd = new FormData(form);
-    const names = { first_name: field(fd, 'first_name'), last_name: field(fd, 'last_name') };
-    await patch(`/contacts/${c.id}`, names);
+    setTick((n) => n + 1);
+    setChosen(new Set());
+    setAll(false);
+  };
+
+  const rename = useAction(async (c: Contact, names: { first_name: string | null; last_name: string | null }) => {
+    await saveNames(c, names);
     replace(c.id, names);
     setEditing(undefined);
   });
@@ -61,9 +80,19 @@ export function Contacts() {
     if (!confirm(`Delete the contact ${c.email}?`)) return;
     await del(`/contacts/${c.id}`);
     list.setRows((rows) => rows.filter((x) => x.id !== c.id));
+    setTick((n) => n + 1);
   });
   const rowError = rename.error ?? toggle.error ?? remove.error;
-  const cols = edit ? 5 : 4;
+  const cols = 5 + shown.length + (edit ? 1 : 0);
+  const check = (id: string, on: boolean) =>
+    setChosen((s) => {
+      const n = new Set(s);
+      if (on) n.add(id);
+      else n.delete(id);
+      return n;
+    });
+  const everyShown = list.rows.length > 0 && list.rows.every((c) => chosen.has(c.id));
+  const count = total.data?.count;
 
   return (
     <>
@@ -72,47 +101,87 @@ export function Contacts() {
           {edit ? 'Import CSV' : 'Imports'}
         </Link>
       </PageHead>
-      {edit && (
-        <form
-          class="inline-form card"
-          aria-label="Add a contact"
-          onSubmit={(e) => {
-            e.preventDefault();
-            add.run(e.currentTarget as HTMLFormElement);
+      {edit && <ContactAddForm known={(id) => list.rows.some((c) => c.id === id)} onAdded={refresh} />}
+      <ContactFilters
+        f={f}
+        segments={segments?.data ?? []}
+        topics={topics?.data ?? []}
+        properties={properties?.data ?? []}
+      />
+      <div class="list-head">
+        <span data-testid="contacts-total" class="strong">
+          {count === undefined
+            ? 'Counting…'
+            : `${num(count)}${total.data?.capped ? '+' : ''} contact${count === 1 ? '' : 's'}${isFiltered(f) ? ' match' : ''}`}
+        </span>
+        {count !== undefined && count > 0 && (
+          <label class="check small">
+            <input type="checkbox" checked={all} onChange={(e) => setAll(e.currentTarget.checked)} />
+            Act on all {num(count)} matching
+          </label>
+        )}
+        <ContactColumns properties={properties?.data ?? []} chosen={shown} onChange={setColumns} />
+      </div>
+      {(all || chosen.size > 0) && (
+        <ContactBulkBar
+          selected={[...chosen]}
+          all={all}
+          total={count}
+          match={matchOf(f, numberProps)}
+          exportQuery={matchQuery(f, numberProps, { properties: shown.join(',') || undefined })}
+          columns={shown}
+          segments={(segments?.data ?? []).filter((s) => !s.filter)}
+          topics={topics?.data ?? []}
+          onDone={(n) => {
+            setNote(n);
+            refresh();
           }}
-        >
-          <label class="field-inline">
-            Email <input name="email" type="email" required placeholder="someone@example.com" />
-          </label>
-          <label class="field-inline">
-            First name <input name="first_name" maxLength={256} size={14} />
-          </label>
-          <label class="field-inline">
-            Last name <input name="last_name" maxLength={256} size={14} />
-          </label>
-          <button class="btn primary" disabled={add.busy}>
-            Add contact
-          </button>
-          {add.error && <Alert>{add.error}</Alert>}
-          {note && <Alert kind="info">{note}</Alert>}
-        </form>
+          onNote={setNote}
+          readOnly={!edit}
+        />
       )}
-      {(list.error || rowError) && <Alert>{list.error ?? rowError}</Alert>}
+      {note && (
+        <Alert kind="info">
+          <span data-testid="bulk-note">{note}</span>
+        </Alert>
+      )}
+      {(list.error || rowError || total.error) && <Alert>{list.error ?? rowError ?? total.error}</Alert>}
       {!list.loaded ? (
         <Loading />
       ) : list.rows.length === 0 ? (
-        <Empty title="No contacts yet">
-          {edit ? 'Add one above, or' : 'Owners and admins add them here, or'} create them through the API (
-          <code>POST /contacts</code>, the SDK's <code>resend.contacts.create</code>).
-        </Empty>
+        isFiltered(f) ? (
+          <Empty title="No contacts match">Change the search or the filters.</Empty>
+        ) : (
+          <Empty title="No contacts yet">
+            {edit ? 'Add one above, or' : 'Owners and admins add them here, or'} create them through the API (
+            <code>POST /contacts</code>, the SDK's <code>resend.contacts.create</code>).
+          </Empty>
+        )
       ) : (
         <PagedTable
           list={list}
           testId="contacts"
           head={
             <>
+              <th scope="col" class="pick">
+                <input
+                  type="checkbox"
+                  checked={everyShown}
+                  onChange={(e) => {
+                    const on = e.currentTarget.checked;
+                    setChosen(on ? new Set(list.rows.map((c) => c.id)) : new Set());
+                    if (!on) setAll(false);
+                  }}
+                  aria-label="Choose every contact shown"
+                />
+              </th>
               <th scope="col">Email</th>
               <th scope="col">Name</th>
+              {shown.map((k) => (
+                <th scope="col" key={k}>
+                  {k}
+                </th>
+              ))}
               <th scope="col">Status</th>
               <th scope="col">Created</th>
               {edit && (
@@ -125,72 +194,27 @@ export function Contacts() {
         >
           {list.rows.map((c) =>
             editing === c.id ? (
-              <tr key={c.id}>
-                <td colSpan={cols}>
-                  <form
-                    class="inline-form"
-                    aria-label={`Edit ${c.email}`}
-                    onSubmit={(e) => {
-                      e.preventDefault();
-                      rename.run(c, e.currentTarget as HTMLFormElement);
-                    }}
-                  >
-                    <span class="strong">{c.email}</span>
-                    <label class="field-inline">
-                      First name{' '}
-                      <input name="first_name" defaultValue={c.first_name ?? ''} maxLength={256} size={14} autoFocus />
-                    </label>
-                    <label class="field-inline">
-                      Last name <input name="last_name" defaultValue={c.last_name ?? ''} maxLength={256} size={14} />
-                    </label>
-                    <button class="btn primary sm" disabled={rename.busy}>
-                      Save
-                    </button>
-                    <button type="button" class="btn ghost sm" onClick={() => setEditing(undefined)}>
-                      Cancel
-                    </button>
-                  </form>
-                </td>
-              </tr>
-            ) : (
-              <tr
+              <ContactEditRow
                 key={c.id}
-                class="clickable"
-                onClick={(e) => {
-                  if (!(e.target as HTMLElement).closest('a, button')) navigate(`/contacts/${c.id}`);
-                }}
-              >
-                <td class="ellipsis" title={c.email}>
-                  <Link href={`/contacts/${c.id}`}>{c.email}</Link>
-                </td>
-                <td>{fullName(c) || <span class="muted">—</span>}</td>
-                <td>
-                  <Badge status={c.unsubscribed ? 'unsubscribed' : 'subscribed'} />
-                </td>
-                <AgoCell at={c.created_at} />
-                {edit && (
-                  <td class="right nowrap">
-                    <button
-                      class="btn ghost sm"
-                      onClick={() => setEditing(c.id)}
-                      aria-label={`Edit names of ${c.email}`}
-                    >
-                      Edit
-                    </button>{' '}
-                    <button
-                      class="btn ghost sm"
-                      onClick={() => toggle.run(c)}
-                      disabled={toggle.busy}
-                      aria-label={`${c.unsubscribed ? 'Resubscribe' : 'Unsubscribe'} ${c.email}`}
-                    >
-                      {c.unsubscribed ? 'Resubscribe' : 'Unsubscribe'}
-                    </button>{' '}
-                    <button class="btn ghost sm bad" onClick={() => remove.run(c)} aria-label={`Delete ${c.email}`}>
-                      Delete
-                    </button>
-                  </td>
-                )}
-              </tr>
+                c={c}
+                cols={cols}
+                busy={rename.busy}
+                onSave={(names) => rename.run(c, names)}
+                onCancel={() => setEditing(undefined)}
+              />
+            ) : (
+              <ContactRow
+                key={c.id}
+                c={c}
+                columns={shown}
+                edit={edit}
+                checked={all || chosen.has(c.id)}
+                onCheck={(on) => check(c.id, on)}
+                onEdit={() => setEditing(c.id)}
+                onToggle={() => toggle.run(c)}
+                onDelete={() => remove.run(c)}
+                busy={toggle.busy}
+              />
             ),
           )}
         </PagedTable>

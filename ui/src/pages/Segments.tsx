@@ -1,13 +1,13 @@
 // Segments: the team's named lists of contacts (paged), created, renamed and deleted by owners and
 // admins; a fixed list's page lists its members, adds a contact by address and removes one; a
 // rule-based segment's page shows its rule and the contacts it matches (SegmentRules.tsx).
-// Members (the team role) only read.
+// Members (the team role) only read. The list shows each segment's size (fixed lists too).
 import { useState } from 'preact/hooks';
 import { ApiError, del, get, patch, post, qs } from '../api';
 import { fullName, textField, type ContactRow, type Segment } from '../audience';
 import { Link } from '../components/Link';
 import { AgoCell, Alert, Badge, Empty, KV, Loading, PagedTable, PageHead } from '../components/ui';
-import { fmtDate } from '../format';
+import { fmtDate, num } from '../format';
 import { useAction, useLoad, usePaged } from '../hooks';
 import { navigate } from '../router';
 import { canEdit, useSession } from '../session';
@@ -55,14 +55,14 @@ function RenameForm({
 export function Segments() {
   const { state } = useSession();
   const edit = canEdit(state);
-  const list = usePaged<Segment>((after) => `/segments${qs({ limit: 50, after })}`, '');
+  const list = usePaged<Segment>((after) => `/segments${qs({ limit: 50, after, counts: 'true' })}`, '');
   const [editing, setEditing] = useState<string>();
   const remove = useAction(async (s: Segment) => {
     if (!confirm(deleteQuestion(s))) return;
     await del(`/segments/${s.id}`);
     list.setRows((rows) => rows.filter((x) => x.id !== s.id));
   });
-  const cols = edit ? 4 : 3;
+  const cols = edit ? 5 : 4;
   return (
     <div class="audience">
       <PageHead
@@ -88,6 +88,9 @@ export function Segments() {
             <>
               <th scope="col">Name</th>
               <th scope="col">Kind</th>
+              <th scope="col" class="right">
+                Contacts
+              </th>
               <th scope="col">Created</th>
               {edit && (
                 <th scope="col">
@@ -117,6 +120,15 @@ export function Segments() {
                   <Link href={`/segments/${s.id}`}>{s.name}</Link>
                 </td>
                 <td class="nowrap">{KIND_WORDS[kindOf(s)].short}</td>
+                <td
+                  class="right nowrap"
+                  data-testid="segment-count"
+                  title={s.contacts_count === null ? 'Too slow to count in the list: open the segment' : undefined}
+                >
+                  {s.contacts_count === null || s.contacts_count === undefined
+                    ? '—'
+                    : `${num(s.contacts_count)}${s.contacts_count_capped ? '+' : ''}`}
+                </td>
                 <AgoCell at={s.created_at} />
                 {edit && (
                   <td class="right nowrap">
