@@ -29,6 +29,8 @@ import {
  */
 export const ERASURE_SETTLE_MS = 2_000;
 
+export type { PrivacyRequestRow };
+
 /** How many requests of a kind GET /privacy/erasures and /privacy/exports list (newest first). */
 export const PRIVACY_LIST_LIMIT = 100;
 

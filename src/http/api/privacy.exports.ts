@@ -9,12 +9,11 @@ import { Type } from 'typebox';
 import { AppError } from '../../errors.js';
 import { isUuid } from '../../lib/ids.js';
 import { rateLimitHeaders } from '../../ratelimit/limiter.js';
-import { privacyRequestView, subjectAddress } from '../../privacy/service.js';
+import { type PrivacyRequestRow, privacyRequestView, subjectAddress } from '../../privacy/service.js';
 import { SignedLinkQuery } from '../pagination.js';
 import { actorOf } from '../audit-actor.js';
 import { authOf, type ApiApp, type ApiDeps } from '../types.js';
 import { assertPrivacyReader } from './privacy.schema.js';
-import type { PrivacyRequestRow } from '../../store/privacy.js';
 
 const tags = ['Privacy'];
 
