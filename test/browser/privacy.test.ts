@@ -47,7 +47,7 @@ describe('the Privacy page in a browser', { timeout: 180_000 }, () => {
     await page.getByLabel('Email').fill(OWNER.email);
     await page.getByLabel('Password').fill(OWNER.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Emails' }).waitFor();
+    await page.getByRole('heading', { name: 'Emails', exact: true }).waitFor();
   };
 
   const auditActions = async (action: string) => {

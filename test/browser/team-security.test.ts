@@ -162,7 +162,7 @@ describe('team security settings and sessions in a browser', { timeout: 180_000 
       await page.getByLabel('Email').fill(OWNER.email);
       await page.getByLabel('Password').fill(OWNER.password);
       await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByRole('heading', { name: 'Emails' }).waitFor();
+      await page.getByRole('heading', { name: 'Emails', exact: true }).waitFor();
       return page;
     },
     { life: '', idle: 90 },
