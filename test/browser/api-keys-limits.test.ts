@@ -1,7 +1,7 @@
 // The API keys page in Chromium, at 1440 px and on a 390 px phone: a key created with an expiry and
 // allowed networks shows both in the table, the API holds them (GET /dashboard-api/api-keys and the
 // audit entry), and the key works only from an allowed network; a bad network is refused in the
-// API's words.
+// API's words. The limits are then changed from the page (PATCH /api-keys/:id, audited).
 import { after, before, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
@@ -83,6 +83,27 @@ describe('API keys with an expiry and allowed networks in a browser', { timeout:
       const res = await t.api('GET', '/domains', { key: token });
       if (key.works) assert.equal(res.status, 200, JSON.stringify(res.body));
       else assert.notEqual(res.status, 200, 'refused from a network the key does not allow');
+
+      // Limits changed from the page: the expiry lifted, the networks set to loopback.
+      await row.getByRole('button', { name: `Limits of ${key.name}` }).click();
+      const form = page.getByRole('form', { name: `Limits of ${key.name}` });
+      await form.getByLabel('Expires (empty: never)').fill('');
+      await form.getByLabel('Allowed networks (empty: any)').fill('127.0.0.0/8');
+      await form.getByRole('button', { name: 'Save limits' }).click();
+      await form.waitFor({ state: 'detached' });
+      await page.waitForFunction(
+        (name) =>
+          [...document.querySelectorAll('table.list tbody tr')].some(
+            (tr) => tr.textContent?.includes(name) && tr.textContent.includes('127.0.0.0/8'),
+          ),
+        key.name,
+      );
+      assert.match((await row.textContent()) ?? '', /never127\.0\.0\.0\/8/, 'no expiry, loopback only');
+      assert.equal((await t.api('GET', '/domains', { key: token })).status, 200, 'the key works from loopback now');
+      const updated = (await t.api('GET', '/audit-log?action=api_key.updated')).body.data[0];
+      assert.equal(updated.target.id, k.id);
+      assert.equal(updated.actor.display, OWNER.email);
+      assert.deepEqual(updated.summary.after, { expires_at: null, allowed_networks: ['127.0.0.0/8'] });
 
       if (width === PHONE.width) {
         const w = await page.evaluate(() => document.documentElement.scrollWidth);

@@ -1,7 +1,9 @@
 // API keys: create with a permission (and a domain for sending-only keys), an optional expiry and
-// allowed source networks, the token shown once to copy, and revoke.
+// allowed source networks (changed later under Limits: components/KeyLimits.tsx), the token shown
+// once to copy, and revoke.
 import { useState } from 'preact/hooks';
 import { del, get, post, type List } from '../api';
+import { KeyLimits, networksOf } from '../components/KeyLimits';
 import { Alert, Copy, Empty, ErrorRetry, Loading, PageHead } from '../components/ui';
 import { ago, fmtDate } from '../format';
 import { useAction, useLoad } from '../hooks';
@@ -20,13 +22,6 @@ interface Key {
   allowed_networks: string[] | null;
 }
 
-/** "203.0.113.0/24, 2001:db8::/32" → the list the API takes; empty → no limit. */
-const networksOf = (s: string | undefined) =>
-  (s ?? '')
-    .split(/[\s,]+/)
-    .map((x) => x.trim())
-    .filter(Boolean);
-
 const expired = (at: string | null) => at !== null && new Date(at).getTime() <= Date.now();
 
 export function ApiKeys() {
@@ -36,6 +31,7 @@ export function ApiKeys() {
   const domains = useLoad(() => get<List<{ id: string; name: string }>>('/domains'), []);
   const [permission, setPermission] = useState('full_access');
   const [created, setCreated] = useState<{ id: string; name: string; token: string }>();
+  const [limiting, setLimiting] = useState<Key>();
   const create = useAction(async (form: HTMLFormElement) => {
     const d = Object.fromEntries(new FormData(form)) as Record<string, string>;
     const networks = networksOf(d.allowed_networks);
@@ -133,6 +129,16 @@ export function ApiKeys() {
         </form>
       )}
       {revoke.error && <Alert>{revoke.error}</Alert>}
+      {limiting && (
+        <KeyLimits
+          key={limiting.id}
+          k={limiting}
+          onDone={(changed) => {
+            setLimiting(undefined);
+            if (changed) keys.reload();
+          }}
+        />
+      )}
       {keys.error && <ErrorRetry error={keys.error} status={keys.errorStatus} retry={keys.reload} />}
       {!keys.data ? (
         keys.error ? null : (
@@ -176,7 +182,10 @@ export function ApiKeys() {
                   </td>
                   <td class="mono small">{k.allowed_networks?.join(', ') ?? 'any'}</td>
                   {edit && (
-                    <td class="right">
+                    <td class="right nowrap">
+                      <button class="btn ghost sm" onClick={() => setLimiting(k)} aria-label={`Limits of ${k.name}`}>
+                        Limits
+                      </button>{' '}
                       <button class="btn ghost sm bad" onClick={() => revoke.run(k)} aria-label={`Revoke ${k.name}`}>
                         Revoke
                       </button>
