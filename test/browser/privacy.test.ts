@@ -1,11 +1,12 @@
 // The Privacy page in Chromium, at 1440 px and on a 390 px phone: a retention setting changed from
 // the page is what GET /privacy/retention answers (and a value above the ceiling is refused in the
-// API's words); an export started from the page downloads through its signed link and holds the
-// address's email; an erasure asks first, naming the address, and then runs. Each request is in
+// API's words); an export started from the page (JSON at 1440 px, a zip with attachments on the
+// phone) downloads through its signed link and holds the address's email; an erasure asks first, naming the address, and then runs. Each request is in
 // the audit log with the signed-in owner as its actor.
 import { after, before, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import { strFromU8, unzipSync } from 'fflate';
 import type { Browser, Page } from 'playwright-core';
 import { startCaptureApp, type CaptureApp } from '../helpers/capture-app.js';
 import {
@@ -56,7 +57,14 @@ describe('the Privacy page in a browser', { timeout: 180_000 }, () => {
     return r.body.data as { action: string; actor: { kind: string; display: string | null }; target: any }[];
   };
 
-  const run = (name: string, width: number, open: () => Promise<Page>, subject: string, trackingDays: number) =>
+  const run = (
+    name: string,
+    width: number,
+    open: () => Promise<Page>,
+    subject: string,
+    trackingDays: number,
+    zip: boolean,
+  ) =>
     browserTest(`${name}: retention, an export downloaded and an erasure, end to end`, async () => {
       const page = await open();
       const to = `${name}-subject@dest.test`;
@@ -86,7 +94,9 @@ describe('the Privacy page in a browser', { timeout: 180_000 }, () => {
       assert.deepEqual([changed[0].actor.kind, changed[0].actor.display], ['user', OWNER.email]);
 
       // Export: started from the page, listed, downloaded through the signed link.
-      await page.getByRole('region', { name: 'Export an address' }).getByLabel('Address', { exact: true }).fill(to);
+      const exportForm = page.getByRole('region', { name: 'Export an address' });
+      await exportForm.getByLabel('Address', { exact: true }).fill(to);
+      if (zip) await exportForm.getByLabel('Include attachments (zip)').check();
       await page.getByRole('button', { name: 'Start export' }).click();
       const exports = page.getByRole('table', { name: 'Exports' });
       const row = exports.getByRole('row').filter({ hasText: to });
@@ -97,11 +107,18 @@ describe('the Privacy page in a browser', { timeout: 180_000 }, () => {
       assert.match((await row.textContent()) ?? '', /emails: 1/);
       await shots.shot(`privacy-${width}`, page);
       const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
-      assert.match(download.suggestedFilename(), /^privacy-export-[0-9a-f-]+\.json$/);
-      const doc = JSON.parse(fs.readFileSync((await download.path())!, 'utf8'));
+      assert.match(
+        download.suggestedFilename(),
+        zip ? /^privacy-export-[0-9a-f-]+\.zip$/ : /^privacy-export-[0-9a-f-]+\.json$/,
+      );
+      const file = fs.readFileSync((await download.path())!);
+      const doc = JSON.parse(
+        zip ? strFromU8(unzipSync(new Uint8Array(file))['privacy-export.json']) : file.toString('utf8'),
+      );
       assert.equal(doc.email, to);
       assert.equal(doc.emails.length, 1);
       assert.equal(doc.emails[0].subject, subject);
+      if (zip) assert.deepEqual(doc.attachment_files, [], 'the email had no attachments');
       const exported = await auditActions('privacy.export_requested');
       assert.deepEqual([exported[0].actor.kind, exported[0].actor.display], ['user', OWNER.email]);
 
@@ -154,6 +171,7 @@ describe('the Privacy page in a browser', { timeout: 180_000 }, () => {
     },
     'Your desktop receipt',
     30,
+    false,
   );
 
   run(
@@ -166,5 +184,6 @@ describe('the Privacy page in a browser', { timeout: 180_000 }, () => {
     },
     'Your phone receipt',
     45,
+    true,
   );
 });
