@@ -230,7 +230,12 @@ export async function startApp(
           [AUTOMATION_EVENT_JOB]: automationEventJob({ pool: db.pool, log }),
           [REPUTATION_CHECK_JOB]: guard.job(),
           [PRIVACY_ERASE_JOB]: privacyEraseJob({ pool: db.pool, hasher: erased, sealer, log }),
-          [PRIVACY_EXPORT_JOB]: privacyExportJob({ pool: db.pool, sealer, log }),
+          [PRIVACY_EXPORT_JOB]: privacyExportJob({
+            pool: db.pool,
+            sealer,
+            log,
+            zipMaxBytes: config.privacyExportMaxBytes,
+          }),
           [INBOX_AGENT_JOB]: agentJob({
             pool: db.pool,
             sender,

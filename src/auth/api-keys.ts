@@ -14,6 +14,7 @@ import {
   apiKeyListDetailed,
   apiKeyRename,
   apiKeyTouchMany,
+  apiKeyUpdateLimits,
   type ApiKeyAuth,
   type Permission,
 } from '../store/api-keys.js';
@@ -172,20 +173,65 @@ export class ApiKeys {
     return apiKeyListDetailed(this.db, teamId);
   }
 
-  /** False when the team has no such key. */
-  async rename(teamId: string, id: string, name: string, actor: AuditActor): Promise<boolean> {
+  /**
+   * PATCH /api-keys/:id: the name, the expiry and the allowed networks (null lifts a limit), any of
+   * them; one audit entry (api_key.updated) with the changed fields before and after. False when
+   * the team has no such key. The key's cached copy in this process goes at once; other processes
+   * see the change within the cache's 5 s, as with a revocation.
+   */
+  async update(
+    teamId: string,
+    id: string,
+    body: { name?: unknown; expires_at?: unknown; allowed_networks?: unknown },
+    actor: AuditActor,
+  ): Promise<boolean> {
+    const name = body.name;
+    if (name !== undefined && (typeof name !== 'string' || !name.trim() || name.length > 50))
+      throw invalidField('name', 'must be 1 to 50 characters.');
+    const limits = parseKeyLimits(body);
+    const change: { expiresAt?: Date | null; allowedNetworks?: string[] | null } = {};
+    if (body.expires_at !== undefined) change.expiresAt = limits.expiresAt;
+    if (body.allowed_networks !== undefined) change.allowedNetworks = limits.allowedNetworks;
+    if (name === undefined && !Object.keys(change).length)
+      throw new AppError(
+        'missing_required_field',
+        'Nothing to change: give `name`, `expires_at` or `allowed_networks`.',
+      );
     if (!isUuid(id)) return false;
-    return inTx(this.db, async (tx) => {
-      const before = await apiKeyRename(tx, teamId, id, name);
-      if (before === undefined) return false;
+    const hash = await inTx(this.db, async (tx) => {
+      const before: Record<string, unknown> = {};
+      const after: Record<string, unknown> = {};
+      let tokenHash: string | undefined;
+      if (name !== undefined) {
+        const old = await apiKeyRename(tx, teamId, id, name as string);
+        if (old === undefined) return undefined;
+        before.name = old;
+        after.name = name;
+      }
+      if (Object.keys(change).length) {
+        const old = await apiKeyUpdateLimits(tx, teamId, id, change);
+        if (!old) return undefined;
+        tokenHash = old.token_hash;
+        if (change.expiresAt !== undefined) {
+          before.expires_at = old.expires_at?.toISOString() ?? null;
+          after.expires_at = change.expiresAt?.toISOString() ?? null;
+        }
+        if (change.allowedNetworks !== undefined) {
+          before.allowed_networks = old.allowed_networks;
+          after.allowed_networks = change.allowedNetworks;
+        }
+      }
       await auditRecord(tx, teamId, actor, {
         action: 'api_key.updated',
         target: { kind: 'api_key', id },
-        before: { name: before },
-        after: { name },
+        before,
+        after,
       });
-      return true;
+      return tokenHash ?? '';
     });
+    if (hash === undefined) return false;
+    if (hash) this.cache.delete(hash);
+    return true;
   }
 
   /** Creates a full-access key with exactly this token unless one already exists. */

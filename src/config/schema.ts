@@ -461,6 +461,13 @@ export const schema = {
     default: 30,
     parse: int(1, 3650),
   }),
+  privacyExportMaxBytes: def({
+    env: 'MAILROOM_PRIVACY_EXPORT_MAX_BYTES',
+    description:
+      'most content (attachments and document, before compression) a data-subject export zip holds; past it the export fails with a message',
+    default: 512 * 1024 * 1024,
+    parse: int(1024, 4 * 1024 * 1024 * 1024 - 1),
+  }),
   logLevel: def({
     env: 'MAILROOM_LOG_LEVEL',
     description: 'structured log level: debug, info, warn, error, silent',

@@ -1,6 +1,8 @@
 // The `privacy.export` job (issue 29): one JSON document of everything the team holds about one
 // address, stored as a blob (blob_chunks) and served through a signed, expiring link
 // (inbound/download-links.ts, kind 'privacy-export'). A re-run writes a new document and drops the old.
+// With include_attachments (migration 0060) the blob is a zip of the document and the attachments
+// (export-zip.ts); past its size cap the request ends failed with a message, and is not retried.
 import { Readable } from 'node:stream';
 import type { Sealer } from '../lib/crypto.js';
 import type { Logger } from '../lib/log.js';
@@ -19,6 +21,7 @@ import {
   exportSuppression,
 } from '../store/privacy-export.js';
 import { privacyRequestById, privacyRequestFinish, privacyRequestStart } from '../store/privacy.js';
+import { ExportTooLarge, exportZip } from './export-zip.js';
 import { addressPattern } from './address-pattern.js';
 
 export interface ExportPayload {
@@ -56,18 +59,16 @@ export async function buildExport(pool: Pool, teamId: string, email: string) {
   return doc;
 }
 
-export function privacyExportJob(deps: { pool: Pool; sealer: Sealer; log: Logger }) {
+export function privacyExportJob(deps: { pool: Pool; sealer: Sealer; log: Logger; zipMaxBytes: number }) {
   const { pool } = deps;
   return async (job: Job<ExportPayload>): Promise<void> => {
     const { request_id: id, team_id: teamId } = job.payload;
     const email = deps.sealer.open(job.payload.email_sealed);
     await privacyRequestStart(pool, id);
     const doc = await buildExport(pool, teamId, email);
-    const body = Buffer.from(JSON.stringify(doc, null, 2));
-    const blob = uuid();
-    const bytes = await blobWriteStream(pool, blob, Readable.from([body]));
     const before = await privacyRequestById(pool, id);
-    const counts = {
+    const blob = uuid();
+    const counts: Record<string, number> = {
       contact: doc.contact ? 1 : 0,
       emails: doc.emails.length,
       events: doc.events.length,
@@ -76,6 +77,22 @@ export function privacyExportJob(deps: { pool: Pool; sealer: Sealer; log: Logger
       automation_runs: doc.automation_runs.length,
       custom_events: doc.custom_events.length,
     };
+    let bytes: number;
+    if (before?.include_attachments) {
+      const zip = exportZip(pool, teamId, doc, deps.zipMaxBytes);
+      try {
+        bytes = await blobWriteStream(pool, blob, zip.bytes);
+      } catch (err) {
+        await blobsDelete(pool, [blob]); // the chunks written before it stopped
+        if (!(err instanceof ExportTooLarge)) throw err;
+        await privacyRequestFinish(pool, id, { counts, error: err.message });
+        deps.log.warn('privacy export too large', { request_id: id, team_id: teamId, limit: err.limit });
+        return;
+      }
+      counts.attachments = zip.files.length;
+    } else {
+      bytes = await blobWriteStream(pool, blob, Readable.from([Buffer.from(JSON.stringify(doc, null, 2))]));
+    }
     await privacyRequestFinish(pool, id, { counts, resultBlob: blob, resultBytes: bytes });
     if (before?.result_blob && before.result_blob !== blob) await blobsDelete(pool, [before.result_blob]);
     deps.log.info('privacy export completed', { request_id: id, team_id: teamId, counts });

@@ -17,6 +17,7 @@ import {
   privacyRequestById,
   privacyRequestFind,
   privacyRequestInsert,
+  privacyRequestsList,
   type PrivacyKind,
   type PrivacyRequestRow,
 } from '../store/privacy.js';
@@ -27,6 +28,11 @@ import {
  * tracking/recorder.ts), and one written after the erasure's pass would keep the address.
  */
 export const ERASURE_SETTLE_MS = 2_000;
+
+export type { PrivacyRequestRow };
+
+/** How many requests of a kind GET /privacy/erasures and /privacy/exports list (newest first). */
+export const PRIVACY_LIST_LIMIT = 100;
 
 /** The address of a request body: required, one address, at most 320 characters (RFC 3696). */
 export function subjectAddress(v: unknown): string {
@@ -48,10 +54,23 @@ export class PrivacyRequests {
    * Queues an erasure or an export of `email` in the team; the row as created. Its audit entry, in
    * the same transaction, names the request, never the address (an erasure must not leave it there).
    */
-  async start(teamId: string, kind: PrivacyKind, email: string, actor: AuditActor): Promise<PrivacyRequestRow> {
+  async start(
+    teamId: string,
+    kind: PrivacyKind,
+    email: string,
+    actor: AuditActor,
+    opts: { includeAttachments?: boolean } = {},
+  ): Promise<PrivacyRequestRow> {
     const id = uuid();
+    const includeAttachments = kind === 'export' && opts.includeAttachments === true;
     return withTx(this.pool, async (tx) => {
-      const row = await privacyRequestInsert(tx, { id, teamId, kind, subjectHash: this.hasher.hash(email) });
+      const row = await privacyRequestInsert(tx, {
+        id,
+        teamId,
+        kind,
+        subjectHash: this.hasher.hash(email),
+        includeAttachments,
+      });
       await enqueue(tx, {
         kind: kind === 'erasure' ? PRIVACY_ERASE_JOB : PRIVACY_EXPORT_JOB,
         // Sealed: a job that fails for good stays in the table, and must not keep the address readable.
@@ -62,6 +81,7 @@ export class PrivacyRequests {
       await auditRecord(tx, teamId, actor, {
         action: kind === 'erasure' ? 'privacy.erasure_requested' : 'privacy.export_requested',
         target: { kind: 'privacy_request', id },
+        ...(includeAttachments ? { after: { include_attachments: true } } : {}),
       });
       return row;
     });
@@ -73,11 +93,20 @@ export class PrivacyRequests {
     return row;
   }
 
+  /** The team's newest requests of one kind (the dashboard's list; at most PRIVACY_LIST_LIMIT). */
+  list(teamId: string, kind: PrivacyKind): Promise<PrivacyRequestRow[]> {
+    return privacyRequestsList(this.pool, teamId, kind, PRIVACY_LIST_LIMIT);
+  }
+
   /** A completed export's document (the caller checked the signed link); undefined when there is none. */
-  async exportDocument(id: string): Promise<{ stream: Readable; bytes: number } | undefined> {
+  async exportDocument(id: string): Promise<{ stream: Readable; bytes: number; zip: boolean } | undefined> {
     const row = await privacyRequestById(this.pool, id);
     if (!row || row.kind !== 'export' || !row.result_blob) return undefined;
-    return { stream: blobStream(this.pool, row.result_blob), bytes: Number(row.result_bytes) };
+    return {
+      stream: blobStream(this.pool, row.result_blob),
+      bytes: Number(row.result_bytes),
+      zip: row.include_attachments,
+    };
   }
 }
 
@@ -86,6 +115,7 @@ export const privacyRequestView = (r: PrivacyRequestRow) => ({
   object: r.kind === 'erasure' ? ('privacy_erasure' as const) : ('privacy_export' as const),
   id: r.id,
   status: r.status,
+  ...(r.kind === 'export' ? { include_attachments: r.include_attachments } : {}),
   counts: r.counts,
   error: r.error,
   created_at: r.created_at.toISOString(),

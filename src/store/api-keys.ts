@@ -21,6 +21,8 @@ export interface ApiKeyListItem {
   name: string;
   created_at: string;
   last_used_at: string | null;
+  expires_at: string | null;
+  allowed_networks: string[] | null;
 }
 
 export async function apiKeyInsert(
@@ -67,7 +69,9 @@ export async function apiKeyList(db: Queryable, teamId: string, page: PageQuery)
     table: 'api_keys',
     teamId,
     page,
-    columns: 'id, name, created_at::text AS created_at, last_used_at::text AS last_used_at',
+    // expires_at and allowed_networks: Mailroom extensions, extra fields on Resend's list.
+    columns:
+      'id, name, created_at::text AS created_at, last_used_at::text AS last_used_at, expires_at::text AS expires_at, allowed_networks',
   });
 }
 
@@ -116,6 +120,35 @@ export async function apiKeyRename(
     [teamId, id, name],
   );
   return rows[0]?.before;
+}
+
+/**
+ * Changes a key's expiry and/or allowed networks (a field left undefined keeps its value; null
+ * lifts the limit). Answers the values before and the token hash (for the cache), or undefined.
+ */
+export async function apiKeyUpdateLimits(
+  db: Queryable,
+  teamId: string,
+  id: string,
+  change: { expiresAt?: Date | null; allowedNetworks?: string[] | null },
+): Promise<{ expires_at: Date | null; allowed_networks: string[] | null; token_hash: string } | undefined> {
+  const { rows } = await db.query(
+    `UPDATE api_keys k SET
+       expires_at = CASE WHEN $3 THEN $4::timestamptz ELSE k.expires_at END,
+       allowed_networks = CASE WHEN $5 THEN $6::text[] ELSE k.allowed_networks END
+     FROM (SELECT id, expires_at, allowed_networks FROM api_keys WHERE team_id = $1 AND id = $2 FOR UPDATE) old
+     WHERE k.id = old.id
+     RETURNING old.expires_at, old.allowed_networks, k.token_hash`,
+    [
+      teamId,
+      id,
+      change.expiresAt !== undefined,
+      change.expiresAt ?? null,
+      change.allowedNetworks !== undefined,
+      change.allowedNetworks ?? null,
+    ],
+  );
+  return rows[0];
 }
 
 /** Marks keys used; called in batches (at most once a minute per key) off the request path. */

@@ -14,6 +14,8 @@ export interface PrivacyRequestRow {
   counts: Record<string, number>;
   result_blob: string | null;
   result_bytes: string | null;
+  /** export: a zip of the document and the attachments (migration 0060) */
+  include_attachments: boolean;
   error: string | null;
   created_at: Date;
   started_at: Date | null;
@@ -22,11 +24,12 @@ export interface PrivacyRequestRow {
 
 export async function privacyRequestInsert(
   db: Queryable,
-  r: { id: string; teamId: string; kind: PrivacyKind; subjectHash: string },
+  r: { id: string; teamId: string; kind: PrivacyKind; subjectHash: string; includeAttachments?: boolean },
 ): Promise<PrivacyRequestRow> {
   const { rows } = await db.query<PrivacyRequestRow>(
-    `INSERT INTO privacy_requests (id, team_id, kind, subject_hash) VALUES ($1, $2, $3, $4) RETURNING *`,
-    [r.id, r.teamId, r.kind, r.subjectHash],
+    `INSERT INTO privacy_requests (id, team_id, kind, subject_hash, include_attachments) VALUES ($1, $2, $3, $4, $5)
+     RETURNING *`,
+    [r.id, r.teamId, r.kind, r.subjectHash, r.includeAttachments ?? false],
   );
   return rows[0];
 }
@@ -146,4 +149,18 @@ export async function teamRetentionSet(
     );
   }
   return teamRetentionGet(db, teamId);
+}
+
+/** The team's newest requests of one kind (at most `limit`), newest first. */
+export async function privacyRequestsList(
+  db: Queryable,
+  teamId: string,
+  kind: PrivacyKind,
+  limit: number,
+): Promise<PrivacyRequestRow[]> {
+  const { rows } = await db.query<PrivacyRequestRow>(
+    'SELECT * FROM privacy_requests WHERE team_id = $1 AND kind = $2 ORDER BY created_at DESC, id DESC LIMIT $3',
+    [teamId, kind, limit],
+  );
+  return rows;
 }

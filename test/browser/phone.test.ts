@@ -99,6 +99,7 @@ describe('the dashboard on a 390 px phone', { timeout: 170_000 }, () => {
     '/suppressions',
     '/contacts',
     '/mailbox',
+    '/privacy',
     '/team',
     '/account',
   ];

@@ -33,6 +33,7 @@ import { ReceivedDetail, Receiving } from './pages/Receiving';
 import { Forgot, Reset, Setup, SignIn } from './pages/SignIn';
 import { SegmentDetail, Segments } from './pages/Segments';
 import { Suppressions } from './pages/Suppressions';
+import { Privacy } from './pages/Privacy';
 import { Team } from './pages/Team';
 import { TemplateDetail, Templates } from './pages/Templates';
 import { BroadcastDetail, Broadcasts } from './pages/Broadcasts';
@@ -61,6 +62,7 @@ const PAGES: Page[] = [
   ['/logs', 'Logs', (_p, q) => <Logs query={q} />],
   ['/logs/:id', 'Log', (p) => <LogDetail id={p.id} />],
   ['/audit-log', 'Audit log', (_p, q) => <AuditLog query={q} />],
+  ['/privacy', 'Privacy', () => <Privacy />],
   ['/suppressions', 'Suppressions', () => <Suppressions />],
   ['/contacts', 'Contacts', (_p, q) => <Contacts query={q} />],
   ['/contacts/imports', 'Imports', () => <Imports />], // before /contacts/:id, which would take "imports" for an id

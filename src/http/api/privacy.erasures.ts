@@ -1,11 +1,13 @@
 // POST /privacy/erasures {email} and GET /privacy/erasures/:id (Mailroom extension, issue 29):
 // erase every trace of one address in the team, as a job (privacy/erase.job.ts). Full-access keys
 // only (the hooks refuse sending_access). The request body is not kept in the request log: the
-// address would outlive its erasure there.
+// address would outlive its erasure there. GET /privacy/erasures lists the team's newest (the
+// dashboard's Privacy page); members' sessions see none of them (privacy.schema.ts).
 import { Type } from 'typebox';
 import { privacyRequestView, subjectAddress } from '../../privacy/service.js';
 import { actorOf } from '../audit-actor.js';
 import { authOf, type ApiApp, type ApiDeps } from '../types.js';
+import { assertPrivacyReader } from './privacy.schema.js';
 
 const tags = ['Privacy'];
 
@@ -29,8 +31,23 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
   );
 
   app.get(
+    '/privacy/erasures',
+    { schema: { tags, summary: "The team's newest erasures (at most 100)" } },
+    async (req) => {
+      const auth = authOf(req);
+      assertPrivacyReader(auth);
+      const rows = await deps.privacy.requests.list(auth.team_id, 'erasure');
+      return { object: 'list' as const, has_more: false, data: rows.map(privacyRequestView) };
+    },
+  );
+
+  app.get(
     '/privacy/erasures/:id',
     { schema: { tags, summary: 'Progress of an erasure', params: Type.Object({ id: Type.String() }) } },
-    async (req) => privacyRequestView(await deps.privacy.requests.get(authOf(req).team_id, 'erasure', req.params.id)),
+    async (req) => {
+      const auth = authOf(req);
+      assertPrivacyReader(auth);
+      return privacyRequestView(await deps.privacy.requests.get(auth.team_id, 'erasure', req.params.id));
+    },
   );
 }

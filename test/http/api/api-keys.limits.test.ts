@@ -121,4 +121,47 @@ describe('API key expiry and allowed networks', () => {
       allowed_networks: ['127.0.0.1/32'],
     });
   });
+
+  test('PATCH changes and lifts the limits, takes effect at once, and audits before and after', async () => {
+    const r = await create({ allowed_networks: ['192.0.2.0/24'] });
+    const { id, token } = r.body;
+    assert.equal((await domainsWith(token)).status, 401, 'not from loopback');
+    const open = await t.api('PATCH', `/api-keys/${id}`, { body: { allowed_networks: ['127.0.0.0/8'] } });
+    assert.deepEqual([open.status, open.body], [200, { object: 'api_key', id }]);
+    assert.equal((await domainsWith(token)).status, 200, 'the new networks apply at once');
+    const expires = new Date(Date.now() + 86_400_000).toISOString();
+    const both = await t.api('PATCH', `/api-keys/${id}`, { body: { expires_at: expires, allowed_networks: null } });
+    assert.equal(both.status, 200, JSON.stringify(both.body));
+    assert.equal((await domainsWith(token, { 'x-forwarded-for': '2001:db8::1' })).status, 200, 'any network now');
+    const listed = await t.api('GET', '/api-keys');
+    const k = listed.body.data.find((x: { id: string }) => x.id === id);
+    assert.equal(Date.parse(k.expires_at), Date.parse(expires), 'GET /api-keys carries the limits');
+    assert.equal(k.allowed_networks, null);
+    // The name alone, as before; a bad limit is 422 naming the field and changes nothing.
+    assert.equal((await t.api('PATCH', `/api-keys/${id}`, { body: { name: 'renamed' } })).status, 200);
+    const bad = await t.api('PATCH', `/api-keys/${id}`, { body: { allowed_networks: ['10.0.0.0/33'] } });
+    assert.equal(bad.status, 422);
+    assert.match(bad.body.message, /`allowed_networks\[0\]`/);
+    const nothing = await t.api('PATCH', `/api-keys/${id}`, { body: {} });
+    assert.equal(nothing.status, 422, JSON.stringify(nothing.body));
+    const unknown = await t.api('PATCH', '/api-keys/3d4f8b1e-6f43-4a8e-bb62-1f5d3c0a9e11', {
+      body: { expires_at: null },
+    });
+    assert.equal(unknown.status, 404);
+    const { rows } = await t.db.pool.query(
+      `SELECT summary FROM audit_log WHERE action = 'api_key.updated' AND target_id = $1 ORDER BY seq`,
+      [id],
+    );
+    assert.deepEqual(
+      rows.map((x) => x.summary),
+      [
+        { before: { allowed_networks: ['192.0.2.0/24'] }, after: { allowed_networks: ['127.0.0.0/8'] } },
+        {
+          before: { expires_at: null, allowed_networks: ['127.0.0.0/8'] },
+          after: { expires_at: expires, allowed_networks: null },
+        },
+        { before: { name: 'limited' }, after: { name: 'renamed' } },
+      ],
+    );
+  });
 });

@@ -19,6 +19,7 @@ const NAV: [string, string][] = [
   ['/webhooks', 'Webhooks'],
   ['/logs', 'Logs'],
   ['/audit-log', 'Audit log'],
+  ['/privacy', 'Privacy'],
   ['/suppressions', 'Suppressions'],
   ['/contacts', 'Contacts'],
   ['/segments', 'Segments'],

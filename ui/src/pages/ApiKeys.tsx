@@ -1,7 +1,9 @@
-// API keys: create with a permission (and a domain for sending-only keys), the token shown once
-// to copy, and revoke.
+// API keys: create with a permission (and a domain for sending-only keys), an optional expiry and
+// allowed source networks (changed later under Limits: components/KeyLimits.tsx), the token shown
+// once to copy, and revoke.
 import { useState } from 'preact/hooks';
 import { del, get, post, type List } from '../api';
+import { KeyLimits, networksOf } from '../components/KeyLimits';
 import { Alert, Copy, Empty, ErrorRetry, Loading, PageHead } from '../components/ui';
 import { ago, fmtDate } from '../format';
 import { useAction, useLoad } from '../hooks';
@@ -16,7 +18,11 @@ interface Key {
   domain_id: string | null;
   domain_name: string | null;
   token_hint: string;
+  expires_at: string | null;
+  allowed_networks: string[] | null;
 }
+
+const expired = (at: string | null) => at !== null && new Date(at).getTime() <= Date.now();
 
 export function ApiKeys() {
   const { state } = useSession();
@@ -25,12 +31,17 @@ export function ApiKeys() {
   const domains = useLoad(() => get<List<{ id: string; name: string }>>('/domains'), []);
   const [permission, setPermission] = useState('full_access');
   const [created, setCreated] = useState<{ id: string; name: string; token: string }>();
+  const [limiting, setLimiting] = useState<Key>();
   const create = useAction(async (form: HTMLFormElement) => {
     const d = Object.fromEntries(new FormData(form)) as Record<string, string>;
+    const networks = networksOf(d.allowed_networks);
     const r = await post<{ id: string; token: string }>('/api-keys', {
       name: d.name,
       permission: d.permission,
       ...(d.domain_id ? { domain_id: d.domain_id } : {}),
+      // datetime-local is the browser's local time; the API takes an instant.
+      ...(d.expires_at ? { expires_at: new Date(d.expires_at).toISOString() } : {}),
+      ...(networks.length ? { allowed_networks: networks } : {}),
     });
     setCreated({ id: r.id, name: d.name, token: r.token });
     form.reset();
@@ -99,6 +110,18 @@ export function ApiKeys() {
               </select>
             </label>
           )}
+          <label class="field-inline">
+            Expires <input name="expires_at" type="datetime-local" aria-label="Expires (optional)" />
+          </label>
+          <label class="field-inline grow">
+            Allowed networks{' '}
+            <input
+              name="allowed_networks"
+              maxLength={2000}
+              placeholder="optional: 203.0.113.0/24, 2001:db8::/32"
+              aria-label="Allowed networks (optional)"
+            />
+          </label>
           <button class="btn primary" disabled={create.busy}>
             Create key
           </button>
@@ -106,6 +129,16 @@ export function ApiKeys() {
         </form>
       )}
       {revoke.error && <Alert>{revoke.error}</Alert>}
+      {limiting && (
+        <KeyLimits
+          key={limiting.id}
+          k={limiting}
+          onDone={(changed) => {
+            setLimiting(undefined);
+            if (changed) keys.reload();
+          }}
+        />
+      )}
       {keys.error && <ErrorRetry error={keys.error} status={keys.errorStatus} retry={keys.reload} />}
       {!keys.data ? (
         keys.error ? null : (
@@ -124,6 +157,8 @@ export function ApiKeys() {
                 <th scope="col">Domain</th>
                 <th scope="col">Created</th>
                 <th scope="col">Last used</th>
+                <th scope="col">Expires</th>
+                <th scope="col">Networks</th>
                 {edit && (
                   <th scope="col">
                     <span class="sr-only">Actions</span>
@@ -142,8 +177,15 @@ export function ApiKeys() {
                   <td>{k.domain_name ?? (k.permission === 'sending_access' ? 'Any domain' : '—')}</td>
                   <td title={fmtDate(k.created_at)}>{ago(k.created_at)}</td>
                   <td>{k.last_used_at ? ago(k.last_used_at) : 'never'}</td>
+                  <td title={k.expires_at ? fmtDate(k.expires_at) : undefined}>
+                    {k.expires_at ? (expired(k.expires_at) ? 'expired' : fmtDate(k.expires_at)) : 'never'}
+                  </td>
+                  <td class="mono small">{k.allowed_networks?.join(', ') ?? 'any'}</td>
                   {edit && (
-                    <td class="right">
+                    <td class="right nowrap">
+                      <button class="btn ghost sm" onClick={() => setLimiting(k)} aria-label={`Limits of ${k.name}`}>
+                        Limits
+                      </button>{' '}
                       <button class="btn ghost sm bad" onClick={() => revoke.run(k)} aria-label={`Revoke ${k.name}`}>
                         Revoke
                       </button>

@@ -1,8 +1,10 @@
-// Team settings: members and roles (a role change asks first), invite links, "require MFA"
-// (owners), new team; switching teams is in the navigation. Reloads when the window regains
+// Team settings: members and roles (a role change asks first), invite links, the security settings
+// (components/TeamSecurity.tsx) and members' sessions (components/MemberSessions.tsx), new team; switching teams is in the navigation. Reloads when the window regains
 // focus, so an invite accepted meanwhile leaves the pending list.
 import { useEffect, useState } from 'preact/hooks';
 import { del, get, patch, post } from '../api';
+import { MemberSessions } from '../components/MemberSessions';
+import { type Security, TeamSecurity } from '../components/TeamSecurity';
 import { Alert, Badge, Copy, ErrorRetry, Loading, PageHead } from '../components/ui';
 import { ago } from '../format';
 import { useAction, useLoad } from '../hooks';
@@ -67,7 +69,7 @@ export function Team() {
   const edit = canEdit(state);
   const owner = state.team?.role === 'owner';
   const team = useLoad(
-    () => get<{ members: Member[]; invites: Invite[]; joining?: Joining }>('/dashboard-api/team'),
+    () => get<{ members: Member[]; invites: Invite[]; joining?: Joining; security?: Security }>('/dashboard-api/team'),
     [state.team?.id],
   );
   const [link, setLink] = useState<{ url: string; handover?: string; email?: string }>();
@@ -299,24 +301,17 @@ export function Team() {
           )}
         </section>
       )}
-      {owner && (
-        <section class="card">
-          <h2>Security</h2>
-          <label class="check">
-            <input
-              type="checkbox"
-              checked={state.team?.require_mfa}
-              onChange={(e) =>
-                act.run(() => patch('/dashboard-api/team', { require_mfa: (e.target as HTMLInputElement).checked }))
-              }
-            />
-            Require two-factor authentication for every member
-          </label>
-          <p class="muted small">
-            Members without it can only set it up until they do. Turn it on for your own account first.
-          </p>
-        </section>
+      {team.data?.security && (
+        <TeamSecurity
+          security={team.data.security}
+          role={state.team?.role}
+          onChanged={() => {
+            team.reload();
+            void reload();
+          }}
+        />
       )}
+      {team.data && state.user && <MemberSessions members={team.data.members} me={state.user.id} manage={edit} />}
       <section class="card">
         <h2>New team</h2>
         <form
