@@ -42,7 +42,13 @@ describe('the Inboxes page in a browser', { timeout: 240_000 }, () => {
     w.t.api(method, path, body === undefined ? undefined : { body });
   const row = (p: Page, subject: string) => p.getByTestId('threads').locator('li', { hasText: subject });
   const blur = (p: Page) => p.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
-  const deliver = async (from: string, subject: string, text: string, messageId: string) => {
+  const deliver = async (
+    from: string,
+    subject: string,
+    text: string,
+    messageId: string,
+    attachments: unknown[] = [],
+  ) => {
     const raw = await compose({
       from,
       replyTo: 'customer@dest.test',
@@ -50,6 +56,7 @@ describe('the Inboxes page in a browser', { timeout: 240_000 }, () => {
       subject,
       messageId,
       text,
+      attachments,
     });
     const { response } = await w.deliver(raw, { from: 'someone@sender.test', to: ['support@inbound.test'] });
     assert.match(response, /^250 /);
@@ -124,6 +131,7 @@ describe('the Inboxes page in a browser', { timeout: 240_000 }, () => {
       SUBJECT,
       'Hello,\nmy parcel never came. Order 77.',
       '<o77@sender.test>',
+      [{ filename: 'receipt.txt', content: 'order 77 receipt', contentType: 'text/plain' }],
     );
     const r = row(page, SUBJECT);
     await until('the thread in the list', async () => {
@@ -144,6 +152,7 @@ describe('the Inboxes page in a browser', { timeout: 240_000 }, () => {
       await msg.innerText(),
       /someone@sender\.test → support@inbound\.test[\s\S]*my parcel never came\. Order 77\./,
     );
+    assert.match(await msg.getByRole('list', { name: 'Attachments' }).innerText(), /receipt\.txt · 16 B/);
     await page.getByTestId('unread-count').waitFor({ state: 'detached' });
     await until('the row read', async () => !/\bunread\b/.test((await r.getAttribute('class')) ?? ''));
     threadId = (await r.getAttribute('data-thread'))!;
@@ -190,6 +199,77 @@ describe('the Inboxes page in a browser', { timeout: 240_000 }, () => {
     assert.match(await page.getByTestId('message').nth(1).innerText(), /sent[\s\S]*tracking 123/i);
     assert.equal((await api('GET', `/inboxes/${inboxId}/drafts`)).body.data.length, 0, 'the sent draft is gone');
     await shot('conversation-replied');
+  });
+
+  browserTest("a forward keeps its draft across a reload and carries the original's attachment", async () => {
+    await blur(page);
+    await page.keyboard.press('f');
+    const composer = page.getByTestId('composer');
+    await composer.getByRole('heading', { name: 'Forward' }).waitFor();
+    assert.equal(await composer.getByLabel('Subject').inputValue(), `Fwd: ${SUBJECT}`);
+    await composer.getByText("The original's attachment goes along.").waitFor();
+    await composer.getByLabel('To', { exact: true }).fill('colleague@dest.test');
+    await composer.getByLabel('Message').fill('Can you look at this one?');
+    await composer.getByTestId('draft-status').filter({ hasText: 'Draft saved' }).waitFor();
+    await until('the forward draft stored', async () => {
+      const d = (await api('GET', `/inboxes/${inboxId}/drafts`)).body.data[0];
+      return d?.snippet === 'Can you look at this one?' && d.to?.[0] === 'colleague@dest.test';
+    });
+    await page.reload();
+    await page.getByTestId('conversation').getByRole('heading', { name: SUBJECT }).waitFor();
+    await blur(page);
+    await page.keyboard.press('f');
+    await composer.getByRole('heading', { name: 'Forward' }).waitFor();
+    await until(
+      'the draft back in the form',
+      async () => (await composer.getByLabel('Message').inputValue()) === 'Can you look at this one?',
+    );
+    assert.equal(await composer.getByLabel('To', { exact: true }).inputValue(), 'colleague@dest.test');
+    await shot('forward-draft');
+    await composer.getByRole('button', { name: 'Send' }).click();
+    await composer.waitFor({ state: 'detached' });
+    const out = await until('the forward at the recording MX', async () =>
+      w.mx.messages.find((m) => m.rcptTo.includes('colleague@dest.test')),
+    );
+    const parsed = await simpleParser(out.raw);
+    assert.equal(parsed.subject, `Fwd: ${SUBJECT}`);
+    assert.match(parsed.text ?? '', /Can you look at this one\?[\s\S]*my parcel never came/);
+    assert.deepEqual(
+      parsed.attachments.map((a) => [a.filename, a.content.toString()]),
+      [['receipt.txt', 'order 77 receipt']],
+    );
+    await until('three messages in the conversation', async () => (await page.getByTestId('message').count()) === 3);
+    assert.equal((await api('GET', `/inboxes/${inboxId}/drafts`)).body.data.length, 0, 'the forward draft is gone');
+  });
+
+  browserTest('compose: a new email is a draft as you type, reopens from Drafts, and is sent', async () => {
+    await blur(page);
+    await page.keyboard.press('c');
+    const composer = page.getByTestId('composer');
+    await composer.getByRole('heading', { name: 'New email' }).waitFor();
+    await composer.getByLabel('To', { exact: true }).fill('newcustomer@dest.test');
+    await composer.getByLabel('Subject').fill('Welcome to our support');
+    await composer.getByLabel('Message').fill('Write to this address any time.');
+    await composer.getByTestId('draft-status').filter({ hasText: 'Draft saved' }).waitFor();
+    await page.waitForURL(/[?&]draft=[0-9a-f-]{36}/);
+    await page.goto(`${w.t.url}/dashboard/inboxes/${inboxId}?folder=drafts`);
+    await page.getByTestId('drafts').locator('li', { hasText: 'Welcome to our support' }).getByRole('button').click();
+    await until(
+      'the draft in the form',
+      async () => (await composer.getByLabel('Message').inputValue()) === 'Write to this address any time.',
+    );
+    assert.equal(await composer.getByLabel('Subject').inputValue(), 'Welcome to our support');
+    await composer.getByRole('button', { name: 'Send' }).click();
+    await composer.waitFor({ state: 'detached' });
+    const out = await until('the new email at the recording MX', async () =>
+      w.mx.messages.find((m) => m.rcptTo.includes('newcustomer@dest.test')),
+    );
+    assert.equal((await simpleParser(out.raw)).subject, 'Welcome to our support');
+    await page.getByRole('button', { name: 'Sent', exact: true }).click();
+    await row(page, 'Welcome to our support').waitFor();
+    await page.getByRole('button', { name: 'Inbox' }).first().click();
+    await row(page, SUBJECT).getByRole('button').click();
+    await page.getByTestId('conversation').getByRole('heading', { name: SUBJECT }).waitFor();
   });
 
   browserTest('label and assign the thread, archive it by keyboard, find it by search', async () => {

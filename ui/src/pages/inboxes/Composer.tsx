@@ -239,8 +239,9 @@ export function Composer(p: Props) {
           </div>
           {p.mode === 'forward' && p.message && p.message.attachments.length > 0 && (
             <p class="hint">
-              The original's {p.message.attachments.length} attachment{p.message.attachments.length > 1 ? 's' : ''} go
-              along.
+              {p.message.attachments.length > 1
+                ? `The original's ${p.message.attachments.length} attachments go along.`
+                : "The original's attachment goes along."}
             </p>
           )}
           {error && <Alert>{error}</Alert>}
