@@ -5,7 +5,8 @@
 // no shortcut), sent, and leaves through the MTA to the recording MX with In-Reply-To; the thread
 // is labelled and assigned, archived by keyboard, found by search; the list pages to its end; the
 // agent panel says no model is configured. At phone width the list and the conversation are
-// separate views, a reply goes out the same way, and nothing is wider than the screen.
+// separate views, mail arriving while the list is open shows by itself, a reply goes out the same
+// way, and nothing is wider than the screen.
 import { after, before, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { simpleParser } from 'mailparser';
@@ -374,10 +375,12 @@ describe('the Inboxes page in a browser', { timeout: 240_000 }, () => {
     const narrow = async (what: string) =>
       assert.ok(await p.evaluate(() => document.documentElement.scrollWidth <= 390), `${what}: no sideways scrolling`);
     const PHONE_SUBJECT = 'Phone: wrong size delivered';
-    await deliver('Dana <dana@sender.test>', PHONE_SUBJECT, 'I ordered a medium and got a large.', '<ph1@sender.test>');
     await p.goto(`${w.t.url}/dashboard/inboxes/${inboxId}`);
+    await row(p, 'Question number 26').waitFor();
+    // Mail arriving while the page is open shows by itself (the inbox is asked again every 15 s).
+    await deliver('Dana <dana@sender.test>', PHONE_SUBJECT, 'I ordered a medium and got a large.', '<ph1@sender.test>');
     const r = row(p, PHONE_SUBJECT);
-    await r.waitFor();
+    await r.waitFor({ timeout: 30_000 });
     assert.match((await r.getAttribute('class')) ?? '', /\bunread\b/);
     assert.equal(await p.getByTestId('conversation').count(), 0);
     await narrow('the list');

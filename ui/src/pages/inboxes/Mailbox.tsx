@@ -1,7 +1,9 @@
 // One inbox, a page a support team can live in: the side (folders, labels, compose, agent), the
 // thread list (a folder, a label or a ranked search) and the open conversation or composer. The
 // place is in the URL (?folder, ?label, ?q, ?t thread, ?compose, ?draft, ?panel), so a reload
-// returns to it. At phone width the list and the conversation are separate views.
+// returns to it. At phone width the list and the conversation are separate views. New mail shows
+// by itself: the inbox is asked again every 15 s while the page is visible, and a new
+// `last_received` reloads the list (or, when more than its first page is loaded, offers to).
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { del, get, patch, post, qs, type List } from '../../api';
 import { ErrorRetry, Loading } from '../../components/ui';
@@ -25,6 +27,9 @@ import {
   type ThreadSummary,
 } from './types';
 
+const PAGE = 25;
+const POLL_MS = 15_000;
+
 export function Mailbox({ inbox: ref, query }: { inbox: string; query: URLSearchParams }) {
   const folder = query.get('folder') ?? 'inbox';
   const label = query.get('label') ?? '';
@@ -44,15 +49,15 @@ export function Mailbox({ inbox: ref, query }: { inbox: string; query: URLSearch
   const threads = usePaged<Thread>(
     (after) =>
       q
-        ? inboxPath(ref, `/threads/search${qs({ query: q, limit: 25, after })}`)
+        ? inboxPath(ref, `/threads/search${qs({ query: q, limit: PAGE, after })}`)
         : inboxPath(
             ref,
-            `/threads${qs({ folders: folder === 'all' || folder === 'drafts' ? undefined : folder, labels: label, limit: 25, after })}`,
+            `/threads${qs({ folders: folder === 'all' || folder === 'drafts' ? undefined : folder, labels: label, limit: PAGE, after })}`,
           ),
     listKey,
   );
   const drafts = usePaged<DraftItem>(
-    (after) => inboxPath(ref, `/drafts${qs({ limit: 25, after })}`),
+    (after) => inboxPath(ref, `/drafts${qs({ limit: PAGE, after })}`),
     `${ref}|${folder}`,
   );
   const [summaryTick, setSummaryTick] = useState(0);
@@ -67,6 +72,23 @@ export function Mailbox({ inbox: ref, query }: { inbox: string; query: URLSearch
   const [actionError, setActionError] = useState<string>();
   const searchRef = useRef<HTMLInputElement>(null);
   const s = summary.data && summary.data.id === threadId ? summary.data : undefined;
+
+  // New mail: the list follows (a deep list is not cut back to its first page without asking).
+  const [fresh, setFresh] = useState(false);
+  const lastSeen = useRef<string | null | undefined>(undefined);
+  const last = inbox.data?.last_received;
+  useEffect(() => {
+    if (!inbox.data) return;
+    if (lastSeen.current !== undefined && last !== lastSeen.current) {
+      if (threads.rows.length <= PAGE) threads.reload();
+      else setFresh(true);
+    }
+    lastSeen.current = last;
+  }, [last, inbox.data]);
+  useEffect(() => {
+    const id = window.setInterval(() => document.visibilityState === 'visible' && inbox.reload(), POLL_MS);
+    return () => window.clearInterval(id);
+  }, [ref]);
 
   // A new thread closes the composer and the labels menu.
   useEffect(() => {
@@ -89,6 +111,7 @@ export function Mailbox({ inbox: ref, query }: { inbox: string; query: URLSearch
   const back = () => setQuery({ t: undefined, compose: undefined, draft: undefined, panel: undefined });
   /** A folder or label chosen (the same one again: its list fetched afresh). */
   const choose = (f: string, l?: string) => {
+    setFresh(false);
     setQuery({
       folder: f === 'inbox' ? undefined : f,
       label: l,
@@ -265,6 +288,11 @@ export function Mailbox({ inbox: ref, query }: { inbox: string; query: URLSearch
                 clear
               </button>
             </p>
+          )}
+          {fresh && (
+            <button type="button" class="btn wide ib-fresh" onClick={() => choose(folder, label || undefined)}>
+              New mail: show it
+            </button>
           )}
           {threads.error && <ErrorRetry error={threads.error} status={threads.errorStatus} retry={threads.reload} />}
           {folder === 'drafts' && !q ? (
