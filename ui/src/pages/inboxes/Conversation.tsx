@@ -8,6 +8,7 @@ import { bytes, fmtDate } from '../../format';
 import { useLoad } from '../../hooks';
 import { Composer, replyDraftOf, type ComposeMode } from './Composer';
 import { LabelChips, ThreadActions, type Member } from './ThreadActions';
+import { Clip } from './ThreadList';
 import { inboxPath, readAll, who, type Folder, type Label, type Message, type ThreadSummary } from './types';
 
 interface Props {
@@ -137,7 +138,7 @@ function MessageView({ m }: { m: Message }) {
         <ul class="ib-attachments" aria-label="Attachments">
           {m.attachments.map((a) => (
             <li key={a.id}>
-              📎 {a.filename ?? '(unnamed)'}
+              <Clip /> {a.filename ?? '(unnamed)'}
               {a.size !== null ? <span class="muted small"> · {bytes(a.size)}</span> : null}
             </li>
           ))}

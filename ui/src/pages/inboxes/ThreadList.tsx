@@ -6,6 +6,29 @@ import { ago, fmtDate } from '../../format';
 import { LabelChips } from './ThreadActions';
 import { who, type DraftItem, type Thread } from './types';
 
+/** A paperclip (an SVG: no emoji font is needed). */
+export function Clip({ label }: { label?: string }) {
+  return (
+    <svg
+      class="ib-clip"
+      viewBox="0 0 16 16"
+      width="14"
+      height="14"
+      role={label ? 'img' : undefined}
+      aria-label={label}
+      aria-hidden={label ? undefined : 'true'}
+    >
+      <path
+        d="M10.5 4.5 5.6 9.4a1.4 1.4 0 0 0 2 2l5-5a2.8 2.8 0 0 0-4-4l-5 5a4.2 4.2 0 0 0 6 6l4.4-4.4"
+        fill="none"
+        stroke="currentColor"
+        stroke-width="1.4"
+        stroke-linecap="round"
+      />
+    </svg>
+  );
+}
+
 interface Paged<T> {
   rows: T[];
   hasMore: boolean;
@@ -74,7 +97,7 @@ export function ThreadList({
               <span class="ib-subject">{t.subject || '(no subject)'}</span>
               <span class="ib-thread-foot">
                 <LabelChips labels={t.labels} />
-                {t.has_attachment && <span title="Has attachments">📎</span>}
+                {t.has_attachment && <Clip label="has attachments" />}
                 {t.has_draft && <span class="badge warn">draft</span>}
               </span>
             </button>
