@@ -343,6 +343,21 @@ describe('the Inboxes page in a browser', { timeout: 240_000 }, () => {
     await page.getByTestId('unread-count').filter({ hasText: '25' }).waitFor();
   });
 
+  browserTest('a label refused by the server is shown unticked again, with the reason', async () => {
+    const made = await api('POST', `/inboxes/${inboxId}/labels`, { name: 'Temporary', color: '#2a9d8f' });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    await page.reload(); // the side and the menu list it
+    await page.getByTestId('conversation').getByRole('heading', { name: 'Question number 26' }).waitFor();
+    assert.equal((await api('DELETE', `/inboxes/${inboxId}/labels/${made.body.id}`)).status, 200);
+    await blur(page);
+    await page.keyboard.press('l');
+    const box = page.getByRole('checkbox', { name: 'Temporary' });
+    await box.click();
+    await page.getByTestId('conversation').locator('..').getByRole('alert').waitFor();
+    await until('the box unticked', async () => !(await box.isChecked()));
+    await page.keyboard.press('Escape');
+  });
+
   browserTest('the agent panel says no model is configured, and saves its settings', async () => {
     await page.getByRole('button', { name: 'Agent settings' }).click();
     const panel = page.getByRole('region', { name: 'Inbox agent' });

@@ -27,7 +27,7 @@ interface Props {
   sent: () => void;
   move: (f: Folder) => void;
   unread: () => void;
-  toggleLabel: (l: Label, on: boolean) => void;
+  toggleLabel: (l: Label, on: boolean) => Promise<boolean>;
   assign: (email: string | null) => void;
 }
 

@@ -6,7 +6,7 @@
 // `last_received` reloads the list (or, when more than its first page is loaded, offers to).
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { del, get, patch, post, qs, type List } from '../../api';
-import { ErrorRetry, Loading } from '../../components/ui';
+import { Alert, ErrorRetry, Loading } from '../../components/ui';
 import { Link } from '../../components/Link';
 import { useLoad, usePaged } from '../../hooks';
 import { setQuery } from '../../router';
@@ -127,7 +127,7 @@ export function Mailbox({ inbox: ref, query }: { inbox: string; query: URLSearch
   };
 
   /** A change to the open thread: the list row and the summary follow; errors show above it. */
-  const act = async (fn: () => Promise<unknown>, after?: () => void) => {
+  const act = async (fn: () => Promise<unknown>, after?: () => void): Promise<boolean> => {
     setBusy(true);
     setActionError(undefined);
     try {
@@ -135,8 +135,10 @@ export function Mailbox({ inbox: ref, query }: { inbox: string; query: URLSearch
       after?.();
       setSummaryTick((n) => n + 1);
       inbox.reload();
+      return true;
     } catch (e) {
       setActionError((e as Error).message);
+      return false;
     } finally {
       setBusy(false);
     }
@@ -177,10 +179,10 @@ export function Mailbox({ inbox: ref, query }: { inbox: string; query: URLSearch
       },
     );
   };
-  const toggleLabel = (l: Label, on: boolean) => {
-    if (!s) return;
+  const toggleLabel = (l: Label, on: boolean): Promise<boolean> => {
+    if (!s) return Promise.resolve(false);
     const id = s.id;
-    act(async () => {
+    return act(async () => {
       const r = on
         ? await post<List<Label>>(inboxPath(ref, `/threads/${id}/labels`), { labels: [l.id] })
         : await del<List<Label>>(inboxPath(ref, `/threads/${id}/labels/${l.id}`));
@@ -309,7 +311,7 @@ export function Mailbox({ inbox: ref, query }: { inbox: string; query: URLSearch
           )}
         </section>
         <section class="ib-pane" aria-label="Reading pane">
-          {actionError && <ErrorRetry error={actionError} retry={() => setActionError(undefined)} />}
+          {actionError && <Alert>{actionError}</Alert>}
           {panel === 'agent' ? (
             <AgentPanel inbox={i.id} close={back} />
           ) : composeNew || draftId ? (

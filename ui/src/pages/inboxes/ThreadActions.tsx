@@ -21,7 +21,7 @@ interface Props {
   forward: () => void;
   move: (f: Folder) => void;
   unread: () => void;
-  toggleLabel: (l: Label, on: boolean) => void;
+  toggleLabel: (l: Label, on: boolean) => Promise<boolean>;
   assign: (email: string | null) => void;
 }
 
@@ -86,7 +86,14 @@ export function ThreadActions(p: Props) {
                   onChange={(e) => {
                     const v = e.currentTarget.checked;
                     setWant({ ...want, [l.id]: v });
-                    p.toggleLabel(l, v);
+                    // Refused: the box shows the thread's labels again (the error is above).
+                    p.toggleLabel(l, v).then((ok) => {
+                      if (!ok)
+                        setWant((w) => {
+                          const { [l.id]: _gone, ...rest } = w;
+                          return rest;
+                        });
+                    });
                   }}
                 />
                 <span class="ib-dot" style={{ background: l.color }} />
