@@ -240,7 +240,7 @@ function forwardedBodies(m: MessageRow, html?: string, text?: string) {
 }
 
 /** The original's attachments as send-path attachments (content as base64); 25 MB at most. */
-async function originalAttachments(pool: Pool, teamId: string, m: MessageRow) {
+export async function originalAttachments(pool: Pool, teamId: string, m: MessageRow) {
   if (!m.attachments.length) return [];
   if (m.direction === 'outbound')
     throw invalidField('attachments', 'the attachments of a sent message cannot be forwarded; attach them again.');

@@ -5,58 +5,15 @@
 // prompt-injection email gets no further than a draft.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import { startInboundWorld, type InboundWorld } from '../helpers/inbound-world.js';
+import { startModel } from '../helpers/model-server.js';
 import { otherTeamClient } from '../helpers/harness.js';
 import { closeAll } from '../helpers/close-all.js';
 import { until } from '../helpers/until.js';
 import { sleep } from '../../src/lib/time.js';
 
 const compose = (opts: Record<string, unknown>) => new MailComposer(opts as never).compile().build();
-
-interface Seen {
-  path: string;
-  auth: string | undefined;
-  body: {
-    model: string;
-    response_format: unknown;
-    messages: { role: string; content: string }[];
-  };
-}
-
-/** A chat-completions server: answers each request with the canned content whose key is in the email. */
-async function startModel(answers: Record<string, unknown>, failures: Map<string, number>) {
-  const seen: Seen[] = [];
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Seen['body'];
-      seen.push({ path: req.url ?? '', auth: req.headers.authorization, body });
-      const user = body.messages.find((m) => m.role === 'user')?.content ?? '';
-      const key = Object.keys(answers).find((k) => user.includes(k));
-      if (key && (failures.get(key) ?? 0) > 0) {
-        failures.set(key, failures.get(key)! - 1);
-        res.statusCode = 503;
-        return res.end('overloaded');
-      }
-      const content = key ? JSON.stringify(answers[key]) : '{"actions":[]}';
-      res.setHeader('content-type', 'application/json');
-      res.end(
-        JSON.stringify({
-          id: 'x',
-          object: 'chat.completion',
-          choices: [{ index: 0, message: { role: 'assistant', content } }],
-        }),
-      );
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-  return { url, seen, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
 
 describe('the inbox agent', () => {
   let w: InboundWorld;

@@ -6,6 +6,7 @@ import { get, setCsrf, SIGNED_OUT_EVENT } from './api';
 import { Layout } from './components/Layout';
 import { Empty, Loading, PageHead } from './components/ui';
 import { Link } from './components/Link';
+import { lazyPage } from './components/Lazy';
 import { current, match, navigate, useRoute } from './router';
 import { SessionContext, type DashState } from './session';
 import { applyTheme, loadTheme } from './theme';
@@ -45,12 +46,16 @@ import './automations.css';
 
 applyTheme(loadTheme());
 
+const InboxesPage = lazyPage(() => import('./pages/inboxes/index').then((m) => m.InboxesPage));
+
 type Page = [string, string, (p: Record<string, string>, q: URLSearchParams) => preact.JSX.Element];
 const PAGES: Page[] = [
   ['/emails', 'Emails', (_p, q) => <Emails query={q} />],
   ['/emails/:id', 'Email', (p) => <EmailDetail id={p.id} />],
   ['/receiving', 'Receiving', () => <Receiving />],
   ['/receiving/:id', 'Received email', (p) => <ReceivedDetail id={p.id} />],
+  ['/inboxes', 'Inboxes', (_p, q) => <InboxesPage query={q} />],
+  ['/inboxes/:inbox', 'Inbox', (p, q) => <InboxesPage inbox={p.inbox} query={q} />],
   ['/metrics', 'Metrics', (_p, q) => <Metrics query={q} />],
   ['/domains', 'Domains', () => <Domains />],
   ['/domains/:id', 'Domain', (p) => <DomainDetail id={p.id} />],

@@ -12,6 +12,7 @@ import { ReputationBanner } from './Reputation';
 const NAV: [string, string][] = [
   ['/emails', 'Emails'],
   ['/receiving', 'Receiving'],
+  ['/inboxes', 'Inboxes'],
   ['/metrics', 'Metrics'],
   ['/domains', 'Domains'],
   ['/api-keys', 'API keys'],
