@@ -7,7 +7,7 @@ import { CONTACT_LIST_COLUMNS, type ContactRow } from './contacts.js';
 import type { Queryable } from './db.js';
 import { paginate, type Page, type PageQuery } from './paginate.js';
 import { filterSql, topicDefaultsFind } from './segment-filter.js';
-import type { SegmentKind } from './segment-contacts.js';
+import { contactsWalkPage, type SegmentKind } from './segment-contacts.js';
 
 export interface ContactMatch {
   /** lowercased, trimmed substring of the address or the names */
@@ -102,18 +102,5 @@ export async function contactSearchAfter(
   limit: number,
 ): Promise<{ rows: WalkRow[]; next: WalkCursor | null }> {
   const params: unknown[] = [teamId];
-  const where = await matchSql(db, teamId, m, params);
-  let after = '';
-  if (cursor) {
-    params.push(cursor.created_at, cursor.id);
-    after = ` AND (contacts.created_at, contacts.id) > ($${params.length - 1}::timestamptz, $${params.length}::uuid)`;
-  }
-  params.push(limit);
-  const { rows } = await db.query<WalkRow>(
-    `SELECT id, email, first_name, last_name, unsubscribed, properties, created_at::text AS created_at FROM contacts
-     WHERE contacts.team_id = $1 AND ${where}${after} ORDER BY contacts.created_at, contacts.id LIMIT $${params.length}`,
-    params,
-  );
-  const last = rows[rows.length - 1];
-  return { rows, next: rows.length === limit && last ? { created_at: last.created_at, id: last.id } : null };
+  return contactsWalkPage(db, params, await matchSql(db, teamId, m, params), cursor, limit);
 }

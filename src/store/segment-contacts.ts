@@ -204,7 +204,21 @@ export async function segmentRecipientsAfter(
   limit: number,
 ): Promise<{ rows: RecipientRow[]; next: RecipientCursor | null }> {
   const params: unknown[] = [teamId];
-  const where = await conditionOf(db, teamId, s, params);
+  return contactsWalkPage(db, params, await conditionOf(db, teamId, s, params), cursor, limit);
+}
+
+/**
+ * One page of a keyset walk over a team's contacts: `where` is a condition on contacts whose
+ * parameters are in `params` ($1 is the team). Shared by the segment walks and the contact search's
+ * bulk operations.
+ */
+export async function contactsWalkPage(
+  db: Queryable,
+  params: unknown[],
+  where: string,
+  cursor: RecipientCursor | null,
+  limit: number,
+): Promise<{ rows: RecipientRow[]; next: RecipientCursor | null }> {
   let after = '';
   if (cursor) {
     params.push(cursor.created_at, cursor.id);
