@@ -8,6 +8,7 @@ import {
   fromGraph,
   newNode,
   stepError,
+  stepTitle,
   toGraph,
   type ApiConnection,
   type ApiStep,
@@ -15,11 +16,12 @@ import {
   type Node,
 } from '../automation-model';
 import { AutomationBuilder } from '../components/AutomationBuilder';
+import { AutomationCanvas, type StepCounts } from '../components/AutomationCanvas';
 import { Link } from '../components/Link';
 import type { Refs } from '../components/StepEditors';
 import { AgoCell, Alert, Badge, Code, Empty, ErrorRetry, KV, Loading, PageHead, PagedTable } from '../components/ui';
 import { fmtDate } from '../format';
-import { useAction, useLoad, usePaged } from '../hooks';
+import { useAction, useLoad, usePaged, useVisibleInterval } from '../hooks';
 import { navigate } from '../router';
 import { canEdit, useSession } from '../session';
 
@@ -37,6 +39,7 @@ interface Automation extends Item {
 interface Run {
   id: string;
   status: string;
+  email: string;
   started_at: string | null;
   completed_at: string | null;
   created_at: string;
@@ -400,8 +403,39 @@ export function AutomationDetail({ id }: { id: string }) {
           <Code>{current ? JSON.stringify(JSON.parse(current).g, null, 2) : '(not valid JSON)'}</Code>
         </details>
       </section>
+      {!isNew && <Journey automation={a.data!} refs={refs.data} />}
       {!isNew && <Runs automationId={a.data!.id} />}
     </div>
+  );
+}
+
+const COUNTS_POLL_MS = 4000;
+
+/** The saved automation as a canvas with each step's counts, re-read every few seconds while the page is visible. */
+function Journey({ automation, refs }: { automation: Automation; refs: Refs }) {
+  const counts = useLoad(
+    () => get<{ steps: StepCounts[] }>(`/automations/${encodeURIComponent(automation.id)}/counts`),
+    [automation.id, automation.updated_at],
+  );
+  useVisibleInterval(counts.reload, COUNTS_POLL_MS);
+  return (
+    <section class="card" aria-labelledby="journey-h">
+      <div class="row spread">
+        <h2 id="journey-h">Journey</h2>
+        <span class="small muted">As saved, with each step's runs and emails; refreshes every few seconds.</span>
+      </div>
+      {counts.error && !counts.data && <Alert>{counts.error}</Alert>}
+      <AutomationCanvas
+        steps={automation.steps}
+        connections={automation.connections}
+        counts={counts.data?.steps}
+        titleOf={(s) => stepTitle(s, refs)}
+      />
+      <p class="hint">
+        Reached: runs that got to the step. Waiting: at it now. Exited: runs that ended there. Rates are of the emails
+        the step sent (ever opened, ever clicked).
+      </p>
+    </section>
   );
 }
 
@@ -450,6 +484,7 @@ function Runs({ automationId }: { automationId: string }) {
           head={
             <>
               <th scope="col">Run</th>
+              <th scope="col">Contact</th>
               <th scope="col">Status</th>
               <th scope="col">Started</th>
               <th scope="col">Ended</th>
@@ -460,6 +495,9 @@ function Runs({ automationId }: { automationId: string }) {
             <tr key={r.id}>
               <td class="mono">
                 <Link href={`/automations/${automationId}/runs/${r.id}`}>{r.id.slice(0, 8)}</Link>
+              </td>
+              <td class="wrap" data-testid="run-contact">
+                {r.email}
               </td>
               <td class="aside">
                 <Badge status={runTone(r.status)} text={r.status} />
