@@ -213,11 +213,11 @@ export async function automationRemove(pool: Pool, teamId: string, id: string) {
 const runItem = (r: RunRow) => ({
   id: r.id,
   status: r.status,
-  /** Mailroom extension: the contact's address (the run keeps it when the contact is deleted) */
-  email: r.email,
   started_at: r.started_at,
   completed_at: r.completed_at,
   created_at: r.created_at,
+  /** Mailroom extension, after Resend's fields: the contact's address (kept when the contact is deleted) */
+  email: r.email,
 });
 
 export async function automationRuns(db: Queryable, teamId: string, id: string, page: PageQuery, status?: string) {
