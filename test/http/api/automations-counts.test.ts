@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { simpleParser } from 'mailparser';
 import { automationCalls } from '../../helpers/automations.js';
 import type { CaptureApp } from '../../helpers/capture-app.js';
+import { otherTeamClient } from '../../helpers/harness.js';
 import { startMailWorld, type MailWorld } from '../../helpers/mail-world.js';
 import { until } from '../../helpers/until.js';
 
@@ -147,8 +148,22 @@ describe('automation step counts', () => {
       'eve@dest.test',
     ]);
 
-    // Another team's id, or no such automation: 404.
+    // No such automation, or another team's: 404; a sending_access key: 401 restricted_api_key.
     const none = await w.t.api('GET', '/automations/00000000-0000-4000-8000-000000000000/counts');
     assert.equal(none.status, 404);
+    const other = await otherTeamClient(w.t, 'Other team');
+    const theirs = await other.automations.create({
+      name: 'Theirs',
+      steps: [{ key: 't', type: 'trigger', config: { eventName: 'x.y' } }],
+      connections: [],
+    });
+    assert.equal(theirs.error, null, JSON.stringify(theirs.error));
+    assert.equal((await w.t.api('GET', `/automations/${theirs.data!.id}/counts`)).status, 404);
+    const sender = await w.t.resend.apiKeys.create({ name: 'sender', permission: 'sending_access' });
+    const refused = await fetch(`${w.t.url}/automations/${id}/counts`, {
+      headers: { authorization: `Bearer ${sender.data!.token}` },
+    });
+    assert.equal(refused.status, 401);
+    assert.equal(((await refused.json()) as { name: string }).name, 'restricted_api_key');
   });
 });
