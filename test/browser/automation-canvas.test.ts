@@ -133,6 +133,15 @@ describe('The automation canvas with live counts', { timeout: 300_000 }, () => {
       'dan@dest.test',
     ]);
     assert.ok((await pageWidth(page)) <= 1440, 'no horizontal overflow at 1440 px');
+
+    // A run's page names its contact by address and its steps by what they do (the template's name, not its id).
+    await page.getByTestId('runs').locator('tr', { hasText: 'ann@dest.test' }).getByRole('link').click();
+    await page.getByTestId('run-step').nth(3).waitFor();
+    await page.locator('.kv', { hasText: 'Contact' }).getByRole('link', { name: 'ann@dest.test' }).waitFor();
+    const send = page.locator('[data-testid="run-step"][data-key="welcome"]');
+    assert.match(await send.innerText(), /Send email\s+Pro welcome/);
+    await page.goBack();
+    await page.getByRole('heading', { name: 'Journey', exact: true }).waitFor();
     assert.deepEqual(errors, []);
   });
 

@@ -1,6 +1,7 @@
 // Automations: the list, and one automation's page: its name, on/off, the builder (saved whole as
 // the steps and connections the API takes; a 422 appears on the step it names), stop, duplicate,
-// delete, the graph as JSON, and its runs. `/automations/new` is the same page before the first save.
+// delete, the saved graph as a canvas with each step's counts (AutomationCanvas), the graph as JSON, and its runs
+// with their contacts' addresses. `/automations/new` is the same page before the first save.
 import { useEffect, useState } from 'preact/hooks';
 import { del, get, patch, post, ApiError } from '../api';
 import { allPages } from '../audience';
@@ -368,6 +369,7 @@ export function AutomationDetail({ id }: { id: string }) {
           </>
         )}
       </section>
+      {!isNew && <Journey automation={a.data!} refs={refs.data} />}
       <section class="card" aria-labelledby="steps-h">
         <h2 id="steps-h">Steps</h2>
         {json === undefined ? (
@@ -403,7 +405,6 @@ export function AutomationDetail({ id }: { id: string }) {
           <Code>{current ? JSON.stringify(JSON.parse(current).g, null, 2) : '(not valid JSON)'}</Code>
         </details>
       </section>
-      {!isNew && <Journey automation={a.data!} refs={refs.data} />}
       {!isNew && <Runs automationId={a.data!.id} />}
     </div>
   );
