@@ -12,6 +12,7 @@ import {
   automationRunFind,
   automationRunList,
   automationRunsCancelAll,
+  automationStepCounts,
   automationUpdate,
   REENTRY,
   runStepsOfRun,
@@ -215,6 +216,8 @@ const runItem = (r: RunRow) => ({
   started_at: r.started_at,
   completed_at: r.completed_at,
   created_at: r.created_at,
+  /** Mailroom extension, after Resend's fields: the contact's address (kept when the contact is deleted) */
+  email: r.email,
 });
 
 export async function automationRuns(db: Queryable, teamId: string, id: string, page: PageQuery, status?: string) {
@@ -245,5 +248,44 @@ export async function automationRunGet(db: Queryable, teamId: string, id: string
       completed_at: s.completed_at,
       created_at: s.created_at,
     })),
+  };
+}
+
+/**
+ * Mailroom extension (GET /automations/:id/counts): per step of the saved graph, the runs that
+ * reached it, wait at it now, exited (ended) there and failed there, and for each send_email step
+ * the emails it produced with how many were delivered, opened and clicked (ever). Steps no run
+ * reached yet count zeros. See automationStepCounts for the cost.
+ */
+export async function automationCounts(pool: Pool, teamId: string, id: string) {
+  const a = await find(pool, teamId, id);
+  const { steps, emails } = await automationStepCounts(pool, a.id, a.connections);
+  const byKey = new Map(steps.map((s) => [s.key, s]));
+  const mail = new Map(emails.map((e) => [e.key, e]));
+  return {
+    object: 'automation_counts' as const,
+    id: a.id,
+    steps: a.steps.map((s) => {
+      const c = byKey.get(s.key);
+      const m = mail.get(s.key);
+      return {
+        key: s.key,
+        type: s.type,
+        reached: c?.reached ?? 0,
+        waiting: c?.waiting ?? 0,
+        exited: c?.exited ?? 0,
+        failed: c?.failed ?? 0,
+        ...(s.type === 'send_email'
+          ? {
+              emails: {
+                sent: m?.emails ?? 0,
+                delivered: m?.delivered ?? 0,
+                opened: m?.opened ?? 0,
+                clicked: m?.clicked ?? 0,
+              },
+            }
+          : {}),
+      };
+    }),
   };
 }

@@ -111,6 +111,9 @@ function nodeOf(s: ApiStep): Node {
   const n: Node = { key: s.key, type: s.type, config: structuredClone(s.config ?? {}), yes: [], no: [] };
   if (s.type === 'condition') n.cond = groupOf(s.config);
   if (s.type === 'wait_for_event' && s.config.filter_rule) n.filter = groupOf(s.config.filter_rule);
+  // The send editor gives a template its `variables` object on first render; given here already, an
+  // API-made send without one does not read as an unsaved change (which would keep "Turn on" away).
+  if (s.type === 'send_email') n.config.template = { id: '', variables: {}, ...(n.config.template ?? {}) };
   return n;
 }
 
@@ -302,4 +305,44 @@ export function stepError(message: string, sent: Graph): { key?: string; text: s
   const c = /^connections\[(\d+)\]/.exec(path);
   if (c && sent.connections[Number(c[1])]) return { key: sent.connections[Number(c[1])].from, text: cap(what) };
   return { text: `${path}: ${what}` };
+}
+
+/** What a step does, in words, with names instead of ids ("Welcome", "VIP customers", "journey.done"). */
+export function stepTitle(
+  s: Pick<ApiStep, 'type' | 'config'>,
+  names: { templates: { id: string; name: string; alias?: string | null }[]; segments: { id: string; name: string }[] },
+): string {
+  const c = s.config ?? {};
+  switch (s.type) {
+    case 'trigger':
+      return `When ${c.event_name ?? '?'}`;
+    case 'send_email': {
+      const id = String(c.template?.id ?? '');
+      const t = names.templates.find((x) => x.id === id || (x.alias && x.alias === id));
+      return t ? t.name : id ? `a template no longer published` : 'no template';
+    }
+    case 'add_to_segment': {
+      const seg = names.segments.find((x) => x.id === c.segment_id);
+      return seg ? seg.name : 'a deleted segment';
+    }
+    case 'delay':
+      return `for ${c.duration ?? '?'}`;
+    case 'wait_for_event':
+      return `${c.event_name ?? '?'}${c.timeout ? `, up to ${c.timeout}` : ''}`;
+    case 'condition':
+      return ruleWords(c);
+    case 'contact_update':
+      return Object.keys({ ...c, ...(c.properties ?? {}) })
+        .filter((k) => k !== 'properties')
+        .join(', ');
+    default:
+      return '';
+  }
+}
+
+function ruleWords(r: Record<string, any>): string {
+  if ((r.type === 'and' || r.type === 'or') && Array.isArray(r.rules))
+    return r.rules.map((x: Record<string, any>) => ruleWords(x)).join(` ${r.type} `);
+  if (r.type !== 'rule') return '';
+  return `${r.field} ${String(r.operator).replace(/_/g, ' ')}${r.value !== undefined ? ` ${JSON.stringify(r.value)}` : ''}`;
 }

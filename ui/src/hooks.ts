@@ -134,3 +134,33 @@ export function usePaged<T extends { id: string }>(path: (after?: string) => str
   const reload = useCallback(() => setTick((n) => n + 1), []);
   return { rows, setRows, hasMore, busy, error, errorStatus, loaded, more, reload, sentinel };
 }
+
+/**
+ * Calls `tick` every `ms` while the page is visible, and once on coming back to it; nothing while
+ * the tab is hidden (a live page polls only while someone can see it). `tick` must be stable.
+ */
+export function useVisibleInterval(tick: () => void, ms: number, on = true) {
+  useEffect(() => {
+    if (!on) return;
+    let timer: ReturnType<typeof setInterval> | undefined;
+    const start = () => {
+      if (!timer) timer = setInterval(tick, ms);
+    };
+    const stop = () => {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+    };
+    const change = () => {
+      if (document.visibilityState === 'visible') {
+        tick();
+        start();
+      } else stop();
+    };
+    if (document.visibilityState === 'visible') start();
+    document.addEventListener('visibilitychange', change);
+    return () => {
+      stop();
+      document.removeEventListener('visibilitychange', change);
+    };
+  }, [on, ms, tick]);
+}

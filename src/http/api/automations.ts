@@ -1,8 +1,10 @@
-// /automations, /automations/:id[/duplicate|/stop|/runs[/:run_id]] (resend-compat 8.3). One file for
-// the resource: its endpoints are small and alike; the work is in src/automations/.
+// /automations, /automations/:id[/duplicate|/stop|/counts|/runs[/:run_id]] (resend-compat 8.3; counts is a
+// Mailroom extension). One file for the resource: its endpoints are small and alike; the work is in
+// src/automations/.
 import { Type } from 'typebox';
 import {
   automationChange,
+  automationCounts,
   automationCreate,
   automationDuplicate,
   automationGet,
@@ -96,6 +98,20 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
     { schema: { tags, summary: "List an automation's runs", params: Params, querystring: ListQuery } },
     async (req) => {
       return automationRuns(deps.pool, team(req), req.params.id, parsePage(req.query, false), req.query.status);
+    },
+  );
+  app.get(
+    '/automations/:id/counts',
+    {
+      schema: {
+        tags,
+        summary:
+          'Per step: runs that reached it, wait at it, exited or failed there; emails sent, delivered, opened, clicked (Mailroom extension)',
+        params: Params,
+      },
+    },
+    async (req) => {
+      return automationCounts(deps.pool, team(req), req.params.id);
     },
   );
   app.get(

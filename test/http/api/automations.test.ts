@@ -255,10 +255,12 @@ describe('automations through the resend SDK, in capture mode', () => {
         'started_at',
         'completed_at',
         'created_at',
+        'email',
         'contact_id',
         'steps',
       ]);
-      assert.deepEqual(Object.keys(r), ['id', 'status', 'started_at', 'completed_at', 'created_at']);
+      // Resend's fields, then Mailroom's `email` (the contact's address, issue 30).
+      assert.deepEqual(Object.keys(r), ['id', 'status', 'started_at', 'completed_at', 'created_at', 'email']);
       // Exactly once: the send step's job run again while the run is live (as after a crash between
       // the step's commit and the job's delete) finds the step completed and sends nothing.
       await t.db.pool.query(`INSERT INTO jobs (kind, payload) VALUES ('automations.step', $1)`, [

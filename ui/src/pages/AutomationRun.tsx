@@ -3,7 +3,8 @@
 // still running is re-read every few seconds.
 import { useEffect } from 'preact/hooks';
 import { get } from '../api';
-import { STEP_WORDS, type StepType } from '../automation-model';
+import { allPages } from '../audience';
+import { STEP_WORDS, stepTitle, type ApiStep, type StepType } from '../automation-model';
 import { Link } from '../components/Link';
 import { Alert, Badge, ErrorRetry, KV, Loading, PageHead } from '../components/ui';
 import { fmtDate } from '../format';
@@ -23,6 +24,7 @@ interface RunStep {
 interface Run {
   id: string;
   status: string;
+  email: string;
   contact_id: string | null;
   started_at: string | null;
   completed_at: string | null;
@@ -32,7 +34,16 @@ interface Run {
 
 const POLL_MS = 3000;
 
-function Output({ output }: { output: Record<string, unknown> }) {
+/** Templates and segments by id, to name them instead of showing ids. */
+async function loadNames() {
+  const [templates, segments] = await Promise.all([
+    allPages<{ id: string; name: string; alias: string | null }>(get, '/templates', 5),
+    allPages<{ id: string; name: string }>(get, '/segments', 5),
+  ]);
+  return { templates, segments };
+}
+
+function Output({ output, names }: { output: Record<string, unknown>; names?: Awaited<ReturnType<typeof loadNames>> }) {
   const entries = Object.entries(output);
   if (!entries.length) return null;
   return (
@@ -45,6 +56,8 @@ function Output({ output }: { output: Record<string, unknown> }) {
               <Link href={`/emails/${v}`} class="mono">
                 {v}
               </Link>
+            ) : k === 'segment_id' && typeof v === 'string' ? (
+              <Link href={`/segments/${v}`}>{names?.segments.find((x) => x.id === v)?.name ?? v}</Link>
             ) : typeof v === 'object' && v !== null ? (
               <code class="wrap">{JSON.stringify(v)}</code>
             ) : (
@@ -62,7 +75,8 @@ export function AutomationRun({ id, runId }: { id: string; runId: string }) {
     () => get<Run>(`/automations/${encodeURIComponent(id)}/runs/${encodeURIComponent(runId)}`),
     [id, runId],
   );
-  const auto = useLoad(() => get<{ name: string }>(`/automations/${encodeURIComponent(id)}`), [id]);
+  const auto = useLoad(() => get<{ name: string; steps: ApiStep[] }>(`/automations/${encodeURIComponent(id)}`), [id]);
+  const names = useLoad(loadNames, []);
   const running = run.data?.status === 'running';
   useEffect(() => {
     if (!running) return;
@@ -83,6 +97,11 @@ export function AutomationRun({ id, runId }: { id: string; runId: string }) {
     );
   if (!run.data) return <Loading />;
   const r = run.data;
+  // A step by what it does, with names for its template or segment; its key only when the automation changed since.
+  const stepName = (key: string) => {
+    const def = auto.data?.steps.find((x) => x.key === key);
+    return (def && names.data && stepTitle(def, names.data)) || key;
+  };
   const steps = [...r.steps].sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
   return (
     <>
@@ -97,11 +116,9 @@ export function AutomationRun({ id, runId }: { id: string; runId: string }) {
             [
               'Contact',
               r.contact_id ? (
-                <Link href={`/contacts/${r.contact_id}`} class="mono">
-                  {r.contact_id}
-                </Link>
+                <Link href={`/contacts/${r.contact_id}`}>{r.email}</Link>
               ) : (
-                '—'
+                <span title="the contact was deleted">{r.email}</span>
               ),
             ],
             ['Started', fmtDate(r.started_at ?? r.created_at)],
@@ -115,14 +132,17 @@ export function AutomationRun({ id, runId }: { id: string; runId: string }) {
           {steps.map((s) => (
             <li key={s.key} class={`tl-item tl-${runTone(s.status)}`} data-testid="run-step" data-key={s.key}>
               <div class="tl-head">
-                <strong>{STEP_WORDS[s.type] ?? s.type}</strong> <span class="mono muted small">{s.key}</span>
+                <strong>{STEP_WORDS[s.type] ?? s.type}</strong>{' '}
+                <span class="muted small" title={`step ${s.key}`}>
+                  {stepName(s.key)}
+                </span>
                 <Badge status={runTone(s.status)} text={s.status} />
               </div>
               <p class="small muted">
                 {s.started_at ? <>started {fmtDate(s.started_at)}</> : <>reached {fmtDate(s.created_at)}</>}
                 {s.completed_at && <> · ended {fmtDate(s.completed_at)}</>}
               </p>
-              {s.output && <Output output={s.output} />}
+              {s.output && <Output output={s.output} names={names.data} />}
               {s.error && <Alert>{s.error}</Alert>}
             </li>
           ))}

@@ -1,6 +1,7 @@
 // Automations: the list, and one automation's page: its name, on/off, the builder (saved whole as
 // the steps and connections the API takes; a 422 appears on the step it names), stop, duplicate,
-// delete, the graph as JSON, and its runs. `/automations/new` is the same page before the first save.
+// delete, the saved graph as a canvas with each step's counts (AutomationCanvas), the graph as JSON, and its runs
+// with their contacts' addresses. `/automations/new` is the same page before the first save.
 import { useEffect, useState } from 'preact/hooks';
 import { del, get, patch, post, ApiError } from '../api';
 import { allPages } from '../audience';
@@ -8,6 +9,7 @@ import {
   fromGraph,
   newNode,
   stepError,
+  stepTitle,
   toGraph,
   type ApiConnection,
   type ApiStep,
@@ -15,11 +17,12 @@ import {
   type Node,
 } from '../automation-model';
 import { AutomationBuilder } from '../components/AutomationBuilder';
+import { AutomationCanvas, type StepCounts } from '../components/AutomationCanvas';
 import { Link } from '../components/Link';
 import type { Refs } from '../components/StepEditors';
 import { AgoCell, Alert, Badge, Code, Empty, ErrorRetry, KV, Loading, PageHead, PagedTable } from '../components/ui';
 import { fmtDate } from '../format';
-import { useAction, useLoad, usePaged } from '../hooks';
+import { useAction, useLoad, usePaged, useVisibleInterval } from '../hooks';
 import { navigate } from '../router';
 import { canEdit, useSession } from '../session';
 
@@ -37,6 +40,7 @@ interface Automation extends Item {
 interface Run {
   id: string;
   status: string;
+  email: string;
   started_at: string | null;
   completed_at: string | null;
   created_at: string;
@@ -365,6 +369,7 @@ export function AutomationDetail({ id }: { id: string }) {
           </>
         )}
       </section>
+      {!isNew && <Journey automation={a.data!} refs={refs.data} />}
       <section class="card" aria-labelledby="steps-h">
         <h2 id="steps-h">Steps</h2>
         {json === undefined ? (
@@ -402,6 +407,36 @@ export function AutomationDetail({ id }: { id: string }) {
       </section>
       {!isNew && <Runs automationId={a.data!.id} />}
     </div>
+  );
+}
+
+const COUNTS_POLL_MS = 4000;
+
+/** The saved automation as a canvas with each step's counts, re-read every few seconds while the page is visible. */
+function Journey({ automation, refs }: { automation: Automation; refs: Refs }) {
+  const counts = useLoad(
+    () => get<{ steps: StepCounts[] }>(`/automations/${encodeURIComponent(automation.id)}/counts`),
+    [automation.id, automation.updated_at],
+  );
+  useVisibleInterval(counts.reload, COUNTS_POLL_MS);
+  return (
+    <section class="card" aria-labelledby="journey-h">
+      <div class="row spread">
+        <h2 id="journey-h">Journey</h2>
+        <span class="small muted">As saved, with each step's runs and emails; refreshes every few seconds.</span>
+      </div>
+      {counts.error && !counts.data && <Alert>{counts.error}</Alert>}
+      <AutomationCanvas
+        steps={automation.steps}
+        connections={automation.connections}
+        counts={counts.data?.steps}
+        titleOf={(s) => stepTitle(s, refs)}
+      />
+      <p class="hint">
+        Reached: runs that got to the step. Waiting: at it now. Exited: runs that ended there. Rates are of the emails
+        the step sent (ever opened, ever clicked).
+      </p>
+    </section>
   );
 }
 
@@ -450,6 +485,7 @@ function Runs({ automationId }: { automationId: string }) {
           head={
             <>
               <th scope="col">Run</th>
+              <th scope="col">Contact</th>
               <th scope="col">Status</th>
               <th scope="col">Started</th>
               <th scope="col">Ended</th>
@@ -460,6 +496,9 @@ function Runs({ automationId }: { automationId: string }) {
             <tr key={r.id}>
               <td class="mono">
                 <Link href={`/automations/${automationId}/runs/${r.id}`}>{r.id.slice(0, 8)}</Link>
+              </td>
+              <td class="wrap" data-testid="run-contact">
+                {r.email}
               </td>
               <td class="aside">
                 <Badge status={runTone(r.status)} text={r.status} />
