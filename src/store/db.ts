@@ -38,7 +38,10 @@ const sessionful = new WeakSet<Queryable>();
  * load ~1.5 ms a plan, the results' statement ~0.35 ms), about a quarter of it; a prepared one
  * is planned for its first calls, then runs a cached generic plan when that is not costlier.
  * Through a transaction-mode pooler (createPool's directUrl) a statement prepared on one server
- * connection is unknown on the next, so there it stays unnamed. The name must be unique per text.
+ * connection is unknown on the next, so there it stays unnamed. The name must be unique per text,
+ * and the statement must name its result columns (no `SELECT *`): a prepared statement whose
+ * result type changes under it (a column added by a rolling upgrade's migration) fails with
+ * "cached plan must not change result type" on that session until it ends.
  */
 export function prepared(db: Queryable, name: string, text: string, values: unknown[]): pg.QueryConfig {
   return sessionful.has(db) ? { name, text, values } : { text, values };

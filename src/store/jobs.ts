@@ -375,12 +375,8 @@ export async function jobsClaimDue(
   leaseMs: number,
 ): Promise<JobRow[]> {
   const { rows } = await db.query<JobRow>(
-    prepared(
-      db,
-      'mr_jobs_claim',
-      'SELECT * FROM mailroom_jobs_claim($1::text[], $2::text[], $3::int, $4::text, $5::float8)',
-      [filter.kinds, filter.regions ?? null, limit, workerId, leaseMs],
-    ),
+    'SELECT * FROM mailroom_jobs_claim($1::text[], $2::text[], $3::int, $4::text, $5::float8)',
+    [filter.kinds, filter.regions ?? null, limit, workerId, leaseMs],
   );
   return rows;
 }
