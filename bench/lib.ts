@@ -22,7 +22,6 @@ export async function freshDb(): Promise<{ url: string; drop: () => Promise<void
   const admin = new pg.Client({ connectionString: SERVER });
   await admin.connect();
   await admin.query(`CREATE DATABASE "${name}"`);
-  postmasterPid ??= await findPostmaster(admin);
   await admin.end();
   const u = new URL(SERVER);
   u.pathname = `/${name}`;
@@ -43,46 +42,62 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
 }
 
-/** The benchmark server's postmaster, when it can be read (superuser or pg_read_all_settings, same machine). */
-let postmasterPid: number | null | undefined;
-
-async function findPostmaster(c: pg.Client): Promise<number | null> {
-  try {
-    const { rows } = await c.query<{ setting: string }>(
-      `SELECT setting FROM pg_settings WHERE name = 'data_directory'`,
-    );
-    return Number(fs.readFileSync(path.join(rows[0].setting, 'postmaster.pid'), 'utf8').split('\n')[0]) || null;
-  } catch {
-    return null;
-  }
-}
-
-/** utime + stime of a process and, when `reaped`, cutime + cstime: the children it has waited for. */
-function procCpuSeconds(pid: number, reaped: boolean): number {
-  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  const ticks = Number(f[11]) + Number(f[12]) + (reaped ? Number(f[13]) + Number(f[14]) : 0);
-  return ticks / 100; // USER_HZ = 100
-}
-
 /**
- * CPU seconds used so far by the benchmark's PostgreSQL server: its postmaster, the backends it has
- * reaped (their time moves into the postmaster's cutime/cstime when they exit, so a closed
- * connection's work is not lost from the count) and its live children. Other clusters on the machine
- * are not counted. Without a readable postmaster (no superuser), every postgres process on the
- * machine (other work included; a backend that exits between two readings takes its time with it).
+ * CPU seconds used so far by the PostgreSQL server the benchmark uses (MAILROOM_BENCH_DATABASE_URL):
+ * its postmaster and every live child (backends, walwriter, checkpointer...), plus the children
+ * that exited (the postmaster reaps them: its cutime/cstime). The postmaster is found from the
+ * socket lock file of the URL's port, so another cluster on the machine (other tests) is not
+ * counted. Without a lock file (a remote server) every local `postgres` process is counted.
  */
 export function postgresCpuSeconds(): number {
-  const pm = postmasterPid;
-  let total = pm ? procCpuSeconds(pm, true) : 0;
+  const postmaster = postmasterPid();
+  if (postmaster === undefined) return everyPostgresCpuSeconds();
+  let total = 0;
   for (const pid of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     try {
-      if (pm) {
-        const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-        if (Number(stat.split(') ')[1].split(' ')[1]) === pm) total += procCpuSeconds(Number(pid), false);
-      } else if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') {
-        total += cpuSeconds(Number(pid));
+      const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      if (Number(pid) === postmaster)
+        total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
+      else if (Number(fields[1]) === postmaster) total += (Number(fields[11]) + Number(fields[12])) / 100;
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  return total;
+}
+
+let postmasterCache: number | undefined | null = null;
+function postmasterPid(): number | undefined {
+  if (postmasterCache !== null) return postmasterCache;
+  const u = new URL(SERVER);
+  const local = ['127.0.0.1', 'localhost', '::1', '[::1]', ''].includes(u.hostname);
+  const port = u.port || '5432';
+  postmasterCache = undefined;
+  for (const dir of ['/var/run/postgresql', '/run/postgresql', '/tmp']) {
+    if (!local) break;
+    try {
+      const pid = Number(fs.readFileSync(`${dir}/.s.PGSQL.${port}.lock`, 'utf8').split('\n')[0]);
+      if (pid > 0 && fs.existsSync(`/proc/${pid}`)) {
+        postmasterCache = pid;
+        break;
       }
+    } catch {
+      /* not this directory */
+    }
+  }
+  if (postmasterCache === undefined)
+    console.error(`postgresCpuSeconds: no postmaster found for ${u.host}; counting every postgres process`);
+  return postmasterCache;
+}
+
+/** Every PostgreSQL server process on this machine (other work included). */
+function everyPostgresCpuSeconds(): number {
+  let total = 0;
+  for (const pid of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') total += cpuSeconds(Number(pid));
     } catch {
       /* exited meanwhile */
     }

@@ -9,7 +9,7 @@
 // the broadcast auto-pause), email_events_automations (0025: queues email events for
 // automations/event.job.ts).
 import { teamRetentionDaysSql, teamRetentionMinDaysSql } from './privacy.js';
-import type { Queryable } from './db.js';
+import { prepared, type Queryable } from './db.js';
 import {
   DELIVER_BATCH_JOB,
   DELIVER_JOB,
@@ -418,7 +418,10 @@ export async function emailsLoadForDelivery(
   loads: DeliveryLoad[],
 ): Promise<(DeliveryState | undefined)[]> {
   const { rows } = await db.query<LoadedRow & { n: number }>(
-    `WITH q AS (SELECT * FROM json_to_recordset($1::json) AS q (n int, email_id uuid, recipients json, hashes json)),
+    prepared(
+      db,
+      'mr_delivery_load',
+      `WITH q AS (SELECT * FROM json_to_recordset($1::json) AS q (n int, email_id uuid, recipients json, hashes json)),
      claim AS MATERIALIZED (SELECT e.id, e.last_event FROM emails e WHERE e.id IN (SELECT email_id FROM q) AND e.broadcast_id IS NOT NULL ORDER BY e.id FOR NO KEY UPDATE),
      claimed AS (UPDATE emails e SET handed_over_at = now() FROM claim WHERE e.id = claim.id AND claim.last_event <> 'canceled' AND e.handed_over_at IS NULL)
      SELECT q.n, e.id, e.team_id, e.domain_id, e.message_id, e.from_header, e.subject, e.to_addrs, e.headers, e.tags, coalesce(claim.last_event, e.last_event) AS last_event, e.delayed_once, e.raw, e.created_at,
@@ -441,7 +444,8 @@ export async function emailsLoadForDelivery(
           WHERE e.topic_id IS NOT NULL AND c.team_id = e.team_id AND c.email IN (SELECT lower(r) FROM json_array_elements_text(q.recipients) AS r)
             AND (c.unsubscribed OR coalesce(ct.subscription, t.default_subscription) = 'opt_out')) AS h) AS suppressed
      FROM q JOIN emails e ON e.id = q.email_id LEFT JOIN claim ON claim.id = e.id`,
-    [JSON.stringify(loads.map((l, n) => ({ n, email_id: l.emailId, recipients: l.recipients, hashes: l.hashes })))],
+      [JSON.stringify(loads.map((l, n) => ({ n, email_id: l.emailId, recipients: l.recipients, hashes: l.hashes })))],
+    ),
   );
   const out: (DeliveryState | undefined)[] = loads.map(() => undefined);
   for (const { n, progress, suppressed, ...email } of rows) out[n] = deliveryState(email, progress, suppressed);
@@ -519,7 +523,10 @@ export async function emailEventsInsertMany(db: Queryable, groups: EventGroup[])
   // the hand-over and a broadcast's cancel lock theirs: in any other order a cancel running
   // through the same copies deadlocked with it (issue 24).
   await db.query(
-    `WITH ev AS (
+    prepared(
+      db,
+      'mr_events_insert_many',
+      `WITH ev AS (
        INSERT INTO email_events (id, email_id, team_id, type, recipient, data, detail, created_at)
        SELECT id, email_id, team_id, type, recipient, data, detail, created_at FROM json_populate_recordset(NULL::email_events, $1::json)),
      l AS MATERIALIZED (SELECT id FROM emails WHERE id IN (SELECT (x->>'email_id')::uuid FROM json_array_elements($2::json) x) ORDER BY id FOR NO KEY UPDATE)
@@ -529,7 +536,8 @@ export async function emailEventsInsertMany(db: Queryable, groups: EventGroup[])
          THEN coalesce(e.insights, u.composed) ELSE coalesce(e.insights, u.composed) || jsonb_build_array(u.insight) END
      FROM json_to_recordset($2::json) AS u (email_id uuid, last_event text, mark_delayed boolean, insight jsonb, insight_once jsonb, composed jsonb), l
      WHERE e.id = u.email_id AND l.id = e.id AND e.last_event <> 'canceled'`,
-    [JSON.stringify(events), JSON.stringify(updates)],
+      [JSON.stringify(events), JSON.stringify(updates)],
+    ),
   );
 }
 

@@ -8,7 +8,7 @@
 // webhooks_wake_dispatcher (0005: webhooks.dispatch, trigger email_events_wake_webhooks),
 // email_events_count_rates (0034, was reputation_count_events of 0024: reputation.check),
 // automations_wake (0025, 0037: automations.event) and mailroom_jobs_claim (0033, 0037: the claim's UPDATE).
-import type { Queryable } from './db.js';
+import { prepared, type Queryable } from './db.js';
 
 export const JOBS_CHANNEL = 'mailroom_jobs';
 
@@ -393,9 +393,13 @@ export async function jobsNextRunIn(db: Queryable, filter: JobFilter): Promise<n
   // Not greatest(0, ...): greatest ignores NULL, so "no job" became 0 ms and an idle worker
   // claimed in a loop (measured: ~200 empty claims a second, each ~0.5-1.7 ms of PostgreSQL).
   const { rows } = await db.query<{ ms: number | null }>(
-    `SELECT (extract(epoch FROM min(run_at) - now()) * 1000)::float8 AS ms
+    prepared(
+      db,
+      'mr_jobs_next_run_in',
+      `SELECT (extract(epoch FROM min(run_at) - now()) * 1000)::float8 AS ms
      FROM jobs WHERE state = 'pending' AND (locked_until IS NULL OR locked_until < now()) AND ${MATCHES}`,
-    [filter.kinds, filter.regions ?? null],
+      [filter.kinds, filter.regions ?? null],
+    ),
   );
   const ms = rows[0]?.ms;
   return ms === null || ms === undefined ? undefined : Math.max(0, ms);
@@ -436,7 +440,10 @@ export async function jobsDeleteMany(db: Queryable, workerId: string, ids: strin
     // The rows are locked first (FOR UPDATE waits for a re-arm in flight and reads its committed
     // mark): read from the statement's snapshot instead, a mark committed meanwhile made the job
     // neither deleted nor due, but left leased to this worker for its whole lease.
-    `WITH l AS MATERIALIZED (
+    prepared(
+      db,
+      'mr_jobs_delete_many',
+      `WITH l AS MATERIALIZED (
        SELECT id, rearmed FROM jobs WHERE id = ANY($1::bigint[]) AND locked_by = $2 FOR UPDATE),
      d AS (
        DELETE FROM jobs j USING l WHERE j.id = l.id AND NOT l.rearmed RETURNING j.id),
@@ -445,7 +452,8 @@ export async function jobsDeleteMany(db: Queryable, workerId: string, ids: strin
        FROM l WHERE j.id = l.id AND l.rearmed RETURNING j.id, j.kind),
      woken AS (SELECT pg_notify($3, k) FROM (SELECT DISTINCT kind AS k FROM r) x)
      SELECT id FROM d UNION ALL SELECT id FROM r WHERE (SELECT count(*) FROM woken) >= 0`,
-    [ids, workerId, JOBS_CHANNEL],
+      [ids, workerId, JOBS_CHANNEL],
+    ),
   );
   return rows.map((r) => r.id);
 }

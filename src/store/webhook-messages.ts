@@ -1,7 +1,7 @@
 // Webhook messages and their attempts: the delivery job's claim and its one-statement record of a
 // batch of attempts, and the reads behind GET /webhooks/:id/events[/...] and replay.
 import { teamRetentionDaysSql, teamRetentionMinDaysSql } from './privacy.js';
-import type { Queryable } from './db.js';
+import { prepared, type Queryable } from './db.js';
 import { paginate, type Page, type PageQuery } from './paginate.js';
 
 export interface ClaimedMessage {
@@ -23,16 +23,20 @@ export async function webhookMessagesClaimDue(
   leaseMs: number,
 ): Promise<ClaimedMessage[]> {
   const { rows } = await db.query<ClaimedMessage & { event_seq: string }>(
-    `WITH due AS MATERIALIZED (
-       SELECT id FROM webhook_messages
-       WHERE webhook_id = $1 AND status IN ('pending', 'attempting') AND next_attempt_at <= now()
-       ORDER BY next_attempt_at, event_seq LIMIT $2 FOR UPDATE SKIP LOCKED),
-     c AS (
-       UPDATE webhook_messages m SET next_attempt_at = now() + $3::float8 * interval '1 millisecond', attempts = m.attempts + 1
-       FROM due WHERE m.id = due.id RETURNING m.id, m.type, m.attempts, m.event_id, m.event_seq)
-     SELECT c.id, c.type, c.attempts, c.event_seq, e.created_at AS event_created_at, e.data
-     FROM c LEFT JOIN email_events e ON e.id = c.event_id ORDER BY c.event_seq`,
-    [webhookId, limit, leaseMs],
+    prepared(
+      db,
+      'mr_webhook_messages_claim',
+      `WITH due AS MATERIALIZED (
+         SELECT id FROM webhook_messages
+         WHERE webhook_id = $1 AND status IN ('pending', 'attempting') AND next_attempt_at <= now()
+         ORDER BY next_attempt_at, event_seq LIMIT $2 FOR UPDATE SKIP LOCKED),
+       c AS (
+         UPDATE webhook_messages m SET next_attempt_at = now() + $3::float8 * interval '1 millisecond', attempts = m.attempts + 1
+         FROM due WHERE m.id = due.id RETURNING m.id, m.type, m.attempts, m.event_id, m.event_seq)
+       SELECT c.id, c.type, c.attempts, c.event_seq, e.created_at AS event_created_at, e.data
+       FROM c LEFT JOIN email_events e ON e.id = c.event_id ORDER BY c.event_seq`,
+      [webhookId, limit, leaseMs],
+    ),
   );
   return rows;
 }
@@ -71,23 +75,27 @@ export async function webhookAttemptsRecord(
   },
 ): Promise<{ status: string; disabled_now: boolean } | undefined> {
   const { rows } = await db.query(
-    `WITH r AS (
-       SELECT * FROM json_to_recordset($1::json) AS r (message_id text, attempt_id text, status text, next_attempt_at timestamptz, sent_at timestamptz,
-         endpoint text, request_headers jsonb, request_body text, response_status int, response_body text, duration_ms int, error_type text, error_message text)),
-     a AS (
-       INSERT INTO webhook_attempts (id, message_id, team_id, endpoint, request_headers, request_body, response_status, response_body, duration_ms, error_type, error_message, created_at)
-       SELECT attempt_id, message_id, $3, endpoint, request_headers, request_body, response_status, response_body, duration_ms, error_type, error_message, sent_at FROM r),
-     m AS (
-       UPDATE webhook_messages m SET status = r.status, next_attempt_at = r.next_attempt_at, last_attempt_at = r.sent_at FROM r WHERE m.id = r.message_id),
-     old AS (SELECT status FROM webhooks WHERE id = $2)
-     UPDATE webhooks w SET
-       failing_since = CASE WHEN $4 THEN NULL ELSE coalesce(w.failing_since, $5::timestamptz) END,
-       status = CASE WHEN $6::text IS NOT NULL OR (NOT $4 AND coalesce(w.failing_since, $5::timestamptz) < now() - $7::float8 * interval '1 millisecond') THEN 'disabled' ELSE w.status END,
-       disabled_reason = CASE WHEN w.status = 'disabled' THEN w.disabled_reason WHEN $6::text IS NOT NULL THEN $6
-                              WHEN NOT $4 AND coalesce(w.failing_since, $5::timestamptz) < now() - $7::float8 * interval '1 millisecond' THEN 'failing' ELSE NULL END
-     FROM old WHERE w.id = $2
-     RETURNING w.status, (old.status = 'enabled' AND w.status = 'disabled') AS disabled_now`,
-    [JSON.stringify(attempts), webhookId, teamId, o.anySuccess, o.firstFailureAt, o.disable, o.disableAfterMs],
+    prepared(
+      db,
+      'mr_webhook_attempts_record',
+      `WITH r AS (
+         SELECT * FROM json_to_recordset($1::json) AS r (message_id text, attempt_id text, status text, next_attempt_at timestamptz, sent_at timestamptz,
+           endpoint text, request_headers jsonb, request_body text, response_status int, response_body text, duration_ms int, error_type text, error_message text)),
+       a AS (
+         INSERT INTO webhook_attempts (id, message_id, team_id, endpoint, request_headers, request_body, response_status, response_body, duration_ms, error_type, error_message, created_at)
+         SELECT attempt_id, message_id, $3, endpoint, request_headers, request_body, response_status, response_body, duration_ms, error_type, error_message, sent_at FROM r),
+       m AS (
+         UPDATE webhook_messages m SET status = r.status, next_attempt_at = r.next_attempt_at, last_attempt_at = r.sent_at FROM r WHERE m.id = r.message_id),
+       old AS (SELECT status FROM webhooks WHERE id = $2)
+       UPDATE webhooks w SET
+         failing_since = CASE WHEN $4 THEN NULL ELSE coalesce(w.failing_since, $5::timestamptz) END,
+         status = CASE WHEN $6::text IS NOT NULL OR (NOT $4 AND coalesce(w.failing_since, $5::timestamptz) < now() - $7::float8 * interval '1 millisecond') THEN 'disabled' ELSE w.status END,
+         disabled_reason = CASE WHEN w.status = 'disabled' THEN w.disabled_reason WHEN $6::text IS NOT NULL THEN $6
+                                WHEN NOT $4 AND coalesce(w.failing_since, $5::timestamptz) < now() - $7::float8 * interval '1 millisecond' THEN 'failing' ELSE NULL END
+       FROM old WHERE w.id = $2
+       RETURNING w.status, (old.status = 'enabled' AND w.status = 'disabled') AS disabled_now`,
+      [JSON.stringify(attempts), webhookId, teamId, o.anySuccess, o.firstFailureAt, o.disable, o.disableAfterMs],
+    ),
   );
   return rows[0];
 }

@@ -2,7 +2,7 @@
 // message per subscribed endpoint, and waking the per-endpoint delivery jobs. Also the sweep that
 // repairs a delivery job lost to a wake-up race. Job kinds and all SQL on jobs are store/jobs.ts's
 // (its key release and horizon too); the dispatcher is also queued by trigger webhooks_wake_dispatcher (0005).
-import type { Queryable, Tx } from './db.js';
+import { prepared, type Queryable, type Tx } from './db.js';
 import {
   JOBS_CHANNEL,
   WEBHOOK_DELIVER_JOB,
@@ -58,11 +58,15 @@ export async function webhookOutboxReadEmailEvents(tx: Tx, limit: number): Promi
   // to webhook_cursors instead, the comparison was a join filter over every event from the first
   // (measured: 49 ms a pass with 80,000 events, growing with the table).
   const { rows } = await tx.query<OutboxEvent>(
-    `SELECT e.id, e.team_id, e.type, e.seq, e.txid::text AS txid, e.created_at
-     FROM email_events e
-     WHERE (e.txid, e.seq) > ($3::xid8, $4::bigint) AND e.txid < $2::xid8
-     ORDER BY e.txid, e.seq LIMIT $1`,
-    [limit, h.horizon, h.last_txid, h.last_seq],
+    prepared(
+      tx,
+      'mr_webhook_outbox_read',
+      `SELECT e.id, e.team_id, e.type, e.seq, e.txid::text AS txid, e.created_at
+       FROM email_events e
+       WHERE (e.txid, e.seq) > ($3::xid8, $4::bigint) AND e.txid < $2::xid8
+       ORDER BY e.txid, e.seq LIMIT $1`,
+      [limit, h.horizon, h.last_txid, h.last_seq],
+    ),
   );
   return rows;
 }
@@ -112,14 +116,18 @@ export async function webhookMessagesInsertDispatched(
 ): Promise<void> {
   const endpoints = [...new Set(messages.map((m) => m.webhook_id))];
   await tx.query(
-    `WITH m AS (
-       INSERT INTO webhook_messages (id, webhook_id, team_id, event_id, event_seq, type, status, next_attempt_at, created_at)
-       SELECT id, webhook_id, team_id, event_id, event_seq, type, 'pending', now(), created_at
-       FROM json_populate_recordset(NULL::webhook_messages, $1::json)),
-     j AS (${WAKE_ENDPOINTS('$2')}),
-     c AS (UPDATE webhook_cursors SET last_txid = $3::xid8, last_seq = $4 WHERE source = 'email_events')
-     SELECT pg_notify($5, '${WEBHOOK_DELIVER_JOB}') WHERE cardinality($2::uuid[]) > 0`,
-    [JSON.stringify(messages), endpoints, cursor.txid, cursor.seq, JOBS_CHANNEL],
+    prepared(
+      tx,
+      'mr_webhook_messages_insert',
+      `WITH m AS (
+         INSERT INTO webhook_messages (id, webhook_id, team_id, event_id, event_seq, type, status, next_attempt_at, created_at)
+         SELECT id, webhook_id, team_id, event_id, event_seq, type, 'pending', now(), created_at
+         FROM json_populate_recordset(NULL::webhook_messages, $1::json)),
+       j AS (${WAKE_ENDPOINTS('$2')}),
+       c AS (UPDATE webhook_cursors SET last_txid = $3::xid8, last_seq = $4 WHERE source = 'email_events')
+       SELECT pg_notify($5, '${WEBHOOK_DELIVER_JOB}') WHERE cardinality($2::uuid[]) > 0`,
+      [JSON.stringify(messages), endpoints, cursor.txid, cursor.seq, JOBS_CHANNEL],
+    ),
   );
 }
 
