@@ -7,7 +7,7 @@ import { CONTACT_LIST_COLUMNS, type ContactRow } from './contacts.js';
 import type { Queryable } from './db.js';
 import { paginate, type Page, type PageQuery } from './paginate.js';
 import { filterSql, topicDefaultsFind } from './segment-filter.js';
-import { contactsWalkPage, type SegmentKind } from './segment-contacts.js';
+import { contactsCountWithin, contactsWalkPage, type SegmentKind } from './segment-contacts.js';
 
 export interface ContactMatch {
   /** lowercased, trimmed substring of the address or the names */
@@ -75,14 +75,7 @@ export async function contactSearchCount(
   cap: number,
 ): Promise<{ count: number; capped: boolean }> {
   const params: unknown[] = [teamId];
-  const where = await matchSql(db, teamId, m, params);
-  params.push(cap + 1);
-  const { rows } = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM (SELECT 1 FROM contacts WHERE contacts.team_id = $1 AND ${where} LIMIT $${params.length}) m`,
-    params,
-  );
-  const n = rows[0].n;
-  return n > cap ? { count: cap, capped: true } : { count: n, capped: false };
+  return contactsCountWithin(db, params, await matchSql(db, teamId, m, params), cap);
 }
 
 export interface WalkCursor {

@@ -148,7 +148,19 @@ export async function segmentContactsCount(
   cap: number,
 ): Promise<{ count: number; capped: boolean }> {
   const params: unknown[] = [teamId];
-  const where = await conditionOf(db, teamId, s, params);
+  return contactsCountWithin(db, params, await conditionOf(db, teamId, s, params), cap);
+}
+
+/**
+ * How many of a team's contacts meet `where` (parameters in `params`, $1 the team), counting at
+ * most `cap` (then `capped`). Shared by segment sizes and the contact search's count.
+ */
+export async function contactsCountWithin(
+  db: Queryable,
+  params: unknown[],
+  where: string,
+  cap: number,
+): Promise<{ count: number; capped: boolean }> {
   params.push(cap + 1);
   const { rows } = await db.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM (SELECT 1 FROM contacts WHERE contacts.team_id = $1 AND ${where} LIMIT $${params.length}) m`,
