@@ -19,7 +19,9 @@ const ListQuery = Type.Intersect([
   PageQuerySchema,
   Type.Object({
     counts: Type.Optional(
-      Type.String({ description: 'Mailroom: true adds contacts_count to each item (members or filter matches, capped)' }),
+      Type.String({
+        description: 'Mailroom: true adds contacts_count to each item (members or filter matches, capped)',
+      }),
     ),
   }),
 ]);
@@ -43,16 +45,12 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
         return reply.status(201).send(await segmentCreate(deps.pool, authOf(req).team_id, req.body ?? {}, object));
       },
     );
-    app.get(
-      base,
-      { schema: { tags: [...tags], summary: `List ${object}s`, querystring: ListQuery } },
-      async (req) => {
-        const counts = req.query.counts;
-        if (counts !== undefined && counts !== 'true' && counts !== 'false')
-          throw new AppError('validation_error', 'Invalid `counts` parameter: must be true or false.');
-        return segmentsList(deps.pool, authOf(req).team_id, parsePage(req.query, true), counts === 'true');
-      },
-    );
+    app.get(base, { schema: { tags: [...tags], summary: `List ${object}s`, querystring: ListQuery } }, async (req) => {
+      const counts = req.query.counts;
+      if (counts !== undefined && counts !== 'true' && counts !== 'false')
+        throw new AppError('validation_error', 'Invalid `counts` parameter: must be true or false.');
+      return segmentsList(deps.pool, authOf(req).team_id, parsePage(req.query, true), counts === 'true');
+    });
     app.get(
       `${base}/:id`,
       {
