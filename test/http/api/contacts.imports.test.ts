@@ -399,7 +399,20 @@ describe('contact imports and their worker', () => {
       await db.pool.query("UPDATE jobs SET locked_until = now() - interval '1 second' WHERE locked_by IS NOT NULL");
       const worker = await startTestApp({ roles: ['worker'] }, { db });
       try {
-        const imp = await ended(api.resend, id, 120_000);
+        // Seen once in CI (never alone): the import still in_progress after 120 s. On a failure the
+        // message carries the job rows and the database's sessions, to tell a stuck job from a lock.
+        const imp = await ended(api.resend, id, 120_000).catch(async (err: Error) => {
+          const jobs = await db.pool.query(
+            `SELECT kind, state, attempts, max_attempts, locked_by, locked_until, run_at, last_error FROM jobs WHERE kind LIKE 'contacts.%'`,
+          );
+          const sessions = await db.pool.query(
+            `SELECT pid, state, wait_event_type, wait_event, now() - xact_start AS xact_age, left(query, 200) AS query
+             FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+          );
+          throw new Error(
+            `${err.message}\njobs: ${JSON.stringify(jobs.rows)}\nsessions: ${JSON.stringify(sessions.rows)}`,
+          );
+        });
         assert.equal(imp.status, 'completed', imp.error);
         assert.deepEqual(imp.counts, { total: rows + 1, created: rows, updated: 0, skipped: 1, failed: 0 });
       } finally {
