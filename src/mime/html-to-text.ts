@@ -57,6 +57,7 @@ const ENTITIES: Record<string, string> = {
 
 /** Decodes named and numeric character references; unknown names are left as written. */
 export function decodeEntities(s: string): string {
+  if (!s.includes('&')) return s;
   return s.replace(/&(?:#(\d{1,7})|#x([0-9a-f]{1,6})|([a-z][a-z0-9]{1,31}));?/gi, (all, dec, hex, name) => {
     if (name) return ENTITIES[name] ?? ENTITIES[name.toLowerCase()] ?? all;
     const cp = dec ? parseInt(dec, 10) : parseInt(hex, 16);
@@ -117,27 +118,79 @@ const attr = (attrs: string, name: string): string | undefined => {
   return m ? decodeEntities(m[1] ?? m[2] ?? m[3] ?? '').trim() : undefined;
 };
 
+/**
+ * The text written so far, as pieces: appending never copies what is already there (a string grown
+ * by `+=` and read by a regex or `charCodeAt` is flattened, a copy of the whole output per token:
+ * 290 KB of garbage for a 3 KB newsletter). Holds its length and its last character.
+ */
+class Output {
+  private parts: string[] = [];
+  length = 0;
+  append(s: string): void {
+    if (!s) return;
+    this.parts.push(s);
+    this.length += s.length;
+  }
+  /** The last character, or '' when empty. */
+  last(): string {
+    const p = this.parts[this.parts.length - 1];
+    return p ? p[p.length - 1] : '';
+  }
+  /** Drops trailing spaces and tabs. */
+  trimEndSpaces(): void {
+    while (this.parts.length) {
+      const p = this.parts[this.parts.length - 1];
+      let j = p.length;
+      while (j > 0 && (p[j - 1] === ' ' || p[j - 1] === '\t')) j--;
+      if (j === p.length) return;
+      this.length -= p.length - j;
+      if (j > 0) {
+        this.parts[this.parts.length - 1] = p.slice(0, j);
+        return;
+      }
+      this.parts.pop();
+    }
+  }
+  /** What was written from offset `start` on (as `string.slice(start)` would give). */
+  from(start: number): string {
+    const n = this.length - start;
+    if (n <= 0) return '';
+    const tail: string[] = [];
+    for (let i = this.parts.length - 1, k = 0; i >= 0 && k < n; i--) {
+      tail.push(this.parts[i]);
+      k += this.parts[i].length;
+    }
+    const s = tail.reverse().join('');
+    return s.slice(s.length - n);
+  }
+  toString(): string {
+    return this.parts.join('');
+  }
+}
+
 /** Converts an HTML document or fragment to readable plain text. */
 export function htmlToText(html: string): string {
-  let out = '';
+  const out = new Output();
   let pre = 0;
   const lists: { ordered: boolean; n: number }[] = [];
   const links: { href?: string; start: number }[] = [];
   // Breaks are pending until text arrives, so runs of closing/opening blocks collapse to one.
   let pendingBreak = 0;
   const brk = (n: number) => {
-    if (out) pendingBreak = Math.max(pendingBreak, n);
+    if (out.length) pendingBreak = Math.max(pendingBreak, n);
   };
   const emit = (s: string, indent = '') => {
     if (!s) return;
     if (pendingBreak) {
       if (!pre) s = s.replace(/^ +/, '');
       s = indent + s;
-      out = out.replace(/[ \t]+$/, '') + '\n'.repeat(pendingBreak);
+      out.trimEndSpaces();
+      out.append('\n'.repeat(pendingBreak));
       pendingBreak = 0;
     }
-    out += s;
+    out.append(s);
   };
+  const endsInSpaceOrBreak = () => out.last() === ' ' || out.last() === '\n';
 
   const source = html.replace(DROPPED, '');
   for (const m of source.matchAll(TOKEN)) {
@@ -147,7 +200,7 @@ export function htmlToText(html: string): string {
       let text = decodeEntities(tok);
       if (!pre) {
         text = text.replace(/[\s\u00a0]+/g, ' ');
-        if (/[ \n]$/.test(out) || pendingBreak || !out) text = text.replace(/^ /, '');
+        if (endsInSpaceOrBreak() || pendingBreak || !out.length) text = text.replace(/^ /, '');
       }
       emit(text);
       continue;
@@ -173,12 +226,12 @@ export function htmlToText(html: string): string {
       continue;
     }
     if (tag === 'td' || tag === 'th') {
-      if (!closing && out && !/[\s]$/.test(out) && !pendingBreak) emit(' ');
+      if (!closing && out.length && !/\s/.test(out.last()) && !pendingBreak) emit(' ');
       continue;
     }
     if (tag === 'img' && !closing) {
       const alt = attr(attrs, 'alt');
-      if (alt) emit((/[ \n]$/.test(out) || !out ? '' : ' ') + alt);
+      if (alt) emit((endsInSpaceOrBreak() || !out.length ? '' : ' ') + alt);
       continue;
     }
     if (tag === 'a') {
@@ -186,7 +239,7 @@ export function htmlToText(html: string): string {
       else {
         const link = links.pop();
         const href = link?.href;
-        const text = out.slice(link?.start ?? out.length).trim();
+        const text = out.from(link?.start ?? out.length).trim();
         const shownHref = href?.replace(/^mailto:/i, '');
         if (href && shownHref && !/^(#|javascript:|data:|cid:)/i.test(href) && text !== shownHref && text !== href) {
           emit(text ? ` (${href})` : href);
@@ -198,6 +251,7 @@ export function htmlToText(html: string): string {
     else if (BLOCK.has(tag)) brk(1);
   }
   return out
+    .toString()
     .replace(/[ \t]+\n/g, '\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
