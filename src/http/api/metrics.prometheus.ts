@@ -18,6 +18,12 @@ function scrapeGauges(deps: ApiDeps) {
   const g = {
     rss: r.gauge('process_resident_memory_bytes', 'Resident memory of this process.'),
     heap: r.gauge('nodejs_heap_used_bytes', 'V8 heap in use.'),
+    heapTotal: r.gauge('nodejs_heap_size_total_bytes', 'V8 heap reserved (in use and garbage not yet collected).'),
+    external: r.gauge(
+      'nodejs_external_memory_bytes',
+      'Memory outside the V8 heap held by JavaScript objects (Buffers too).',
+    ),
+    buffers: r.gauge('nodejs_array_buffers_bytes', 'Memory of ArrayBuffers and Buffers (part of the external memory).'),
     cpu: r.gauge('process_cpu_seconds_total', 'CPU time of this process (user + system), seconds.'),
     start: r.gauge('process_start_time_seconds', 'Start time of this process, Unix seconds.'),
     loop: r.gauge('nodejs_eventloop_delay_seconds', 'Event-loop delay since the previous scrape, by quantile.'),
@@ -47,6 +53,9 @@ function scrapeGauges(deps: ApiDeps) {
     const cpu = process.cpuUsage();
     g.rss.set({}, mem.rss);
     g.heap.set({}, mem.heapUsed);
+    g.heapTotal.set({}, mem.heapTotal);
+    g.external.set({}, mem.external);
+    g.buffers.set({}, mem.arrayBuffers);
     g.cpu.set({}, (cpu.user + cpu.system) / 1e6);
     g.start.set({}, Math.round(started));
     for (const q of [0.5, 0.99]) g.loop.set({ quantile: q }, delay.percentile(q * 100) / 1e9);
