@@ -51,6 +51,10 @@ describe('GET /metrics (Prometheus)', () => {
     assert.equal((s.get(key) ?? 0) - (before.get(key) ?? 0), 2);
     assert.ok(s.get('process_resident_memory_bytes')! > 10_000_000);
     assert.ok(s.get('process_cpu_seconds_total')! > 0);
+    // V8 heap reserved >= in use, and the memory outside it (Buffers are part of the external memory)
+    assert.ok(s.get('nodejs_heap_size_total_bytes')! >= s.get('nodejs_heap_used_bytes')!);
+    assert.ok(s.get('nodejs_external_memory_bytes')! >= s.get('nodejs_array_buffers_bytes')!);
+    assert.ok(s.get('nodejs_array_buffers_bytes')! > 0);
     assert.ok(
       [...s.keys()].some((k) => k.startsWith('mailroom_jobs{kind=')),
       'queue depth from the database',
