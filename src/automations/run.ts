@@ -10,21 +10,19 @@ import type { CustomEventRow } from '../store/custom-events.js';
 import { contactIdsByEmail, contactsByIds, contactsInsertBare, type ContactRow } from '../store/contacts.js';
 import type { Tx } from '../store/db.js';
 import { AUTOMATION_STEP_JOB, AUTOMATION_WAKE_JOB, jobInsert } from '../store/jobs.js';
+import { automationsByIds, automationsEnabledByTriggers, type AutomationRow } from '../store/automations.js';
 import {
   automationRunsEndIfDone,
   automationRunsStart,
-  automationsByIds,
-  automationsEnabledByTriggers,
   runStepRememberEvent,
   runStepsCompleteAndAdvance,
   runStepsWaitingForMany,
-  type AutomationRow,
   type RunRow,
   type RunStart,
   type RunStepNew,
   type StepDone,
   type StepNext,
-} from '../store/automations.js';
+} from '../store/automation-runs.js';
 import { conditionRule, durationMs } from './graph.js';
 
 /** When a delay step reached now is due. */

@@ -9,18 +9,20 @@ import {
   automationFind,
   automationInsert,
   automationList,
-  automationRunFind,
-  automationRunList,
-  automationRunsCancelAll,
-  automationStepCounts,
   automationUpdate,
   REENTRY,
-  runStepsOfRun,
   type AutomationFields,
   type AutomationRow,
   type Reentry,
-  type RunRow,
 } from '../store/automations.js';
+import {
+  automationRunFind,
+  automationRunList,
+  automationRunsCancelAll,
+  runStepsOfRun,
+  type RunRow,
+} from '../store/automation-runs.js';
+import { automationStepCounts } from '../store/automation-counts.js';
 import { withTx, type Pool, type Queryable } from '../store/db.js';
 import type { PageQuery } from '../store/paginate.js';
 import { segmentFind } from '../store/segments.js';

@@ -11,16 +11,15 @@ import type { Logger } from '../lib/log.js';
 import type { Job, JobOutcome } from '../queue/worker.js';
 import { guardHoldUntil } from '../emails/send-guard.js';
 import { contactRemove, contactSegmentJoin, contactUpdateFields } from '../contacts/service.js';
+import { automationFind, type AutomationRow } from '../store/automations.js';
 import {
-  automationFind,
   automationRunEnd,
   automationRunFind,
   runStepFind,
   runStepSet,
-  type AutomationRow,
   type RunRow,
   type RunStepRow,
-} from '../store/automations.js';
+} from '../store/automation-runs.js';
 import { contactFind, type ContactRow } from '../store/contacts.js';
 import { withTx, type Pool, type Tx } from '../store/db.js';
 import { suppressionsFind } from '../store/suppressions.js';

@@ -8,16 +8,15 @@
 // one bad wake-up cannot hold the others back.
 import type { Logger } from '../lib/log.js';
 import type { BatchHandler, Job, JobOutcome } from '../queue/worker.js';
+import { automationsByIds, type AutomationRow } from '../store/automations.js';
 import {
   automationRunEnd,
   automationRunFind,
   automationRunsLock,
-  automationsByIds,
   runStepFind,
   runStepSet,
   runStepsLock,
-  type AutomationRow,
-} from '../store/automations.js';
+} from '../store/automation-runs.js';
 import { withTx, type Pool } from '../store/db.js';
 import { runsCompleteAndAdvance, type Completion, type StepJob } from './run.js';
 
