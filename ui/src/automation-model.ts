@@ -346,3 +346,12 @@ function ruleWords(r: Record<string, any>): string {
   if (r.type !== 'rule') return '';
   return `${r.field} ${String(r.operator).replace(/_/g, ' ')}${r.value !== undefined ? ` ${JSON.stringify(r.value)}` : ''}`;
 }
+
+/** Run and step statuses → badge colours. */
+export const runTone = (s: string) =>
+  (
+    ({ running: 'sent', waiting: 'pending', pending: 'pending', cancelled: 'disabled', skipped: 'draft' }) as Record<
+      string,
+      string
+    >
+  )[s] ?? s;

@@ -22,7 +22,7 @@ applyTheme(loadTheme());
 // the shell, the sign-in screens and the page asked for.
 const AccountPage = lazyPage(() => import('./pages/Account').then((m) => m.AccountPage));
 const ApiKeys = lazyPage(() => import('./pages/ApiKeys').then((m) => m.ApiKeys));
-const AutomationDetail = lazyPage(() => import('./pages/Automations').then((m) => m.AutomationDetail));
+const AutomationDetail = lazyPage(() => import('./pages/AutomationDetail').then((m) => m.AutomationDetail));
 const Automations = lazyPage(() => import('./pages/Automations').then((m) => m.Automations));
 const AutomationRun = lazyPage(() => import('./pages/AutomationRun').then((m) => m.AutomationRun));
 const ContactDetail = lazyPage(() => import('./pages/ContactDetail').then((m) => m.ContactDetail));

@@ -9,7 +9,7 @@ import { Link } from '../components/Link';
 import { Alert, Badge, ErrorRetry, KV, Loading, PageHead } from '../components/ui';
 import { fmtDate } from '../format';
 import { useLoad } from '../hooks';
-import { runTone } from './Automations';
+import { runTone } from '../automation-model';
 
 interface RunStep {
   key: string;
