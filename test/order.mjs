@@ -24,6 +24,7 @@ export const LONGEST_FIRST = [
   'test/flows/db-outage.test.ts',
   'test/browser/phone.test.ts',
   'test/browser/automation-canvas.test.ts',
+  'test/browser/automation-journey.test.ts',
   'test/browser/privacy.test.ts',
   'test/browser/contacts-find.test.ts',
   'test/browser/team-security.test.ts',

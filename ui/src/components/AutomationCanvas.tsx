@@ -165,7 +165,7 @@ function Card({ box, counts, title }: { box: Box; counts?: StepCounts; title: st
           title="Of the emails this step sent: delivered, ever opened, ever clicked"
         >
           <span>
-            <b data-count="emails">{m?.sent ?? '…'}</b> emails
+            <b data-count="emails">{m?.sent ?? '…'}</b> {m?.sent === 1 ? 'email' : 'emails'}
           </span>
           <span data-rate="delivered" title={`${m?.delivered ?? 0} delivered`}>
             {m ? pct(m.delivered, m.sent) : '…'} delivered
