@@ -2,41 +2,13 @@
 // allowed networks shows both in the table, the API holds them (GET /dashboard-api/api-keys and the
 // audit entry), and the key works only from an allowed network; a bad network is refused in the
 // API's words. The limits are then changed from the page (PATCH /api-keys/:id, audited).
-import { after, before, describe } from 'node:test';
+import { describe } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
-import { startCaptureApp, type CaptureApp } from '../helpers/capture-app.js';
-import {
-  browserSkip,
-  browserTest,
-  desktopPage,
-  launchBrowser,
-  OWNER,
-  PHONE,
-  phonePage,
-  screenshots,
-  setUpOwner,
-} from '../helpers/browser.js';
-import { closeAll } from '../helpers/close-all.js';
+import type { Page } from 'playwright-core';
+import { assertFits, browserTest, captureSuite, OWNER, ownerPage, ownerPhone, PHONE } from '../helpers/browser.js';
 
 describe('API keys with an expiry and allowed networks in a browser', { timeout: 150_000 }, () => {
-  let t: CaptureApp;
-  let browser: Browser;
-  const errors: string[] = [];
-  const shots = screenshots('mailroom-api-keys');
-
-  before(async () => {
-    if (browserSkip) return;
-    t = await startCaptureApp();
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await closeAll(
-      () => browser?.close(),
-      () => t?.close(),
-    );
-    console.log(`# api keys screenshots: ${shots.dir}`);
-  });
+  const s = captureSuite('mailroom-api-keys');
 
   const run = (
     name: string,
@@ -46,7 +18,7 @@ describe('API keys with an expiry and allowed networks in a browser', { timeout:
   ) =>
     browserTest(`${name}: a key with an expiry and networks created from the page`, async () => {
       const page = await open();
-      await page.goto(`${t.url}/dashboard/api-keys`);
+      await page.goto(`${s.t.url}/dashboard/api-keys`);
       await page.getByRole('heading', { name: 'API keys' }).waitFor();
       const expires = new Date(Date.now() + 90 * 86_400_000);
       const local = new Date(expires.getTime() - expires.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
@@ -67,20 +39,20 @@ describe('API keys with an expiry and allowed networks in a browser', { timeout:
       await row.waitFor();
       assert.match((await row.textContent()) ?? '', new RegExp(key.stored.join(', ').replace(/[./]/g, '\\$&')));
       assert.doesNotMatch((await row.textContent()) ?? '', /never.*never/, 'an expiry is shown');
-      await shots.shot(`api-keys-${width}`, page);
+      await s.shots.shot(`api-keys-${width}`, page);
 
       const listed = await page.evaluate(async () => (await fetch('/dashboard-api/api-keys')).json());
       const k = listed.data.find((x: { name: string }) => x.name === key.name);
       assert.deepEqual(k.allowed_networks, key.stored);
       assert.ok(Math.abs(Date.parse(k.expires_at) - expires.getTime()) < 60_000, `${k.expires_at} vs ${expires}`);
-      const audit = await t.api('GET', '/audit-log?action=api_key.created');
+      const audit = await s.t.api('GET', '/audit-log?action=api_key.created');
       const entry = audit.body.data.find((e: { target: { id: string } }) => e.target.id === k.id);
       assert.equal(entry.actor.display, OWNER.email);
       assert.deepEqual(entry.summary.after.allowed_networks, key.stored);
       assert.equal(Date.parse(entry.summary.after.expires_at), Date.parse(k.expires_at));
 
       // The test talks to the server from 127.0.0.1.
-      const res = await t.api('GET', '/domains', { key: token });
+      const res = await s.t.api('GET', '/domains', { key: token });
       if (key.works) assert.equal(res.status, 200, JSON.stringify(res.body));
       else assert.notEqual(res.status, 200, 'refused from a network the key does not allow');
 
@@ -99,28 +71,21 @@ describe('API keys with an expiry and allowed networks in a browser', { timeout:
         key.name,
       );
       assert.match((await row.textContent()) ?? '', /never127\.0\.0\.0\/8/, 'no expiry, loopback only');
-      assert.equal((await t.api('GET', '/domains', { key: token })).status, 200, 'the key works from loopback now');
-      const updated = (await t.api('GET', '/audit-log?action=api_key.updated')).body.data[0];
+      assert.equal((await s.t.api('GET', '/domains', { key: token })).status, 200, 'the key works from loopback now');
+      const updated = (await s.t.api('GET', '/audit-log?action=api_key.updated')).body.data[0];
       assert.equal(updated.target.id, k.id);
       assert.equal(updated.actor.display, OWNER.email);
       assert.deepEqual(updated.summary.after, { expires_at: null, allowed_networks: ['127.0.0.0/8'] });
 
-      if (width === PHONE.width) {
-        const w = await page.evaluate(() => document.documentElement.scrollWidth);
-        assert.ok(w <= PHONE.width, `the page is ${w} px wide on a ${PHONE.width} px phone`);
-      }
-      assert.deepEqual(errors, []);
+      await assertFits(page, width);
+      assert.deepEqual(s.errors, []);
     });
 
   run(
     'desktop',
     1440,
     async () => {
-      const page = await desktopPage(browser, errors, { width: 1440, height: 900 });
-      await page.goto(`${t.url}/`);
-      await page.getByRole('heading', { name: 'Welcome to Mailroom' }).waitFor();
-      await setUpOwner(page);
-      await page.getByRole('heading', { name: 'Domains' }).waitFor();
+      const page = await ownerPage(s.browser, s.t.url, s.errors, { width: 1440, height: 900 });
       return page;
     },
     { name: 'Office only', networks: '10.0.0.0/8', stored: ['10.0.0.0/8'], works: false },
@@ -130,12 +95,7 @@ describe('API keys with an expiry and allowed networks in a browser', { timeout:
     'phone',
     PHONE.width,
     async () => {
-      const page = await phonePage(browser, errors);
-      await page.goto(`${t.url}/`);
-      await page.getByLabel('Email').fill(OWNER.email);
-      await page.getByLabel('Password').fill(OWNER.password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByRole('heading', { name: 'Emails', exact: true }).waitFor();
+      const page = await ownerPhone(s.browser, s.t.url, s.errors);
       return page;
     },
     { name: 'Loopback', networks: '127.0.0.0/8 ::1', stored: ['127.0.0.0/8', '::1/128'], works: true },

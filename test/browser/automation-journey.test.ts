@@ -4,47 +4,23 @@
 // through the SDK (POST /events/send), without reloading: the send's email counted and delivered, the
 // run waiting at the wait, then leaving it when the awaited event comes. On the phone the same is done
 // with the builder's branches stacked, and no page is wider than the screen.
-import { after, before, describe } from 'node:test';
+import { describe } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
-import { startCaptureApp, type CaptureApp } from '../helpers/capture-app.js';
-import {
-  browserSkip,
-  browserTest,
-  desktopPage,
-  launchBrowser,
-  OWNER,
-  PHONE,
-  phonePage,
-  screenshots,
-  setUpOwner,
-} from '../helpers/browser.js';
-import { closeAll } from '../helpers/close-all.js';
+import type { Page } from 'playwright-core';
+import type { CaptureApp } from '../helpers/capture-app.js';
+import { assertFits, browserTest, captureSuite, ownerPage, ownerPhone, PHONE } from '../helpers/browser.js';
 
 describe('An automation built, turned on and watched on its canvas', { timeout: 300_000 }, () => {
-  let t: CaptureApp;
-  let browser: Browser;
-  const errors: string[] = [];
-  const shots = screenshots('mailroom-automation-journey');
-
-  before(async () => {
-    if (browserSkip) return;
-    t = await startCaptureApp();
-    const c = await t.api('POST', '/templates', {
-      body: { name: 'Journey hello', from: 'Acme <hello@example.com>', subject: 'Hello', html: '<p>Hello</p>' },
-    });
-    assert.equal(c.status, 201, JSON.stringify(c.body));
-    assert.equal((await t.api('POST', `/templates/${c.body.id}/publish`)).status, 200);
-    for (const name of ['journey.start', 'journey.done'])
-      assert.equal((await t.api('POST', '/events', { body: { name } })).status, 201);
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await closeAll(
-      () => browser?.close(),
-      () => t?.close(),
-    );
-    console.log(`# automation-journey screenshots: ${shots.dir}`);
+  const s = captureSuite('mailroom-automation-journey', {
+    async setUp(t: CaptureApp) {
+      const c = await t.api('POST', '/templates', {
+        body: { name: 'Journey hello', from: 'Acme <hello@example.com>', subject: 'Hello', html: '<p>Hello</p>' },
+      });
+      assert.equal(c.status, 201, JSON.stringify(c.body));
+      assert.equal((await s.t.api('POST', `/templates/${c.body.id}/publish`)).status, 200);
+      for (const name of ['journey.start', 'journey.done'])
+        assert.equal((await s.t.api('POST', '/events', { body: { name } })).status, 201);
+    },
   });
 
   const card = (p: Page, key: string) => p.locator(`[data-testid="canvas-step"][data-key="${key}"]`);
@@ -55,12 +31,10 @@ describe('An automation built, turned on and watched on its canvas', { timeout: 
       .filter({ hasText: new RegExp(`^${n}$`) })
       .waitFor({ timeout: 30_000 });
   const event = async (name: string, email: string) =>
-    assert.equal((await t.resend.events.send({ event: name, email })).error, null);
-  const pageWidth = (p: Page) =>
-    p.evaluate(() => Math.max(document.documentElement.scrollWidth, document.body.scrollWidth));
+    assert.equal((await s.t.resend.events.send({ event: name, email })).error, null);
 
   const journey = async (p: Page, width: number, name: string, who: string) => {
-    await p.goto(`${t.url}/dashboard/automations`);
+    await p.goto(`${s.t.url}/dashboard/automations`);
     await p.getByRole('button', { name: 'New automation' }).click();
     await p.getByRole('heading', { name: 'New automation' }).waitFor();
     await p.getByLabel('Name', { exact: true }).fill(name);
@@ -70,18 +44,18 @@ describe('An automation built, turned on and watched on its canvas', { timeout: 
     await p.getByLabel('Step to add after send_email_1').selectOption({ label: 'Wait for event' });
     await p.getByRole('button', { name: 'Add step after send_email_1' }).click();
     await p.getByLabel('wait_for_event_1: event', { exact: true }).selectOption('journey.done');
-    assert.ok((await pageWidth(p)) <= width, `the builder fits ${width} px`);
-    await shots.shot(`${width}-01-built`, p);
+    await assertFits(p, width);
+    await s.shots.shot(`${width}-01-built`, p);
     await p.getByRole('button', { name: 'Create automation' }).click();
     await p.getByRole('heading', { name }).waitFor();
     const id = p.url().split('/').pop()!;
-    assert.equal((await t.api('GET', `/automations/${id}`)).body.status, 'disabled', 'saving does not turn it on');
+    assert.equal((await s.t.api('GET', `/automations/${id}`)).body.status, 'disabled', 'saving does not turn it on');
 
     // Turning on is its own step, confirmed by name.
     await p.getByRole('button', { name: 'Turn on…' }).click();
     await p.getByRole('button', { name: `Turn on ${name}` }).click();
     await p.locator('.page-head .badge', { hasText: 'enabled' }).waitFor();
-    assert.equal((await t.api('GET', `/automations/${id}`)).body.status, 'enabled');
+    assert.equal((await s.t.api('GET', `/automations/${id}`)).body.status, 'enabled');
 
     await p.getByRole('heading', { name: 'Journey', exact: true }).waitFor();
     for (const k of ['trigger', 'send_email_1', 'wait_for_event_1']) await expectCount(p, k, 'reached', 0);
@@ -94,33 +68,24 @@ describe('An automation built, turned on and watched on its canvas', { timeout: 
     await card(p, 'send_email_1')
       .locator('[data-rate="delivered"]', { hasText: '100% delivered' })
       .waitFor({ timeout: 30_000 });
-    await shots.shot(`${width}-02-waiting`, p);
+    await s.shots.shot(`${width}-02-waiting`, p);
 
     await event('journey.done', who);
     await expectCount(p, 'wait_for_event_1', 'waiting', 0);
     await expectCount(p, 'wait_for_event_1', 'exited', 1);
-    assert.ok((await pageWidth(p)) <= width, `the automation page fits ${width} px`);
-    await shots.shot(`${width}-03-done`, p);
-    assert.deepEqual(errors, []);
+    await assertFits(p, width);
+    await s.shots.shot(`${width}-03-done`, p);
+    assert.deepEqual(s.errors, []);
   };
 
   browserTest('at 1440 px: build, save, turn on, and the counts move as events arrive', async () => {
-    const page = await desktopPage(browser, errors, { width: 1440, height: 900 });
-    await page.goto(`${t.url}/`);
-    await page.getByRole('heading', { name: 'Welcome to Mailroom' }).waitFor();
-    await setUpOwner(page);
-    await page.getByRole('heading', { name: 'Domains' }).waitFor();
+    const page = await ownerPage(s.browser, s.t.url, s.errors, { width: 1440, height: 900 });
     await journey(page, 1440, 'Desk journey', 'desk@dest.test');
     await page.context().close();
   });
 
   browserTest('on a 390 px phone: the same journey built and watched', async () => {
-    const phone = await phonePage(browser, errors);
-    await phone.goto(`${t.url}/`);
-    await phone.getByLabel('Email').fill(OWNER.email);
-    await phone.getByLabel('Password').fill(OWNER.password);
-    await phone.getByRole('button', { name: 'Sign in' }).click();
-    await phone.getByRole('button', { name: 'Menu' }).waitFor(); // the signed-in shell
+    const phone = await ownerPhone(s.browser, s.t.url, s.errors);
     await journey(phone, PHONE.width, 'Phone journey', 'phone@dest.test');
     await phone.context().close();
   });

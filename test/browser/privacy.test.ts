@@ -3,47 +3,19 @@
 // API's words); an export started from the page (JSON at 1440 px, a zip with attachments on the
 // phone) downloads through its signed link and holds the address's email; an erasure asks first, naming the address, and then runs. Each request is in
 // the audit log with the signed-in owner as its actor.
-import { after, before, describe } from 'node:test';
+import { describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { strFromU8, unzipSync } from 'fflate';
-import type { Browser, Page } from 'playwright-core';
-import { startCaptureApp, type CaptureApp } from '../helpers/capture-app.js';
-import {
-  browserSkip,
-  browserTest,
-  desktopPage,
-  launchBrowser,
-  OWNER,
-  PHONE,
-  phonePage,
-  screenshots,
-  setUpOwner,
-} from '../helpers/browser.js';
-import { closeAll } from '../helpers/close-all.js';
+import type { Page } from 'playwright-core';
+import { assertFits, browserTest, captureSuite, OWNER, ownerPage, PHONE, phonePage } from '../helpers/browser.js';
 import { until } from '../helpers/until.js';
 
 describe('the Privacy page in a browser', { timeout: 180_000 }, () => {
-  let t: CaptureApp;
-  let browser: Browser;
-  const errors: string[] = [];
-  const shots = screenshots('mailroom-privacy');
-
-  before(async () => {
-    if (browserSkip) return;
-    t = await startCaptureApp();
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await closeAll(
-      () => browser?.close(),
-      () => t?.close(),
-    );
-    console.log(`# privacy screenshots: ${shots.dir}`);
-  });
+  const s = captureSuite('mailroom-privacy');
 
   const signIn = async (page: Page) => {
-    await page.goto(`${t.url}/`);
+    await page.goto(`${s.t.url}/`);
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     await page.getByLabel('Email').fill(OWNER.email);
     await page.getByLabel('Password').fill(OWNER.password);
@@ -52,7 +24,7 @@ describe('the Privacy page in a browser', { timeout: 180_000 }, () => {
   };
 
   const auditActions = async (action: string) => {
-    const r = await t.api('GET', `/audit-log?action=${encodeURIComponent(action)}`);
+    const r = await s.t.api('GET', `/audit-log?action=${encodeURIComponent(action)}`);
     assert.equal(r.status, 200, JSON.stringify(r.body));
     return r.body.data as { action: string; actor: { kind: string; display: string | null }; target: any }[];
   };
@@ -68,10 +40,10 @@ describe('the Privacy page in a browser', { timeout: 180_000 }, () => {
     browserTest(`${name}: retention, an export downloaded and an erasure, end to end`, async () => {
       const page = await open();
       const to = `${name}-subject@dest.test`;
-      await t.send({ to, subject });
+      await s.t.send({ to, subject });
 
       // Retention: the page shows every kind with its default and ceiling; a change is what the API answers.
-      await page.goto(`${t.url}/dashboard/privacy`);
+      await page.goto(`${s.t.url}/dashboard/privacy`);
       await page.getByRole('heading', { name: 'Privacy', exact: true }).waitFor();
       const table = page.getByRole('table', { name: 'Retention per kind of data' });
       const bodies = table.getByRole('row').filter({ hasText: 'Email bodies and raw MIME' });
@@ -79,7 +51,7 @@ describe('the Privacy page in a browser', { timeout: 180_000 }, () => {
       await page.getByLabel('Tracking (opens and clicks): days kept').fill(String(trackingDays));
       await page.getByRole('button', { name: 'Save retention' }).click();
       await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
-      const r = await t.api('GET', '/privacy/retention');
+      const r = await s.t.api('GET', '/privacy/retention');
       assert.equal(r.body.tracking_days, trackingDays);
       assert.ok(r.body.custom.includes('tracking_days'));
       // Above the ceiling: the API's refusal, on the page.
@@ -88,7 +60,7 @@ describe('the Privacy page in a browser', { timeout: 180_000 }, () => {
       const refusal = page.getByRole('alert');
       await refusal.waitFor();
       assert.match((await refusal.textContent()) ?? '', /must be at most 30 days/);
-      assert.equal((await t.api('GET', '/privacy/retention')).body.email_bodies_days, 30, 'nothing changed');
+      assert.equal((await s.t.api('GET', '/privacy/retention')).body.email_bodies_days, 30, 'nothing changed');
       await page.getByLabel('Email bodies and raw MIME: days kept').fill('');
       const changed = await auditActions('privacy.retention_changed');
       assert.deepEqual([changed[0].actor.kind, changed[0].actor.display], ['user', OWNER.email]);
@@ -105,7 +77,7 @@ describe('the Privacy page in a browser', { timeout: 180_000 }, () => {
       await link.waitFor({ timeout: 30_000 });
       assert.match((await row.textContent()) ?? '', /completed/i);
       assert.match((await row.textContent()) ?? '', /emails: 1/);
-      await shots.shot(`privacy-${width}`, page);
+      await s.shots.shot(`privacy-${width}`, page);
       const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
       assert.match(
         download.suggestedFilename(),
@@ -128,11 +100,11 @@ describe('the Privacy page in a browser', { timeout: 180_000 }, () => {
       await erase.getByRole('button', { name: 'Erase…' }).click();
       const dialog = page.getByTestId('erase-confirm');
       await dialog.getByRole('heading', { name: `Erase ${to} from this team?` }).waitFor();
-      await shots.shot(`privacy-erase-confirm-${width}`, page);
-      const before = (await t.api('GET', '/privacy/erasures')).body.data.length;
+      await s.shots.shot(`privacy-erase-confirm-${width}`, page);
+      const before = (await s.t.api('GET', '/privacy/erasures')).body.data.length;
       await dialog.getByRole('button', { name: 'Cancel' }).click();
       await dialog.waitFor({ state: 'detached' });
-      assert.equal((await t.api('GET', '/privacy/erasures')).body.data.length, before, 'Cancel started nothing');
+      assert.equal((await s.t.api('GET', '/privacy/erasures')).body.data.length, before, 'Cancel started nothing');
       await erase.getByRole('button', { name: 'Erase…' }).click();
       await dialog.getByRole('button', { name: `Erase ${to}` }).click();
       const erasures = page.getByRole('table', { name: 'Erasures' });
@@ -144,29 +116,22 @@ describe('the Privacy page in a browser', { timeout: 180_000 }, () => {
         30_000,
       );
       assert.match((await erased.textContent()) ?? '', /emails addressed: 1/);
-      const list = (await t.api('GET', '/privacy/erasures')).body.data;
+      const list = (await s.t.api('GET', '/privacy/erasures')).body.data;
       assert.equal(list.length, before + 1);
       assert.equal(list[0].status, 'completed');
       const requested = await auditActions('privacy.erasure_requested');
       assert.equal(requested[0].target.id, list[0].id);
       assert.deepEqual([requested[0].actor.kind, requested[0].actor.display], ['user', OWNER.email]);
 
-      if (width === PHONE.width) {
-        const w = await page.evaluate(() => document.documentElement.scrollWidth);
-        assert.ok(w <= PHONE.width, `the page is ${w} px wide on a ${PHONE.width} px phone`);
-      }
-      assert.deepEqual(errors, []);
+      await assertFits(page, width);
+      assert.deepEqual(s.errors, []);
     });
 
   run(
     'desktop',
     1440,
     async () => {
-      const page = await desktopPage(browser, errors, { width: 1440, height: 900 });
-      await page.goto(`${t.url}/`);
-      await page.getByRole('heading', { name: 'Welcome to Mailroom' }).waitFor();
-      await setUpOwner(page);
-      await page.getByRole('heading', { name: 'Domains' }).waitFor();
+      const page = await ownerPage(s.browser, s.t.url, s.errors, { width: 1440, height: 900 });
       return page;
     },
     'Your desktop receipt',
@@ -178,7 +143,7 @@ describe('the Privacy page in a browser', { timeout: 180_000 }, () => {
     'phone',
     PHONE.width,
     async () => {
-      const page = await phonePage(browser, errors);
+      const page = await phonePage(s.browser, s.errors);
       await signIn(page);
       return page;
     },

@@ -3,61 +3,33 @@
 // the API then answers, an out-of-range value refused in the API's words), lists a member's
 // sessions and ends one: that session's next request is refused while the member's others go on.
 // Each change is in the audit log with the owner as its actor.
-import { after, before, describe } from 'node:test';
+import { describe } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
-import { startCaptureApp, type CaptureApp } from '../helpers/capture-app.js';
+import type { Page } from 'playwright-core';
 import { DashboardClient, inviteSignupConfirmed } from '../helpers/dashboard-client.js';
-import {
-  browserSkip,
-  browserTest,
-  desktopPage,
-  launchBrowser,
-  OWNER,
-  PHONE,
-  phonePage,
-  screenshots,
-  setUpOwner,
-} from '../helpers/browser.js';
+import { assertFits, browserTest, captureSuite, OWNER, ownerPage, ownerPhone, PHONE } from '../helpers/browser.js';
 import { storeCheapPassword } from '../helpers/cheap-password.js';
-import { closeAll } from '../helpers/close-all.js';
 
 const MO = { email: 'mo@example.com', password: 'mo-password-123', name: 'Mo Member' };
 
 describe('team security settings and sessions in a browser', { timeout: 180_000 }, () => {
-  let t: CaptureApp;
-  let browser: Browser;
   let owner: DashboardClient;
   const mo: Record<string, DashboardClient> = {};
-  const errors: string[] = [];
-  const shots = screenshots('mailroom-team-security');
-
-  before(async () => {
-    if (browserSkip) return;
-    t = await startCaptureApp({ dashboardFrom: 'Mailroom <no-reply@example.com>' });
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await closeAll(
-      () => browser?.close(),
-      () => t?.close(),
-    );
-    console.log(`# team security screenshots: ${shots.dir}`);
-  });
+  const s = captureSuite('mailroom-team-security', { config: { dashboardFrom: 'Mailroom <no-reply@example.com>' } });
 
   /** After the owner exists: a member Mo signed in from three "browsers" (user agents). */
   const seedMember = async () => {
-    await storeCheapPassword(t.db.pool, OWNER.email, OWNER.password);
-    owner = new DashboardClient(t.url);
+    await storeCheapPassword(s.t.db.pool, OWNER.email, OWNER.password);
+    owner = new DashboardClient(s.t.url);
     assert.equal((await owner.post('/dashboard-api/login', OWNER)).status, 200);
     const inv = await owner.post('/dashboard-api/team/invites', { role: 'member', email: MO.email });
     assert.equal(inv.status, 200, JSON.stringify(inv.body));
-    mo.first = new DashboardClient(t.url);
-    const r = await inviteSignupConfirmed(t, mo.first, inv.body.url.split('/').pop(), MO);
+    mo.first = new DashboardClient(s.t.url);
+    const r = await inviteSignupConfirmed(s.t, mo.first, inv.body.url.split('/').pop(), MO);
     assert.equal(r.status, 200, JSON.stringify(r.body));
-    await storeCheapPassword(t.db.pool, MO.email, MO.password);
+    await storeCheapPassword(s.t.db.pool, MO.email, MO.password);
     for (const ua of ['SecondBrowser/2.0', 'ThirdBrowser/3.0']) {
-      const c = new DashboardClient(t.url);
+      const c = new DashboardClient(s.t.url);
       const login = await c.req('POST', '/dashboard-api/login', MO, { headers: { 'user-agent': ua } });
       assert.equal(login.status, 200, JSON.stringify(login.body));
       mo[ua] = c;
@@ -65,7 +37,7 @@ describe('team security settings and sessions in a browser', { timeout: 180_000 
   };
 
   const audit = async (action: string) => {
-    const r = await t.api('GET', `/audit-log?action=${action}`);
+    const r = await s.t.api('GET', `/audit-log?action=${action}`);
     assert.equal(r.status, 200, JSON.stringify(r.body));
     return r.body.data as { actor: { kind: string; display: string }; target: { id: string }; summary: any }[];
   };
@@ -80,7 +52,7 @@ describe('team security settings and sessions in a browser', { timeout: 180_000 
     browserTest(`${name}: security settings saved and a member's session ended from the Team page`, async () => {
       const page = await open();
       page.on('dialog', (d) => void d.accept());
-      await page.goto(`${t.url}/dashboard/team`);
+      await page.goto(`${s.t.url}/dashboard/team`);
       const security = page.getByRole('region', { name: 'Security' });
       await security.waitFor();
 
@@ -118,7 +90,7 @@ describe('team security settings and sessions in a browser', { timeout: 180_000 
       const table = sessions.getByRole('table', { name: `Sessions of ${MO.email}` });
       const row = table.getByRole('row').filter({ hasText: endUa });
       await row.waitFor();
-      await shots.shot(`team-security-${width}`, page);
+      await s.shots.shot(`team-security-${width}`, page);
       const id = await row.getAttribute('data-id');
       assert.equal((await mo[endUa].get('/dashboard-api/team')).status, 200, 'the session works before');
       await row.getByRole('button', { name: /^End session / }).click();
@@ -130,22 +102,15 @@ describe('team security settings and sessions in a browser', { timeout: 180_000 
       assert.equal(revoked.actor.display, OWNER.email);
       assert.equal(revoked.summary.after.session_id, id);
 
-      if (width === PHONE.width) {
-        const w = await page.evaluate(() => document.documentElement.scrollWidth);
-        assert.ok(w <= PHONE.width, `the page is ${w} px wide on a ${PHONE.width} px phone`);
-      }
-      assert.deepEqual(errors, []);
+      await assertFits(page, width);
+      assert.deepEqual(s.errors, []);
     });
 
   run(
     'desktop',
     1440,
     async () => {
-      const page = await desktopPage(browser, errors, { width: 1440, height: 900 });
-      await page.goto(`${t.url}/`);
-      await page.getByRole('heading', { name: 'Welcome to Mailroom' }).waitFor();
-      await setUpOwner(page);
-      await page.getByRole('heading', { name: 'Domains' }).waitFor();
+      const page = await ownerPage(s.browser, s.t.url, s.errors, { width: 1440, height: 900 });
       await seedMember();
       return page;
     },
@@ -157,12 +122,7 @@ describe('team security settings and sessions in a browser', { timeout: 180_000 
     'phone',
     PHONE.width,
     async () => {
-      const page = await phonePage(browser, errors);
-      await page.goto(`${t.url}/`);
-      await page.getByLabel('Email').fill(OWNER.email);
-      await page.getByLabel('Password').fill(OWNER.password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByRole('heading', { name: 'Emails', exact: true }).waitFor();
+      const page = await ownerPhone(s.browser, s.t.url, s.errors);
       return page;
     },
     { life: '', idle: 90 },

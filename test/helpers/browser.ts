@@ -4,9 +4,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Config } from '../../src/config/schema.js';
 import { UI_DIST } from '../../src/http/dashboard/ui.js';
+import { startCaptureApp, type CaptureApp } from './capture-app.js';
+import { closeAll } from './close-all.js';
 
 const CHROMIUM = process.env.MAILROOM_TEST_CHROMIUM ?? '/usr/bin/chromium'; // another path: to try the skips
 const FLAGS = [
@@ -58,8 +62,13 @@ export async function desktopPage(
 }
 
 /** A desktop page on a new installation, signed up as OWNER and on the Domains page. */
-export async function ownerPage(browser: Browser, baseUrl: string, errors: string[]): Promise<Page> {
-  const page = await desktopPage(browser, errors);
+export async function ownerPage(
+  browser: Browser,
+  baseUrl: string,
+  errors: string[],
+  viewport = { width: 1280, height: 800 },
+): Promise<Page> {
+  const page = await desktopPage(browser, errors, viewport);
   await page.goto(`${baseUrl}/`);
   await page.getByRole('heading', { name: 'Welcome to Mailroom' }).waitFor();
   await setUpOwner(page);
@@ -120,4 +129,52 @@ export async function joinThroughInvite(
   await member.getByLabel('Choose a password').fill(who.password);
   await member.getByRole('button', { name: /^Confirm and join / }).click();
   await member.waitForURL(/\/dashboard\/emails/);
+}
+
+/**
+ * A describe block's app in capture mode and its Chromium: started in `before` (not when browser
+ * tests skip: hooks run even then), closed in `after`, which also prints where the screenshots are.
+ * `setUp` runs once the app is up, before the browser starts. Read `s.t` and `s.browser` in tests.
+ */
+export function captureSuite(
+  prefix: string,
+  opts: { config?: Partial<Config>; setUp?: (t: CaptureApp) => Promise<void> } = {},
+) {
+  const s = {
+    t: undefined as unknown as CaptureApp,
+    browser: undefined as unknown as Browser,
+    errors: [] as string[],
+    shots: screenshots(prefix),
+  };
+  before(async () => {
+    if (browserSkip) return;
+    s.t = await startCaptureApp(opts.config);
+    await opts.setUp?.(s.t);
+    s.browser = await launchBrowser();
+  });
+  after(async () => {
+    await closeAll(
+      () => s.browser?.close(),
+      () => s.t?.close(),
+    );
+    console.log(`# ${prefix} screenshots: ${s.shots.dir}`);
+  });
+  return s;
+}
+
+/** A phone page signed in as OWNER (who must exist), in the signed-in shell. */
+export async function ownerPhone(browser: Browser, baseUrl: string, errors: string[]): Promise<Page> {
+  const phone = await phonePage(browser, errors);
+  await phone.goto(`${baseUrl}/`);
+  await phone.getByLabel('Email').fill(OWNER.email);
+  await phone.getByLabel('Password').fill(OWNER.password);
+  await phone.getByRole('button', { name: 'Sign in' }).click();
+  await phone.getByRole('button', { name: 'Menu' }).waitFor();
+  return phone;
+}
+
+/** The page is no wider than `width` (no sideways scrolling). */
+export async function assertFits(page: Page, width: number): Promise<void> {
+  const w = await page.evaluate(() => Math.max(document.documentElement.scrollWidth, document.body.scrollWidth));
+  assert.ok(w <= width, `the page is ${w} px wide in a ${width} px window`);
 }
