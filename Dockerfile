@@ -2,7 +2,9 @@
 # Built from the lockfile (npm ci), runs as an unprivileged user, holds no state of its own:
 # point MAILROOM_DATABASE_URL at PostgreSQL and give every container the same MAILROOM_SECRET_KEY.
 #   docker build -t mailroom .
-#   docker run -e MAILROOM_DATABASE_URL=postgres://... -e MAILROOM_SECRET_KEY=... -p 3000:3000 mailroom
+#   docker run --init -e MAILROOM_DATABASE_URL=postgres://... -e MAILROOM_SECRET_KEY=... -p 3000:3000 mailroom
+# (--init: an init process as PID 1 forwards signals. Without MAILROOM_DATABASE_URL the embedded
+# PostgreSQL runs in /var/lib/mailroom: mount a volume there.)
 # BASE is a build argument so that a machine without a registry can build on a local Node image.
 ARG BASE=node:20-bookworm-slim
 
