@@ -160,6 +160,12 @@ describe('POST /templates/render and templates with a document', () => {
     assert.match(got.html, /^<!doctype html>/i);
     assert.ok(got.html.includes('{{{contact.first_name|there}}}'));
     assert.match(got.text, /Open the shop: https:\/\/example\.com\/shop/);
+    const copy = await t.api('POST', `/templates/${c.body.id}/duplicate`);
+    assert.deepEqual(
+      (await t.api('GET', `/templates/${copy.body.id}`)).body.document,
+      got.document,
+      'a duplicate keeps it',
+    );
   });
 
   test('PATCH with a document writes a new version; publish keeps it; html alone drops it (raw HTML mode)', async () => {
