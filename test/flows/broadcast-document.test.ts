@@ -8,7 +8,7 @@ import { simpleParser } from 'mailparser';
 import { startMailWorld, type MailWorld } from '../helpers/mail-world.js';
 import type { RecordedMessage } from '../helpers/recording-smtp.js';
 import { sampleDocument } from '../helpers/email-document.js';
-import { freePort } from '../helpers/free-port.js';
+import { onFreePort } from '../helpers/free-port.js';
 
 const listUnsubscribeUrl = (m: RecordedMessage) => {
   const raw = m.raw.toString('binary');
@@ -21,8 +21,9 @@ describe('a broadcast saved with a document, delivered to a segment', () => {
   let segment: string;
   before(async () => {
     // The unsubscribe links point at the app itself, so that the test can follow them.
-    const port = await freePort();
-    w = await startMailWorld({ httpListen: { host: '127.0.0.1', port }, publicUrl: `http://127.0.0.1:${port}` });
+    w = await onFreePort((port) =>
+      startMailWorld({ httpListen: { host: '127.0.0.1', port }, publicUrl: `http://127.0.0.1:${port}` }),
+    );
     segment = (await w.t.resend.segments.create({ name: 'Readers' })).data!.id;
     for (const [email, firstName] of [
       ['ann@dest.test', 'Ann'],

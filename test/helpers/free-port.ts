@@ -9,3 +9,17 @@ export async function freePort(): Promise<number> {
   await new Promise<void>((resolve) => srv.close(() => resolve()));
   return port;
 }
+
+/**
+ * Starts something on a port chosen with freePort, choosing again (up to `tries` times) when another
+ * process took the port between the choice and the listen (EADDRINUSE): on a busy machine it happens.
+ */
+export async function onFreePort<T>(start: (port: number) => Promise<T>, tries = 5): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await start(await freePort());
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || i >= tries) throw err;
+    }
+  }
+}

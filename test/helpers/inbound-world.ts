@@ -10,7 +10,7 @@ import type { Config } from '../../src/config/schema.js';
 import { startMailWorld, type MailWorld } from './mail-world.js';
 import { publishRecords, type WireRecord } from './publish-records.js';
 import { closeAll } from './close-all.js';
-import { freePort } from './free-port.js';
+import { onFreePort } from './free-port.js';
 
 export interface InboundWorld extends MailWorld {
   mxPort: number;
@@ -26,17 +26,18 @@ export interface InboundWorld extends MailWorld {
 }
 
 export async function startInboundWorld(overrides: Partial<Config> = {}): Promise<InboundWorld> {
-  const port = await freePort();
-  const w = await startMailWorld({
-    roles: ['api', 'worker', 'mx'],
-    mxListen: [{ host: '127.0.0.1', port: 0 }],
-    allowPrivateNetworks: true,
-    httpListen: { host: '127.0.0.1', port },
-    publicUrl: `http://127.0.0.1:${port}`,
-    webhookRetrySchedule: [0, 200, 400],
-    mxDnsCacheSeconds: 0,
-    ...overrides, // tests change records between messages
-  });
+  const w = await onFreePort((port) =>
+    startMailWorld({
+      roles: ['api', 'worker', 'mx'],
+      mxListen: [{ host: '127.0.0.1', port: 0 }],
+      allowPrivateNetworks: true,
+      httpListen: { host: '127.0.0.1', port },
+      publicUrl: `http://127.0.0.1:${port}`,
+      webhookRetrySchedule: [0, 200, 400],
+      mxDnsCacheSeconds: 0,
+      ...overrides, // tests change records between messages
+    }),
+  );
   const res = await w.t.api('POST', '/domains', {
     body: { name: 'inbound.test', capabilities: { sending: 'disabled', receiving: 'enabled' } },
   });

@@ -25,25 +25,39 @@ export async function startMailWorld(overrides: Partial<Config> = {}): Promise<M
   dns.set('mx.mailroom.test', 'A', ['127.0.0.1']);
   dns.set('dest.test', 'MX', [{ exchange: 'mx1.dest.test', priority: 10 }]);
   dns.set('mx1.dest.test', 'A', ['127.0.0.1']);
-  const t = await startTestApp({
-    dnsServers: [dns.address],
-    outboundPort: mx.port,
-    heloName: 'out.mailroom.test',
-    ...overrides,
-  });
-  const { data, error } = await t.resend.domains.create({ name: 'example.com' });
-  if (error) throw new Error(error.message);
-  publishRecords(dns, 'example.com', data!.records as unknown as WireRecord[]);
-  await t.resend.domains.verify(data!.id);
+  let t: TestApp | undefined;
+  let domainId: string;
+  try {
+    t = await startTestApp({
+      dnsServers: [dns.address],
+      outboundPort: mx.port,
+      heloName: 'out.mailroom.test',
+      ...overrides,
+    });
+    const { data, error } = await t.resend.domains.create({ name: 'example.com' });
+    if (error) throw new Error(error.message);
+    publishRecords(dns, 'example.com', data!.records as unknown as WireRecord[]);
+    await t.resend.domains.verify(data!.id);
+    domainId = data!.id;
+  } catch (err) {
+    // What started is stopped, or the test file would hang until its timeout on the open servers.
+    await closeAll(
+      () => t?.close(),
+      () => mx.close(),
+      () => dns.close(),
+    );
+    throw err;
+  }
+  const app = t;
   const world: MailWorld = {
     dns,
     mx,
-    t,
-    domainId: data!.id,
+    t: app,
+    domainId,
     // world.mx: a test may have replaced the recording MX.
     close: () =>
       closeAll(
-        () => t.close(),
+        () => app.close(),
         () => world.mx.close(),
         () => dns.close(),
       ),
