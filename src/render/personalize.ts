@@ -41,6 +41,8 @@ export interface Compiled {
   pieces: string[];
   slots: Slot[];
   html: boolean;
+  /** per slot, in an HTML body: the slot starts a link's or image's address (href=, src=) */
+  urls: boolean[];
 }
 
 const TAG = /\{\{\{\s*([A-Za-z0-9_][\w.]*)\s*(?:\|([^}]*))?\}\}\}/g;
@@ -65,20 +67,35 @@ function slotOf(name: string, fallback: string | undefined, raw: string, variabl
   return undefined;
 }
 
+// A slot right after `href="`, `src='` or `href=`: the value is a whole address, so a contact's data
+// must not make it a script (`javascript:`, `data:`, `vbscript:`...): only web, mail and phone
+// addresses and relative ones are put there; anything else becomes `#`. Browsers drop tabs, line
+// breaks and other control characters inside a scheme, so the test does too.
+const URL_ATTRIBUTE = /\b(?:href|src)\s*=\s*["']?$/i;
+const SCHEME = /^([a-z][a-z0-9+.-]*):/i;
+const SAFE_SCHEMES = new Set(['http', 'https', 'mailto', 'tel']);
+export function safeUrlValue(v: string): string {
+  const scheme = SCHEME.exec(v.replace(/[\u0000-\u0020\u007f-\u00a0]/g, ''))?.[1];
+  return scheme === undefined || SAFE_SCHEMES.has(scheme.toLowerCase()) ? v : '#';
+}
+
 /** Compiles a body once; `html` escapes the values put into it; `variables` reads template variables. */
 export function compile(template: string, opts: { html: boolean; variables?: boolean }): Compiled {
   const pieces: string[] = [];
   const slots: Slot[] = [];
+  const urls: boolean[] = [];
   let last = 0;
   for (const m of template.matchAll(TAG)) {
     const slot = slotOf(m[1], m[2] === undefined ? undefined : m[2].trim(), m[0], opts.variables === true);
     if (!slot) continue;
-    pieces.push(template.slice(last, m.index));
+    const before = template.slice(last, m.index);
+    pieces.push(before);
     slots.push(slot);
+    urls.push(opts.html && URL_ATTRIBUTE.test(before));
     last = m.index! + m[0].length;
   }
   pieces.push(template.slice(last));
-  return { pieces, slots, html: opts.html };
+  return { pieces, slots, html: opts.html, urls };
 }
 
 const ESC: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -122,7 +139,7 @@ export function render(c: Compiled, ctx: RenderContext): string {
   let out = c.pieces[0];
   for (let i = 0; i < c.slots.length; i++) {
     const v = valueOf(c.slots[i], ctx);
-    out += (c.html ? escapeHtml(v) : v) + c.pieces[i + 1];
+    out += (c.html ? escapeHtml(c.urls[i] ? safeUrlValue(v) : v) : v) + c.pieces[i + 1];
   }
   return out;
 }

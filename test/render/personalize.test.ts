@@ -86,3 +86,37 @@ test("without `variables`, {{{KEY}}} stays as written (broadcast bodies keep oth
   assert.deepEqual(variableSlots(c), []);
   assert.equal(render(c, { contact: { email: 'a@b.c' }, variables: { PRODUCT: 'x' } }), '{{{PRODUCT}}} a@b.c');
 });
+
+test("a contact's value that is a whole link address cannot make it a script; web, mail and relative addresses pass", () => {
+  const c = compile(
+    '<a href="{{{contact.site}}}">site</a> <a href={{{contact.site}}}>bare</a> <img src=\'{{{contact.site}}}\'> ' +
+      '<a href="https://x.test/?u={{{contact.site}}}">query</a> <p>{{{contact.site}}}</p>',
+    { html: true },
+  );
+  const as = (site: string) => render(c, { contact: { email: 'a@b.test', properties: { site } } });
+  for (const bad of [
+    'javascript:alert(1)',
+    ' JavaScript:alert(1)',
+    'java\tscript:alert(1)',
+    'data:text/html,x',
+    'vbscript:x',
+  ])
+    assert.match(as(bad), /^<a href="#">site<\/a> <a href=#>bare<\/a> <img src='#'> /, JSON.stringify(bad));
+  // inside the query it is only text (escaped), as in the paragraph
+  assert.match(as('javascript:alert(1)'), /\?u=javascript:alert\(1\)">query<\/a> <p>javascript:alert\(1\)<\/p>$/);
+  for (const good of [
+    'https://acme.test/a?b=1&c',
+    'http://x.test',
+    'mailto:a@b.test',
+    'tel:+4412',
+    '/relative',
+    'page.html',
+  ])
+    assert.ok(as(good).startsWith(`<a href="${good.replace('&', '&amp;')}">site</a>`), good);
+  // in a text body nothing is an attribute
+  const text = compile('Visit {{{contact.site}}}', { html: false });
+  assert.equal(
+    render(text, { contact: { email: 'a@b.test', properties: { site: 'javascript:x' } } }),
+    'Visit javascript:x',
+  );
+});
