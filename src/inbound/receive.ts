@@ -17,7 +17,7 @@ import { receivedEmailsInsert, type ReceivedAttachmentRow, type ReceivedInsert }
 import { authenticateInbound, type Authentication } from './authenticate.js';
 import { ChunkWriter } from './chunk-writer.js';
 import { ingestDmarcReports } from './dmarc-ingest.js';
-import { MAX_ATTACHMENT_BYTES, mayBeReport } from './dmarc-report.js';
+import { MAX_ATTACHMENT_BYTES, mayBeReport, REPORT_HEAD_BYTES, reportHeadPlausible } from './dmarc-report.js';
 import { cachedResolve, type ResolveFn } from './dns-cache.js';
 import { parseInbound } from './parse.js';
 import { fileReceived } from '../inboxes/filing.js';
@@ -191,19 +191,29 @@ export class InboundReceiver {
   }
 }
 
-/** Passes `content` through while copying it into `into` (dropped past MAX_ATTACHMENT_BYTES: too big to be a report). */
+/**
+ * Passes `content` through while copying it into `into`; the copy is dropped once the first
+ * bytes show it cannot be a report (reportHeadPlausible) or past MAX_ATTACHMENT_BYTES.
+ */
 function keepCopy(content: NodeJS.ReadableStream, into: Buffer[]): Transform {
-  const chunks: Buffer[] = [];
+  let chunks: Buffer[] | undefined = [];
   let size = 0;
+  let sniffed = false;
+  const sniff = () => {
+    sniffed = true;
+    if (chunks && !reportHeadPlausible(Buffer.concat(chunks))) chunks = undefined;
+  };
   const t = new Transform({
     transform(chunk: Buffer, _enc, cb) {
       size += chunk.length;
-      if (size <= MAX_ATTACHMENT_BYTES) chunks.push(chunk);
-      else chunks.length = 0; // too big to be a report: let go of the copy now
+      if (size > MAX_ATTACHMENT_BYTES) chunks = undefined; // too big to be a report: let go of the copy now
+      chunks?.push(chunk);
+      if (!sniffed && size >= REPORT_HEAD_BYTES) sniff();
       cb(null, chunk);
     },
     flush(cb) {
-      if (size <= MAX_ATTACHMENT_BYTES) into.push(Buffer.concat(chunks));
+      if (!sniffed) sniff();
+      if (chunks) into.push(Buffer.concat(chunks));
       cb();
     },
   });
