@@ -22,7 +22,9 @@ const nSmall = Number(process.argv[2] ?? 300);
 const nLarge = Number(process.argv[3] ?? 30);
 const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const records: Record<string, string[][]> = {
-  's1._domainkey.sender.bench': [[`v=DKIM1; k=rsa; p=${publicKey.export({ type: 'spki', format: 'der' }).toString('base64')}`]],
+  's1._domainkey.sender.bench': [
+    [`v=DKIM1; k=rsa; p=${publicKey.export({ type: 'spki', format: 'der' }).toString('base64')}`],
+  ],
   'sender.bench': [['v=spf1 ip4:127.0.0.1 -all']],
   '_dmarc.sender.bench': [['v=DMARC1; p=reject']],
 };
@@ -32,18 +34,25 @@ const resolve = async (name: string, type: string) => {
 };
 
 async function message(attachment?: Buffer): Promise<Buffer> {
-  const text = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore. '.repeat(40);
+  const text =
+    'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore. '.repeat(40);
   const raw = await new MailComposer({
     from: 'Bench Sender <bench@sender.bench>',
     to: 'inbox@inbound.bench',
     subject: 'Benchmark message',
     text,
     html: `<html><body><p>${text}</p></body></html>`,
-    attachments: attachment ? [{ filename: 'data.bin', content: attachment, contentType: 'application/octet-stream' }] : [],
+    attachments: attachment
+      ? [{ filename: 'data.bin', content: attachment, contentType: 'application/octet-stream' }]
+      : [],
   } as never)
     .compile()
     .build();
-  const sig = await senderDkimSignature(raw, { signingDomain: 'sender.bench', selector: 's1', privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() });
+  const sig = await senderDkimSignature(raw, {
+    signingDomain: 'sender.bench',
+    selector: 's1',
+    privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+  });
   return Buffer.concat([Buffer.from(sig), raw]);
 }
 
@@ -74,7 +83,13 @@ const stages: Record<string, (raw: Buffer) => Promise<unknown>> = {
   },
   'authenticate (mailauth: DKIM body hash + RSA verify, SPF, DMARC)': async (raw) => {
     const s = spoolOf(raw);
-    const a = await authenticateInbound(s.buffer() ?? s.stream(), { ip: '127.0.0.1', helo: 'h', sender: 'bench@sender.bench', mta: 'mx.test', resolve });
+    const a = await authenticateInbound(s.buffer() ?? s.stream(), {
+      ip: '127.0.0.1',
+      helo: 'h',
+      sender: 'bench@sender.bench',
+      mta: 'mx.test',
+      resolve,
+    });
     if (a.dkim !== 'pass' || a.spf !== 'pass') throw new Error(`auth ${JSON.stringify(a)}`);
     s.dispose();
   },

@@ -65,7 +65,12 @@ export const REPORT_HEAD_BYTES = 3 + 4 * 4096;
 export function reportHeadPlausible(head: Uint8Array): boolean {
   if (isGzip(head) || isZip(head)) return true;
   const b = Buffer.from(head.buffer, head.byteOffset, Math.min(head.byteLength, REPORT_HEAD_BYTES));
-  return /<feedback[\s>]/.test(b.toString('utf8').replace(/^\uFEFF/, '').slice(0, 4096));
+  return /<feedback[\s>]/.test(
+    b
+      .toString('utf8')
+      .replace(/^\uFEFF/, '')
+      .slice(0, 4096),
+  );
 }
 
 export type Refusal = {

@@ -122,24 +122,24 @@ export class InboundReceiver {
       const [, parsed] = await bothOrNeither(inputs, [
         writer.writeBlob(rawBlob, inputs[0]),
         parseInbound(inputs[1], async (meta, content) => {
-        const blobId = uuid();
-        const size = await writer.writeBlob(
-          blobId,
-          mayBeReport(meta.contentType, meta.filename) ? keepCopy(content, reportCandidates) : content,
-        );
-        attachments.push({
-          id: uuid(),
-          email_id: id,
-          team_id: to.teamId,
-          position: meta.position,
-          filename: meta.filename,
-          content_type: meta.contentType,
-          content_id: meta.contentId,
-          content_disposition: meta.contentDisposition,
-          size,
-          blob_id: blobId,
-          created_at: createdAt,
-        });
+          const blobId = uuid();
+          const size = await writer.writeBlob(
+            blobId,
+            mayBeReport(meta.contentType, meta.filename) ? keepCopy(content, reportCandidates) : content,
+          );
+          attachments.push({
+            id: uuid(),
+            email_id: id,
+            team_id: to.teamId,
+            position: meta.position,
+            filename: meta.filename,
+            content_type: meta.contentType,
+            content_id: meta.contentId,
+            content_disposition: meta.contentDisposition,
+            size,
+            blob_id: blobId,
+            created_at: createdAt,
+          });
           return size;
         }),
       ] as const);

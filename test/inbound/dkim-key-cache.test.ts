@@ -25,7 +25,12 @@ const resolve = async (name: string, type: string) => {
   return [[r]];
 };
 async function signed(pem: string): Promise<Buffer> {
-  const raw: Buffer = await new MailComposer({ from: 'a@sender.test', to: 'b@inbound.test', subject: 's', text: 'hello' } as never)
+  const raw: Buffer = await new MailComposer({
+    from: 'a@sender.test',
+    to: 'b@inbound.test',
+    subject: 's',
+    text: 'hello',
+  } as never)
     .compile()
     .build();
   const sig = await senderDkimSignature(raw, { signingDomain: 'sender.test', selector: 's1', privateKey: pem });
@@ -41,7 +46,11 @@ test('a key record seen again is not built again; a changed record is, and a wro
   const m1 = await signed(k1.pem);
   const before = cache.built();
   for (let i = 0; i < 3; i++) assert.equal((await auth(m1)).dkim, 'pass');
-  assert.equal(cache.built() - before, 1, 'built once for three messages (mailauth still takes getPublicKey from its tools)');
+  assert.equal(
+    cache.built() - before,
+    1,
+    'built once for three messages (mailauth still takes getPublicKey from its tools)',
+  );
 
   const k2 = keyPair(); // the sender rotates its key under the same selector
   records.set('s1._domainkey.sender.test', k2.record);

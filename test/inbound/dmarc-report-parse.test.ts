@@ -9,7 +9,12 @@ import { gzipSync } from 'node:zlib';
 import { zipSync, strToU8 } from 'fflate';
 import { watchLoop } from '../helpers/loop-watch.js';
 import { deflatedZeros, gzipOf, zipWithLyingHeader } from '../helpers/zip-bomb.js';
-import { mayBeReport, parseAggregateReport, reportHeadPlausible, reportsIn as read } from '../../src/inbound/dmarc-report.js';
+import {
+  mayBeReport,
+  parseAggregateReport,
+  reportHeadPlausible,
+  reportsIn as read,
+} from '../../src/inbound/dmarc-report.js';
 
 const reportsIn = async (bytes: Buffer) => (await read(bytes)).reports;
 
