@@ -8,6 +8,8 @@
 # Rows: small = 10 KB multipart text+HTML, connections reused; large = the same with a 1 MB attachment.
 # Usage (root): bench/peers/install.sh && npm run build && bench/inbound/run.sh
 # Env (defaults): N_SMALL=20000 N_LARGE=400 SESSIONS=20 PORT=26525 PEER=1 (0 = skip Postfix)
+#   PF_PORT=26125 (Postfix listens there, its sink one above) PF_DIR=/tmp/mr-postfix-inbound: for runs beside other work
+#   MAILROOM_BENCH_DATABASE_URL (a PostgreSQL of your own, default the system one on 5432)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd); root=$(cd "$here/../.." && pwd)
 N_SMALL=${N_SMALL:-20000}; N_LARGE=${N_LARGE:-400}; SESSIONS=${SESSIONS:-20}; PORT=${PORT:-26525}; PEER=${PEER:-1}
@@ -61,7 +63,7 @@ printf '%-44s %7s %9s %9s %7s %12s\n' "Mailroom 1 MB attachment, reused connecti
 echo "Mailroom peak RSS (VmHWM): ${RSS_SMALL} MB after the 10 KB row, ${RSS} MB after the 1 MB row"
 
 if [[ "$PEER" == 1 ]]; then
-  pf() { MSG_FILE=$1 ROWS=a N_A=$2 SESSIONS="$SESSIONS" DIR=/tmp/mr-postfix-inbound LISTEN_PORT=26125 SINK_PORT=26126 "$root/bench/peers/postfix-bench.sh" 2>/dev/null | awk '/^a\) accept/{print $(NF-2)}'; }
+  pf() { MSG_FILE=$1 ROWS=a N_A=$2 SESSIONS="$SESSIONS" DIR=${PF_DIR:-/tmp/mr-postfix-inbound} LISTEN_PORT=${PF_PORT:-26125} SINK_PORT=$((${PF_PORT:-26125} + 1)) "$root/bench/peers/postfix-bench.sh" 2>/dev/null | awk '/^a\) accept/{print $(NF-2)}'; }
   PA=$(pf /tmp/mr-inbound-small.eml "$N_SMALL"); PB=$(pf /tmp/mr-inbound-large.eml "$N_LARGE")
   echo "Postfix $(postconf -d -h mail_version) smtpd queuing the same files to disk (row a of bench/peers/postfix-bench.sh): 10 KB ${PA} msg/s, 1 MB ${PB} msg/s"
   echo "Ratios to Postfix in this run: 10 KB $(echo "scale=2; $S_RATE / $PA" | bc)x, 1 MB $(echo "scale=2; $L_RATE / $PB" | bc)x"

@@ -3,12 +3,18 @@
 // XML that is not a report.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { zipSync, strToU8 } from 'fflate';
 import { watchLoop } from '../helpers/loop-watch.js';
 import { deflatedZeros, gzipOf, zipWithLyingHeader } from '../helpers/zip-bomb.js';
-import { mayBeReport, parseAggregateReport, reportsIn as read } from '../../src/inbound/dmarc-report.js';
+import {
+  mayBeReport,
+  parseAggregateReport,
+  reportHeadPlausible,
+  reportsIn as read,
+} from '../../src/inbound/dmarc-report.js';
 
 const reportsIn = async (bytes: Buffer) => (await read(bytes)).reports;
 
@@ -98,4 +104,24 @@ test('which attachments are looked at: by type or by name', () => {
   assert.ok(mayBeReport('application/octet-stream', 'google.com!example.com!1!2.xml.gz'));
   assert.ok(!mayBeReport('image/png', 'logo.png'));
   assert.ok(!mayBeReport('application/pdf', 'invoice.pdf'));
+});
+
+test('which bytes are read as a possible report: an archive, or XML opening <feedback in its first 4,096 characters', () => {
+  const xml = fixture('google.xml');
+  assert.ok(reportHeadPlausible(fixture('yahoo.xml.gz')));
+  assert.ok(reportHeadPlausible(fixture('outlook.zip')));
+  assert.ok(reportHeadPlausible(xml));
+  assert.ok(reportHeadPlausible(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), xml])));
+  assert.ok(!reportHeadPlausible(randomBytes(1024 * 1024)));
+  assert.ok(!reportHeadPlausible(Buffer.from('%PDF-1.7 binary')));
+  // The same line as parseAggregateReport's: a prolog of 4,000 characters (3 bytes each) still
+  // lets <feedback be seen; one of 4,100 does not, and the report is then not read either way.
+  for (const [n, seen] of [
+    [4000, true],
+    [4100, false],
+  ] as const) {
+    const doc = Buffer.concat([Buffer.from(`<!--${'€'.repeat(n - 7)}-->`), xml.subarray(xml.indexOf('<feedback'))]);
+    assert.equal(reportHeadPlausible(doc), seen);
+    assert.equal(parseAggregateReport(doc) !== null, seen);
+  }
 });
