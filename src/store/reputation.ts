@@ -1,6 +1,8 @@
 // The reputation guard's tables (migration 0024): per-domain counters in 10-minute buckets (kept
 // by a trigger on email_events, never written here) and the guard's state per domain. Reads are
-// sums over at most 1,008 buckets of one domain; nothing here scans email_events.
+// sums over at most 1,008 buckets of one domain; nothing here scans email_events. A bucket is
+// striped (0067): up to 16 rows, one per slot, which every read sums; rateCountsFold folds the
+// slots of buckets older than an hour into one row.
 import type { Queryable } from './db.js';
 
 export type GuardState = 'ok' | 'warning' | 'paused';
@@ -48,10 +50,12 @@ export async function reputationSums(db: Queryable, domainId: string, starts: Da
   });
 }
 
-/** The counts of one bucket (the resume baseline). */
+/** The counts of one bucket (the resume baseline): the sum of its slots. */
 export async function reputationBucket(db: Queryable, domainId: string, bucket: Date): Promise<Counts> {
   const { rows } = await db.query<Counts>(
-    'SELECT delivered, bounced, hard_bounced, complained FROM domain_reputation_counts WHERE domain_id = $1 AND bucket = $2',
+    `SELECT coalesce(sum(delivered), 0)::int AS delivered, coalesce(sum(bounced), 0)::int AS bounced,
+       coalesce(sum(hard_bounced), 0)::int AS hard_bounced, coalesce(sum(complained), 0)::int AS complained
+     FROM domain_reputation_counts WHERE domain_id = $1 AND bucket = $2`,
     [domainId, bucket],
   );
   return rows[0] ?? ZERO_COUNTS;
@@ -167,6 +171,44 @@ export async function reputationOverview(db: Queryable, hourStart: Date, weekSta
     hour: counts(r.hour),
     week: counts(r.week),
   }));
+}
+
+/**
+ * The striped counters' slots folded into slot 0 (0067): domain buckets older than `age`, and
+ * broadcasts sent or canceled longer than `age` ago. One statement per table: it locks the rows it
+ * folds in key order (as the trigger takes its own), deletes them and adds their sums to slot 0, so
+ * a reader sees the same sums before and after it, and a trigger's upsert that waited on a deleted
+ * row inserts it again. Returns the rows folded.
+ */
+export async function rateCountsFold(db: Queryable, age = '1 hour'): Promise<number> {
+  const a = await db.query(
+    `WITH l AS MATERIALIZED (SELECT domain_id, bucket, slot FROM domain_reputation_counts
+       WHERE slot <> 0 AND bucket < now() - $1::interval ORDER BY domain_id, bucket, slot FOR UPDATE),
+     d AS (DELETE FROM domain_reputation_counts t USING l
+       WHERE t.domain_id = l.domain_id AND t.bucket = l.bucket AND t.slot = l.slot RETURNING t.*)
+     INSERT INTO domain_reputation_counts AS t (domain_id, bucket, slot, team_id, delivered, bounced, hard_bounced, complained)
+     SELECT domain_id, bucket, 0, min(team_id::text)::uuid, sum(delivered), sum(bounced), sum(hard_bounced), sum(complained)
+     FROM d GROUP BY domain_id, bucket ORDER BY domain_id, bucket
+     ON CONFLICT (domain_id, bucket, slot) DO UPDATE SET delivered = t.delivered + EXCLUDED.delivered, bounced = t.bounced + EXCLUDED.bounced,
+       hard_bounced = t.hard_bounced + EXCLUDED.hard_bounced, complained = t.complained + EXCLUDED.complained
+     RETURNING (SELECT count(*) FROM d)::int AS folded`,
+    [age],
+  );
+  const b = await db.query(
+    `WITH l AS MATERIALIZED (SELECT c.broadcast_id, c.slot FROM broadcast_rate_counts c JOIN broadcasts b ON b.id = c.broadcast_id
+       WHERE c.slot <> 0 AND b.status IN ('sent', 'canceled') AND b.updated_at < now() - $1::interval
+       ORDER BY c.broadcast_id, c.slot FOR UPDATE OF c),
+     d AS (DELETE FROM broadcast_rate_counts t USING l WHERE t.broadcast_id = l.broadcast_id AND t.slot = l.slot RETURNING t.*)
+     INSERT INTO broadcast_rate_counts AS t (broadcast_id, slot, delivered, bounced, hard_bounced, complained, opened, clicked, unsubscribed)
+     SELECT broadcast_id, 0, sum(delivered), sum(bounced), sum(hard_bounced), sum(complained), sum(opened), sum(clicked), sum(unsubscribed)
+     FROM d GROUP BY broadcast_id ORDER BY broadcast_id
+     ON CONFLICT (broadcast_id, slot) DO UPDATE SET delivered = t.delivered + EXCLUDED.delivered, bounced = t.bounced + EXCLUDED.bounced,
+       hard_bounced = t.hard_bounced + EXCLUDED.hard_bounced, complained = t.complained + EXCLUDED.complained,
+       opened = t.opened + EXCLUDED.opened, clicked = t.clicked + EXCLUDED.clicked, unsubscribed = t.unsubscribed + EXCLUDED.unsubscribed
+     RETURNING (SELECT count(*) FROM d)::int AS folded`,
+    [age],
+  );
+  return ((a.rows[0]?.folded as number) ?? 0) + ((b.rows[0]?.folded as number) ?? 0);
 }
 
 /** Retention: buckets older than 8 days are never read. */
