@@ -1,7 +1,7 @@
 // The reputation guard's tables (migration 0024): per-domain counters in 10-minute buckets (kept
 // by a trigger on email_events, never written here) and the guard's state per domain. Reads are
 // sums over at most 1,008 buckets of one domain; nothing here scans email_events. A bucket is
-// striped (0067): up to 16 rows, one per slot, which every read sums; rateCountsFold folds the
+// striped (0067): up to 64 rows, one per slot, which every read sums; rateCountsFold folds the
 // slots of buckets older than an hour into one row.
 import type { Queryable } from './db.js';
 
