@@ -171,10 +171,9 @@ test('the counters stay exact under parallel sessions and a fold running at the 
   let folds = 0;
   let folded = 0;
   // The broadcast is sent (long ago, for the fold) while its copies' results still arrive.
-  await db.pool.query(
-    `UPDATE broadcasts SET status = 'sent', updated_at = now() - interval '2 hours' WHERE id = $1`,
-    [broadcast],
-  );
+  await db.pool.query(`UPDATE broadcasts SET status = 'sent', updated_at = now() - interval '2 hours' WHERE id = $1`, [
+    broadcast,
+  ]);
   const folder = (async () => {
     while (writing) {
       folded += await rateCountsFold(db.pool, '1 hour');
