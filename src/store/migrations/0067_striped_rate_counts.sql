@@ -4,23 +4,41 @@
 -- committed: concurrent result statements of every worker queued behind each other's commit
 -- (measured ~19 ms of lock wait and 150-450 us of PostgreSQL CPU per delivered email).
 --
--- Now each counter is striped: a statement adds to the row of its own slot (its backend's pid
--- modulo 64), so statements of different sessions update different rows, and readers sum the
--- slots (store/reputation.ts, store/broadcast-stats.ts, store/broadcasts.ts). The recurring
--- metrics job folds the slots of buckets older than an hour, and of broadcasts finished for an
--- hour, into slot 0 (rateCountsFold): one statement that deletes the other slots' rows and adds
--- them to slot 0, so every reader sees the same sums before and after it. 64 slots, not fewer:
--- a worker has up to 8 results statements in flight over a pool of 20 sessions, and with 16 slots
--- two of the 8 shared a slot most of the time (measured: the trigger still waited ~1 ms a statement).
-ALTER TABLE domain_reputation_counts ADD COLUMN slot smallint NOT NULL DEFAULT 0;
-ALTER TABLE domain_reputation_counts DROP CONSTRAINT domain_reputation_counts_pkey,
-  ADD PRIMARY KEY (domain_id, bucket, slot);
-ALTER TABLE broadcast_rate_counts ADD COLUMN slot smallint NOT NULL DEFAULT 0;
-ALTER TABLE broadcast_rate_counts DROP CONSTRAINT broadcast_rate_counts_pkey,
-  ADD PRIMARY KEY (broadcast_id, slot);
+-- Now the trigger adds to striped rows beside them: the row of its slot (its backend's pid modulo
+-- 64), so statements of different sessions update different rows. Readers add the slots to the
+-- totals (store/reputation.ts, store/broadcast-stats.ts, store/broadcasts.ts), and the recurring
+-- metrics job (once a minute) folds the slots into the totals (rateCountsFold): one statement
+-- that deletes the slot rows and adds them to the totals, so a reader sees the same sums before
+-- and after it. The totals keep their one row per key, so a process of the previous version still
+-- running during a rolling upgrade reads them as before (at most a minute behind).
+-- 64 slots, not fewer: a worker has up to 8 results statements in flight over a pool of 20
+-- sessions, and with 16 slots two of the 8 share one most of the time.
+CREATE TABLE domain_reputation_count_slots (
+  domain_id    uuid NOT NULL REFERENCES domains (id) ON DELETE CASCADE,
+  bucket       timestamptz NOT NULL,
+  slot         smallint NOT NULL,
+  team_id      uuid NOT NULL,
+  delivered    integer NOT NULL DEFAULT 0,
+  bounced      integer NOT NULL DEFAULT 0,
+  hard_bounced integer NOT NULL DEFAULT 0,
+  complained   integer NOT NULL DEFAULT 0,
+  PRIMARY KEY (domain_id, bucket, slot)
+);
+CREATE TABLE broadcast_rate_count_slots (
+  broadcast_id uuid NOT NULL REFERENCES broadcasts (id) ON DELETE CASCADE,
+  slot         smallint NOT NULL,
+  delivered    integer NOT NULL DEFAULT 0,
+  bounced      integer NOT NULL DEFAULT 0,
+  hard_bounced integer NOT NULL DEFAULT 0,
+  complained   integer NOT NULL DEFAULT 0,
+  opened       integer NOT NULL DEFAULT 0,
+  clicked      integer NOT NULL DEFAULT 0,
+  unsubscribed integer NOT NULL DEFAULT 0,
+  PRIMARY KEY (broadcast_id, slot)
+);
 
--- As 0065's, with the slot in each upsert (rows still taken in key order: no deadlock between
--- statements, whose slot is fixed for the statement).
+-- As 0065's, into the slot tables (rows still taken in key order: no deadlock between statements,
+-- whose slot is fixed for the statement).
 CREATE OR REPLACE FUNCTION email_events_count_rates() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   s smallint := pg_backend_pid() % 64;
@@ -49,7 +67,7 @@ BEGIN
                       AND NOT EXISTS (SELECT 1 FROM new_events x WHERE x.id = o.id))),
   -- one INSERT for both kinds: two data-modifying CTEs must not update the same row
   b AS ( -- a data-modifying CTE runs whether or not it is read
-    INSERT INTO broadcast_rate_counts AS t (broadcast_id, slot, delivered, bounced, hard_bounced, complained, opened, clicked, unsubscribed)
+    INSERT INTO broadcast_rate_count_slots AS t (broadcast_id, slot, delivered, bounced, hard_bounced, complained, opened, clicked, unsubscribed)
     SELECT broadcast_id, s, count(*) FILTER (WHERE type = 'email.delivered'), count(*) FILTER (WHERE type = 'email.bounced'),
            count(*) FILTER (WHERE hard), count(*) FILTER (WHERE type = 'email.complained'),
            count(*) FILTER (WHERE type = 'email.opened'), count(*) FILTER (WHERE type = 'email.clicked'),
@@ -67,7 +85,7 @@ BEGIN
   -- the domain's team (system mail is held by the system team but sent from an operator's domain)
   c AS (SELECT g.*, d.team_id FROM g JOIN domains d ON d.id = g.domain_id),
   up AS (
-    INSERT INTO domain_reputation_counts AS t (domain_id, bucket, slot, team_id, delivered, bounced, hard_bounced, complained)
+    INSERT INTO domain_reputation_count_slots AS t (domain_id, bucket, slot, team_id, delivered, bounced, hard_bounced, complained)
     SELECT domain_id, bucket, s, team_id, delivered, bounced, hard_bounced, complained FROM c ORDER BY domain_id, bucket
     ON CONFLICT (domain_id, bucket, slot) DO UPDATE SET delivered = t.delivered + EXCLUDED.delivered, bounced = t.bounced + EXCLUDED.bounced,
       hard_bounced = t.hard_bounced + EXCLUDED.hard_bounced, complained = t.complained + EXCLUDED.complained)
