@@ -34,7 +34,7 @@ import {
 
 const M = Number(process.argv[2] ?? 10_000);
 const B = Number(process.argv[3] ?? 5_000);
-const SINK_PORT = 26046;
+const SINK_PORT = Number(process.env.BENCH_SINK_PORT ?? 26046); // another port when another run may share the machine (its sink's state dir is per port)
 const sinkSh = path.join(ROOT, 'bench/peers/smtp-sink.sh');
 const BODY = `<p>${'Benchmark delivery body. '.repeat(60)}</p>`; // as bench/delivery.ts
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -36,7 +36,7 @@ import {
 } from '../store/privacy-retention.js';
 import { receivedEmailsPurge } from '../store/received-emails.js';
 import { fileMissedReceived } from '../inboxes/filing.js';
-import { reputationCountsPurge } from '../store/reputation.js';
+import { rateCountsFold, reputationCountsPurge } from '../store/reputation.js';
 import { requestLogDeleteOlderThan } from '../store/request-logs.js';
 import { sessionsDeleteExpired, throttleDeleteStale } from '../store/sessions.js';
 
@@ -119,7 +119,11 @@ export async function startMaintenanceWorker(deps: {
   const log = deps.log.child({ component: 'maintenance' });
   const tasks: Record<MaintenanceKind, () => Promise<unknown>> = {
     [DOMAIN_RECHECK_JOB]: () => domains.recheckDue(),
-    [METRICS_ROLLUP_JOB]: () => emailMetricsRollup(pool),
+    // The striped delivery-result counters (0067) are folded with the metrics, once a minute.
+    [METRICS_ROLLUP_JOB]: async () => {
+      await emailMetricsRollup(pool);
+      await rateCountsFold(pool);
+    },
     [REPUTATION_SWEEP_JOB]: () => guard.sweep(),
     // The global settings, or a team's shorter one (team_retention: privacy/retention.ts).
     [REQUEST_LOG_RETENTION_JOB]: () => drain(() => requestLogDeleteOlderThan(pool, config.logRetentionDays)),

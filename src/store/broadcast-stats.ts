@@ -46,13 +46,16 @@ export async function broadcastCounts(db: Queryable, id: string): Promise<Broadc
   return rows[0];
 }
 
-/** The broadcast's delivery results as counted by the email_events trigger (0034): what the automatic pause reads. */
+/** The broadcast's delivery results as counted by the email_events trigger (0034), with its slots not folded yet (0067): what the automatic pause reads. */
 export async function broadcastRateCounts(
   db: Queryable,
   id: string,
 ): Promise<{ delivered: number; bounced: number; hard_bounced: number; complained: number }> {
   const { rows } = await db.query(
-    'SELECT delivered, bounced, hard_bounced, complained FROM broadcast_rate_counts WHERE broadcast_id = $1',
+    `SELECT coalesce(sum(delivered), 0)::int AS delivered, coalesce(sum(bounced), 0)::int AS bounced,
+       coalesce(sum(hard_bounced), 0)::int AS hard_bounced, coalesce(sum(complained), 0)::int AS complained
+     FROM (SELECT delivered, bounced, hard_bounced, complained FROM broadcast_rate_counts WHERE broadcast_id = $1
+       UNION ALL SELECT delivered, bounced, hard_bounced, complained FROM broadcast_rate_count_slots WHERE broadcast_id = $1) c`,
     [id],
   );
   return rows[0] ?? { delivered: 0, bounced: 0, hard_bounced: 0, complained: 0 };

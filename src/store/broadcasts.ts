@@ -46,11 +46,13 @@ const COLUMNS = `id, team_id, name, segment_id, topic_id, from_header, subject, 
   created_at::text AS created_at, updated_at::text AS updated_at`;
 const LIST_COLUMNS = `id, name, segment_id AS audience_id, segment_id, status, created_at::text AS created_at,
   scheduled_at::text AS scheduled_at, sent_at::text AS sent_at, topic_id`;
-// Mailroom: each item's results from the running counters (0034, 0065): one primary-key read per row.
-const LIST_STATS = `(SELECT json_build_object('sent', broadcasts.recipients, 'delivered', coalesce(r.delivered, 0),
-    'opened', coalesce(r.opened, 0), 'clicked', coalesce(r.clicked, 0), 'unsubscribed', coalesce(r.unsubscribed, 0),
-    'complained', coalesce(r.complained, 0), 'bounced', coalesce(r.bounced, 0))
-  FROM (SELECT 1) one LEFT JOIN broadcast_rate_counts r ON r.broadcast_id = broadcasts.id) AS stats`;
+// Mailroom: each item's results from the running counters (0034, 0065) and their slots not folded
+// yet (0067: at most 64 rows), read by primary key.
+const LIST_STATS = `(SELECT json_build_object('sent', broadcasts.recipients, 'delivered', coalesce(sum(r.delivered), 0)::int,
+    'opened', coalesce(sum(r.opened), 0)::int, 'clicked', coalesce(sum(r.clicked), 0)::int, 'unsubscribed', coalesce(sum(r.unsubscribed), 0)::int,
+    'complained', coalesce(sum(r.complained), 0)::int, 'bounced', coalesce(sum(r.bounced), 0)::int)
+  FROM (SELECT delivered, opened, clicked, unsubscribed, complained, bounced FROM broadcast_rate_counts WHERE broadcast_id = broadcasts.id
+    UNION ALL SELECT delivered, opened, clicked, unsubscribed, complained, bounced FROM broadcast_rate_count_slots WHERE broadcast_id = broadcasts.id) r) AS stats`;
 
 export async function broadcastInsert(
   db: Queryable,

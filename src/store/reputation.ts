@@ -1,6 +1,8 @@
 // The reputation guard's tables (migration 0024): per-domain counters in 10-minute buckets (kept
 // by a trigger on email_events, never written here) and the guard's state per domain. Reads are
-// sums over at most 1,008 buckets of one domain; nothing here scans email_events.
+// sums over at most 1,008 buckets of one domain; nothing here scans email_events. The trigger
+// writes striped rows (0067: domain_reputation_count_slots, one row per session slot) that every
+// read adds to the totals; rateCountsFold folds them into the totals once a minute.
 import type { Queryable } from './db.js';
 
 export type GuardState = 'ok' | 'warning' | 'paused';
@@ -28,6 +30,11 @@ export interface ReputationRow {
 /** The start of the 10-minute bucket holding `at` (the trigger's date_bin). */
 export const bucketOf = (at: Date) => new Date(Math.floor(at.getTime() / BUCKET_MS) * BUCKET_MS);
 
+/** The domain counters matching `where`: the totals and the slots not folded yet (0067). */
+const COUNTS = (where: string) =>
+  `(SELECT domain_id, bucket, delivered, bounced, hard_bounced, complained FROM domain_reputation_counts WHERE ${where}
+    UNION ALL SELECT domain_id, bucket, delivered, bounced, hard_bounced, complained FROM domain_reputation_count_slots WHERE ${where}) c`;
+
 const SUMS = (
   filter: string,
 ) => `coalesce(sum(delivered) FILTER (WHERE ${filter}), 0)::int, coalesce(sum(bounced) FILTER (WHERE ${filter}), 0)::int,
@@ -39,7 +46,7 @@ export async function reputationSums(db: Queryable, domainId: string, starts: Da
   const min = new Date(Math.min(...starts.map((s) => s.getTime())));
   const cols = starts.map((_, i) => `ARRAY[${SUMS(`bucket >= $${i + 3}`)}] AS w${i}`).join(', ');
   const { rows } = await db.query<Record<string, number[]>>(
-    `SELECT ${cols} FROM domain_reputation_counts WHERE domain_id = $1 AND bucket >= $2`,
+    `SELECT ${cols} FROM ${COUNTS('domain_id = $1 AND bucket >= $2')}`,
     [domainId, min, ...starts],
   );
   return starts.map((_, i) => {
@@ -51,7 +58,9 @@ export async function reputationSums(db: Queryable, domainId: string, starts: Da
 /** The counts of one bucket (the resume baseline). */
 export async function reputationBucket(db: Queryable, domainId: string, bucket: Date): Promise<Counts> {
   const { rows } = await db.query<Counts>(
-    'SELECT delivered, bounced, hard_bounced, complained FROM domain_reputation_counts WHERE domain_id = $1 AND bucket = $2',
+    `SELECT coalesce(sum(delivered), 0)::int AS delivered, coalesce(sum(bounced), 0)::int AS bounced,
+       coalesce(sum(hard_bounced), 0)::int AS hard_bounced, coalesce(sum(complained), 0)::int AS complained
+     FROM ${COUNTS('domain_id = $1 AND bucket = $2')}`,
     [domainId, bucket],
   );
   return rows[0] ?? ZERO_COUNTS;
@@ -66,7 +75,7 @@ export async function reputationHourly(
   const { rows } = await db.query<Counts & { hour: Date }>(
     `SELECT date_trunc('hour', bucket) AS hour, sum(delivered)::int AS delivered, sum(bounced)::int AS bounced,
        sum(hard_bounced)::int AS hard_bounced, sum(complained)::int AS complained
-     FROM domain_reputation_counts WHERE domain_id = $1 AND bucket >= $2 GROUP BY 1 ORDER BY 1`,
+     FROM ${COUNTS('domain_id = $1 AND bucket >= $2')} GROUP BY 1 ORDER BY 1`,
     [domainId, from],
   );
   return rows;
@@ -155,8 +164,8 @@ export async function reputationOverview(db: Queryable, hourStart: Date, weekSta
     week: number[];
   }>(
     `SELECT c.domain_id, d.name, r.state, ARRAY[${SUMS('bucket >= $1')}] AS hour, ARRAY[${SUMS('true')}] AS week
-     FROM domain_reputation_counts c JOIN domains d ON d.id = c.domain_id LEFT JOIN domain_reputation r ON r.domain_id = c.domain_id
-     WHERE c.bucket >= $2 GROUP BY c.domain_id, d.name, r.state ORDER BY d.name LIMIT $3`,
+     FROM ${COUNTS('bucket >= $2')} JOIN domains d ON d.id = c.domain_id LEFT JOIN domain_reputation r ON r.domain_id = c.domain_id
+     GROUP BY c.domain_id, d.name, r.state ORDER BY d.name LIMIT $3`,
     [hourStart, weekStart, limit],
   );
   const counts = (a: number[]): Counts => ({ delivered: a[0], bounced: a[1], hard_bounced: a[2], complained: a[3] });
@@ -169,10 +178,44 @@ export async function reputationOverview(db: Queryable, hourStart: Date, weekSta
   }));
 }
 
+/**
+ * The striped counters (0067) folded into the totals: every slot row of domains and broadcasts. One
+ * statement per table: it locks the slot rows in key order (as the trigger takes its own), deletes
+ * them and adds their sums to the totals in the same transaction, so a reader (totals and slots in
+ * one snapshot) sees the same sums before and after it, and a trigger's upsert that waited on a
+ * deleted row inserts it again. Returns the slot rows folded.
+ */
+export async function rateCountsFold(db: Queryable): Promise<number> {
+  const a = await db.query<{ folded: number }>(
+    `WITH l AS MATERIALIZED (SELECT domain_id, bucket, slot FROM domain_reputation_count_slots ORDER BY domain_id, bucket, slot FOR UPDATE),
+     d AS (DELETE FROM domain_reputation_count_slots t USING l
+       WHERE t.domain_id = l.domain_id AND t.bucket = l.bucket AND t.slot = l.slot RETURNING t.*),
+     up AS (INSERT INTO domain_reputation_counts AS t (domain_id, bucket, team_id, delivered, bounced, hard_bounced, complained)
+       SELECT domain_id, bucket, min(team_id::text)::uuid, sum(delivered), sum(bounced), sum(hard_bounced), sum(complained)
+       FROM d GROUP BY domain_id, bucket ORDER BY domain_id, bucket
+       ON CONFLICT (domain_id, bucket) DO UPDATE SET delivered = t.delivered + EXCLUDED.delivered, bounced = t.bounced + EXCLUDED.bounced,
+         hard_bounced = t.hard_bounced + EXCLUDED.hard_bounced, complained = t.complained + EXCLUDED.complained)
+     SELECT count(*)::int AS folded FROM d`,
+  );
+  const b = await db.query<{ folded: number }>(
+    `WITH l AS MATERIALIZED (SELECT broadcast_id, slot FROM broadcast_rate_count_slots ORDER BY broadcast_id, slot FOR UPDATE),
+     d AS (DELETE FROM broadcast_rate_count_slots t USING l WHERE t.broadcast_id = l.broadcast_id AND t.slot = l.slot RETURNING t.*),
+     up AS (INSERT INTO broadcast_rate_counts AS t (broadcast_id, delivered, bounced, hard_bounced, complained, opened, clicked, unsubscribed)
+       SELECT broadcast_id, sum(delivered), sum(bounced), sum(hard_bounced), sum(complained), sum(opened), sum(clicked), sum(unsubscribed)
+       FROM d GROUP BY broadcast_id ORDER BY broadcast_id
+       ON CONFLICT (broadcast_id) DO UPDATE SET delivered = t.delivered + EXCLUDED.delivered, bounced = t.bounced + EXCLUDED.bounced,
+         hard_bounced = t.hard_bounced + EXCLUDED.hard_bounced, complained = t.complained + EXCLUDED.complained,
+         opened = t.opened + EXCLUDED.opened, clicked = t.clicked + EXCLUDED.clicked, unsubscribed = t.unsubscribed + EXCLUDED.unsubscribed)
+     SELECT count(*)::int AS folded FROM d`,
+  );
+  return a.rows[0].folded + b.rows[0].folded;
+}
+
 /** Retention: buckets older than 8 days are never read. */
 export async function reputationCountsPurge(db: Queryable): Promise<number> {
   const { rowCount } = await db.query("DELETE FROM domain_reputation_counts WHERE bucket < now() - interval '8 days'");
-  return rowCount ?? 0;
+  const slots = await db.query("DELETE FROM domain_reputation_count_slots WHERE bucket < now() - interval '8 days'");
+  return (rowCount ?? 0) + (slots.rowCount ?? 0);
 }
 
 /** The team's broadcasts sending from this domain now (queued or sending), in id order: the guard pauses them, locking each in turn. */
