@@ -18,6 +18,7 @@ import {
 import { Alert, Badge, Empty, KV, Loading, PageHead } from '../components/ui';
 import { Link } from '../components/Link';
 import { AudienceSize } from '../components/AudienceSize';
+import { EmailContent, loadEditor, type Body, type EmailDocument } from '../components/EmailContent';
 import { BroadcastCompare, type BroadcastItem } from '../components/BroadcastCompare';
 import { fmtDate, num } from '../format';
 import { useAction, useLoad, usePaged } from '../hooks';
@@ -41,6 +42,7 @@ interface Broadcast extends Item {
   topic_id: string | null;
   html: string | null;
   text: string | null;
+  document?: EmailDocument | null;
   stats: Stats;
   pause_reason: string | null;
   completed_at: string | null;
@@ -114,6 +116,8 @@ export function Broadcasts() {
   const [from, setFrom] = useState('');
   const [subject, setSubject] = useState('');
   const [tpl, setTpl] = useState<FromTemplate | null>(null);
+  // The visual editor's design, from the template's document or a blank one; null: raw HTML as given.
+  const [design, setDesign] = useState<Body | null>(null);
   // A template fills From and Subject and gives the body; a new value of one of its variables
   // refills them unless the author has edited them since.
   const onTemplate = (t: FromTemplate | null) => {
@@ -122,14 +126,18 @@ export function Broadcasts() {
     const fresh = !prev || prev.id !== t?.id;
     if (t?.from && (fresh || from === (prev?.from ?? ''))) setFrom(t.from);
     if (t?.subject && (fresh || subject === (prev?.subject ?? ''))) setSubject(t.subject);
+    const untouched = JSON.stringify(design?.document ?? null) === JSON.stringify(prev?.document ?? null);
+    if (fresh || untouched) setDesign(t?.document ? { document: t.document, html: t.html } : null);
   };
   const create = useAction(async (form: HTMLFormElement) => {
     const fd = new FormData(form);
-    const body = tpl
-      ? { html: tpl.html, text: tpl.text }
-      : {
-          html: '<p>Hello {{{contact.first_name|there}}},</p>\n<p></p>\n<p><a href="{{{RESEND_UNSUBSCRIBE_URL}}}">Unsubscribe</a></p>',
-        };
+    const body = design?.document
+      ? { document: design.document }
+      : tpl
+        ? { html: tpl.html, text: tpl.text }
+        : {
+            html: '<p>Hello {{{contact.first_name|there}}},</p>\n<p></p>\n<p><a href="{{{RESEND_UNSUBSCRIBE_URL}}}">Unsubscribe</a></p>',
+          };
     const r = await post<{ id: string }>('/broadcasts', {
       name: fd.get('name'),
       segment_id: segment,
@@ -186,6 +194,27 @@ export function Broadcasts() {
           {tpl && tpl.missing.length > 0 && (
             <Alert kind="warn">No value for {tpl.missing.join(', ')}: left as written in the broadcast.</Alert>
           )}
+          {design?.document ? (
+            <EmailContent
+              id="bc-new-html"
+              label="HTML"
+              title="the new broadcast"
+              value={design}
+              onChange={(f) => setDesign((x) => f(x ?? { document: null, html: '' }))}
+            />
+          ) : (
+            !tpl && (
+              <p>
+                <button
+                  type="button"
+                  class="btn"
+                  onClick={async () => setDesign({ document: (await loadEditor()).starter(), html: '' })}
+                >
+                  Design it in the visual editor
+                </button>
+              </p>
+            )
+          )}
           <button class="btn primary" disabled={create.busy}>
             Create draft
           </button>
@@ -216,6 +245,7 @@ export function BroadcastDetail({ id }: { id: string }) {
     subject: string;
     preview_text: string;
     html: string;
+    document: EmailDocument | null;
     text: string;
     segment: string;
     topic: string;
@@ -232,6 +262,7 @@ export function BroadcastDetail({ id }: { id: string }) {
         subject: b.data.subject ?? '',
         preview_text: b.data.preview_text ?? '',
         html: b.data.html ?? '',
+        document: b.data.document ?? null,
         text: b.data.text ?? '',
         segment: b.data.segment_id ?? '',
         topic: b.data.topic_id ?? '',
@@ -254,7 +285,7 @@ export function BroadcastDetail({ id }: { id: string }) {
       from: d!.from,
       subject: d!.subject,
       preview_text: d!.preview_text || null,
-      html: d!.html || null,
+      ...(d!.document ? { document: d!.document } : { html: d!.html || null }),
       text: d!.text || null,
       segment_id: d!.segment,
       topic_id: d!.topic || null,
@@ -299,7 +330,9 @@ export function BroadcastDetail({ id }: { id: string }) {
     d.from !== (x.from ?? '') ||
     d.subject !== (x.subject ?? '') ||
     d.preview_text !== (x.preview_text ?? '') ||
-    d.html !== (x.html ?? '') ||
+    (d.document || x.document
+      ? JSON.stringify(d.document) !== JSON.stringify(x.document ?? null)
+      : d.html !== (x.html ?? '')) ||
     d.text !== (x.text ?? '') ||
     d.segment !== (x.segment_id ?? '') ||
     d.topic !== (x.topic_id ?? '');
@@ -389,19 +422,18 @@ export function BroadcastDetail({ id }: { id: string }) {
             <input id={`bc-${k}`} value={d[k]} onInput={set(k)} disabled={!edit || !draft} />
           </div>
         ))}
-        <div class="field">
-          <label for="bc-html">
-            HTML ({'{{{contact.first_name|there}}}'}, {'{{{RESEND_UNSUBSCRIBE_URL}}}'})
-          </label>
-          <textarea
-            id="bc-html"
-            class="mono"
-            rows={12}
-            value={d.html}
-            onInput={set('html')}
-            disabled={!edit || !draft}
-          />
-        </div>
+        <EmailContent
+          id="bc-html"
+          label={
+            <>
+              HTML ({'{{{contact.first_name|there}}}'}, {'{{{RESEND_UNSUBSCRIBE_URL}}}'})
+            </>
+          }
+          title={d.name || 'Broadcast'}
+          value={d}
+          disabled={!edit || !draft}
+          onChange={(f) => setD((v) => v && { ...v, ...f(v) })}
+        />
         <div class="field">
           <label for="bc-text">Plain text (derived from the HTML when empty)</label>
           <textarea

@@ -7,6 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { del, get, patch, post } from '../api';
 import { Alert, Badge, Empty, KV, Loading, PageHead, PagedTable, AgoCell } from '../components/ui';
 import { EmailPreview } from '../components/EmailPreview';
+import { EmailContent, loadEditor, type EmailDocument } from '../components/EmailContent';
 import { Link } from '../components/Link';
 import { fmtDate } from '../format';
 import { useAction, useLoad, usePaged } from '../hooks';
@@ -36,8 +37,9 @@ interface Template extends Item {
   text: string | null;
   variables: Variable[];
   has_unpublished_versions: boolean;
+  document?: EmailDocument | null;
 }
-interface Version extends Pick<Template, 'from' | 'subject' | 'reply_to' | 'html' | 'text' | 'variables'> {
+interface Version extends Pick<Template, 'from' | 'subject' | 'reply_to' | 'html' | 'text' | 'variables' | 'document'> {
   id: string;
   number: number;
   published: boolean;
@@ -55,11 +57,11 @@ interface Preview {
 export function Templates() {
   const { state } = useSession();
   const list = usePaged<Item>((after) => `/templates?limit=50${after ? `&after=${after}` : ''}`, 'templates');
-  const create = useAction(async (form: HTMLFormElement) => {
+  const create = useAction(async (form: HTMLFormElement, visual: boolean) => {
     const fd = new FormData(form);
     const r = await post<{ id: string }>('/templates', {
       name: fd.get('name'),
-      html: '<p>Hello {{{NAME|there}}},</p>\n<p></p>',
+      ...(visual ? { document: (await loadEditor()).starter() } : { html: '<p>Hello {{{NAME|there}}},</p>\n<p></p>' }),
     });
     navigate(`/templates/${r.id}`);
   });
@@ -74,15 +76,21 @@ export function Templates() {
           class="inline-form"
           onSubmit={(e) => {
             e.preventDefault();
-            create.run(e.currentTarget as HTMLFormElement);
+            create.run(
+              e.currentTarget as HTMLFormElement,
+              (e as SubmitEvent).submitter?.getAttribute('value') === 'visual',
+            );
           }}
         >
           <label class="sr-only" for="tpl-name">
             Template name
           </label>
           <input id="tpl-name" name="name" required maxLength={256} placeholder="Order confirmation" class="grow" />
-          <button class="btn primary" disabled={create.busy}>
-            New template
+          <button class="btn primary" disabled={create.busy} value="visual">
+            New visual template
+          </button>
+          <button class="btn" disabled={create.busy} value="html">
+            New HTML template
           </button>
         </form>
       )}
@@ -132,6 +140,7 @@ type Draft = {
   subject: string;
   reply_to: string;
   html: string;
+  document: EmailDocument | null;
   text: string;
   variables: { key: string; type: 'string' | 'number'; fallback: string }[];
 };
@@ -143,6 +152,7 @@ const draftOf = (t: Template): Draft => ({
   subject: t.subject ?? '',
   reply_to: (t.reply_to ?? []).join(', '),
   html: t.html,
+  document: t.document ?? null,
   text: t.text ?? '',
   variables: t.variables.map((v) => ({
     key: v.key,
@@ -156,7 +166,7 @@ const bodyOf = (d: Draft) => ({
   alias: d.alias.trim() || null,
   from: d.from.trim() || null,
   subject: d.subject || null,
-  html: d.html,
+  ...(d.document ? { document: d.document } : { html: d.html }),
   text: d.text || null,
   reply_to: d.reply_to
     .split(',')
@@ -197,7 +207,7 @@ export function TemplateDetail({ id }: { id: string }) {
       const req = edit
         ? post<Preview>(`/templates/${t.data!.id}/preview`, {
             variables: values,
-            draft: { subject: b.subject, html: b.html, text: b.text, variables: b.variables },
+            draft: { subject: b.subject, html: d.html, text: b.text, variables: b.variables },
           })
         : get<Preview>(`/templates/${t.data!.id}/preview?variables=${encodeURIComponent(JSON.stringify(values))}`);
       req.then(
@@ -308,10 +318,14 @@ export function TemplateDetail({ id }: { id: string }) {
         {field('from', 'From', 'Acme <hello@example.com>')}
         {field('subject', 'Subject', 'Your {{{PRODUCT}}} is on its way')}
         {field('reply_to', 'Reply-to (comma separated)')}
-        <div class="field">
-          <label for="tpl-html">HTML</label>
-          <textarea id="tpl-html" class="mono" rows={12} value={d.html} onInput={set('html')} disabled={!edit} />
-        </div>
+        <EmailContent
+          id="tpl-html"
+          label="HTML"
+          title={d.name}
+          value={d}
+          disabled={!edit}
+          onChange={(f) => setD((x) => x && { ...x, ...f(x) })}
+        />
         <div class="field">
           <label for="tpl-text">Plain text (generated from the HTML when empty)</label>
           <textarea id="tpl-text" class="mono" rows={4} value={d.text} onInput={set('text')} disabled={!edit} />
