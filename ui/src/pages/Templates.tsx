@@ -86,11 +86,11 @@ export function Templates() {
             Template name
           </label>
           <input id="tpl-name" name="name" required maxLength={256} placeholder="Order confirmation" class="grow" />
-          <button class="btn primary" disabled={create.busy} value="visual">
-            New visual template
+          <button class="btn primary" disabled={create.busy} value="html">
+            New template
           </button>
-          <button class="btn" disabled={create.busy} value="html">
-            New HTML template
+          <button class="btn" disabled={create.busy} value="visual">
+            New visual template
           </button>
         </form>
       )}

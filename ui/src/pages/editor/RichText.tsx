@@ -9,6 +9,8 @@ const SAME: Record<string, string[]> = { strong: ['STRONG', 'B'], em: ['EM', 'I'
 
 /** Top-level children become paragraphs or lists; stray text and <div>s (Enter in Chromium) become <p>. */
 function normalise(root: HTMLElement): string {
+  const sel = getSelection();
+  const caret = sel?.anchorNode ? ([sel.anchorNode, sel.anchorOffset] as const) : null;
   for (const n of [...root.childNodes]) {
     if (n.nodeType === Node.TEXT_NODE) {
       if (!n.textContent?.trim()) continue;
@@ -26,6 +28,9 @@ function normalise(root: HTMLElement): string {
       n.replaceWith(p);
     }
   }
+  // A moved text node loses the caret to its old parent: put it back where the typing goes on.
+  if (caret && caret[0].isConnected && root.contains(caret[0]) && sel?.anchorNode !== caret[0])
+    sel?.collapse(caret[0], caret[1]);
   return root.innerHTML.replace(/&nbsp;/g, ' ');
 }
 
@@ -43,6 +48,17 @@ function ancestor(root: HTMLElement, node: Node, tags: string[]): HTMLElement | 
 }
 
 const unwrap = (el: HTMLElement) => el.replaceWith(...el.childNodes);
+
+/** The paragraphs and list items the range touches (the units inline formatting is applied in). */
+const units = (root: HTMLElement, r: Range) =>
+  [...root.querySelectorAll<HTMLElement>('p, li')].filter((el) => r.intersectsNode(el) && !el.querySelector('p, li'));
+
+function texts(root: HTMLElement, r: Range): Node[] {
+  const w = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  const out: Node[] = [];
+  while (w.nextNode()) if (r.intersectsNode(w.currentNode) && w.currentNode.textContent?.trim()) out.push(w.currentNode);
+  return out;
+}
 
 export function RichText({
   value,
@@ -84,28 +100,40 @@ export function RichText({
     sel?.removeAllRanges();
     sel?.addRange(r);
   };
-  /** Wraps the selection (kept inside one paragraph or list item) in `tag`, or unwraps it. */
+  /** Wraps the selection in `tag` paragraph by paragraph, or unwraps it when all of it has the tag. */
   const wrap = (tag: string, attrs: Record<string, string> = {}) => {
     const root = box.current;
     const r = range();
-    if (!root || !r) return;
+    if (!root || !r || r.collapsed) return;
     const tags = SAME[tag] ?? [tag.toUpperCase()];
-    const inside = ancestor(root, r.commonAncestorContainer, tags);
-    if (inside && !attrs.href) unwrap(inside);
-    else if (!r.collapsed) {
-      const end = ancestor(root, r.startContainer, ['LI']) ?? blockOf(root, r.startContainer);
-      if (end && !end.contains(r.endContainer)) r.setEndAfter(end.lastChild ?? end);
-      if (inside) unwrap(inside);
-      const frag = r.extractContents();
-      for (const t of tags) for (const el of [...frag.querySelectorAll(t)]) unwrap(el as HTMLElement);
+    const ts = texts(root, r);
+    if (!attrs.href && ts.length > 0 && ts.every((t) => ancestor(root, t, tags))) {
+      for (const t of ts) {
+        const a = ancestor(root, t, tags);
+        if (a) unwrap(a);
+      }
+      emit();
+      return;
+    }
+    const done = document.createRange();
+    let first = true;
+    for (const u of units(root, r)) {
+      const sub = document.createRange();
+      sub.selectNodeContents(u);
+      if (r.compareBoundaryPoints(Range.START_TO_START, sub) > 0) sub.setStart(r.startContainer, r.startOffset);
+      if (r.compareBoundaryPoints(Range.END_TO_END, sub) < 0) sub.setEnd(r.endContainer, r.endOffset);
+      if (sub.collapsed) continue;
+      const frag = sub.extractContents();
+      for (const t of tags) for (const el of [...frag.querySelectorAll<HTMLElement>(t)]) unwrap(el);
       const el = document.createElement(tag);
       for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
       el.appendChild(frag);
-      r.insertNode(el);
-      const after = document.createRange();
-      after.selectNodeContents(el);
-      select(after);
+      sub.insertNode(el);
+      if (first) done.setStartBefore(el);
+      done.setEndAfter(el);
+      first = false;
     }
+    if (!first) select(done);
     emit();
   };
   const list = (tag: 'UL' | 'OL') => {

@@ -1,6 +1,6 @@
 // Where a personalization tag goes: the last field of the editor that had the focus (an input, a
 // textarea or a rich text box) and its caret or selection there, remembered when the focus leaves
-// it for the Personalize menu. Inserting fires an `input` event, so the field's own handler saves it.
+// it for the Personalize menu (any text field of the page: the subject too). Inserting fires an `input` event, so the field's own handler saves it.
 type Spot =
   | { kind: 'field'; el: HTMLInputElement | HTMLTextAreaElement; start: number; end: number }
   | { kind: 'rich'; el: HTMLElement; range: Range };
@@ -8,7 +8,7 @@ type Spot =
 let spot: Spot | null = null;
 
 const isField = (t: EventTarget | null): t is HTMLInputElement | HTMLTextAreaElement =>
-  (t instanceof HTMLInputElement && ['text', 'url', 'search', ''].includes(t.type)) || t instanceof HTMLTextAreaElement;
+  (t instanceof HTMLInputElement && ['text', 'url', ''].includes(t.type)) || t instanceof HTMLTextAreaElement;
 
 /** Records the caret of a text field or a rich text box losing the focus (not the menu's own fields). */
 export function remember(e: FocusEvent): void {

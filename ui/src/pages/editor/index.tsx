@@ -6,7 +6,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { post } from '../../api';
 import { BlockList } from './Blocks';
 import { remember } from './caret';
-import { countBlocks, DEFAULTS, MAX_BLOCKS, type EmailDocument } from './model';
+import { countBlocks, DEFAULTS, MAX_BLOCKS, unfinished, type EmailDocument } from './model';
 import { Personalize } from './Personalize';
 import { Previews } from './Preview';
 import { SettingsPanel } from './Settings';
@@ -43,7 +43,9 @@ export function VisualEditor({
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
   const key = JSON.stringify(doc);
+  const todo = unfinished(doc.blocks);
   useEffect(() => {
+    if (todo.length) return;
     let live = true;
     setBusy(true);
     const timer = setTimeout(() => {
@@ -68,10 +70,14 @@ export function VisualEditor({
       clearTimeout(timer);
     };
   }, [key]);
+  useEffect(() => {
+    document.addEventListener('focusout', remember);
+    return () => document.removeEventListener('focusout', remember);
+  }, []);
   const total = countBlocks(doc.blocks);
   return (
     <div class="email-editor" data-testid="email-editor">
-      <div class="editor-pane" onFocusOut={remember}>
+      <div class="editor-pane">
         <div class="row spread editor-bar">
           <span class="muted small">
             {total} block{total === 1 ? '' : 's'}
@@ -111,6 +117,11 @@ export function VisualEditor({
         {error && (
           <div class="alert bad" role="alert">
             {error}
+          </div>
+        )}
+        {todo.length > 0 && (
+          <div class="alert warn" data-testid="editor-todo">
+            {todo.join(' ')} The preview shows the last complete version.
           </div>
         )}
         {warnings.length > 0 && (
