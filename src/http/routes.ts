@@ -54,6 +54,7 @@ import contactsTopics from './api/contacts.topics.js';
 import topics from './api/topics.js';
 import segments from './api/segments.js';
 import templates from './api/templates.js';
+import templatesRender from './api/templates.render.js';
 import broadcasts from './api/broadcasts.js';
 import broadcastsPreview from './api/broadcasts.preview.js';
 import events from './api/events.js';
@@ -146,6 +147,7 @@ const ENDPOINTS = [
   segments,
   contactsSegments,
   templates,
+  templatesRender,
   broadcasts,
   broadcastsPreview,
   eventsSend,

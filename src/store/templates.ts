@@ -20,6 +20,8 @@ export interface TemplateContent {
   html: string;
   text_body: string | null;
   variables: TemplateVariableRow[];
+  /** the visual editor's document the html was rendered from (null: raw HTML); checked by templates/document.ts */
+  document: object | null;
 }
 
 export interface TemplateVersionRow extends TemplateContent {
@@ -46,7 +48,7 @@ export type TemplateWithLatest = TemplateRow & { latest: TemplateVersionRow };
 
 const T_COLUMNS = `t.id, t.name, t.alias, t.latest_version_id, t.published_version_id, t.published_at::text AS published_at,
   t.created_at::text AS created_at, t.updated_at::text AS updated_at`;
-const V_COLUMNS = `v.id, v.template_id, v.number, v.from_addr, v.subject, v.reply_to, v.html, v.text_body, v.variables,
+const V_COLUMNS = `v.id, v.template_id, v.number, v.from_addr, v.subject, v.reply_to, v.html, v.text_body, v.variables, v.document,
   v.published_at::text AS published_at, v.created_at::text AS created_at`;
 const LIST_COLUMNS = `id, name, CASE WHEN published_version_id IS NULL THEN 'draft' ELSE 'published' END AS status,
   published_at::text AS published_at, created_at::text AS created_at, updated_at::text AS updated_at, alias`;
@@ -62,8 +64,8 @@ async function versionInsert(
   c: TemplateContent,
 ): Promise<TemplateVersionRow> {
   const { rows } = await db.query<TemplateVersionRow>(
-    `INSERT INTO template_versions AS v (id, team_id, template_id, number, from_addr, subject, reply_to, html, text_body, variables)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${V_COLUMNS}`,
+    `INSERT INTO template_versions AS v (id, team_id, template_id, number, from_addr, subject, reply_to, html, text_body, variables, document)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ${V_COLUMNS}`,
     [
       uuid(),
       teamId,
@@ -75,6 +77,7 @@ async function versionInsert(
       c.html,
       c.text_body,
       JSON.stringify(c.variables),
+      c.document === null ? null : JSON.stringify(c.document),
     ],
   );
   return rows[0];
@@ -95,8 +98,8 @@ export async function templateInsert(
        INSERT INTO templates (id, team_id, name, alias, latest_version_id) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (team_id, alias) WHERE alias IS NOT NULL DO NOTHING RETURNING *
      ), v AS (
-       INSERT INTO template_versions (id, team_id, template_id, number, from_addr, subject, reply_to, html, text_body, variables)
-       SELECT $5, $2, t.id, 1, $6, $7, $8, $9, $10, $11 FROM t RETURNING id
+       INSERT INTO template_versions (id, team_id, template_id, number, from_addr, subject, reply_to, html, text_body, variables, document)
+       SELECT $5, $2, t.id, 1, $6, $7, $8, $9, $10, $11, $12 FROM t RETURNING id
      )
      SELECT ${T_COLUMNS} FROM t`,
     [
@@ -111,6 +114,7 @@ export async function templateInsert(
       content.html,
       content.text_body,
       JSON.stringify(content.variables),
+      content.document === null ? null : JSON.stringify(content.document),
     ],
   );
   if (!rows[0]) return undefined;
@@ -259,7 +263,7 @@ export function templateVersionList(
   return paginate<TemplateVersionRow>(db, {
     table: 'template_versions',
     columns:
-      'id, template_id, number, from_addr, subject, reply_to, html, text_body, variables, published_at::text AS published_at, created_at::text AS created_at',
+      'id, template_id, number, from_addr, subject, reply_to, html, text_body, variables, document, published_at::text AS published_at, created_at::text AS created_at',
     teamId,
     page,
     where: 'template_id = $1',

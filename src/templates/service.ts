@@ -23,6 +23,7 @@ import {
 import { aliasOf, bodyOf, fromOf, nameOf, replyToOf, subjectOf, variablesOf } from './input.js';
 import { compileVersion, renderVersion } from './render.js';
 import { htmlToText } from '../mime/html-to-text.js';
+import { documentInput } from './document-input.js';
 
 type Body = Record<string, unknown>;
 const ok = (id: string) => ({ object: 'template' as const, id });
@@ -48,6 +49,7 @@ function view(t: TemplateWithLatest) {
     text: v.text_body,
     variables: v.variables,
     has_unpublished_versions: t.latest_version_id !== t.published_version_id,
+    document: v.document ?? null, // Mailroom: the visual editor's document (null: raw HTML)
   };
 }
 
@@ -65,6 +67,7 @@ function versionView(v: TemplateVersionRow, t: TemplateWithLatest) {
     html: v.html,
     text: v.text_body,
     variables: v.variables,
+    document: v.document ?? null,
   };
 }
 
@@ -81,13 +84,16 @@ async function find(db: Queryable, teamId: string, ref: string, lock = false): P
 export async function templateCreate(pool: Pool, teamId: string, body: Body) {
   const name = nameOf(body.name, true)!;
   const alias = aliasOf(body.alias) ?? null;
+  const doc = await documentInput(body);
+  const text = bodyOf('text', body.text, false) ?? null;
   const content: TemplateContent = {
-    html: bodyOf('html', body.html, true)!,
-    text_body: bodyOf('text', body.text, false) ?? null,
+    html: doc ? doc.html : bodyOf('html', body.html, true)!,
+    text_body: text ?? doc?.text ?? null,
     from_addr: fromOf(body.from) ?? null,
     subject: subjectOf(body.subject) ?? null,
     reply_to: replyToOf(body.reply_to) ?? null,
     variables: variablesOf(body.variables, [], pgNow()) ?? [],
+    document: doc?.document ?? null,
   };
   const t = await templateInsert(pool, teamId, { name, alias }, content);
   if (!t) throw aliasTaken(alias!);
@@ -111,18 +117,22 @@ export async function templateChange(pool: Pool, teamId: string, ref: string, bo
   const from = fromOf(body.from);
   const subject = subjectOf(body.subject);
   const replyTo = replyToOf(body.reply_to);
+  // Rendered before the transaction: the row lock is not held while the worker renders.
+  const doc = await documentInput(body);
   return withTx(pool, async (tx) => {
     const t = await find(tx, teamId, ref, true);
     if ((name !== undefined || alias !== undefined) && !(await templateUpdateMeta(tx, teamId, t.id, { name, alias })))
       throw aliasTaken(alias!);
     const v = t.latest;
     const next: TemplateContent = {
-      html: html ?? v.html,
-      text_body: text === undefined ? v.text_body : text,
+      html: doc?.html ?? html ?? v.html,
+      text_body: text !== undefined ? text : doc ? doc.text : v.text_body,
       from_addr: from === undefined ? v.from_addr : from,
       subject: subject === undefined ? v.subject : subject,
       reply_to: replyTo === undefined ? v.reply_to : replyTo,
       variables: variablesOf(body.variables, v.variables, pgNow()) ?? v.variables,
+      // a new document replaces the old; html alone (raw HTML mode) or null drops it
+      document: doc ? doc.document : doc === null || html !== undefined ? null : v.document,
     };
     const same = (Object.keys(next) as (keyof TemplateContent)[]).every(
       (k) => JSON.stringify(next[k]) === JSON.stringify(v[k]),
@@ -157,6 +167,7 @@ export async function templateDuplicate(pool: Pool, teamId: string, ref: string)
       subject: v.subject,
       reply_to: v.reply_to,
       variables: variablesOf(v.variables, [], now) ?? [],
+      document: v.document,
     },
   );
   return ok(copy!.id);

@@ -17,6 +17,7 @@ import {
 import { invalidField } from '../../errors.js';
 import { PageQuerySchema, parsePage } from '../pagination.js';
 import { authOf, type ApiApp, type ApiDeps } from '../types.js';
+import { DOCUMENT_DESCRIPTION } from './templates.render.js';
 
 const tags = ['Templates'];
 const Id = Type.Object({ id: Type.String({ description: 'the template id or alias' }) });
@@ -46,6 +47,7 @@ const Body = Type.Object(
     html: field('required on create; {{{KEY}}} and {{{KEY|fallback}}} are variables, values HTML-escaped'),
     text: field('plain-text body; generated from html at send time when absent'),
     variables: Type.Optional(Type.Union([Type.Array(Variable), Type.Null()], { description: 'at most 50' })),
+    document: field(DOCUMENT_DESCRIPTION),
   },
   { additionalProperties: true },
 );

@@ -57,6 +57,7 @@ describe('templates through the resend SDK, sent in capture mode', () => {
       'text',
       'variables',
       'has_unpublished_versions',
+      'document',
     ]);
     assert.deepEqual(
       [got.object, got.name, got.alias, got.status, got.published_at, got.from, got.subject],
