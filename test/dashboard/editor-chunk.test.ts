@@ -3,7 +3,8 @@
 // chunks are read: the editor's code and stylesheet are in none of the chunks the first screen
 // loads (the entry and what it imports statically) nor in any other page's chunk, and only the
 // Templates and Broadcasts pages reach it through a dynamic import. Also: the documents of a
-// template's variables filled in every text, as a broadcast composed from it needs.
+// template's variables filled in every text, as a broadcast composed from it needs; the editor's
+// font stacks and default settings are the server's.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -12,6 +13,8 @@ import path from 'node:path';
 import { build, type InlineConfig } from 'vite';
 import config from '../../ui/vite.config.js';
 import { fillDocument } from '../../ui/src/template-fill.js';
+import { DEFAULTS, FONTS } from '../../ui/src/pages/editor/model.js';
+import { DEFAULT_SETTINGS, FONT_STACKS } from '../../src/render/document-types.js';
 
 // Strings only the editor's modules hold (its toolbar, menu and preview code, its stylesheet).
 const EDITOR_MARKS = ['Personalization tags', 'Edit as raw HTML', 'mr-dark', 'rich-tools'];
@@ -111,4 +114,9 @@ test('a template document gets its variables filled in every text, escaped in ht
     ],
   });
   assert.deepEqual([...missing], []);
+});
+
+test("the editor offers the server's font stacks and shows its defaults", () => {
+  assert.deepEqual(FONTS, [...FONT_STACKS]);
+  assert.deepEqual(DEFAULTS, DEFAULT_SETTINGS);
 });

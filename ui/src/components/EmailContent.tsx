@@ -56,7 +56,7 @@ export function EmailContent({
               )
                 return;
               const m = await loadEditor();
-              onChange(() => ({ document: m.starter(), html: '' }));
+              onChange((b) => ({ document: m.starter(), html: b.html })); // the html until the first rendering
             }}
           >
             Use the visual editor

@@ -285,8 +285,8 @@ export function BroadcastDetail({ id }: { id: string }) {
       from: d!.from,
       subject: d!.subject,
       preview_text: d!.preview_text || null,
-      ...(d!.document ? { document: d!.document } : { html: d!.html || null }),
-      text: d!.text || null,
+      // a design's plain text is generated from it by the server
+      ...(d!.document ? { document: d!.document } : { html: d!.html || null, text: d!.text || null }),
       segment_id: d!.segment,
       topic_id: d!.topic || null,
     }),
@@ -434,17 +434,19 @@ export function BroadcastDetail({ id }: { id: string }) {
           disabled={!edit || !draft}
           onChange={(f) => setD((v) => v && { ...v, ...f(v) })}
         />
-        <div class="field">
-          <label for="bc-text">Plain text (derived from the HTML when empty)</label>
-          <textarea
-            id="bc-text"
-            class="mono"
-            rows={4}
-            value={d.text}
-            onInput={set('text')}
-            disabled={!edit || !draft}
-          />
-        </div>
+        {!d.document && (
+          <div class="field">
+            <label for="bc-text">Plain text (derived from the HTML when empty)</label>
+            <textarea
+              id="bc-text"
+              class="mono"
+              rows={4}
+              value={d.text}
+              onInput={set('text')}
+              disabled={!edit || !draft}
+            />
+          </div>
+        )}
         {edit && draft && (
           <button class="btn primary" onClick={() => save.run()} disabled={save.busy}>
             Save draft
@@ -457,7 +459,13 @@ export function BroadcastDetail({ id }: { id: string }) {
         title={x.name || 'Broadcast'}
         unsaved={
           edit && draft
-            ? { subject: d.subject, html: d.html, text: d.text, preview_text: d.preview_text, from: d.from }
+            ? {
+                subject: d.subject,
+                html: d.html,
+                text: d.document ? '' : d.text,
+                preview_text: d.preview_text,
+                from: d.from,
+              }
             : undefined
         }
       />

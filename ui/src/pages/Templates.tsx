@@ -166,8 +166,8 @@ const bodyOf = (d: Draft) => ({
   alias: d.alias.trim() || null,
   from: d.from.trim() || null,
   subject: d.subject || null,
-  ...(d.document ? { document: d.document } : { html: d.html }),
-  text: d.text || null,
+  // a design's plain text is generated from it by the server
+  ...(d.document ? { document: d.document } : { html: d.html, text: d.text || null }),
   reply_to: d.reply_to
     .split(',')
     .map((s) => s.trim())
@@ -207,7 +207,12 @@ export function TemplateDetail({ id }: { id: string }) {
       const req = edit
         ? post<Preview>(`/templates/${t.data!.id}/preview`, {
             variables: values,
-            draft: { subject: b.subject, html: d.html, text: b.text, variables: b.variables },
+            draft: {
+              subject: b.subject,
+              html: d.html,
+              text: d.document ? null : d.text || null,
+              variables: b.variables,
+            },
           })
         : get<Preview>(`/templates/${t.data!.id}/preview?variables=${encodeURIComponent(JSON.stringify(values))}`);
       req.then(
@@ -326,10 +331,12 @@ export function TemplateDetail({ id }: { id: string }) {
           disabled={!edit}
           onChange={(f) => setD((x) => x && { ...x, ...f(x) })}
         />
-        <div class="field">
-          <label for="tpl-text">Plain text (generated from the HTML when empty)</label>
-          <textarea id="tpl-text" class="mono" rows={4} value={d.text} onInput={set('text')} disabled={!edit} />
-        </div>
+        {!d.document && (
+          <div class="field">
+            <label for="tpl-text">Plain text (generated from the HTML when empty)</label>
+            <textarea id="tpl-text" class="mono" rows={4} value={d.text} onInput={set('text')} disabled={!edit} />
+          </div>
+        )}
         <fieldset>
           <legend>
             Variables (write them {'{{{KEY}}}'} or {'{{{KEY|fallback}}}'})

@@ -5,6 +5,7 @@ import { useState } from 'preact/hooks';
 import { RichText } from './RichText';
 import {
   cloneBlock,
+  DEFAULTS,
   KINDS,
   move,
   NESTED_KINDS,
@@ -123,21 +124,24 @@ function AlignPick({ value, onChange, id }: { value?: Align; onChange: (a: Align
   );
 }
 
+/** A colour, or the renderer's default (shown, and what "Default" goes back to). */
 function Colour({
   id,
   label,
   value,
+  fallback,
   onChange,
 }: {
   id: string;
   label: string;
   value?: string;
+  fallback: string;
   onChange: (v?: string) => void;
 }) {
   return (
     <Field id={id} label={label}>
       <span class="row">
-        <input id={id} type="color" value={value ?? '#000000'} onInput={(e) => onChange(e.currentTarget.value)} />
+        <input id={id} type="color" value={value ?? fallback} onInput={(e) => onChange(e.currentTarget.value)} />
         {value && (
           <button type="button" class="btn ghost sm" onClick={() => onChange(undefined)}>
             Default
@@ -183,7 +187,13 @@ function BlockFields({
               </select>
             </Field>
             <AlignPick id={id('align')} value={b.align} onChange={(a) => onChange({ ...b, align: a })} />
-            <Colour id={id('color')} label="Colour" value={b.color} onChange={(c) => onChange({ ...b, color: c })} />
+            <Colour
+              id={id('color')}
+              label="Colour"
+              value={b.color}
+              fallback={DEFAULTS.text_color}
+              onChange={(c) => onChange({ ...b, color: c })}
+            />
           </div>
         </div>
       );
@@ -228,12 +238,14 @@ function BlockFields({
               id={id('bg')}
               label="Background"
               value={b.background}
+              fallback={DEFAULTS.link_color}
               onChange={(c) => onChange({ ...b, background: c })}
             />
             <Colour
               id={id('color')}
               label="Text colour"
               value={b.color}
+              fallback="#ffffff"
               onChange={(c) => onChange({ ...b, color: c })}
             />
           </div>
@@ -242,7 +254,13 @@ function BlockFields({
     case 'divider':
       return (
         <div class="block-fields">
-          <Colour id={id('color')} label="Colour" value={b.color} onChange={(c) => onChange({ ...b, color: c })} />
+          <Colour
+            id={id('color')}
+            label="Colour"
+            value={b.color}
+            fallback="#e4e4e7"
+            onChange={(c) => onChange({ ...b, color: c })}
+          />
         </div>
       );
     case 'spacer':

@@ -56,7 +56,8 @@ const units = (root: HTMLElement, r: Range) =>
 function texts(root: HTMLElement, r: Range): Node[] {
   const w = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
   const out: Node[] = [];
-  while (w.nextNode()) if (r.intersectsNode(w.currentNode) && w.currentNode.textContent?.trim()) out.push(w.currentNode);
+  while (w.nextNode())
+    if (r.intersectsNode(w.currentNode) && w.currentNode.textContent?.trim()) out.push(w.currentNode);
   return out;
 }
 
@@ -76,8 +77,10 @@ export function RichText({
   const saved = useRef<Range | null>(null);
   const [linking, setLinking] = useState(false);
   const [href, setHref] = useState('https://');
+  // A value from outside (a version loaded, a save's answer) replaces the content, never while one
+  // types: renders of earlier keystrokes may still arrive with older values.
   useEffect(() => {
-    if (box.current && value !== emitted.current) {
+    if (box.current && value !== emitted.current && document.activeElement !== box.current) {
       box.current.innerHTML = value || '<p><br></p>';
       emitted.current = value;
     }

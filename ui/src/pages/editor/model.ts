@@ -73,15 +73,17 @@ export const DEFAULTS: Required<Settings> = {
   link_color: '#2563eb',
   preheader: '',
 };
+/** The stacks the server accepts (src/render/document-types.ts FONT_STACKS; a test keeps them equal). */
 export const FONTS = [
   'Helvetica, Arial, sans-serif',
   'Arial, Helvetica, sans-serif',
-  'Verdana, Geneva, sans-serif',
-  'Tahoma, Geneva, sans-serif',
-  "'Trebuchet MS', Helvetica, sans-serif",
-  'Georgia, serif',
+  "Georgia, Times, 'Times New Roman', serif",
   "'Times New Roman', Times, serif",
+  'Verdana, Geneva, sans-serif',
+  'Tahoma, Verdana, sans-serif',
+  "'Trebuchet MS', Helvetica, sans-serif",
   "'Courier New', Courier, monospace",
+  "system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif",
 ];
 export const KINDS: [Kind, string][] = [
   ['heading', 'Heading'],
