@@ -45,7 +45,10 @@ export function VisualEditor({
   const key = JSON.stringify(doc);
   const todo = unfinished(doc.blocks);
   useEffect(() => {
-    if (todo.length) return;
+    if (todo.length) {
+      setBusy(false);
+      return;
+    }
     let live = true;
     setBusy(true);
     const timer = setTimeout(() => {
