@@ -8,6 +8,7 @@ import type { Queryable } from '../store/db.js';
 import type { BroadcastContent } from '../store/broadcasts.js';
 import { segmentFind } from '../store/segments.js';
 import { topicFind } from '../store/topics.js';
+import { documentInput } from '../templates/document-input.js';
 
 type Body = Record<string, unknown>;
 const has = (b: Body, k: string) => b[k] !== undefined;
@@ -61,6 +62,7 @@ export async function contentOf(
         preview_text: null,
         html: null,
         text_body: null,
+        document: null,
       };
   if (has(b, 'name')) {
     const n = text(b, 'name', 256);
@@ -88,6 +90,10 @@ export async function contentOf(
         ? null
         : parseAddressList(b.reply_to, 'reply_to').map((a) => (a.name ? `${a.name} <${a.address}>` : a.address));
   if (has(b, 'preview_text')) c.preview_text = text(b, 'preview_text', 1000);
+  // A document (the visual editor's) is rendered into the html and text; html alone drops it.
+  const doc = await documentInput(b);
+  if (doc) [c.html, c.text_body, c.document] = [doc.html, doc.text, doc.document];
+  else if (doc === null || has(b, 'html')) c.document = null;
   if (has(b, 'html')) c.html = text(b, 'html', 5_000_000);
   if (has(b, 'text')) c.text_body = text(b, 'text', 5_000_000);
   if (!base) {

@@ -2,8 +2,8 @@
 // own): built by the same BroadcastMessage the expansion and the test send use (the shared
 // personalization renderer, the preview text as a hidden preheader, the text part). The contact is
 // named by `contact_id` or `email` (an address that is no contact is rendered with only its
-// address, as a test send is). Unsaved `subject`, `html`, `text`, `preview_text` and `from` may be
-// laid over the saved broadcast, checked as PATCH checks them. Nothing is stored or sent;
+// address, as a test send is). Unsaved `subject`, `html`, `text`, `preview_text`, `from` and
+// `document` may be laid over the saved broadcast, checked as PATCH checks them. Nothing is stored or sent;
 // {{{RESEND_UNSUBSCRIBE_URL}}} stays as written (the send path fills it per email).
 import { invalidField, missingField, notFound } from '../errors.js';
 import { shown } from '../mime/addresses.js';
@@ -15,7 +15,7 @@ import { contactPropertiesFind } from '../store/contact-properties.js';
 import { contentOf } from './input.js';
 import { BroadcastMessage } from './message.js';
 
-const OVERRIDES = ['subject', 'html', 'text', 'preview_text', 'from'] as const;
+const OVERRIDES = ['subject', 'html', 'text', 'preview_text', 'from', 'document'] as const;
 
 async function recipientOf(pool: Pool, teamId: string, q: Record<string, unknown>) {
   if (q.contact_id !== undefined && q.contact_id !== null && q.contact_id !== '') {

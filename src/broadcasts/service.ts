@@ -41,6 +41,7 @@ import { topicsFindMany } from '../store/topics.js';
 import { segmentAudienceCount } from '../store/segment-contacts.js';
 import { contactPropertiesFind } from '../store/contact-properties.js';
 import { checkSendable, contentOf } from './input.js';
+import { withTemplate } from './from-template.js';
 import { BroadcastMessage } from './message.js';
 
 type Body = Record<string, unknown>;
@@ -127,6 +128,7 @@ export class Broadcasts {
       completed_at: b.completed_at,
       paused_at: b.paused_at,
       pause_reason: b.pause_reason,
+      document: b.document ?? null, // the visual editor's document (null: raw HTML)
     };
   }
 
@@ -139,7 +141,7 @@ export class Broadcasts {
   }
 
   async create(caller: Caller, body: Body) {
-    const c = await contentOf(this.pool, caller.teamId, body);
+    const c = await contentOf(this.pool, caller.teamId, await withTemplate(this.pool, caller.teamId, body));
     const send = body.send;
     if (send !== undefined && send !== null && typeof send !== 'boolean')
       throw invalidField('send', 'must be true or false.');

@@ -16,6 +16,8 @@ export interface BroadcastContent {
   preview_text: string | null;
   html: string | null;
   text_body: string | null;
+  /** the visual editor's document the html was rendered from (null: raw HTML); checked by templates/document.ts */
+  document: object | null;
 }
 
 export interface BroadcastRow extends BroadcastContent {
@@ -38,7 +40,7 @@ export interface BroadcastRow extends BroadcastContent {
   updated_at: string;
 }
 
-const COLUMNS = `id, team_id, name, segment_id, topic_id, from_header, subject, reply_to, preview_text, html, text_body, status, api_key_id,
+const COLUMNS = `id, team_id, name, segment_id, topic_id, from_header, subject, reply_to, preview_text, html, text_body, document, status, api_key_id,
   scheduled_at::text AS scheduled_at, sent_at::text AS sent_at, completed_at::text AS completed_at, paused_at::text AS paused_at, pause_reason,
   cursor_created_at::text AS cursor_created_at, cursor_id, recipients, skipped_unsubscribed, skipped_topic, skipped_suppressed,
   created_at::text AS created_at, updated_at::text AS updated_at`;
@@ -58,8 +60,8 @@ export async function broadcastInsert(
   apiKeyId: string | null,
 ): Promise<void> {
   await db.query(
-    `INSERT INTO broadcasts (id, team_id, name, segment_id, topic_id, from_header, subject, reply_to, preview_text, html, text_body, api_key_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+    `INSERT INTO broadcasts (id, team_id, name, segment_id, topic_id, from_header, subject, reply_to, preview_text, html, text_body, api_key_id, document)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
     [
       id,
       teamId,
@@ -73,6 +75,7 @@ export async function broadcastInsert(
       c.html,
       c.text_body,
       apiKeyId,
+      c.document === null ? null : JSON.stringify(c.document),
     ],
   );
 }
@@ -138,7 +141,7 @@ export async function broadcastUpdateDraft(
   const { rows } = await db.query<{ status: BroadcastStatus }>(
     `WITH u AS (
        UPDATE broadcasts SET name = $3, segment_id = $4, topic_id = $5, from_header = $6, subject = $7, reply_to = $8, preview_text = $9,
-         html = $10, text_body = $11, updated_at = now()
+         html = $10, text_body = $11, document = $12, updated_at = now()
        WHERE team_id = $1 AND id = $2 AND status = 'draft' RETURNING status)
      SELECT status FROM u UNION ALL SELECT status FROM broadcasts WHERE team_id = $1 AND id = $2 AND NOT EXISTS (SELECT 1 FROM u)`,
     [
@@ -153,6 +156,7 @@ export async function broadcastUpdateDraft(
       c.preview_text,
       c.html,
       c.text_body,
+      c.document === null ? null : JSON.stringify(c.document),
     ],
   );
   return rows[0]?.status;

@@ -7,6 +7,7 @@ import type { Caller } from '../../broadcasts/service.js';
 import { listBody, PageQuerySchema, parsePage } from '../pagination.js';
 import { actorOf } from '../audit-actor.js';
 import { authOf, type ApiApp, type ApiDeps, type RequestAuth } from '../types.js';
+import { DOCUMENT_DESCRIPTION } from './templates.schema.js';
 
 const tags = ['Broadcasts'];
 const ListQuery = Type.Intersect([
@@ -32,6 +33,10 @@ const Body = Type.Object(
     reply_to: field('an address or an array'),
     html: field('html or text required; personalization tags, {{{RESEND_UNSUBSCRIBE_URL}}}'),
     text: field('plain-text body'),
+    document: field(DOCUMENT_DESCRIPTION),
+    template_id: field(
+      "Mailroom, create only: compose from this template's published version (its document, html and text; its from, subject and reply_to unless given); refused for a template with variables",
+    ),
     name: field('internal name'),
     preview_text: field('the inbox preview line (a hidden preheader)'),
     topic_id: field('only contacts subscribed to this topic (their choice, else its default) receive it'),

@@ -4,9 +4,7 @@
 import { Type } from 'typebox';
 import { renderChecked } from '../../templates/document-input.js';
 import type { ApiApp, ApiDeps } from '../types.js';
-
-export const DOCUMENT_DESCRIPTION =
-  "Mailroom: the visual editor's document {version: 1, settings, blocks} (README: The email document); the server renders it into the html (sending html too is refused)";
+import { DOCUMENT_DESCRIPTION } from './templates.schema.js';
 
 const Body = Type.Object(
   { document: Type.Unknown({ description: DOCUMENT_DESCRIPTION }) },

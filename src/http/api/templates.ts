@@ -17,7 +17,7 @@ import {
 import { invalidField } from '../../errors.js';
 import { PageQuerySchema, parsePage } from '../pagination.js';
 import { authOf, type ApiApp, type ApiDeps } from '../types.js';
-import { DOCUMENT_DESCRIPTION } from './templates.render.js';
+import { DOCUMENT_DESCRIPTION } from './templates.schema.js';
 
 const tags = ['Templates'];
 const Id = Type.Object({ id: Type.String({ description: 'the template id or alias' }) });
