@@ -4,7 +4,7 @@
 // send now or at a time through a review step that names the audience after exclusions and asks
 // for an explicit confirmation; pause, resume, cancel, delete, and its recipients by event type.
 // Pieces in BroadcastParts.tsx.
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { del, get, patch, post, type List } from '../api';
 import {
   Metrics,
@@ -254,6 +254,8 @@ export function BroadcastDetail({ id }: { id: string }) {
   const [testTo, setTestTo] = useState('');
   const [note, setNote] = useState<string>();
   const [reviewing, setReviewing] = useState(false);
+  // The design as last loaded or saved (the server's copy is sanitised, so not comparable as text).
+  const savedDoc = useRef('null');
   useEffect(() => {
     if (b.data)
       setD({
@@ -267,6 +269,7 @@ export function BroadcastDetail({ id }: { id: string }) {
         segment: b.data.segment_id ?? '',
         topic: b.data.topic_id ?? '',
       });
+    savedDoc.current = JSON.stringify(b.data?.document ?? null);
   }, [b.data?.id, b.data?.status]);
   // Live progress while it is on its way.
   useEffect(() => {
@@ -279,8 +282,9 @@ export function BroadcastDetail({ id }: { id: string }) {
       await fn();
       b.reload();
     });
-  const save = act(() =>
-    patch(`/broadcasts/${id}`, {
+  const save = act(async () => {
+    const sent = JSON.stringify(d!.document);
+    await patch(`/broadcasts/${id}`, {
       name: d!.name,
       from: d!.from,
       subject: d!.subject,
@@ -289,8 +293,9 @@ export function BroadcastDetail({ id }: { id: string }) {
       ...(d!.document ? { document: d!.document } : { html: d!.html || null, text: d!.text || null }),
       segment_id: d!.segment,
       topic_id: d!.topic || null,
-    }),
-  );
+    });
+    savedDoc.current = sent;
+  });
   const send = act(() => post(`/broadcasts/${id}/send`, when.trim() ? { scheduled_at: when.trim() } : {}));
   const pause = act(() => post(`/broadcasts/${id}/pause`));
   const resume = act(() => post(`/broadcasts/${id}/resume`));
@@ -330,10 +335,8 @@ export function BroadcastDetail({ id }: { id: string }) {
     d.from !== (x.from ?? '') ||
     d.subject !== (x.subject ?? '') ||
     d.preview_text !== (x.preview_text ?? '') ||
-    (d.document || x.document
-      ? JSON.stringify(d.document) !== JSON.stringify(x.document ?? null)
-      : d.html !== (x.html ?? '')) ||
-    d.text !== (x.text ?? '') ||
+    (d.document || x.document ? JSON.stringify(d.document) !== savedDoc.current : d.html !== (x.html ?? '')) ||
+    (!d.document && d.text !== (x.text ?? '')) || // a design's text is generated
     d.segment !== (x.segment_id ?? '') ||
     d.topic !== (x.topic_id ?? '');
   const live = ['queued', 'sending', 'scheduled'].includes(x.status) || s.queued > 0;
