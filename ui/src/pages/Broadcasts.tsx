@@ -3,7 +3,8 @@
 // (editable while a draft), a preview as a chosen contact, a test send, then (below the content)
 // send now or at a time through a review step that names the audience after exclusions and asks
 // for an explicit confirmation; pause, resume, cancel, delete, and its recipients by event type.
-// Pieces in BroadcastParts.tsx.
+// The body is raw HTML or a visual editor's design (components/EmailContent.tsx), a template's
+// document opening in the editor when composing from it. Pieces in BroadcastParts.tsx.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { del, get, patch, post, type List } from '../api';
 import {

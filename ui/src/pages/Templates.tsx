@@ -2,7 +2,8 @@
 // variables, save (a content change is a new draft version), publish, duplicate, delete, a live
 // preview of the html and the text rendered by the server with sample values as one types (POST
 // /templates/:id/preview with the unsaved draft; GET of the saved copy for read-only members), and
-// the version history, paged by cursor, any version loadable back into the editor.
+// the version history, paged by cursor, any version loadable back into the editor. The body is
+// raw HTML or a visual editor's document (components/EmailContent.tsx, the editor a lazy chunk).
 import { useEffect, useState } from 'preact/hooks';
 import { del, get, patch, post } from '../api';
 import { Alert, Badge, Empty, KV, Loading, PageHead, PagedTable, AgoCell } from '../components/ui';
