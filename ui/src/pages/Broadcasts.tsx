@@ -1,30 +1,22 @@
-// Broadcasts: the list (newest first) with a compose form (from scratch or from a template; segment,
-// optional topic, from, subject), and a broadcast's page: metrics with live progress, its content
-// (editable while a draft), a preview as a chosen contact, a test send, then (below the content)
-// send now or at a time through a review step that names the audience after exclusions and asks
-// for an explicit confirmation; pause, resume, cancel, delete, and its recipients by event type.
-// The body is raw HTML or a visual editor's design (components/EmailContent.tsx), a template's
-// document opening in the editor when composing from it. Pieces in BroadcastParts.tsx.
+// Broadcasts: the list with its compose form (BroadcastNew.tsx), and a broadcast's page: metrics
+// with live progress, its content (editable while a draft: raw HTML or a visual editor's design,
+// components/EmailContent.tsx), a preview as a chosen contact, a test send, then (below the
+// content) send now or at a time through a review step that names the audience after exclusions
+// and asks for an explicit confirmation; pause, resume, cancel, delete, and its recipients by
+// event type. Pieces in BroadcastParts.tsx.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { del, get, patch, post, type List } from '../api';
-import {
-  Metrics,
-  PreviewAs,
-  Recipients,
-  Review,
-  TemplatePicker,
-  type FromTemplate,
-  type Stats,
-} from './BroadcastParts';
-import { Alert, Badge, Empty, KV, Loading, PageHead } from '../components/ui';
+import { del, get, patch, post } from '../api';
+import { Metrics, PreviewAs, Recipients, Review, type Stats } from './BroadcastParts';
+import { Alert, Badge, KV, Loading, PageHead } from '../components/ui';
 import { Link } from '../components/Link';
-import { AudienceSize } from '../components/AudienceSize';
-import { EmailContent, loadEditor, type Body, type EmailDocument } from '../components/EmailContent';
-import { BroadcastCompare, type BroadcastItem } from '../components/BroadcastCompare';
+import { EmailContent, type EmailDocument } from '../components/EmailContent';
 import { fmtDate, num } from '../format';
-import { useAction, useLoad, usePaged } from '../hooks';
+import { useAction, useLoad } from '../hooks';
 import { navigate } from '../router';
 import { canEdit, useSession } from '../session';
+import { Pickers } from './BroadcastNew';
+
+export { Broadcasts } from './BroadcastNew';
 
 interface Item {
   id: string;
@@ -48,193 +40,9 @@ interface Broadcast extends Item {
   pause_reason: string | null;
   completed_at: string | null;
 }
-interface Named {
-  id: string;
-  name: string;
-}
 
 const badge = (s: string) =>
   s === 'sent' ? 'enabled' : s === 'paused' || s === 'canceled' ? 'failed' : s === 'draft' ? 'draft' : 'pending';
-
-function Pickers({
-  segment,
-  topic,
-  onSegment,
-  onTopic,
-  disabled,
-}: {
-  segment: string;
-  topic: string;
-  onSegment: (v: string) => void;
-  onTopic: (v: string) => void;
-  disabled?: boolean;
-}) {
-  const segments = useLoad(() => get<List<Named>>('/segments'), []);
-  const topics = useLoad(() => get<List<Named>>('/topics?limit=100'), []);
-  return (
-    <>
-      <div class="field">
-        <label for="bc-segment">Segment</label>
-        <select
-          id="bc-segment"
-          value={segment}
-          onChange={(e) => onSegment(e.currentTarget.value)}
-          disabled={disabled}
-          required
-        >
-          <option value="">Choose a segment</option>
-          {segments.data?.data.map((s) => (
-            <option key={s.id} value={s.id}>
-              {s.name}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div class="field">
-        <label for="bc-topic">Topic (only its subscribers receive it)</label>
-        <select id="bc-topic" value={topic} onChange={(e) => onTopic(e.currentTarget.value)} disabled={disabled}>
-          <option value="">No topic: everyone subscribed to list mail</option>
-          {topics.data?.data.map((t) => (
-            <option key={t.id} value={t.id}>
-              {t.name}
-            </option>
-          ))}
-        </select>
-      </div>
-      <AudienceSize segment={segment} topic={topic} />
-    </>
-  );
-}
-
-export function Broadcasts() {
-  const { state } = useSession();
-  const list = usePaged<BroadcastItem>(
-    (after) => `/broadcasts?limit=50&stats=true${after ? `&after=${after}` : ''}`,
-    'broadcasts',
-  );
-  const [segment, setSegment] = useState('');
-  const [topic, setTopic] = useState('');
-  const [from, setFrom] = useState('');
-  const [subject, setSubject] = useState('');
-  const [tpl, setTpl] = useState<FromTemplate | null>(null);
-  // The visual editor's design, from the template's document or a blank one; null: raw HTML as given.
-  const [design, setDesign] = useState<Body | null>(null);
-  // A template fills From and Subject and gives the body; a new value of one of its variables
-  // refills them unless the author has edited them since.
-  const onTemplate = (t: FromTemplate | null) => {
-    const prev = tpl;
-    setTpl(t);
-    const fresh = !prev || prev.id !== t?.id;
-    if (t?.from && (fresh || from === (prev?.from ?? ''))) setFrom(t.from);
-    if (t?.subject && (fresh || subject === (prev?.subject ?? ''))) setSubject(t.subject);
-    const untouched = JSON.stringify(design?.document ?? null) === JSON.stringify(prev?.document ?? null);
-    if (fresh || untouched) setDesign(t?.document ? { document: t.document, html: t.html } : null);
-  };
-  const create = useAction(async (form: HTMLFormElement) => {
-    const fd = new FormData(form);
-    const body = design?.document
-      ? { document: design.document }
-      : tpl
-        ? { html: tpl.html, text: tpl.text }
-        : {
-            html: '<p>Hello {{{contact.first_name|there}}},</p>\n<p></p>\n<p><a href="{{{RESEND_UNSUBSCRIBE_URL}}}">Unsubscribe</a></p>',
-          };
-    const r = await post<{ id: string }>('/broadcasts', {
-      name: fd.get('name'),
-      segment_id: segment,
-      topic_id: topic || null,
-      from,
-      subject,
-      ...body,
-    });
-    navigate(`/broadcasts/${r.id}`);
-  });
-  return (
-    <>
-      <PageHead
-        title="Broadcasts"
-        sub="One message to a segment, personal to each contact, sent by a queue job that survives restarts."
-      />
-      {canEdit(state) && (
-        <form
-          class="card"
-          onSubmit={(e) => {
-            e.preventDefault();
-            create.run(e.currentTarget as HTMLFormElement);
-          }}
-        >
-          <h2>New broadcast</h2>
-          <div class="field">
-            <label for="bc-name">Name</label>
-            <input id="bc-name" name="name" maxLength={256} placeholder="October newsletter" />
-          </div>
-          <TemplatePicker onChange={onTemplate} />
-          <Pickers segment={segment} topic={topic} onSegment={setSegment} onTopic={setTopic} />
-          <div class="field">
-            <label for="bc-from">From</label>
-            <input
-              id="bc-from"
-              name="from"
-              required
-              value={from}
-              onInput={(e) => setFrom(e.currentTarget.value)}
-              placeholder="Acme <news@example.com>"
-            />
-          </div>
-          <div class="field">
-            <label for="bc-subject">Subject</label>
-            <input
-              id="bc-subject"
-              name="subject"
-              required
-              value={subject}
-              onInput={(e) => setSubject(e.currentTarget.value)}
-              placeholder="News for {{{contact.first_name|you}}}"
-            />
-          </div>
-          {tpl && tpl.missing.length > 0 && (
-            <Alert kind="warn">No value for {tpl.missing.join(', ')}: left as written in the broadcast.</Alert>
-          )}
-          {design?.document ? (
-            <EmailContent
-              id="bc-new-html"
-              label="HTML"
-              title="the new broadcast"
-              value={design}
-              onChange={(f) => setDesign((x) => f(x ?? { document: null, html: '' }))}
-            />
-          ) : (
-            !tpl && (
-              <p>
-                <button
-                  type="button"
-                  class="btn"
-                  onClick={async () => setDesign({ document: (await loadEditor()).starter(), html: '' })}
-                >
-                  Design it in the visual editor
-                </button>
-              </p>
-            )
-          )}
-          <button class="btn primary" disabled={create.busy}>
-            Create draft
-          </button>
-        </form>
-      )}
-      {create.error && <Alert>{create.error}</Alert>}
-      {list.error && <Alert>{list.error}</Alert>}
-      {!list.loaded ? (
-        <Loading />
-      ) : list.rows.length === 0 ? (
-        <Empty title="No broadcasts yet">
-          Create one here or with <code>resend.broadcasts.create()</code>.
-        </Empty>
-      ) : (
-        <BroadcastCompare list={list} rows={list.rows} />
-      )}
-    </>
-  );
-}
 
 export function BroadcastDetail({ id }: { id: string }) {
   const { state } = useSession();
