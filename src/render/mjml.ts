@@ -10,8 +10,11 @@ import type { RenderedDocument } from './mjml-render.js';
 
 export type { RenderedDocument };
 
-// The worker stays up 10 minutes after its last render: its first start loads MJML (about 1 s
-// compiled, 5 s under tsx on a loaded machine), which the timeout must also cover.
+// Measured (bench/document-render.ts, BENCHMARKS.md; compiled, 2 cores at load 19-21): the
+// worker's start with its first render 2.6-3.6 s (loading MJML); 80-97 ms of CPU for a 200-block
+// document, 7-11 ms for a small one, wall times up to 643 ms under that load. The 20 s deadline is
+// 30 times the worst render and covers a cold start; the worker stays up 10 minutes after its
+// last render so that an editing session pays the start once.
 export const RENDER_TIMEOUT_MS = 20_000;
 export const RENDER_QUEUE = 32;
 const renderer = new WorkerTask<EmailDocument, RenderedDocument>(siblingModule(import.meta.url, 'mjml.worker'), {

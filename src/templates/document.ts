@@ -208,7 +208,12 @@ class Walk {
 export function checkDocument(v: unknown): CheckedDocument {
   if (!isObj(v)) throw invalidField('document', 'must be an object {version: 1, settings, blocks}.');
   // Sized before anything is walked: the bound holds whatever the shape.
-  const bytes = Buffer.byteLength(JSON.stringify(v));
+  let bytes: number;
+  try {
+    bytes = Buffer.byteLength(JSON.stringify(v));
+  } catch {
+    throw invalidField('document', 'is nested too deeply.'); // JSON.stringify's stack ends near 10,000 levels
+  }
   if (bytes > MAX_DOCUMENT_BYTES)
     throw invalidField(
       'document',

@@ -71,6 +71,10 @@ describe('a broadcast saved with a document, delivered to a segment', () => {
     const refused = await api('PATCH', `/broadcasts/${id}`, { body: { document: doc, html: '<p>x</p>' } });
     assert.equal(refused.status, 422);
     assert.match(refused.body.message, /`html`/);
+    // The review step previews the unsaved document as one contact gets it.
+    const preview = await api('POST', `/broadcasts/${id}/preview`, { body: { email: 'ann@dest.test', document: doc } });
+    assert.equal(preview.status, 200, JSON.stringify(preview.body));
+    assert.ok(preview.body.html.includes('Hello Ann!'), preview.body.html.slice(0, 300));
     const patched = await api('PATCH', `/broadcasts/${id}`, { body: { document: doc } });
     assert.equal(patched.status, 200, JSON.stringify(patched.body));
     const edited = (await api('GET', `/broadcasts/${id}`)).body;

@@ -71,6 +71,62 @@ describe('POST /templates/render and templates with a document', () => {
     }
   });
 
+  test('hostile input: scripts dropped with warnings, too big, too deep or too many blocks refused; rate limited as every route', async () => {
+    const r = await t.api('POST', '/templates/render', {
+      body: {
+        document: {
+          version: 1,
+          blocks: [
+            {
+              type: 'text',
+              id: 't',
+              html: '<p onclick="x()">Hi<script>alert(1)</script><a href="javascript:alert(2)">a</a></p><img src=x onerror=alert(3)>',
+            },
+          ],
+        },
+      },
+    });
+    assert.equal(r.status, 200);
+    assert.ok(r.headers.get('ratelimit-limit'), 'rate-limit headers as on every route');
+    assert.deepEqual(r.body.warnings, [
+      'document.blocks[0].html: dropped <script>',
+      'document.blocks[0].html: dropped href javascript:alert(2)',
+      'document.blocks[0].html: dropped <img>',
+    ]);
+    assert.doesNotMatch(r.body.html, /alert|onclick|onerror|javascript/);
+    const big = await t.api('POST', '/templates/render', {
+      body: {
+        document: {
+          version: 1,
+          blocks: [{ type: 'text', id: 't', html: 'x'.repeat(99_000) }].concat(
+            Array.from({ length: 6 }, (_, i) => ({ type: 'text', id: `t${i}`, html: 'y'.repeat(99_000) })),
+          ),
+        },
+      },
+    });
+    assert.equal(big.status, 422);
+    assert.match(big.body.message, /at most 512 KB/);
+    const huge = await t.api('POST', '/templates/render', {
+      raw: JSON.stringify({ document: { version: 1, blocks: [], pad: 'x'.repeat(2_000_000) } }),
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.equal(huge.status, 413);
+    let deep = '[]';
+    for (let i = 0; i < 20_000; i++) deep = `[${deep}]`;
+    const nested = await t.api('POST', '/templates/render', {
+      raw: `{"document":{"version":1,"blocks":[],"settings":${deep}}}`,
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.equal(nested.status, 422, JSON.stringify(nested.body));
+    const many = await t.api('POST', '/templates/render', {
+      body: {
+        document: { version: 1, blocks: Array.from({ length: 201 }, (_, i) => ({ type: 'divider', id: `d${i}` })) },
+      },
+    });
+    assert.equal(many.status, 422);
+    assert.match(many.body.message, /`document\.blocks` field: a document holds at most 200 blocks/);
+  });
+
   test('a body without a document is 422 missing_required_field', async () => {
     const r = await t.api('POST', '/templates/render', { body: {} });
     assert.equal(r.status, 422);
@@ -143,6 +199,21 @@ describe('POST /templates/render and templates with a document', () => {
     const bad = await t.api('PATCH', `/templates/${id}`, { body: { document: { version: 1, blocks: 'x' } } });
     assert.equal(bad.status, 422);
     assert.match(bad.body.message, /`document\.blocks`/);
+  });
+
+  test('/openapi.json documents the render route and the document field as Mailroom extensions', async () => {
+    const doc = (await t.api('GET', '/openapi.json')).body;
+    assert.ok(doc.paths['/templates/render']?.post, 'POST /templates/render');
+    const fieldOf = (p: string, m: string) =>
+      doc.paths[p][m].requestBody.content['application/json'].schema.properties.document;
+    for (const [p, m] of [
+      ['/templates/render', 'post'],
+      ['/templates', 'post'],
+      ['/templates/{id}', 'patch'],
+      ['/broadcasts', 'post'],
+      ['/broadcasts/{id}', 'patch'],
+    ])
+      assert.match(fieldOf(p, m)?.description ?? '', /^Mailroom: the visual editor's document/, `${m} ${p}`);
   });
 
   test("the Resend SDK's templates.create and get work as before (document is an extension field)", async () => {
