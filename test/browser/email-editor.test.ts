@@ -352,4 +352,40 @@ describe('The visual email editor, from a template to delivered broadcast emails
       assert.deepEqual(errors, []);
     },
   );
+
+  browserTest('rich text: italic, a link and a list, kept by the server as written', async () => {
+    const p = await pageAt('desktop');
+    const doc = {
+      version: 1,
+      settings: {},
+      blocks: [{ type: 'text', id: 't1', html: '<p>First line</p><p>Second line</p>' }],
+    };
+    const r = await t.api('POST', '/templates', { body: { name: 'Rich one', document: doc } });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    await p.goto(`${t.url}/dashboard/templates/${r.body.id}`);
+    const box = p.locator('#blk-top-0-html');
+    const tool = (name: string) => box.locator('xpath=..').getByRole('button', { name, exact: true });
+    await box.click();
+    await p.keyboard.press('ControlOrMeta+A'); // both paragraphs: each gets its own <em>
+    await tool('Italic').click();
+    await tool('Link').click();
+    await p.getByLabel('Link address').fill('https://example.com/more');
+    await p.getByRole('button', { name: 'Apply link' }).click();
+    await box.locator('p').first().click();
+    await tool('Bulleted list').click();
+    assert.equal(
+      await box.innerHTML(),
+      '<ul><li><a href="https://example.com/more"><em>First line</em></a></li></ul><p><a href="https://example.com/more"><em>Second line</em></a></p>',
+    );
+    const frame = p.frameLocator('iframe[data-mode=desktop]');
+    await frame.locator('ul li a[href="https://example.com/more"] em', { hasText: 'First line' }).waitFor();
+    await p.getByRole('button', { name: 'Save draft' }).click();
+    await until('saved', async () => {
+      const tpl = (await t.api('GET', `/templates/${r.body.id}`)).body;
+      return /<ul><li><a href="https:\/\/example\.com\/more"><em>First line<\/em><\/a><\/li><\/ul>/.test(
+        tpl.document?.blocks?.[0]?.html ?? '',
+      );
+    });
+    assert.deepEqual(errors, []);
+  });
 });

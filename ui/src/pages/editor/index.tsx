@@ -45,7 +45,8 @@ export function VisualEditor({
   const key = JSON.stringify(doc);
   const todo = unfinished(doc.blocks);
   useEffect(() => {
-    if (todo.length) {
+    // read-only (a viewer, a sent broadcast): the saved html is what there is to see
+    if (todo.length || disabled) {
       setBusy(false);
       return;
     }
