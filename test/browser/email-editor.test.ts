@@ -388,4 +388,25 @@ describe('The visual email editor, from a template to delivered broadcast emails
     });
     assert.deepEqual(errors, []);
   });
+
+  browserTest('a blank broadcast designed in the editor is saved as a document', async () => {
+    const p = await pageAt('desktop');
+    await p.goto(`${t.url}/dashboard/broadcasts`);
+    await p.getByLabel('Name').fill('Blank design');
+    await p.getByRole('button', { name: 'Design it in the visual editor' }).click();
+    await p.getByTestId('email-editor').waitFor();
+    await p.locator('#blk-top-0-text').fill('From nothing');
+    await p.frameLocator('iframe[data-mode=desktop]').getByText('From nothing').waitFor();
+    await p.getByLabel('Segment').selectOption({ label: 'Readers' });
+    await p.getByLabel('From', { exact: true }).fill('News <news@example.com>');
+    await p.getByLabel('Subject', { exact: true }).fill('Blank');
+    await p.getByRole('button', { name: 'Create draft' }).click();
+    await p.getByRole('heading', { name: 'Blank design', exact: true }).waitFor();
+    const id = new URL(p.url()).pathname.split('/').pop()!;
+    const b = (await t.api('GET', `/broadcasts/${id}`)).body;
+    assert.equal(b.document.blocks[0].text, 'From nothing');
+    assert.match(b.html, /From nothing/);
+    await p.getByTestId('email-editor').waitFor(); // the draft opens in the editor
+    assert.deepEqual(errors, []);
+  });
 });
