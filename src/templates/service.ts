@@ -27,6 +27,13 @@ import { documentInput } from './document-input.js';
 
 type Body = Record<string, unknown>;
 const ok = (id: string) => ({ object: 'template' as const, id });
+/** JSON with object keys sorted: a document read back from jsonb has its keys in jsonb's order, not the editor's. */
+const canonical = (v: unknown) =>
+  JSON.stringify(v, (_k, x) =>
+    x && typeof x === 'object' && !Array.isArray(x)
+      ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : x,
+  );
 const pgNow = () => new Date().toISOString().replace('T', ' ').replace('Z', '+00');
 
 /** The wire shape of GET /templates/:id (key order as Resend's). */
@@ -134,9 +141,7 @@ export async function templateChange(pool: Pool, teamId: string, ref: string, bo
       // a new document replaces the old; html alone (raw HTML mode) or null drops it
       document: doc ? doc.document : doc === null || html !== undefined ? null : v.document,
     };
-    const same = (Object.keys(next) as (keyof TemplateContent)[]).every(
-      (k) => JSON.stringify(next[k]) === JSON.stringify(v[k]),
-    );
+    const same = (Object.keys(next) as (keyof TemplateContent)[]).every((k) => canonical(next[k]) === canonical(v[k]));
     if (!same) await templateVersionAppend(tx, teamId, t.id, next);
     return ok(t.id);
   });
