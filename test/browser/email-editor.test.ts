@@ -399,12 +399,18 @@ describe('The visual email editor, from a template to delivered broadcast emails
     await p.frameLocator('iframe[data-mode=desktop]').getByText('From nothing').waitFor();
     await p.getByLabel('Segment').selectOption({ label: 'Readers' });
     await p.getByLabel('From', { exact: true }).fill('News <news@example.com>');
-    await p.getByLabel('Subject', { exact: true }).fill('Blank');
+    await p.getByLabel('Subject', { exact: true }).fill('Blank for ');
+    // Personalize reaches the page's own fields too: the subject, at its caret.
+    await p.getByTestId('email-editor').locator('summary', { hasText: 'Personalize' }).click();
+    await p.getByLabel('Fallback (when the contact has no value)').fill('you');
+    await p.getByRole('group', { name: 'Personalization tags' }).getByRole('button', { name: 'First name' }).click();
+    assert.equal(await p.getByLabel('Subject', { exact: true }).inputValue(), 'Blank for {{{contact.first_name|you}}}');
     await p.getByRole('button', { name: 'Create draft' }).click();
     await p.getByRole('heading', { name: 'Blank design', exact: true }).waitFor();
     const id = new URL(p.url()).pathname.split('/').pop()!;
     const b = (await t.api('GET', `/broadcasts/${id}`)).body;
     assert.equal(b.document.blocks[0].text, 'From nothing');
+    assert.equal(b.subject, 'Blank for {{{contact.first_name|you}}}');
     assert.match(b.html, /From nothing/);
     await p.getByTestId('email-editor').waitFor(); // the draft opens in the editor
     assert.deepEqual(errors, []);
