@@ -14,6 +14,7 @@ export const LONGEST_FIRST = [
   'test/flows/crash.test.ts',
   'test/browser/inboxes.test.ts',
   'test/browser/automations.test.ts',
+  'test/browser/email-editor.test.ts',
   'test/browser/broadcasts-compose.test.ts',
   'test/browser/audiences.test.ts',
   'test/flows/automations-crash.test.ts',

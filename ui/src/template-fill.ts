@@ -41,3 +41,20 @@ export function fillVariables(
     return html ? value.replace(/[&<>"']/g, (c) => ESC[c]) : value;
   });
 }
+
+/** A visual editor's document with the variables filled in each of its texts (html fields escaped). */
+export function fillDocument<T>(
+  doc: T,
+  vars: TemplateVariable[],
+  values: Record<string, string>,
+  missing?: Set<string>,
+): T {
+  const walk = (v: unknown, key: string): unknown => {
+    if (typeof v === 'string')
+      return key === 'id' || key === 'type' ? v : fillVariables(v, vars, values, key === 'html', missing);
+    if (Array.isArray(v)) return v.map((x) => walk(x, key));
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, k)]));
+    return v;
+  };
+  return walk(doc, '') as T;
+}

@@ -8,7 +8,8 @@ import { EmailPreview } from '../components/EmailPreview';
 import { Link } from '../components/Link';
 import { fmtDate, num } from '../format';
 import { useLoad, usePaged } from '../hooks';
-import { fillVariables, type TemplateVariable } from '../template-fill';
+import { fillDocument, fillVariables, type TemplateVariable } from '../template-fill';
+import type { EmailDocument } from '../components/EmailContent';
 
 export interface Stats {
   recipients: number;
@@ -48,6 +49,7 @@ interface Version {
   html: string;
   text: string | null;
   variables: TemplateVariable[];
+  document?: EmailDocument | null;
 }
 
 /** What a template gives a new broadcast: its published content with its variables filled. */
@@ -57,6 +59,8 @@ export interface FromTemplate {
   subject: string | null;
   html: string;
   text: string | null;
+  /** The published version's visual-editor document (variables filled), null for raw HTML. */
+  document: EmailDocument | null;
   missing: string[];
 }
 
@@ -104,6 +108,7 @@ export function TemplatePicker({ onChange }: { onChange: (t: FromTemplate | null
       subject: v.subject === null ? null : fill(v.subject, false),
       html: fill(v.html, true),
       text: v.text === null ? null : fill(v.text, false),
+      document: v.document ? fillDocument(v.document, v.variables, values, missing) : null,
       missing: [...missing],
     });
   }, [t, values]);

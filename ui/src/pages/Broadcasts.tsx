@@ -1,28 +1,22 @@
-// Broadcasts: the list (newest first) with a compose form (from scratch or from a template; segment,
-// optional topic, from, subject), and a broadcast's page: metrics with live progress, its content
-// (editable while a draft), a preview as a chosen contact, a test send, then (below the content)
-// send now or at a time through a review step that names the audience after exclusions and asks
-// for an explicit confirmation; pause, resume, cancel, delete, and its recipients by event type.
-// Pieces in BroadcastParts.tsx.
-import { useEffect, useState } from 'preact/hooks';
-import { del, get, patch, post, type List } from '../api';
-import {
-  Metrics,
-  PreviewAs,
-  Recipients,
-  Review,
-  TemplatePicker,
-  type FromTemplate,
-  type Stats,
-} from './BroadcastParts';
-import { Alert, Badge, Empty, KV, Loading, PageHead } from '../components/ui';
+// Broadcasts: the list with its compose form (BroadcastNew.tsx), and a broadcast's page: metrics
+// with live progress, its content (editable while a draft: raw HTML or a visual editor's design,
+// components/EmailContent.tsx), a preview as a chosen contact, a test send, then (below the
+// content) send now or at a time through a review step that names the audience after exclusions
+// and asks for an explicit confirmation; pause, resume, cancel, delete, and its recipients by
+// event type. Pieces in BroadcastParts.tsx.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { del, get, patch, post } from '../api';
+import { Metrics, PreviewAs, Recipients, Review, type Stats } from './BroadcastParts';
+import { Alert, Badge, KV, Loading, PageHead } from '../components/ui';
 import { Link } from '../components/Link';
-import { AudienceSize } from '../components/AudienceSize';
-import { BroadcastCompare, type BroadcastItem } from '../components/BroadcastCompare';
+import { EmailContent, type EmailDocument } from '../components/EmailContent';
 import { fmtDate, num } from '../format';
-import { useAction, useLoad, usePaged } from '../hooks';
+import { useAction, useLoad } from '../hooks';
 import { navigate } from '../router';
 import { canEdit, useSession } from '../session';
+import { Pickers } from './BroadcastNew';
+
+export { Broadcasts } from './BroadcastNew';
 
 interface Item {
   id: string;
@@ -41,170 +35,14 @@ interface Broadcast extends Item {
   topic_id: string | null;
   html: string | null;
   text: string | null;
+  document?: EmailDocument | null;
   stats: Stats;
   pause_reason: string | null;
   completed_at: string | null;
 }
-interface Named {
-  id: string;
-  name: string;
-}
 
 const badge = (s: string) =>
   s === 'sent' ? 'enabled' : s === 'paused' || s === 'canceled' ? 'failed' : s === 'draft' ? 'draft' : 'pending';
-
-function Pickers({
-  segment,
-  topic,
-  onSegment,
-  onTopic,
-  disabled,
-}: {
-  segment: string;
-  topic: string;
-  onSegment: (v: string) => void;
-  onTopic: (v: string) => void;
-  disabled?: boolean;
-}) {
-  const segments = useLoad(() => get<List<Named>>('/segments'), []);
-  const topics = useLoad(() => get<List<Named>>('/topics?limit=100'), []);
-  return (
-    <>
-      <div class="field">
-        <label for="bc-segment">Segment</label>
-        <select
-          id="bc-segment"
-          value={segment}
-          onChange={(e) => onSegment(e.currentTarget.value)}
-          disabled={disabled}
-          required
-        >
-          <option value="">Choose a segment</option>
-          {segments.data?.data.map((s) => (
-            <option key={s.id} value={s.id}>
-              {s.name}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div class="field">
-        <label for="bc-topic">Topic (only its subscribers receive it)</label>
-        <select id="bc-topic" value={topic} onChange={(e) => onTopic(e.currentTarget.value)} disabled={disabled}>
-          <option value="">No topic: everyone subscribed to list mail</option>
-          {topics.data?.data.map((t) => (
-            <option key={t.id} value={t.id}>
-              {t.name}
-            </option>
-          ))}
-        </select>
-      </div>
-      <AudienceSize segment={segment} topic={topic} />
-    </>
-  );
-}
-
-export function Broadcasts() {
-  const { state } = useSession();
-  const list = usePaged<BroadcastItem>(
-    (after) => `/broadcasts?limit=50&stats=true${after ? `&after=${after}` : ''}`,
-    'broadcasts',
-  );
-  const [segment, setSegment] = useState('');
-  const [topic, setTopic] = useState('');
-  const [from, setFrom] = useState('');
-  const [subject, setSubject] = useState('');
-  const [tpl, setTpl] = useState<FromTemplate | null>(null);
-  // A template fills From and Subject and gives the body; a new value of one of its variables
-  // refills them unless the author has edited them since.
-  const onTemplate = (t: FromTemplate | null) => {
-    const prev = tpl;
-    setTpl(t);
-    const fresh = !prev || prev.id !== t?.id;
-    if (t?.from && (fresh || from === (prev?.from ?? ''))) setFrom(t.from);
-    if (t?.subject && (fresh || subject === (prev?.subject ?? ''))) setSubject(t.subject);
-  };
-  const create = useAction(async (form: HTMLFormElement) => {
-    const fd = new FormData(form);
-    const body = tpl
-      ? { html: tpl.html, text: tpl.text }
-      : {
-          html: '<p>Hello {{{contact.first_name|there}}},</p>\n<p></p>\n<p><a href="{{{RESEND_UNSUBSCRIBE_URL}}}">Unsubscribe</a></p>',
-        };
-    const r = await post<{ id: string }>('/broadcasts', {
-      name: fd.get('name'),
-      segment_id: segment,
-      topic_id: topic || null,
-      from,
-      subject,
-      ...body,
-    });
-    navigate(`/broadcasts/${r.id}`);
-  });
-  return (
-    <>
-      <PageHead
-        title="Broadcasts"
-        sub="One message to a segment, personal to each contact, sent by a queue job that survives restarts."
-      />
-      {canEdit(state) && (
-        <form
-          class="card"
-          onSubmit={(e) => {
-            e.preventDefault();
-            create.run(e.currentTarget as HTMLFormElement);
-          }}
-        >
-          <h2>New broadcast</h2>
-          <div class="field">
-            <label for="bc-name">Name</label>
-            <input id="bc-name" name="name" maxLength={256} placeholder="October newsletter" />
-          </div>
-          <TemplatePicker onChange={onTemplate} />
-          <Pickers segment={segment} topic={topic} onSegment={setSegment} onTopic={setTopic} />
-          <div class="field">
-            <label for="bc-from">From</label>
-            <input
-              id="bc-from"
-              name="from"
-              required
-              value={from}
-              onInput={(e) => setFrom(e.currentTarget.value)}
-              placeholder="Acme <news@example.com>"
-            />
-          </div>
-          <div class="field">
-            <label for="bc-subject">Subject</label>
-            <input
-              id="bc-subject"
-              name="subject"
-              required
-              value={subject}
-              onInput={(e) => setSubject(e.currentTarget.value)}
-              placeholder="News for {{{contact.first_name|you}}}"
-            />
-          </div>
-          {tpl && tpl.missing.length > 0 && (
-            <Alert kind="warn">No value for {tpl.missing.join(', ')}: left as written in the broadcast.</Alert>
-          )}
-          <button class="btn primary" disabled={create.busy}>
-            Create draft
-          </button>
-        </form>
-      )}
-      {create.error && <Alert>{create.error}</Alert>}
-      {list.error && <Alert>{list.error}</Alert>}
-      {!list.loaded ? (
-        <Loading />
-      ) : list.rows.length === 0 ? (
-        <Empty title="No broadcasts yet">
-          Create one here or with <code>resend.broadcasts.create()</code>.
-        </Empty>
-      ) : (
-        <BroadcastCompare list={list} rows={list.rows} />
-      )}
-    </>
-  );
-}
 
 export function BroadcastDetail({ id }: { id: string }) {
   const { state } = useSession();
@@ -216,6 +54,7 @@ export function BroadcastDetail({ id }: { id: string }) {
     subject: string;
     preview_text: string;
     html: string;
+    document: EmailDocument | null;
     text: string;
     segment: string;
     topic: string;
@@ -224,6 +63,8 @@ export function BroadcastDetail({ id }: { id: string }) {
   const [testTo, setTestTo] = useState('');
   const [note, setNote] = useState<string>();
   const [reviewing, setReviewing] = useState(false);
+  // The design as last loaded or saved (the server's copy is sanitised, so not comparable as text).
+  const savedDoc = useRef('null');
   useEffect(() => {
     if (b.data)
       setD({
@@ -232,10 +73,12 @@ export function BroadcastDetail({ id }: { id: string }) {
         subject: b.data.subject ?? '',
         preview_text: b.data.preview_text ?? '',
         html: b.data.html ?? '',
+        document: b.data.document ?? null,
         text: b.data.text ?? '',
         segment: b.data.segment_id ?? '',
         topic: b.data.topic_id ?? '',
       });
+    savedDoc.current = JSON.stringify(b.data?.document ?? null);
   }, [b.data?.id, b.data?.status]);
   // Live progress while it is on its way.
   useEffect(() => {
@@ -248,18 +91,20 @@ export function BroadcastDetail({ id }: { id: string }) {
       await fn();
       b.reload();
     });
-  const save = act(() =>
-    patch(`/broadcasts/${id}`, {
+  const save = act(async () => {
+    const sent = JSON.stringify(d!.document);
+    await patch(`/broadcasts/${id}`, {
       name: d!.name,
       from: d!.from,
       subject: d!.subject,
       preview_text: d!.preview_text || null,
-      html: d!.html || null,
-      text: d!.text || null,
+      // a design's plain text is generated from it by the server
+      ...(d!.document ? { document: d!.document } : { html: d!.html || null, text: d!.text || null }),
       segment_id: d!.segment,
       topic_id: d!.topic || null,
-    }),
-  );
+    });
+    savedDoc.current = sent;
+  });
   const send = act(() => post(`/broadcasts/${id}/send`, when.trim() ? { scheduled_at: when.trim() } : {}));
   const pause = act(() => post(`/broadcasts/${id}/pause`));
   const resume = act(() => post(`/broadcasts/${id}/resume`));
@@ -299,8 +144,8 @@ export function BroadcastDetail({ id }: { id: string }) {
     d.from !== (x.from ?? '') ||
     d.subject !== (x.subject ?? '') ||
     d.preview_text !== (x.preview_text ?? '') ||
-    d.html !== (x.html ?? '') ||
-    d.text !== (x.text ?? '') ||
+    (d.document || x.document ? JSON.stringify(d.document) !== savedDoc.current : d.html !== (x.html ?? '')) ||
+    (!d.document && d.text !== (x.text ?? '')) || // a design's text is generated
     d.segment !== (x.segment_id ?? '') ||
     d.topic !== (x.topic_id ?? '');
   const live = ['queued', 'sending', 'scheduled'].includes(x.status) || s.queued > 0;
@@ -389,30 +234,31 @@ export function BroadcastDetail({ id }: { id: string }) {
             <input id={`bc-${k}`} value={d[k]} onInput={set(k)} disabled={!edit || !draft} />
           </div>
         ))}
-        <div class="field">
-          <label for="bc-html">
-            HTML ({'{{{contact.first_name|there}}}'}, {'{{{RESEND_UNSUBSCRIBE_URL}}}'})
-          </label>
-          <textarea
-            id="bc-html"
-            class="mono"
-            rows={12}
-            value={d.html}
-            onInput={set('html')}
-            disabled={!edit || !draft}
-          />
-        </div>
-        <div class="field">
-          <label for="bc-text">Plain text (derived from the HTML when empty)</label>
-          <textarea
-            id="bc-text"
-            class="mono"
-            rows={4}
-            value={d.text}
-            onInput={set('text')}
-            disabled={!edit || !draft}
-          />
-        </div>
+        <EmailContent
+          id="bc-html"
+          label={
+            <>
+              HTML ({'{{{contact.first_name|there}}}'}, {'{{{RESEND_UNSUBSCRIBE_URL}}}'})
+            </>
+          }
+          title={d.name || 'Broadcast'}
+          value={d}
+          disabled={!edit || !draft}
+          onChange={(f) => setD((v) => v && { ...v, ...f(v) })}
+        />
+        {!d.document && (
+          <div class="field">
+            <label for="bc-text">Plain text (derived from the HTML when empty)</label>
+            <textarea
+              id="bc-text"
+              class="mono"
+              rows={4}
+              value={d.text}
+              onInput={set('text')}
+              disabled={!edit || !draft}
+            />
+          </div>
+        )}
         {edit && draft && (
           <button class="btn primary" onClick={() => save.run()} disabled={save.busy}>
             Save draft
@@ -425,7 +271,13 @@ export function BroadcastDetail({ id }: { id: string }) {
         title={x.name || 'Broadcast'}
         unsaved={
           edit && draft
-            ? { subject: d.subject, html: d.html, text: d.text, preview_text: d.preview_text, from: d.from }
+            ? {
+                subject: d.subject,
+                html: d.html,
+                text: d.document ? '' : d.text,
+                preview_text: d.preview_text,
+                from: d.from,
+              }
             : undefined
         }
       />

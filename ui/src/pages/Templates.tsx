@@ -1,27 +1,23 @@
-// Templates: the list (newest first) with a quick create, and a template's editor: fields and
+// Templates: the list with a quick create (TemplateList.tsx), and a template's editor: fields and
 // variables, save (a content change is a new draft version), publish, duplicate, delete, a live
 // preview of the html and the text rendered by the server with sample values as one types (POST
 // /templates/:id/preview with the unsaved draft; GET of the saved copy for read-only members), and
-// the version history, paged by cursor, any version loadable back into the editor.
+// the version history, paged by cursor, any version loadable back into the editor. The body is
+// raw HTML or a visual editor's document (components/EmailContent.tsx, the editor a lazy chunk).
 import { useEffect, useState } from 'preact/hooks';
 import { del, get, patch, post } from '../api';
-import { Alert, Badge, Empty, KV, Loading, PageHead, PagedTable, AgoCell } from '../components/ui';
+import { Alert, Badge, KV, Loading, PageHead, PagedTable, AgoCell } from '../components/ui';
 import { EmailPreview } from '../components/EmailPreview';
+import { EmailContent, type EmailDocument } from '../components/EmailContent';
 import { Link } from '../components/Link';
 import { fmtDate } from '../format';
 import { useAction, useLoad, usePaged } from '../hooks';
 import { navigate } from '../router';
 import { canEdit, useSession } from '../session';
+import type { Item } from './TemplateList';
 
-interface Item {
-  id: string;
-  name: string;
-  alias: string | null;
-  status: 'draft' | 'published';
-  published_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export { Templates } from './TemplateList';
+
 interface Variable {
   key: string;
   type: 'string' | 'number';
@@ -36,8 +32,9 @@ interface Template extends Item {
   text: string | null;
   variables: Variable[];
   has_unpublished_versions: boolean;
+  document?: EmailDocument | null;
 }
-interface Version extends Pick<Template, 'from' | 'subject' | 'reply_to' | 'html' | 'text' | 'variables'> {
+interface Version extends Pick<Template, 'from' | 'subject' | 'reply_to' | 'html' | 'text' | 'variables' | 'document'> {
   id: string;
   number: number;
   published: boolean;
@@ -52,79 +49,6 @@ interface Preview {
   missing: string[];
 }
 
-export function Templates() {
-  const { state } = useSession();
-  const list = usePaged<Item>((after) => `/templates?limit=50${after ? `&after=${after}` : ''}`, 'templates');
-  const create = useAction(async (form: HTMLFormElement) => {
-    const fd = new FormData(form);
-    const r = await post<{ id: string }>('/templates', {
-      name: fd.get('name'),
-      html: '<p>Hello {{{NAME|there}}},</p>\n<p></p>',
-    });
-    navigate(`/templates/${r.id}`);
-  });
-  return (
-    <>
-      <PageHead
-        title="Templates"
-        sub="Reusable emails with {{{VARIABLES}}}: send one with template: {id, variables} once it is published."
-      />
-      {canEdit(state) && (
-        <form
-          class="inline-form"
-          onSubmit={(e) => {
-            e.preventDefault();
-            create.run(e.currentTarget as HTMLFormElement);
-          }}
-        >
-          <label class="sr-only" for="tpl-name">
-            Template name
-          </label>
-          <input id="tpl-name" name="name" required maxLength={256} placeholder="Order confirmation" class="grow" />
-          <button class="btn primary" disabled={create.busy}>
-            New template
-          </button>
-        </form>
-      )}
-      {create.error && <Alert>{create.error}</Alert>}
-      {list.error && <Alert>{list.error}</Alert>}
-      {!list.loaded ? (
-        <Loading />
-      ) : list.rows.length === 0 ? (
-        <Empty title="No templates yet">
-          Create one here or with <code>resend.templates.create()</code>.
-        </Empty>
-      ) : (
-        <PagedTable
-          list={list}
-          testId="templates"
-          head={
-            <>
-              <th scope="col">Name</th>
-              <th scope="col">Alias</th>
-              <th scope="col">Status</th>
-              <th scope="col">Updated</th>
-            </>
-          }
-        >
-          {list.rows.map((t) => (
-            <tr key={t.id}>
-              <td>
-                <Link href={`/templates/${t.id}`}>{t.name}</Link>
-              </td>
-              <td class="mono">{t.alias ?? '—'}</td>
-              <td>
-                <Badge status={t.status === 'published' ? 'enabled' : 'draft'} text={t.status} />
-              </td>
-              <AgoCell at={t.updated_at} />
-            </tr>
-          ))}
-        </PagedTable>
-      )}
-    </>
-  );
-}
-
 type Draft = {
   name: string;
   alias: string;
@@ -132,6 +56,7 @@ type Draft = {
   subject: string;
   reply_to: string;
   html: string;
+  document: EmailDocument | null;
   text: string;
   variables: { key: string; type: 'string' | 'number'; fallback: string }[];
 };
@@ -143,6 +68,7 @@ const draftOf = (t: Template): Draft => ({
   subject: t.subject ?? '',
   reply_to: (t.reply_to ?? []).join(', '),
   html: t.html,
+  document: t.document ?? null,
   text: t.text ?? '',
   variables: t.variables.map((v) => ({
     key: v.key,
@@ -156,8 +82,8 @@ const bodyOf = (d: Draft) => ({
   alias: d.alias.trim() || null,
   from: d.from.trim() || null,
   subject: d.subject || null,
-  html: d.html,
-  text: d.text || null,
+  // a design's plain text is generated from it by the server
+  ...(d.document ? { document: d.document } : { html: d.html, text: d.text || null }),
   reply_to: d.reply_to
     .split(',')
     .map((s) => s.trim())
@@ -197,7 +123,12 @@ export function TemplateDetail({ id }: { id: string }) {
       const req = edit
         ? post<Preview>(`/templates/${t.data!.id}/preview`, {
             variables: values,
-            draft: { subject: b.subject, html: b.html, text: b.text, variables: b.variables },
+            draft: {
+              subject: b.subject,
+              html: d.html,
+              text: d.document ? null : d.text || null,
+              variables: b.variables,
+            },
           })
         : get<Preview>(`/templates/${t.data!.id}/preview?variables=${encodeURIComponent(JSON.stringify(values))}`);
       req.then(
@@ -308,14 +239,20 @@ export function TemplateDetail({ id }: { id: string }) {
         {field('from', 'From', 'Acme <hello@example.com>')}
         {field('subject', 'Subject', 'Your {{{PRODUCT}}} is on its way')}
         {field('reply_to', 'Reply-to (comma separated)')}
-        <div class="field">
-          <label for="tpl-html">HTML</label>
-          <textarea id="tpl-html" class="mono" rows={12} value={d.html} onInput={set('html')} disabled={!edit} />
-        </div>
-        <div class="field">
-          <label for="tpl-text">Plain text (generated from the HTML when empty)</label>
-          <textarea id="tpl-text" class="mono" rows={4} value={d.text} onInput={set('text')} disabled={!edit} />
-        </div>
+        <EmailContent
+          id="tpl-html"
+          label="HTML"
+          title={d.name}
+          value={d}
+          disabled={!edit}
+          onChange={(f) => setD((x) => x && { ...x, ...f(x) })}
+        />
+        {!d.document && (
+          <div class="field">
+            <label for="tpl-text">Plain text (generated from the HTML when empty)</label>
+            <textarea id="tpl-text" class="mono" rows={4} value={d.text} onInput={set('text')} disabled={!edit} />
+          </div>
+        )}
         <fieldset>
           <legend>
             Variables (write them {'{{{KEY}}}'} or {'{{{KEY|fallback}}}'})
