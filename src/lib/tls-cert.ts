@@ -109,6 +109,15 @@ function usable(key: string, cert: string, now: number): boolean {
   }
 }
 
+/** A configured file's text; a file that cannot be read is named with its setting. */
+function readSetting(setting: string, file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new Error(`${setting} (${file}) cannot be read: ${(err as Error).message}`);
+  }
+}
+
 /**
  * The configured key pair, or the installation's generated one (created on first use and kept in
  * `dataDir` as smtp-tls.key / smtp-tls.crt, key file mode 0600).
@@ -120,11 +129,17 @@ export function loadTlsKeyPair(opts: {
   hostname: string;
 }): TlsKeyPair {
   if (opts.certFile && opts.keyFile) {
-    return {
-      cert: fs.readFileSync(opts.certFile, 'utf8'),
-      key: fs.readFileSync(opts.keyFile, 'utf8'),
-      generated: false,
-    };
+    const cert = readSetting('MAILROOM_TLS_CERT', opts.certFile);
+    const key = readSetting('MAILROOM_TLS_KEY', opts.keyFile);
+    try {
+      if (!new X509Certificate(cert).checkPrivateKey(createPrivateKey(key)))
+        throw new Error('the key is not the certificate’s');
+    } catch (err) {
+      throw new Error(
+        `MAILROOM_TLS_CERT (${opts.certFile}) and MAILROOM_TLS_KEY (${opts.keyFile}) are not a PEM certificate and its private key: ${(err as Error).message}`,
+      );
+    }
+    return { cert, key, generated: false };
   }
   const keyPath = path.join(opts.dataDir, 'smtp-tls.key');
   const certPath = path.join(opts.dataDir, 'smtp-tls.crt');

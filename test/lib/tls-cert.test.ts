@@ -86,3 +86,27 @@ test('the generated pair is created once per data directory, kept, and replaced 
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('configured files that cannot be read, or do not belong together, are refused naming the setting and the file', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-tls-'));
+  try {
+    const a = selfSignedCertificate(['a.example.test']);
+    const b = selfSignedCertificate(['b.example.test']);
+    fs.writeFileSync(path.join(dir, 'a.crt'), a.cert);
+    fs.writeFileSync(path.join(dir, 'a.key'), a.key);
+    fs.writeFileSync(path.join(dir, 'b.key'), b.key);
+    fs.writeFileSync(path.join(dir, 'junk.crt'), 'not a certificate');
+    const load = (cert: string, key: string) => () =>
+      loadTlsKeyPair({ dataDir: dir, hostname: 'x', certFile: path.join(dir, cert), keyFile: path.join(dir, key) });
+    assert.throws(load('missing.crt', 'a.key'), /^Error: MAILROOM_TLS_CERT \(.*missing\.crt\) cannot be read: ENOENT/);
+    assert.throws(load('a.crt', 'missing.key'), /^Error: MAILROOM_TLS_KEY \(.*missing\.key\) cannot be read: ENOENT/);
+    assert.throws(
+      load('a.crt', 'b.key'),
+      /MAILROOM_TLS_CERT .* and MAILROOM_TLS_KEY .* are not a PEM certificate and its private key/,
+    );
+    assert.throws(load('junk.crt', 'a.key'), /are not a PEM certificate and its private key/);
+    assert.equal(load('a.crt', 'a.key')().cert, a.cert);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
