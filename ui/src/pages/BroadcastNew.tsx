@@ -4,7 +4,7 @@
 // segment and topic pickers that the draft's page uses too.
 import { useState } from 'preact/hooks';
 import { get, post, type List } from '../api';
-import { TemplatePicker, type FromTemplate } from './BroadcastParts';
+import { TemplatePicker, type FromTemplate } from './broadcasts/TemplatePicker';
 import { Alert, Empty, Loading, PageHead } from '../components/ui';
 import { AudienceSize } from '../components/AudienceSize';
 import { EmailContent, loadEditor, type Body } from '../components/EmailContent';

@@ -3,10 +3,13 @@
 // components/EmailContent.tsx), a preview as a chosen contact, a test send, then (below the
 // content) send now or at a time through a review step that names the audience after exclusions
 // and asks for an explicit confirmation; pause, resume, cancel, delete, and its recipients by
-// event type. Pieces in BroadcastParts.tsx.
+// event type. Pieces in broadcasts/.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { del, get, patch, post } from '../api';
-import { Metrics, PreviewAs, Recipients, Review, type Stats } from './BroadcastParts';
+import { Metrics, type Stats } from './broadcasts/Metrics';
+import { PreviewAs } from './broadcasts/PreviewAs';
+import { Recipients } from './broadcasts/Recipients';
+import { Review } from './broadcasts/Review';
 import { Alert, Badge, KV, Loading, PageHead } from '../components/ui';
 import { Link } from '../components/Link';
 import { EmailContent, type EmailDocument } from '../components/EmailContent';
