@@ -116,7 +116,7 @@ const ACCEPT_SQL = `WITH e AS (
        SELECT r.id, r.team_id, r.domain_id, r.api_key_id, r.source, r.message_id, r.from_header, r.to_addrs, r.cc_addrs, r.bcc_addrs, r.reply_to,
               r.subject, r.html, r.text_body, r.headers, r.tags, r.scheduled_at, r.last_event, substring($2::bytea FROM b.start FOR b.len), r.created_at, r.topic_id, coalesce(r.list_unsubscribe, false), r.list_id, r.broadcast_id, r.insights, r.automation_id
        FROM json_populate_recordset(NULL::emails, $1::json) WITH ORDINALITY AS r
-       JOIN unnest($7::int[], $8::int[]) WITH ORDINALITY AS b (start, len, n) ON b.n = r.ordinality
+       JOIN unnest(string_to_array($7, ',')::int[], string_to_array($8, ',')::int[]) WITH ORDINALITY AS b (start, len, n) ON b.n = r.ordinality
        RETURNING id),
      ev AS (
        INSERT INTO email_events (id, email_id, team_id, type, recipient, data, detail, created_at)
@@ -163,8 +163,9 @@ export async function emailsInsertAccepted(
       JSON.stringify(jobs),
       JOBS_CHANNEL,
       JSON.stringify(completions),
-      starts,
-      lens,
+      // as text: a JS array is written by node-pg as an array literal built element by element
+      starts.join(','),
+      lens.join(','),
     ]),
   );
 }
