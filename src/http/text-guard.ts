@@ -4,22 +4,32 @@
 import { AppError } from '../errors.js';
 
 const BAD = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** NUL or any surrogate: only such a string can be BAD (whose lookarounds cost on every string). */
+const MAYBE_BAD = /[\u0000\uD800-\uDFFF]/;
+const bad = (s: string) => MAYBE_BAD.test(s) && BAD.test(s);
 
-/** The path of the first string (or key) that is not storable text, or undefined. */
+/**
+ * The path of the first string (or key) that is not storable text, or undefined. The path of a
+ * member is built only for a member that is bad or holds others: every request body passes here.
+ */
 export function unstorableField(v: unknown, path = '', depth = 0): string | undefined {
-  if (typeof v === 'string') return BAD.test(v) ? path || 'body' : undefined;
+  if (typeof v === 'string') return bad(v) ? path || 'body' : undefined;
   if (depth > 64 || !v || typeof v !== 'object') return undefined;
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) {
-      const f = unstorableField(v[i], `${path}[${i}]`, depth + 1);
+      const x: unknown = v[i];
+      if (typeof x === 'string' ? !bad(x) : !x || typeof x !== 'object') continue;
+      const f = unstorableField(x, `${path}[${i}]`, depth + 1);
       if (f) return f;
     }
     return undefined;
   }
-  for (const [k, x] of Object.entries(v)) {
-    const here = path ? `${path}.${k}` : k;
-    if (BAD.test(k)) return here;
-    const f = unstorableField(x, here, depth + 1);
+  const o = v as Record<string, unknown>;
+  for (const k of Object.keys(o)) {
+    if (bad(k)) return path ? `${path}.${k}` : k;
+    const x = o[k];
+    if (typeof x === 'string' ? !bad(x) : !x || typeof x !== 'object') continue;
+    const f = unstorableField(x, path ? `${path}.${k}` : k, depth + 1);
     if (f) return f;
   }
   return undefined;

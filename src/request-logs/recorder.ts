@@ -28,9 +28,12 @@ function elideContent(x: unknown): string {
   return Array.isArray(data) ? `[elided: ${data.length} bytes]` : '[elided]';
 }
 
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+/** NUL or any surrogate: only such a string can need the replace (the lookarounds cost on every string). */
+const MAYBE_UNSTORABLE = /[\u0000\uD800-\uDFFF]/;
+
 /** A string PostgreSQL's text and jsonb accept: no NUL, no lone surrogate. */
-export const storableText = (s: string): string =>
-  s.replace(/\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+export const storableText = (s: string): string => (MAYBE_UNSTORABLE.test(s) ? s.replace(UNSTORABLE, '\uFFFD') : s);
 
 export function sanitizeBody(v: unknown, key = '', depth = 0): unknown {
   if (depth > 20) return '[elided: too deep]';
@@ -82,12 +85,13 @@ export class RequestLogRecorder {
 
   record(row: RequestLogRow): void {
     const clean: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(row)) clean[k] = typeof x === 'string' ? storableText(x) : x;
-    this.writer.push({
-      ...(clean as unknown as RequestLogRow),
-      request_body: sanitizeBody(row.request_body),
-      response_body: sanitizeBody(row.response_body),
-    });
+    for (const k in row) {
+      const x = row[k as keyof RequestLogRow];
+      clean[k] = typeof x === 'string' ? storableText(x) : x;
+    }
+    clean.request_body = sanitizeBody(row.request_body);
+    clean.response_body = sanitizeBody(row.response_body);
+    this.writer.push(clean as unknown as RequestLogRow);
   }
 
   flush(): Promise<void> {
