@@ -26,10 +26,11 @@ command -v smtp-source >/dev/null || { echo "smtp-source missing: run bench/peer
 out=$(mktemp); exec 3> >(cd "$root" && exec node --import tsx bench/smtp-submission/serve.ts "$PORT" > "$out" 2>&1)
 stop() { exec 3>&- 2>/dev/null || true; sleep 2; rm -f "$out"; }
 trap stop EXIT
-for _ in $(seq 1 300); do grep -q database_url "$out" && break; sleep 0.1; done
-db=$(grep -o '"database_url":"[^"]*"' "$out" | cut -d'"' -f4)
-pid=$(grep -o '"pid":[0-9]*' "$out" | cut -d: -f2)
-[[ -n "$db" && -n "$pid" ]] || { cat "$out" >&2; exit 1; }
+# up to 120 s: on a loaded box the start (a fresh database, migrations) took over 30 s
+for _ in $(seq 1 1200); do grep -q database_url "$out" && break; sleep 0.1; done
+db=$(grep -o '"database_url":"[^"]*"' "$out" | cut -d'"' -f4 || true)
+pid=$(grep -o '"pid":[0-9]*' "$out" | cut -d: -f2 || true)
+[[ -n "$db" && -n "$pid" ]] || { echo "Mailroom did not start:" >&2; cat "$out" >&2; exit 1; }
 count() { psql "$db" -Atc 'SELECT count(*) FROM emails'; }
 now() { date +%s.%N; }
 # CPU ticks (1/100 s) of a process: utime+stime (fields 14, 15 of /proc/PID/stat; comm may hold spaces).
