@@ -75,7 +75,7 @@ printf '%-40s %7s %9s %9s %7s %12s %12s\n' "Mailroom one message per connection"
 
 if [[ "$PEER" == 1 ]]; then
   peer=$(N_A="$N_REUSED" N_B="$N_PERCONN" N_C=1000 SESSIONS="$SESSIONS" SIZE="$SIZE" LISTEN_PORT="$PEER_PORT" \
-    SINK_PORT="$PEER_SINK_PORT" DIR="$PEER_DIR" "$root/bench/peers/postfix-bench.sh" 2>/dev/null)
+    SINK_PORT="$PEER_SINK_PORT" DIR="$PEER_DIR" "$root/bench/peers/postfix-bench.sh" 2> >(grep -v "^\[.\] smtp-source " >&2))
   echo "$peer"
   A=$(echo "$peer" | awk '/^a\) accept/{print $(NF-2)}'); B=$(echo "$peer" | awk '/^b\) accept/{print $(NF-2)}')
   echo "load after peer: $(cut -d' ' -f1-3 /proc/loadavg)"
