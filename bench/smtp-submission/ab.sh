@@ -14,9 +14,11 @@ PORT_A=${PORT_A:-26591}; PORT_B=${PORT_B:-26592}
 FROM=bench@bench.example; TO=sink@sink.test
 outA=$(mktemp); outB=$(mktemp)
 exec 3> >(cd "$A" && exec node --import tsx bench/smtp-submission/serve.ts "$PORT_A" > "$outA" 2>&1)
-exec 4> >(cd "$B" && exec node --import tsx bench/smtp-submission/serve.ts "$PORT_B" > "$outB" 2>&1)
 stop() { exec 3>&- 4>&- 2>/dev/null || true; sleep 3; rm -f "$outA" "$outB"; }
 trap stop EXIT
+# one start at a time (two at once on a loaded box overran startService's 30 s)
+for _ in $(seq 1 1200); do grep -q database_url "$outA" && break; sleep 0.1; done
+exec 4> >(cd "$B" && exec node --import tsx bench/smtp-submission/serve.ts "$PORT_B" > "$outB" 2>&1)
 for _ in $(seq 1 1200); do grep -q database_url "$outA" && grep -q database_url "$outB" && break; sleep 0.1; done
 field() { grep -o "\"$2\":[^,}]*" "$1" | cut -d: -f2- | tr -d '"' || true; }
 dbA=$(field "$outA" database_url); dbB=$(field "$outB" database_url); pidA=$(field "$outA" pid); pidB=$(field "$outB" pid)
