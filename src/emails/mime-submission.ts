@@ -164,6 +164,23 @@ function parseMime(raw: Buffer): Promise<Parsed> {
 }
 
 const ADDRESS_FIELDS = ['from', 'to', 'cc', 'reply-to'];
+const PLAIN_ADDRESS = /^(?:([A-Za-z0-9'_+-]+(?: [A-Za-z0-9'_+-]+)*) <|<)?([A-Za-z0-9._+-]+@[A-Za-z0-9.-]+)(>?)$/;
+
+type AddressList = ReturnType<typeof addressparser>;
+
+/**
+ * addressparser's result for the common one-address field (`a@b.c`, `<a@b.c>`, `Name Words <a@b.c>`
+ * in plain ASCII), without its tokenizer: it was the largest single item of parsing a submitted
+ * message (issue 27). Anything else (quotes, comments, groups, lists, other characters) returns
+ * undefined and takes addressparser; test/smtp/address-fast-path.test.ts checks the two agree.
+ */
+export function plainAddress(value: string): AddressList | undefined {
+  const m = PLAIN_ADDRESS.exec(value);
+  if (!m) return undefined;
+  const bracketed = value.charCodeAt(0) === 60 /* < */ || m[1] !== undefined;
+  if (bracketed !== (m[3] === '>')) return undefined; // an unbalanced bracket: addressparser decides
+  return [{ address: m[2], name: m[1] ?? '' }];
+}
 const SIMPLE_TYPE = /^text\/(plain|html)$/;
 const SIMPLE_CHARSET = /^charset\s*=\s*"?(utf-8|us-ascii|ascii)"?$/i;
 
@@ -195,7 +212,10 @@ function parseSimple(fields: Field[], body: Buffer): Parsed | undefined {
     if (!list.length) continue;
     const values = list.map(valueOf);
     if (values.some((v) => v.includes('=?'))) return undefined;
-    headers.set(name, name === 'subject' ? values[0] : values.map((v) => ({ value: addressparser(v) })));
+    headers.set(
+      name,
+      name === 'subject' ? values[0] : values.map((v) => ({ value: plainAddress(v) ?? addressparser(v) })),
+    );
   }
   const content = body.toString('utf8').replace(/\r\n/g, '\n');
   return { headers, [kind]: content, attachments: [] };

@@ -69,8 +69,19 @@ export function submissionHandlers(deps: SubmissionDeps): Handlers {
     if (bits === undefined) trusted.addAddress(ip, family);
     else trusted.addSubnet(ip, Number(bits), family);
   }
-  const isTrusted = (ip: string) =>
-    config.smtpTrustedNetworks.length > 0 && trusted.check(ip, isIPv6(ip) ? 'ipv6' : 'ipv4');
+  // BlockList.check builds SocketAddress objects on every call: per connection that was a visible
+  // part of a session's CPU (issue 27), so the verdict is remembered per address (the list is fixed).
+  const trustedSeen = new Map<string, boolean>();
+  const isTrusted = (ip: string): boolean => {
+    if (config.smtpTrustedNetworks.length === 0) return false;
+    let verdict = trustedSeen.get(ip);
+    if (verdict === undefined) {
+      verdict = trusted.check(ip, isIPv6(ip) ? 'ipv6' : 'ipv4');
+      if (trustedSeen.size >= 10_000) trustedSeen.clear();
+      trustedSeen.set(ip, verdict);
+    }
+    return verdict;
+  };
 
   const asAppError = (err: unknown, what: string): AppError => {
     if (err instanceof AppError) return err;
