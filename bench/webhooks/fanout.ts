@@ -181,7 +181,10 @@ if (pgss) {
      ORDER BY total_exec_time DESC LIMIT 25`,
   );
   process.stderr.write(`pg_stat_statements after the backlog (${backlogGot} deliveries):\n`);
-  for (const r of rows) process.stderr.write(`${String(r.ms).padStart(7)} ms ${String(r.calls).padStart(7)} calls ${String(r.rows).padStart(8)} rows  ${r.q}\n`);
+  for (const r of rows)
+    process.stderr.write(
+      `${String(r.ms).padStart(7)} ms ${String(r.calls).padStart(7)} calls ${String(r.rows).padStart(8)} rows  ${r.q}\n`,
+    );
 }
 receiver.send({ cmd: 'reset' });
 

@@ -8,8 +8,9 @@ export interface ClaimedMessage {
   id: string;
   type: string;
   attempts: number; // including this one
+  event_id: string;
   event_created_at: Date | null; // null when the event is gone
-  data: Record<string, unknown> | null;
+  data_json: string | null; // the event's data as JSON text (parsed only when its body is not cached: webhooks/payload.ts)
 }
 
 /**
@@ -33,7 +34,7 @@ export async function webhookMessagesClaimDue(
        c AS (
          UPDATE webhook_messages m SET next_attempt_at = now() + $3::float8 * interval '1 millisecond', attempts = m.attempts + 1
          FROM due WHERE m.id = due.id RETURNING m.id, m.type, m.attempts, m.event_id, m.event_seq)
-       SELECT c.id, c.type, c.attempts, c.event_seq, e.created_at AS event_created_at, e.data
+       SELECT c.id, c.type, c.attempts, c.event_id, c.event_seq, e.created_at AS event_created_at, e.data::text AS data_json
        FROM c LEFT JOIN email_events e ON e.id = c.event_id ORDER BY c.event_seq`,
       [webhookId, limit, leaseMs],
     ),
