@@ -5,7 +5,8 @@
 // events inserted at once, time until every endpoint has all of them; (2) sustained: --rate
 // events/s offered for --seconds (in small statements every 20 ms, as deliveries record them),
 // delivered rate and delay from the event's created_at to its arrival; (3) peer: bare Node
-// posting the same number of signed bodies to the same receivers (bench/webhooks/peer.ts).
+// posting the same number of signed bodies to the same receivers (bench/webhooks/peer.ts), once
+// before the app starts and once after it; the ratio is to the mean of the two.
 // CPU per delivery: this process (the app, then the peer), the receivers' process, and PostgreSQL
 // (the postmaster's children, read from /proc when the server's data directory is readable here).
 // BENCH_PGSS=1: pg_stat_statements is reset before the backlog and its top statements printed after.
@@ -99,6 +100,13 @@ const cpuSince = (m: ReturnType<typeof cpuMark>, deliveries: number) => {
   };
 };
 
+// The peer runs before the app and again after it (the same receivers): on a shared machine the
+// load moves within a run, and the ratio is taken against the mean of the two.
+let mark = cpuMark();
+const peerBefore = await peerDeliveries(ports, EVENTS, CONCURRENCY);
+const peerBeforeCpu = cpuSince(mark, peerBefore.deliveries);
+receiver.send({ cmd: 'reset' });
+
 const db = await freshDatabase();
 try {
   const { rows } = await db.pool.query('SHOW data_directory');
@@ -162,7 +170,7 @@ async function waitFor(total: number, timeoutMs: number): Promise<number> {
 
 // (1) backlog
 if (pgss) await db.pool.query('SELECT pg_stat_statements_reset()');
-let mark = cpuMark();
+mark = cpuMark();
 let t0 = performance.now();
 for (let i = 0; i < EVENTS; i += 1000) await insertEvents(Math.min(1000, EVENTS - i));
 const backlogGot = await waitFor(EVENTS * ENDPOINTS, 300_000);
@@ -234,13 +242,24 @@ console.log(
       concurrencyPerEndpoint: CONCURRENCY,
       backlog,
       sustained,
+      peerBefore: {
+        ...peerBefore,
+        perSecond: Math.round(peerBefore.deliveries / peerBefore.seconds),
+        appUsPerDelivery: peerBeforeCpu.appUsPerDelivery,
+        receiverUsPerDelivery: peerBeforeCpu.receiverUsPerDelivery,
+      },
       peer: {
         ...peer,
         perSecond: Math.round(peer.deliveries / peer.seconds),
         appUsPerDelivery: peerCpu.appUsPerDelivery,
         receiverUsPerDelivery: peerCpu.receiverUsPerDelivery,
       },
-      ratio: Number((backlog.perSecond / (peer.deliveries / peer.seconds)).toFixed(2)),
+      ratio: Number(
+        (
+          backlog.perSecond /
+          ((peer.deliveries / peer.seconds + peerBefore.deliveries / peerBefore.seconds) / 2)
+        ).toFixed(2),
+      ),
       load: fs.readFileSync('/proc/loadavg', 'utf8').trim(),
     },
     null,

@@ -42,6 +42,16 @@ export async function webhookMessagesClaimDue(
   return rows;
 }
 
+/** Gives claimed messages back unsent (a batch claimed ahead that will not be sent now): due at once, the attempt uncounted. */
+export async function webhookMessagesReleaseClaim(db: Queryable, ids: string[]): Promise<void> {
+  if (!ids.length) return;
+  await db.query(
+    `UPDATE webhook_messages SET next_attempt_at = now(), attempts = greatest(attempts - 1, 0)
+     WHERE id = ANY($1::text[]) AND status IN ('pending', 'attempting')`,
+    [ids],
+  );
+}
+
 export interface AttemptRecord {
   message_id: string;
   attempt_id: string;

@@ -15,6 +15,7 @@ import {
   webhookMessagesClaimDue,
   webhookMessagesFailOutstanding,
   webhookMessagesNextDue,
+  webhookMessagesReleaseClaim,
   type AttemptRecord,
   type ClaimedMessage,
 } from '../store/webhook-messages.js';
@@ -45,12 +46,19 @@ export function signingKeys(w: WebhookRow, sealer: Sealer, now = Date.now()): Bu
   return keys;
 }
 
-async function mapLimit<T, R>(items: T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {
+/** `fn` over `items` with at most `limit` in flight, in order of start; `allStarted` runs once the last one has started. */
+async function mapLimit<T, R>(
+  items: T[],
+  limit: number,
+  fn: (t: T) => Promise<R>,
+  allStarted?: () => void,
+): Promise<R[]> {
   const out: R[] = new Array(items.length);
   let next = 0;
   const lane = async () => {
     while (next < items.length) {
       const i = next++;
+      if (next === items.length) allStarted?.();
       out[i] = await fn(items[i]);
     }
   };
@@ -153,15 +161,45 @@ export function webhookDeliverJob(deps: DeliverDeps) {
     const until = Date.now() + SLICE_MS;
     let gone = false;
     let batchSize = minBatch;
+    const claim = (n: number) => webhookMessagesClaimDue(deps.pool, w.id, n, leaseFor(n));
+    // The next batch is claimed once the last request of a full batch has started, so that the
+    // claim's round trip overlaps the batch's last requests instead of leaving every lane idle.
+    // A batch claimed ahead and then not sent (the run stops or the endpoint goes) is given back.
+    let ahead: Promise<ClaimedMessage[]> | undefined;
+    const giveBack = async () => {
+      const claimed = ahead;
+      ahead = undefined;
+      const b = claimed ? await claimed.catch(() => []) : [];
+      await webhookMessagesReleaseClaim(
+        deps.pool,
+        b.map((m) => m.id),
+      );
+    };
     for (;;) {
-      if (gone) break;
-      if (Date.now() >= until || ctx.signal.aborted) {
+      if (gone) {
+        await giveBack();
+        break;
+      }
+      if (ctx.signal.aborted || (!ahead && Date.now() >= until)) {
+        await giveBack();
         if ((await written()) === 'disabled') return finish(true);
         return { retryAt: new Date() }; // others' turn; back at once
       }
-      const batch = await webhookMessagesClaimDue(deps.pool, w.id, batchSize, leaseFor(batchSize));
+      const batch = await (ahead ?? claim(batchSize));
+      ahead = undefined;
       if (!batch.length) break;
-      const records = await mapLimit(batch, concurrency, (m) => attempt(deps, w, keys, m));
+      const full = batch.length === batchSize;
+      const records = await mapLimit(
+        batch,
+        concurrency,
+        (m) => attempt(deps, w, keys, m),
+        () => {
+          if (full && !gone && Date.now() < until && !ctx.signal.aborted) {
+            ahead = claim(batchSize);
+            ahead.catch(() => undefined); // awaited (and thrown) at the loop's top
+          }
+        },
+      );
       if ((await written()) === 'disabled') return finish(true);
       const failures = records.filter((r) => r.status !== 'success');
       batchSize = failures.length ? minBatch : Math.min(maxBatch, batchSize * 2);
