@@ -46,17 +46,21 @@ export function signingKeys(w: WebhookRow, sealer: Sealer, now = Date.now()): Bu
   return keys;
 }
 
-/** `fn` over `items` with at most `limit` in flight, in order of start; `allStarted` runs once the last one has started. */
+/**
+ * `fn` over `items` with at most `limit` in flight, in order of start; `allStarted` runs once the
+ * last one has started. Once `stop()` is true no further item starts (its result stays undefined).
+ */
 async function mapLimit<T, R>(
   items: T[],
   limit: number,
   fn: (t: T) => Promise<R>,
   allStarted?: () => void,
-): Promise<R[]> {
-  const out: R[] = new Array(items.length);
+  stop?: () => boolean,
+): Promise<(R | undefined)[]> {
+  const out: (R | undefined)[] = new Array(items.length).fill(undefined);
   let next = 0;
   const lane = async () => {
-    while (next < items.length) {
+    while (next < items.length && !stop?.()) {
       const i = next++;
       if (next === items.length) allStarted?.();
       out[i] = await fn(items[i]);
@@ -134,9 +138,11 @@ export function webhookDeliverJob(deps: DeliverDeps) {
   // delivery (each is a round trip and a commit); one that fails goes back to small batches.
   const minBatch = concurrency * 4;
   const maxBatch = concurrency * 32;
-  // A claimed message comes back after this if its run dies: longer than its batch can take (each
-  // round of requests at most the timeout).
-  const leaseFor = (n: number) => deps.config.webhookTimeoutMs * (Math.ceil(n / concurrency) + 1) + 60_000;
+  // A claimed message comes back after this if its run dies. No request of a batch starts later
+  // than `startBudgetMs` after its claim (the rest is given back), so a batch, however large, ends
+  // within budget + one timeout: inside its lease (the lease of 4-round batches, as before).
+  const leaseMs = deps.config.webhookTimeoutMs * 5 + 60_000;
+  const startBudgetMs = deps.config.webhookTimeoutMs * 4;
   return async (job: Job<{ webhook_id: string }>, ctx: JobContext): Promise<void | JobOutcome> => {
     const w = await webhookFindForDelivery(deps.pool, job.payload.webhook_id);
     if (!w) return;
@@ -161,19 +167,20 @@ export function webhookDeliverJob(deps: DeliverDeps) {
     const until = Date.now() + SLICE_MS;
     let gone = false;
     let batchSize = minBatch;
-    const claim = (n: number) => webhookMessagesClaimDue(deps.pool, w.id, n, leaseFor(n));
+    const claim = async (n: number) => ({
+      at: Date.now(),
+      asked: n,
+      messages: await webhookMessagesClaimDue(deps.pool, w.id, n, leaseMs),
+    });
     // The next batch is claimed once the last request of a full batch has started, so that the
     // claim's round trip overlaps the batch's last requests instead of leaving every lane idle.
     // A batch claimed ahead and then not sent (the run stops or the endpoint goes) is given back.
-    let ahead: Promise<ClaimedMessage[]> | undefined;
+    let ahead: Promise<{ at: number; asked: number; messages: ClaimedMessage[] }> | undefined;
     const giveBack = async () => {
       const claimed = ahead;
       ahead = undefined;
-      const b = claimed ? await claimed.catch(() => []) : [];
-      await webhookMessagesReleaseClaim(
-        deps.pool,
-        b.map((m) => m.id),
-      );
+      const b = claimed ? (await claimed.catch(() => undefined))?.messages : undefined;
+      await webhookMessagesReleaseClaim(deps.pool, b ?? []);
     };
     for (;;) {
       if (gone) {
@@ -185,11 +192,11 @@ export function webhookDeliverJob(deps: DeliverDeps) {
         if ((await written()) === 'disabled') return finish(true);
         return { retryAt: new Date() }; // others' turn; back at once
       }
-      const batch = await (ahead ?? claim(batchSize));
+      const { at: claimedAt, asked, messages: batch } = await (ahead ?? claim(batchSize));
       ahead = undefined;
       if (!batch.length) break;
-      const full = batch.length === batchSize;
-      const records = await mapLimit(
+      const full = batch.length === asked;
+      const results = await mapLimit(
         batch,
         concurrency,
         (m) => attempt(deps, w, keys, m),
@@ -199,7 +206,15 @@ export function webhookDeliverJob(deps: DeliverDeps) {
             ahead.catch(() => undefined); // awaited (and thrown) at the loop's top
           }
         },
+        () => Date.now() - claimedAt > startBudgetMs,
       );
+      // Not started within the budget (a slow endpoint): back to the queue, in their place.
+      await webhookMessagesReleaseClaim(
+        deps.pool,
+        batch.filter((_, i) => results[i] === undefined),
+      );
+      const records = results.filter((r) => r !== undefined);
+      if (!records.length) continue;
       if ((await written()) === 'disabled') return finish(true);
       const failures = records.filter((r) => r.status !== 'success');
       batchSize = failures.length ? minBatch : Math.min(maxBatch, batchSize * 2);

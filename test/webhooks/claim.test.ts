@@ -40,10 +40,7 @@ test('a claim leases its messages in order; a batch given back is due again with
     ['msg_5', 'msg_6', 'msg_7', 'msg_8'],
     'leased messages are not claimed again',
   );
-  await webhookMessagesReleaseClaim(
-    db.pool,
-    ahead.map((m) => m.id),
-  );
+  await webhookMessagesReleaseClaim(db.pool, ahead);
   const again = await webhookMessagesClaimDue(db.pool, webhookId, 10, 60_000);
   assert.deepEqual(
     again.map((m) => m.id),
