@@ -138,7 +138,8 @@ export async function startService(env: Record<string, string>): Promise<Service
   });
   const started = Date.now();
   let url = '';
-  while (Date.now() - started < 30_000) {
+  // BENCH_START_MS: a longer wait on a machine loaded by other work (a start took over 30 s at load 30).
+  while (Date.now() - started < Number(process.env.BENCH_START_MS ?? 30_000)) {
     if (/"mailroom started"/.test(out) || /"http listening"/.test(out)) {
       url = /"http":"([^"]+)"/.exec(out)?.[1] ?? /"url":"([^"]+)"/.exec(out)?.[1] ?? '';
       break;

@@ -18,7 +18,7 @@ import { publishRecords, type WireRecord } from '../test/helpers/publish-records
 import { api, freshDb, KEY, loadAverage, machine, ROOT, sinkMessages, startService, waitForSink } from './lib.js';
 
 const M = Number(process.argv[2] ?? 10_000);
-const SINK_PORT = 26046;
+const SINK_PORT = Number(process.env.BENCH_SINK_PORT ?? 26046); // another port when another run may share the machine (its sink's state dir is per port)
 const ALLOC = process.env.BENCH_ALLOC === '1';
 const SNAPSHOT = process.env.BENCH_SNAPSHOT === '1';
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-memory-'));

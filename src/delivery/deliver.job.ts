@@ -116,7 +116,10 @@ export function deliveryJobs(deps: DeliverDeps) {
       recipients: p.recipients,
       hashes: deps.erased ? p.recipients.map((r) => deps.erased!.hash(r)) : undefined,
     });
-  const one = async (p: DeliverPayload, loaded?: Loaded): Promise<void | JobOutcome> => {
+  // `end`: the job this delivery is the whole of (email.deliver): its last write also deletes it
+  // (EventGroup.endJob), one commit fewer per job (issue 27). Not for a broadcast run's copies
+  // (their job ends after the run) nor list mail (several writes, one per copy).
+  const one = async (p: DeliverPayload, loaded?: Loaded, end?: JobEnd): Promise<void | JobOutcome> => {
     const state = await (loaded ?? load(p));
     // A broadcast copy read `canceled` was not handed over to us (the load claims the others under
     // their row lock, and its broadcast's cancel then leaves them to us): nothing is sent.
@@ -145,9 +148,14 @@ export function deliveryJobs(deps: DeliverDeps) {
         : undefined);
     if (composed && findingsKey && !shared) broadcastFindings.set(findingsKey, composed);
     const ctx: Ctx = composed ? { deps, record: (g) => base.record({ ...g, composed }) } : base;
+    // The job's last write, carrying its end when there is one.
+    const last = async (g: EventGroup): Promise<void | JobOutcome> => {
+      await ctx.record(end ? { ...g, endJob: end } : g);
+      return end ? { ended: true } : undefined;
+    };
 
     const purged = () =>
-      ctx.record(
+      last(
         failAll(
           email,
           pending,
@@ -157,7 +165,7 @@ export function deliveryJobs(deps: DeliverDeps) {
       );
     if (!email.raw && !isDeferred(email)) return purged();
     if (!domain)
-      return ctx.record(failAll(email, pending, 'domain_not_verified', 'The sending domain is no longer verified.'));
+      return last(failAll(email, pending, 'domain_not_verified', 'The sending domain is no longer verified.'));
 
     const held = pending
       .filter((r) => state.suppressed.has(r))
@@ -179,7 +187,7 @@ export function deliveryJobs(deps: DeliverDeps) {
           detail: { mode: 'capture', response: 'captured: stored locally, nothing sent', attempt },
         }),
       );
-      return ctx.record({ events, lastEvent: 'delivered' });
+      return last({ events, lastEvent: 'delivered' });
     }
 
     // A broadcast's email is rendered here, from its broadcast and its recipient's values.
@@ -199,7 +207,7 @@ export function deliveryJobs(deps: DeliverDeps) {
         pool: deps.smtp,
       });
     if (!email.list_unsubscribe)
-      return settle(ctx, email, await send(pending, await dkimSign(raw, domain.keys)), attempt);
+      return settle(ctx, email, await send(pending, await dkimSign(raw, domain.keys)), attempt, end);
     // List mail: each recipient its own copy with its own unsubscribe token, signed after the
     // headers are added (one signature per recipient, not per message: only for list mail).
     // Each copy's end (delivered, bounced) is recorded as soon as it is answered, not after the
@@ -225,8 +233,9 @@ export function deliveryJobs(deps: DeliverDeps) {
   };
 
   return {
-    /** email.deliver: one email */
-    single: (job: Job<DeliverPayload>): Promise<void | JobOutcome> => one(job.payload),
+    /** email.deliver: one email (its job ended by its results' statement) */
+    single: (job: Job<DeliverPayload>, jc: JobContext): Promise<void | JobOutcome> =>
+      one(job.payload, undefined, { id: job.id, workerId: jc.workerId }),
     /** email.deliver_batch: a run of a broadcast's copies (its own worker: app.ts) */
     batch: (job: Job<DeliverBatchPayload>, jc: JobContext): Promise<void> => deliverBatch(deps, { load, one }, job, jc),
   };
@@ -316,6 +325,8 @@ function failAll(email: EmailForDelivery, recipients: string[], reason: string, 
   };
 }
 
+type JobEnd = NonNullable<EventGroup['endJob']>;
+
 interface Ctx {
   deps: DeliverDeps;
   record(group: EventGroup): Promise<void>;
@@ -327,6 +338,7 @@ async function settle(
   email: EmailForDelivery,
   results: RecipientResult[],
   attempt: number,
+  end?: JobEnd,
 ): Promise<void | JobOutcome> {
   const { deps } = ctx;
   // Debug lines (off by default) that show how long answered results stay unwritten: a kill -9
@@ -393,7 +405,9 @@ async function settle(
     const wait = Math.max(...deferred.map((r) => r.retryAfterSeconds ?? 0));
     return { retryAt: new Date(now + nextRetryDelayMs(elapsed, wait || undefined)) };
   }
-  await record({ events, lastEvent, insight });
+  // No recipient left to retry: this is the job's last write, and ends it when it is the job's whole.
+  await record({ events, lastEvent, insight, ...(end ? { endJob: end } : {}) });
+  return end ? { ended: true } : undefined;
 }
 
 /**

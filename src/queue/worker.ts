@@ -41,8 +41,12 @@ export interface Job<P = unknown> {
   createdAt: Date;
 }
 
-/** What a handler may return instead of nothing (done). Throwing is a failure, retried with backoff. */
-export type JobOutcome = { retryAt: Date } | { done: true };
+/**
+ * What a handler may return instead of nothing (done). Throwing is a failure, retried with backoff.
+ * `ended`: the handler deleted its job itself, in the transaction of its last write (a one-off job
+ * only; delivery: store/emails.ts `endJob`), so the worker writes nothing for it.
+ */
+export type JobOutcome = { retryAt: Date } | { done: true } | { ended: true };
 
 export interface JobContext {
   workerId: string;
@@ -413,6 +417,7 @@ export class Worker {
       );
     }
     if (row.every_ms !== null) return this.rescheduleRecurring(row, null);
+    if (outcome && 'ended' in outcome) return Promise.resolve(true);
     return this.write(() => this.deletes.add(row.id));
   }
 

@@ -528,12 +528,19 @@ export interface EventGroup {
   insight?: { finding: unknown; onceAmong: string[] };
   /** the email's compose findings, computed by this delivery job: stored unless the email has some already */
   composed?: unknown[];
+  /**
+   * The delivery job whose last write this is: deleted in the same statement (still leased to
+   * `workerId`), so the job's end costs no statement or commit of its own (issue 27). A kill -9
+   * before the commit leaves both undone, after it both done: never results without the end.
+   */
+  endJob?: { id: string; workerId: string };
 }
 
 /** Records the events of many emails in one statement (delivery results are group-committed). */
 export async function emailEventsInsertMany(db: Queryable, groups: EventGroup[]): Promise<void> {
   const events = groups.flatMap((g) => g.events);
-  if (!events.length) return;
+  const ends = groups.flatMap((g) => (g.endJob ? [{ id: g.endJob.id, worker: g.endJob.workerId }] : []));
+  if (!events.length && !ends.length) return;
   const updates = groups
     .filter((g) => g.events.length && (g.lastEvent || g.markDelayed || g.insight || g.composed))
     .map((g) => ({
@@ -549,22 +556,28 @@ export async function emailEventsInsertMany(db: Queryable, groups: EventGroup[])
   // kind (another destination's job may have explained its own first reply) or was not analyzed
   // at all (insights null: MAILROOM_INSIGHTS=false). The rows are locked in id order first, as
   // the hand-over and a broadcast's cancel lock theirs: in any other order a cancel running
-  // through the same copies deadlocked with it (issue 24).
+  // through the same copies deadlocked with it (issue 24). The jobs ended here (`endJob`) are
+  // deleted by a CTE the query does not read, so after the update (emails, then jobs: the order
+  // of the worker's own job end); a job no longer leased to its worker is its taker's and left
+  // as it is (the worker logged the lost lease). Delivery jobs are never re-armed (0037: only
+  // automations.event), but one would be left to the worker's lease, not deleted.
   await db.query(
     prepared(
       db,
-      'mr_events_insert_many',
+      'mr_events_insert_many_end',
       `WITH ev AS (
        INSERT INTO email_events (id, email_id, team_id, type, recipient, data, detail, created_at)
        SELECT id, email_id, team_id, type, recipient, data, detail, created_at FROM json_populate_recordset(NULL::email_events, $1::json)),
-     l AS MATERIALIZED (SELECT id FROM emails WHERE id IN (SELECT (x->>'email_id')::uuid FROM json_array_elements($2::json) x) ORDER BY id FOR NO KEY UPDATE)
+     l AS MATERIALIZED (SELECT id FROM emails WHERE id IN (SELECT (x->>'email_id')::uuid FROM json_array_elements($2::json) x) ORDER BY id FOR NO KEY UPDATE),
+     ended AS (DELETE FROM jobs j USING json_to_recordset($3::json) AS x (id bigint, worker text)
+       WHERE j.id = x.id AND j.locked_by = x.worker AND NOT j.rearmed)
      UPDATE emails e SET last_event = coalesce(u.last_event, e.last_event), delayed_once = e.delayed_once OR u.mark_delayed,
        insights = CASE WHEN u.insight IS NULL OR coalesce(e.insights, u.composed) IS NULL
            OR EXISTS (SELECT 1 FROM jsonb_array_elements(coalesce(e.insights, u.composed)) f WHERE f->>'id' IN (SELECT jsonb_array_elements_text(u.insight_once)))
          THEN coalesce(e.insights, u.composed) ELSE coalesce(e.insights, u.composed) || jsonb_build_array(u.insight) END
      FROM json_to_recordset($2::json) AS u (email_id uuid, last_event text, mark_delayed boolean, insight jsonb, insight_once jsonb, composed jsonb), l
      WHERE e.id = u.email_id AND l.id = e.id AND e.last_event <> 'canceled'`,
-      [JSON.stringify(events), JSON.stringify(updates)],
+      [JSON.stringify(events), JSON.stringify(updates), JSON.stringify(ends)],
     ),
   );
 }

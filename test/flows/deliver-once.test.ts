@@ -230,6 +230,27 @@ describe('kill -9 of a delivering worker process', () => {
       `every message sent again was on the wire at the kill: none whose answer was read more than ${RECORD_WINDOW_MS} ms before it`,
     );
 
+    // The results are recorded exactly once whatever was sent twice (a re-run skips what was
+    // recorded), and no delivery job is left behind: a job ends in its results' statement (issue 27),
+    // so a kill -9 leaves a job with its results unwritten, or neither.
+    const recorded = await db.pool.query<{ n: number; emails: number }>(
+      `SELECT count(*)::int AS n, count(DISTINCT email_id)::int AS emails FROM email_events
+       WHERE email_id = ANY($1::uuid[]) AND type = 'email.delivered'`,
+      [ids],
+    );
+    assert.deepEqual(recorded.rows[0], { n: EMAILS, emails: EMAILS }, 'one email.delivered event per email');
+    await until(
+      'no delivery job left',
+      async () =>
+        (
+          await db.pool.query(
+            "SELECT 1 FROM jobs WHERE kind = 'email.deliver' AND payload->>'email_id' = ANY($1::text[])",
+            [ids],
+          )
+        ).rowCount === 0,
+      10_000,
+    );
+
     for (const p of [b, a2]) p.child.kill('SIGTERM');
     await Promise.all([b.exited, a2.exited]);
   });

@@ -38,20 +38,26 @@ test('a claim fetches about as many rows as it leases, whatever the statistics',
   ]);
   const c = await db.pool.connect();
   try {
-    // The transaction's own counters: what this one claim read of the jobs table.
-    await c.query('BEGIN');
-    const leased = await jobsClaimDue(c, 'w1', { kinds: [DELIVER_JOB, 'contacts.import'] }, 50, 60_000);
-    const {
-      rows: [read],
-    } = await c.query<{ idx: number; seq: number }>(
-      `SELECT coalesce(idx_tup_fetch, 0)::int AS idx, coalesce(seq_tup_read, 0)::int AS seq FROM pg_stat_xact_user_tables WHERE relname = 'jobs'`,
-    );
-    await c.query('COMMIT');
-    assert.equal(leased.length, 50);
-    assert.equal(read.seq, 0, 'no sequential scan');
-    // The walk: 50 rows through jobs_due_priority, then each leased row by primary key. Sorting the
-    // due jobs instead fetches all 5,000.
-    assert.ok(read.idx <= 150, `rows fetched through indexes: ${read.idx}`);
+    // Eight claims on one session: past the plan cache's five custom plans, the plan kept for the
+    // session (0071: PL/pgSQL, a generic plan) must be the same walk.
+    for (let i = 0; i < 8; i++) {
+      // The transaction's own counters: what this one claim read of the jobs table.
+      await c.query('BEGIN');
+      const leased = await jobsClaimDue(c, 'w1', { kinds: [DELIVER_JOB, 'contacts.import'] }, 50, 60_000);
+      const {
+        rows: [read],
+      } = await c.query<{ idx: number; seq: number }>(
+        `SELECT coalesce(idx_tup_fetch, 0)::int AS idx, coalesce(seq_tup_read, 0)::int AS seq FROM pg_stat_xact_user_tables WHERE relname = 'jobs'`,
+      );
+      await c.query('COMMIT');
+      assert.equal(leased.length, 50);
+      assert.equal(read.seq, 0, `no sequential scan (claim ${i + 1})`);
+      // The walk: 50 rows through jobs_due_priority, then each leased row by primary key (later
+      // claims also step over the index entries of the rows leased before: ~100-2,200 rows, the
+      // same with 0037's SQL function). Sorting the due jobs instead fetches all 5,000 every time.
+      if (i === 0) assert.ok(read.idx <= 150, `rows fetched through indexes: ${read.idx}`);
+      assert.ok(read.idx < 2_500, `rows fetched through indexes, claim ${i + 1}: ${read.idx}`);
+    }
   } finally {
     c.release();
   }
