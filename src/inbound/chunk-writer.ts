@@ -1,7 +1,9 @@
 // Writes the blobs of one received message (raw, attachments) as chunks. A small message keeps
 // its chunks in memory and commits them with its rows in one statement; once a message passes
 // SPILL_BYTES its chunks are written as they come, inside a transaction of its own that the
-// final statement commits, so memory stays bounded and a failure leaves nothing behind.
+// final statement commits, so memory stays bounded and a failure leaves nothing behind. Blobs
+// may be written at the same time (the raw message while its attachments are parsed): spills
+// run one after the other on the one transaction.
 import { BLOB_CHUNK_BYTES, blobChunksInsert, type BlobChunk } from '../store/blobs.js';
 import type { Pool, Queryable, Tx } from '../store/db.js';
 
@@ -11,6 +13,7 @@ export class ChunkWriter {
   private pending: BlobChunk[] = [];
   private pendingBytes = 0;
   private tx?: Tx;
+  private spilling: Promise<void> = Promise.resolve();
 
   constructor(private readonly pool: Pool) {}
 
@@ -47,7 +50,12 @@ export class ChunkWriter {
     return size;
   }
 
-  private async spill(): Promise<void> {
+  private spill(): Promise<void> {
+    this.spilling = this.spilling.then(() => this.spillNow());
+    return this.spilling;
+  }
+
+  private async spillNow(): Promise<void> {
     if (!this.tx) {
       this.tx = await this.pool.connect();
       await this.tx.query('BEGIN');
@@ -60,6 +68,7 @@ export class ChunkWriter {
 
   /** The chunks not yet written; `write` must insert them with the rows, on `db`. */
   async finish(write: (db: Queryable | undefined, chunks: BlobChunk[]) => Promise<void>): Promise<void> {
+    await this.spilling;
     const chunks = this.pending;
     this.pending = [];
     if (!this.tx) return write(undefined, chunks);
@@ -77,6 +86,7 @@ export class ChunkWriter {
   }
 
   async abort(): Promise<void> {
+    await this.spilling.catch(() => undefined);
     this.pending = [];
     if (!this.tx) return;
     const tx = this.tx;

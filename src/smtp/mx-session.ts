@@ -80,13 +80,7 @@ export function mxHandlers(deps: MxDeps): Handlers {
       } else if (route?.kind === 'return_path') returnPaths.push({ rcpt: r.address.toLowerCase(), route });
       else if (route?.kind === 'unsubscribe') unsubscribes.push(route.token);
     }
-    const ids: string[] = [];
-    if (teams.size) {
-      // Authentication (DNS lookups) runs while the message is parsed and written (it never rejects:
-      // a failure is the verdict processing_failed).
-      const auth = deps.receiver.authenticate(spool, env);
-      for (const t of teams.values()) ids.push(await deps.receiver.store(spool, env, t, auth));
-    }
+    const ids: string[] = teams.size ? await deps.receiver.receive(spool, env, [...teams.values()]) : [];
     if (returnPaths.length) {
       const raw = await spool.readAll();
       for (const { rcpt, route } of returnPaths) {
