@@ -66,8 +66,14 @@ export class ChunkWriter {
     await blobChunksInsert(this.tx, chunks);
   }
 
-  /** The chunks not yet written; `write` must insert them with the rows, on `db`. */
-  async finish(write: (db: Queryable | undefined, chunks: BlobChunk[]) => Promise<void>): Promise<void> {
+  /**
+   * The chunks not yet written; `write` must insert them with the rows, on `db`. `signal` aborted
+   * once the rows are written: rolled back instead of committed.
+   */
+  async finish(
+    write: (db: Queryable | undefined, chunks: BlobChunk[]) => Promise<void>,
+    signal?: AbortSignal,
+  ): Promise<void> {
     await this.spilling;
     const chunks = this.pending;
     this.pending = [];
@@ -76,6 +82,7 @@ export class ChunkWriter {
     this.tx = undefined;
     try {
       await write(tx, chunks);
+      signal?.throwIfAborted();
       await tx.query('COMMIT');
     } catch (err) {
       await tx.query('ROLLBACK').catch(() => undefined);

@@ -35,7 +35,9 @@ export function installKeyCache(): { built: () => number } {
     const hit = keys.get(key);
     if (hit) return hit;
     built++;
-    const made = original(type, name, minBitLength, async () => answer); // the same answer, not a second lookup
+    // The same answer, not a second lookup. Frozen: every message verified with this record shares
+    // the object (mailauth only reads its publicKey PEM string, rr and modulusLength).
+    const made = original(type, name, minBitLength, async () => answer).then((k) => Object.freeze(k));
     made.then(
       () => {
         if (keys.size >= MAX_KEYS) keys.delete(keys.keys().next().value!); // the oldest first

@@ -81,7 +81,8 @@ export class InboundReceiver {
    * rejects: a failure is the verdict processing_failed). The first team's raw copy, its parse
    * and the authentication read the spool in one pass.
    */
-  async receive(spool: Spool, env: InboundEnvelope, teams: TeamDelivery[]): Promise<string[]> {
+  async receive(spool: Spool, env: InboundEnvelope, teams: TeamDelivery[], signal?: AbortSignal): Promise<string[]> {
+    signal?.throwIfAborted();
     const [authIn, ...firstIn] = spool.streams(3);
     const auth = authenticateInbound(spool.buffer() ?? authIn, {
       ip: env.clientIp,
@@ -93,7 +94,7 @@ export class InboundReceiver {
     const ids: string[] = [];
     try {
       for (const [i, t] of teams.entries())
-        ids.push(await this.store(spool, env, t, auth, i === 0 ? firstIn : spool.streams(2)));
+        ids.push(await this.store(spool, env, t, auth, i === 0 ? firstIn : spool.streams(2), signal));
     } finally {
       for (const s of firstIn) s.destroy();
     }
@@ -104,6 +105,8 @@ export class InboundReceiver {
    * Stores the message for one team from `inputs` (two streams over it: one for the raw copy,
    * one for the parser, read at the same time); returns the received email's id. `auth` may
    * still be running: the raw message and its parts are written meanwhile, and the rows wait for it.
+   * `signal` aborted (the client's connection was cut: it was never told 250 and will send again):
+   * the readers stop and nothing is committed, unless the commit was already under way.
    */
   private async store(
     spool: Spool,
@@ -111,35 +114,41 @@ export class InboundReceiver {
     to: TeamDelivery,
     authPending: Promise<Authentication>,
     inputs: Readable[],
+    signal?: AbortSignal,
   ): Promise<string> {
     const id = uuid();
     const createdAt = new Date().toISOString();
     const writer = new ChunkWriter(this.deps.pool);
+    const cut = () => {
+      for (const s of inputs) s.destroy(signal?.reason);
+    };
+    signal?.addEventListener('abort', cut, { once: true });
     try {
+      signal?.throwIfAborted();
       const rawBlob = uuid();
       const attachments: ReceivedAttachmentRow[] = [];
       const reportCandidates: Buffer[] = [];
       const [, parsed] = await bothOrNeither(inputs, [
         writer.writeBlob(rawBlob, inputs[0]),
         parseInbound(inputs[1], async (meta, content) => {
-        const blobId = uuid();
-        const size = await writer.writeBlob(
-          blobId,
-          mayBeReport(meta.contentType, meta.filename) ? keepCopy(content, reportCandidates) : content,
-        );
-        attachments.push({
-          id: uuid(),
-          email_id: id,
-          team_id: to.teamId,
-          position: meta.position,
-          filename: meta.filename,
-          content_type: meta.contentType,
-          content_id: meta.contentId,
-          content_disposition: meta.contentDisposition,
-          size,
-          blob_id: blobId,
-          created_at: createdAt,
-        });
+          const blobId = uuid();
+          const size = await writer.writeBlob(
+            blobId,
+            mayBeReport(meta.contentType, meta.filename) ? keepCopy(content, reportCandidates) : content,
+          );
+          attachments.push({
+            id: uuid(),
+            email_id: id,
+            team_id: to.teamId,
+            position: meta.position,
+            filename: meta.filename,
+            content_type: meta.contentType,
+            content_id: meta.contentId,
+            content_disposition: meta.contentDisposition,
+            size,
+            blob_id: blobId,
+            created_at: createdAt,
+          });
           return size;
         }),
       ] as const);
@@ -187,9 +196,10 @@ export class InboundReceiver {
         created_at: createdAt,
       };
       const item = { email, attachments, event };
-      await writer.finish((db, chunks) =>
-        db ? receivedEmailsInsert(db, [item], chunks) : this.batch.add({ items: [item], chunks }),
-      );
+      await writer.finish((db, chunks) => {
+        signal?.throwIfAborted();
+        return db ? receivedEmailsInsert(db, [item], chunks) : this.batch.add({ items: [item], chunks });
+      }, signal);
       // Into the team's inboxes among the recipients, once the received email is committed. A failure
       // here leaves the email in /emails/receiving (logged); the sender is not asked to send again.
       await fileReceived(this.deps.pool, email, attachments).catch((err) =>
@@ -207,6 +217,8 @@ export class InboundReceiver {
     } catch (err) {
       await writer.abort();
       throw err;
+    } finally {
+      signal?.removeEventListener('abort', cut);
     }
   }
 }
