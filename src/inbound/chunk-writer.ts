@@ -14,6 +14,8 @@ export class ChunkWriter {
   private pendingBytes = 0;
   private tx?: Tx;
   private spilling: Promise<void> = Promise.resolve();
+  /** finished or aborted: a blob still being written (a parse that went on) may not open a new transaction */
+  private closed = false;
 
   constructor(private readonly pool: Pool) {}
 
@@ -56,6 +58,7 @@ export class ChunkWriter {
   }
 
   private async spillNow(): Promise<void> {
+    if (this.closed) throw new Error('the message was already stored or given up');
     if (!this.tx) {
       this.tx = await this.pool.connect();
       await this.tx.query('BEGIN');
@@ -75,6 +78,7 @@ export class ChunkWriter {
     signal?: AbortSignal,
   ): Promise<void> {
     await this.spilling;
+    this.closed = true;
     const chunks = this.pending;
     this.pending = [];
     if (!this.tx) return write(undefined, chunks);
@@ -93,6 +97,10 @@ export class ChunkWriter {
   }
 
   async abort(): Promise<void> {
+    // Closed first: a writer still running after its message failed (an attachment the parser
+    // was streaming) must not open a transaction that nobody would ever end (a client held
+    // until the pool's end, which then never comes).
+    this.closed = true;
     await this.spilling.catch(() => undefined);
     this.pending = [];
     if (!this.tx) return;

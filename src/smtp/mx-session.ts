@@ -28,6 +28,8 @@ export interface MxDeps {
   receiver: InboundReceiver;
   /** List-Unsubscribe mailto: a message to unsubscribe+<token>@<return-path host> unsubscribes */
   unsubscribes: Unsubscribes;
+  /** the messages being stored, for the shutdown to wait for before the pool ends (mx.ts) */
+  storing?: Set<Promise<unknown>>;
 }
 
 type Handlers = Required<Pick<SMTPServerOptions, 'onConnect' | 'onClose' | 'onMailFrom' | 'onRcptTo' | 'onData'>>;
@@ -174,7 +176,7 @@ export function mxHandlers(deps: MxDeps): Handlers {
           if (reason) throw new AppError('message_malformed', `Malformed message: ${reason}.`);
           return process(spool, session, storing.signal);
         };
-        finish()
+        const done = finish()
           .then(
             (ids) => {
               counters.mxMessages.inc({ result: 'accepted', code: 250 });
@@ -189,7 +191,9 @@ export function mxHandlers(deps: MxDeps): Handlers {
           .finally(() => {
             spool.dispose();
             if (st.storing === storing) st.storing = undefined;
+            deps.storing?.delete(done);
           });
+        deps.storing?.add(done);
       });
     },
   };
