@@ -7,7 +7,9 @@
 import { BLOB_CHUNK_BYTES, blobChunksInsert, type BlobChunk } from '../store/blobs.js';
 import type { Pool, Queryable, Tx } from '../store/db.js';
 
-const SPILL_BYTES = 1024 * 1024;
+// Two 256 KB chunks a statement: each spill is copied twice more on its way (one parameter, then
+// node-pg's message), so the pending bytes are a message's memory three times over (issue 27).
+const SPILL_BYTES = 512 * 1024;
 
 export class ChunkWriter {
   private pending: BlobChunk[] = [];
