@@ -150,7 +150,13 @@ describe('the MX process stopped mid-DATA: exits within its deadline, nothing ha
   async function startMx(): Promise<MailroomProcess> {
     const p = startMailroom([], env('mx', { MAILROOM_MX_LISTEN: `127.0.0.1:${mxPort}`, MAILROOM_DATA_DIR: mxDir }));
     procs.push(p);
-    await p.waitFor('mailroom started', 120_000);
+    try {
+      await p.waitFor('mailroom started', 180_000);
+    } catch (err) {
+      p.kill(); // a start slower than the bound must not hold the port for the next one
+      await p.exited;
+      throw err;
+    }
     return p;
   }
 
