@@ -22,7 +22,7 @@ const ENHANCED = /^[245]\.\d{1,3}\.\d{1,3} /;
 const SHUTTING_DOWN = new AppError('service_unavailable').toSmtp().message;
 const DATA_TIMEOUT = new AppError('data_timeout').toSmtp();
 
-class SubmissionConnection extends SMTPConnection {
+export class SubmissionConnection extends SMTPConnection {
   override init(): void {
     if ((this._server as SubmissionServer).draining) {
       this._setListeners(() => this.send(421, SHUTTING_DOWN)); // a 421 closes the connection
@@ -65,6 +65,12 @@ class SubmissionConnection extends SMTPConnection {
     timer.unref();
     stream.once('end', () => clearTimeout(timer));
     stream.once('close', () => clearTimeout(timer));
+  }
+
+  /** True when the message arrived in full (the final dot) and its handler (the store) has not answered yet. */
+  get storing(): boolean {
+    const d = this._dataStream as unknown as { writableEnded?: boolean } | false | null;
+    return Boolean(d && d.writableEnded);
   }
 
   /** True while the client is sending DATA or a handler (policy, commit) has not answered yet. */
