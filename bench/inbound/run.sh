@@ -20,7 +20,7 @@ command -v smtp-source >/dev/null || { echo "smtp-source missing: run bench/peer
 out=$(mktemp); exec 3> >(cd "$root" && exec node --import tsx bench/inbound/serve.ts "$PORT" > "$out" 2>&1)
 stop() { exec 3>&- 2>/dev/null || true; sleep 2; rm -f "$out"; }
 trap stop EXIT
-for _ in $(seq 1 600); do grep -q database_url "$out" && break; sleep 0.1; done
+for _ in $(seq 1 1800); do grep -q database_url "$out" && break; sleep 0.1; done  # up to 3 min: a loaded box starts slowly
 field() { grep -m1 '^{' "$out" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const j=JSON.parse(s);const k=process.argv[1];console.log(j[k]??j.files[k]??"")})' "$1"; }
 db=$(field database_url); pid=$(field pid); small=$(field small); large=$(field large)
 [[ -n "$db" && -n "$small" ]] || { cat "$out" >&2; exit 1; }

@@ -1,6 +1,7 @@
 // SPF, DKIM, DMARC and ARC of a received message, evaluated by mailauth through the configured
 // resolver, reduced to Resend's vocabulary (pass|fail|gray|processing_failed|unknown).
 import type { Readable } from 'node:stream';
+import { installKeyCache } from './dkim-key-cache.js';
 import type { ResolveFn } from './dns-cache.js';
 
 export type AuthVerdict = 'pass' | 'fail' | 'gray' | 'processing_failed' | 'unknown';
@@ -35,10 +36,14 @@ type Status = { status?: { result?: string } } | false | undefined;
 const resultOf = (x: Status) => (x && typeof x === 'object' ? x.status?.result : undefined);
 
 // mailauth (with its SPF, DMARC, ARC and BIMI code and their dependencies) is half a second of
-// module loading: loaded with the first message received, not by every process at start.
+// module loading: loaded with the first message received, not by every process at start. Its
+// key building is cached (dkim-key-cache.ts), installed before it loads.
 let loaded: Promise<typeof import('mailauth')> | undefined;
 const mailauth = () => {
-  loaded ??= import('mailauth');
+  loaded ??= Promise.resolve().then(() => {
+    installKeyCache();
+    return import('mailauth');
+  });
   return loaded;
 };
 

@@ -1,16 +1,23 @@
 // Writes the blobs of one received message (raw, attachments) as chunks. A small message keeps
 // its chunks in memory and commits them with its rows in one statement; once a message passes
 // SPILL_BYTES its chunks are written as they come, inside a transaction of its own that the
-// final statement commits, so memory stays bounded and a failure leaves nothing behind.
+// final statement commits, so memory stays bounded and a failure leaves nothing behind. Blobs
+// may be written at the same time (the raw message while its attachments are parsed): spills
+// run one after the other on the one transaction.
 import { BLOB_CHUNK_BYTES, blobChunksInsert, type BlobChunk } from '../store/blobs.js';
 import type { Pool, Queryable, Tx } from '../store/db.js';
 
-const SPILL_BYTES = 1024 * 1024;
+// Two 256 KB chunks a statement: each spill is copied twice more on its way (one parameter, then
+// node-pg's message), so the pending bytes are a message's memory three times over (issue 27).
+const SPILL_BYTES = 512 * 1024;
 
 export class ChunkWriter {
   private pending: BlobChunk[] = [];
   private pendingBytes = 0;
   private tx?: Tx;
+  private spilling: Promise<void> = Promise.resolve();
+  /** finished or aborted: a blob still being written (a parse that went on) may not open a new transaction */
+  private closed = false;
 
   constructor(private readonly pool: Pool) {}
 
@@ -47,7 +54,13 @@ export class ChunkWriter {
     return size;
   }
 
-  private async spill(): Promise<void> {
+  private spill(): Promise<void> {
+    this.spilling = this.spilling.then(() => this.spillNow());
+    return this.spilling;
+  }
+
+  private async spillNow(): Promise<void> {
+    if (this.closed) throw new Error('the message was already stored or given up');
     if (!this.tx) {
       this.tx = await this.pool.connect();
       await this.tx.query('BEGIN');
@@ -58,8 +71,16 @@ export class ChunkWriter {
     await blobChunksInsert(this.tx, chunks);
   }
 
-  /** The chunks not yet written; `write` must insert them with the rows, on `db`. */
-  async finish(write: (db: Queryable | undefined, chunks: BlobChunk[]) => Promise<void>): Promise<void> {
+  /**
+   * The chunks not yet written; `write` must insert them with the rows, on `db`. `signal` aborted
+   * once the rows are written: rolled back instead of committed.
+   */
+  async finish(
+    write: (db: Queryable | undefined, chunks: BlobChunk[]) => Promise<void>,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    await this.spilling;
+    this.closed = true;
     const chunks = this.pending;
     this.pending = [];
     if (!this.tx) return write(undefined, chunks);
@@ -67,6 +88,7 @@ export class ChunkWriter {
     this.tx = undefined;
     try {
       await write(tx, chunks);
+      signal?.throwIfAborted();
       await tx.query('COMMIT');
     } catch (err) {
       await tx.query('ROLLBACK').catch(() => undefined);
@@ -77,6 +99,11 @@ export class ChunkWriter {
   }
 
   async abort(): Promise<void> {
+    // Closed first: a writer still running after its message failed (an attachment the parser
+    // was streaming) must not open a transaction that nobody would ever end (a client held
+    // until the pool's end, which then never comes).
+    this.closed = true;
+    await this.spilling.catch(() => undefined);
     this.pending = [];
     if (!this.tx) return;
     const tx = this.tx;

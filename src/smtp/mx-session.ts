@@ -28,12 +28,17 @@ export interface MxDeps {
   receiver: InboundReceiver;
   /** List-Unsubscribe mailto: a message to unsubscribe+<token>@<return-path host> unsubscribes */
   unsubscribes: Unsubscribes;
+  /** the messages being stored, for the shutdown to wait for before the pool ends (mx.ts) */
+  storing?: Set<Promise<unknown>>;
 }
 
 type Handlers = Required<Pick<SMTPServerOptions, 'onConnect' | 'onClose' | 'onMailFrom' | 'onRcptTo' | 'onData'>>;
 interface MxState {
   routes: Map<string, Route>;
+  /** a message still arriving: disposed if the client goes away before its end */
   spool?: Spool;
+  /** a message received in full and being stored: aborted if the connection is cut before the reply */
+  storing?: AbortController;
 }
 
 const RATE_WINDOW_MS = 60_000;
@@ -60,7 +65,7 @@ export function mxHandlers(deps: MxDeps): Handlers {
     return smtpError(new AppError('application_error', 'Temporary local problem, please try again later.'));
   };
 
-  async function process(spool: Spool, session: SMTPServerSession): Promise<string[]> {
+  async function process(spool: Spool, session: SMTPServerSession, signal: AbortSignal): Promise<string[]> {
     const st = stateOf(session);
     const env: InboundEnvelope = {
       mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
@@ -80,14 +85,9 @@ export function mxHandlers(deps: MxDeps): Handlers {
       } else if (route?.kind === 'return_path') returnPaths.push({ rcpt: r.address.toLowerCase(), route });
       else if (route?.kind === 'unsubscribe') unsubscribes.push(route.token);
     }
-    const ids: string[] = [];
-    if (teams.size) {
-      // Authentication (DNS lookups) runs while the message is parsed and written (it never rejects:
-      // a failure is the verdict processing_failed).
-      const auth = deps.receiver.authenticate(spool, env);
-      for (const t of teams.values()) ids.push(await deps.receiver.store(spool, env, t, auth));
-    }
+    const ids: string[] = teams.size ? await deps.receiver.receive(spool, env, [...teams.values()], signal) : [];
     if (returnPaths.length) {
+      signal.throwIfAborted();
       const raw = await spool.readAll();
       for (const { rcpt, route } of returnPaths) {
         const out = await handleReturnPathMessage({ pool: deps.pool, log }, raw, {
@@ -102,6 +102,7 @@ export function mxHandlers(deps: MxDeps): Handlers {
     }
     // The message itself says nothing we need: reaching the signed address is the request (same scope as one-click).
     for (const token of unsubscribes) {
+      signal.throwIfAborted();
       const out = await deps.unsubscribes.apply(token, 'one_click', { via: 'mailto' });
       ids.push(out ? `unsubscribe:${out.changed ? 'done' : 'unchanged'}` : 'unsubscribe:unknown');
     }
@@ -118,7 +119,11 @@ export function mxHandlers(deps: MxDeps): Handlers {
       callback();
     },
     onClose(session) {
-      stateOf(session).spool?.dispose(); // a client gone mid-DATA leaves no file behind
+      const st = stateOf(session);
+      st.spool?.dispose(); // a client gone mid-DATA leaves no file behind
+      // Cut while its message was being stored (the shutdown deadline, or the client gone): it
+      // never got 250 and will send again, so the store stops and commits nothing.
+      st.storing?.abort(new AppError('service_unavailable'));
       if (!counted.delete(session.id)) return;
       const n = (perIp.get(session.remoteAddress) ?? 1) - 1;
       if (n <= 0) perIp.delete(session.remoteAddress);
@@ -158,14 +163,20 @@ export function mxHandlers(deps: MxDeps): Handlers {
         if (!stream.sizeExceeded) spool.write(chunk);
       });
       stream.once('end', () => {
+        // Received in full: from here the store owns the spool (its end disposes it), so a
+        // connection cut now cannot pull the file from under its readers.
+        const st = stateOf(session);
+        if (st.spool === spool) st.spool = undefined;
+        const storing = new AbortController();
+        st.storing = storing;
         const finish = async () => {
           if (stream.sizeExceeded)
             throw new AppError('payload_too_large', `Message size exceeds the limit of ${config.mxMaxSize} bytes.`);
           const reason = malformedReason(spool.head());
           if (reason) throw new AppError('message_malformed', `Malformed message: ${reason}.`);
-          return process(spool, session);
+          return process(spool, session, storing.signal);
         };
-        finish()
+        const done = finish()
           .then(
             (ids) => {
               counters.mxMessages.inc({ result: 'accepted', code: 250 });
@@ -179,8 +190,10 @@ export function mxHandlers(deps: MxDeps): Handlers {
           )
           .finally(() => {
             spool.dispose();
-            if (stateOf(session).spool === spool) stateOf(session).spool = undefined;
+            if (st.storing === storing) st.storing = undefined;
+            deps.storing?.delete(done);
           });
+        deps.storing?.add(done);
       });
     },
   };

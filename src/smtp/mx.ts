@@ -19,6 +19,7 @@ import type { Unsubscribes } from '../contacts/unsubscribe.js';
 
 const MAX_RECIPIENTS = 100; // RFC 5321 4.5.3.1.8: a server must accept at least 100
 const IDLE_TIMEOUT_MS = 300_000; // RFC 5321 4.5.3.2.7: 5 minutes
+const STORE_SETTLE_MS = 10_000;
 
 export interface Mx {
   listeners: HostPort[];
@@ -41,10 +42,12 @@ export async function startMx(deps: {
   });
   // Spool files of a previous run that was killed mid-message: those messages were never acknowledged.
   fs.rmSync(path.join(config.dataDir, 'inbound-spool'), { recursive: true, force: true });
+  const storing = new Set<Promise<unknown>>();
   const handlers = mxHandlers({
     config,
     log,
     pool,
+    storing,
     router: new InboundRouter(pool),
     unsubscribes: deps.unsubscribes,
     receiver: new InboundReceiver({ pool, config, resolver: createResolver(config.dnsServers), log }),
@@ -69,5 +72,18 @@ export async function startMx(deps: {
     log,
     'smtp mx',
   );
-  return { listeners: bound, close: gracefulCloser(servers, config.shutdownTimeoutMs) };
+  const drain = gracefulCloser(servers, config.shutdownTimeoutMs);
+  return {
+    listeners: bound,
+    async close(hold) {
+      await drain(hold);
+      // The messages still being stored were cut with their connections (never answered 250, so
+      // they roll back): they end before the database pool does, and then hold no client. Bounded:
+      // a store stuck on the database is left to the pool's end.
+      await Promise.race([
+        Promise.allSettled([...storing]),
+        new Promise((resolve) => setTimeout(resolve, STORE_SETTLE_MS).unref()),
+      ]);
+    },
+  };
 }

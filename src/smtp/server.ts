@@ -38,7 +38,7 @@ export function nextSessionId(): string {
 
 type ProxyCallback = Parameters<SMTPServer['_handleProxy']>[1];
 
-class SubmissionConnection extends SMTPConnection {
+export class SubmissionConnection extends SMTPConnection {
   override init(): void {
     if ((this._server as SubmissionServer).draining) {
       this._setListeners(() => this.send(421, SHUTTING_DOWN)); // a 421 closes the connection
@@ -81,6 +81,12 @@ class SubmissionConnection extends SMTPConnection {
     timer.unref();
     stream.once('end', () => clearTimeout(timer));
     stream.once('close', () => clearTimeout(timer));
+  }
+
+  /** True when the message arrived in full (the final dot) and its handler (the store) has not answered yet. */
+  get storing(): boolean {
+    const d = this._dataStream as unknown as { writableEnded?: boolean } | false | null;
+    return Boolean(d && d.writableEnded);
   }
 
   /** True while the client is sending DATA or a handler (policy, commit) has not answered yet. */
