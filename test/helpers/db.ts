@@ -82,3 +82,12 @@ async function dropDatabase(serverUrl: string, name: string): Promise<void> {
   }
   process.stderr.write(`warning: test database ${name} was left behind: ${(last as Error)?.message ?? last}\n`);
 }
+
+/** A sending-domain row for store tests that write emails directly (its DKIM fields are placeholders). */
+export async function seedDomain(pool: pg.Pool, d: { id: string; teamId: string; name: string }): Promise<void> {
+  await pool.query(
+    `INSERT INTO domains (id, team_id, name, region, dkim_selector, dkim_public_key, dkim_private_key)
+     VALUES ($1, $2, $3, 'us-east-1', 's', 'p', 'k')`,
+    [d.id, d.teamId, d.name],
+  );
+}

@@ -6,7 +6,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { freshDatabase, type TestDatabase } from '../helpers/db.js';
+import { freshDatabase, seedDomain, type TestDatabase } from '../helpers/db.js';
 import { reputationSums } from '../../src/store/reputation.js';
 
 let db: TestDatabase;
@@ -16,11 +16,7 @@ const domain = randomUUID();
 before(async () => {
   db = await freshDatabase();
   await db.pool.query('INSERT INTO teams (id, name) VALUES ($1, $2)', [team, 'accept']);
-  await db.pool.query(
-    `INSERT INTO domains (id, team_id, name, region, dkim_selector, dkim_public_key, dkim_private_key)
-     VALUES ($1, $2, 'accept.test', 'us-east-1', 's', 'p', 'k')`,
-    [domain, team],
-  );
+  await seedDomain(db.pool, { id: domain, teamId: team, name: 'accept.test' });
 });
 after(async () => {
   await db.drop();

@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { freshDatabase, type TestDatabase } from '../helpers/db.js';
+import { freshDatabase, seedDomain, type TestDatabase } from '../helpers/db.js';
 import {
   BUCKET_MS,
   bucketOf,
@@ -28,12 +28,7 @@ const emails: { id: string; domain: string; broadcast: boolean }[] = [];
 before(async () => {
   db = await freshDatabase();
   await db.pool.query('INSERT INTO teams (id, name) VALUES ($1, $2)', [team, 'counts']);
-  for (const [i, d] of domains.entries())
-    await db.pool.query(
-      `INSERT INTO domains (id, team_id, name, region, dkim_selector, dkim_public_key, dkim_private_key)
-       VALUES ($1, $2, $3, 'us-east-1', 's', 'p', 'k')`,
-      [d, team, `d${i}.counts.test`],
-    );
+  for (const [i, d] of domains.entries()) await seedDomain(db.pool, { id: d, teamId: team, name: `d${i}.counts.test` });
   await db.pool.query(`INSERT INTO broadcasts (id, team_id, status) VALUES ($1, $2, 'sending')`, [broadcast, team]);
   for (let i = 0; i < 200; i++) {
     const e = { id: randomUUID(), domain: domains[i % 2], broadcast: i % 4 === 0 };

@@ -5,7 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { freshDatabase, type TestDatabase } from '../helpers/db.js';
+import { freshDatabase, seedDomain, type TestDatabase } from '../helpers/db.js';
 import { emailEventsInsertMany, type EventInsert } from '../../src/store/emails.js';
 import { jobsClaimDue } from '../../src/store/jobs.js';
 
@@ -16,11 +16,7 @@ const domain = randomUUID();
 before(async () => {
   db = await freshDatabase();
   await db.pool.query('INSERT INTO teams (id, name) VALUES ($1, $2)', [team, 'ends']);
-  await db.pool.query(
-    `INSERT INTO domains (id, team_id, name, region, dkim_selector, dkim_public_key, dkim_private_key)
-     VALUES ($1, $2, 'ends.test', 'us-east-1', 's', 'p', 'k')`,
-    [domain, team],
-  );
+  await seedDomain(db.pool, { id: domain, teamId: team, name: 'ends.test' });
 });
 after(async () => {
   await db.drop();
