@@ -18,6 +18,7 @@ import {
   deliverJobsInsertSql,
   deliverJobsRescheduleScheduledSql,
   JOBS_CHANNEL,
+  leasedJobsDeleteSql,
 } from './jobs.js';
 import { paginate, type Page, type PageQuery } from './paginate.js';
 import { emailFilterSql, type EmailFilters } from './email-filters.js';
@@ -569,8 +570,7 @@ export async function emailEventsInsertMany(db: Queryable, groups: EventGroup[])
        INSERT INTO email_events (id, email_id, team_id, type, recipient, data, detail, created_at)
        SELECT id, email_id, team_id, type, recipient, data, detail, created_at FROM json_populate_recordset(NULL::email_events, $1::json)),
      l AS MATERIALIZED (SELECT id FROM emails WHERE id IN (SELECT (x->>'email_id')::uuid FROM json_array_elements($2::json) x) ORDER BY id FOR NO KEY UPDATE),
-     ended AS (DELETE FROM jobs j USING json_to_recordset($3::json) AS x (id bigint, worker text)
-       WHERE j.id = x.id AND j.locked_by = x.worker AND NOT j.rearmed)
+     ended AS (${leasedJobsDeleteSql('$3')})
      UPDATE emails e SET last_event = coalesce(u.last_event, e.last_event), delayed_once = e.delayed_once OR u.mark_delayed,
        insights = CASE WHEN u.insight IS NULL OR coalesce(e.insights, u.composed) IS NULL
            OR EXISTS (SELECT 1 FROM jsonb_array_elements(coalesce(e.insights, u.composed)) f WHERE f->>'id' IN (SELECT jsonb_array_elements_text(u.insight_once)))

@@ -146,6 +146,16 @@ export const deliverJobsInsertSql = (param: string) => `
   SELECT '${DELIVER_JOB}', p.payload, p.run_at, p.region, coalesce(p.priority, 0) FROM json_to_recordset(${param}::json) AS p (payload jsonb, run_at timestamptz, region text, priority smallint)
   RETURNING id`;
 
+/**
+ * For the delivery results' statement (store/emails.ts emailEventsInsertMany): deletes the jobs
+ * given as a JSON array `[{id, worker}]` in parameter `param`, each only while it is still leased to
+ * that worker and not re-armed, so that results and the job's end commit together (issue 27: one
+ * statement and commit fewer per job). A job another worker has taken is left to it.
+ */
+export const leasedJobsDeleteSql = (param: string) => `
+  DELETE FROM jobs j USING json_to_recordset(${param}::json) AS x (id bigint, worker text)
+  WHERE j.id = x.id AND j.locked_by = x.worker AND NOT j.rearmed`;
+
 /** Broadcast copies one delivery job carries (DeliverBatchPayload), all to one destination domain. */
 export const DELIVERY_BATCH = 10;
 
