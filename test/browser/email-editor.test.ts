@@ -332,7 +332,9 @@ describe('The visual email editor, from a template to delivered broadcast emails
       });
       answers.push(true);
       await p.getByRole('button', { name: 'Use the visual editor' }).click();
-      await p.getByTestId('email-editor').waitFor();
+      // The editor's chunk loads on this first use and the preview waits for the render worker's
+      // cold start (MJML loaded in a thread): under CI load that took more than 15 s once.
+      await p.getByTestId('email-editor').waitFor({ timeout: 45_000 });
       await p.frameLocator('iframe[data-mode=desktop]').getByText('Hello', { exact: true }).waitFor();
       assert.match(asked[0], /the HTML is replaced/);
       answers.push(false);
