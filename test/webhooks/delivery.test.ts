@@ -333,6 +333,12 @@ describe('no enabled endpoint, no fan-out work', () => {
     const rcv = await startReceiver();
     try {
       for (let i = 0; i < 3; i++) await t.send();
+      // Every event of the three written before the endpoint is made (their deliveries record
+      // email.delivered later: under CI load one landed after a fixed 300 ms and after the cursor).
+      await until('the three delivered', async () => {
+        const r = await t.db.pool.query("SELECT count(*)::int AS n FROM emails WHERE last_event <> 'delivered'");
+        return r.rows[0].n === 0;
+      });
       await sleep(300);
       const jobs = await t.db.pool.query("SELECT count(*)::int AS n FROM jobs WHERE kind = 'webhooks.dispatch'");
       assert.equal(jobs.rows[0].n, 0);
