@@ -25,6 +25,7 @@ import { findAccess, isAccessToken } from '../oauth/tokens.js';
 import { auditRecord, inTx, SYSTEM_ACTOR, type AuditActor } from '../audit/record.js';
 import { compileNetworks, inNetworks, MAX_NETWORKS, normalizeCidr } from '../lib/cidr.js';
 import type { BlockList } from 'node:net';
+import { SingleFlight } from '../lib/single-flight.js';
 
 /** What an OAuth access token authenticates as: no key (id null), the grant's team and scope. */
 export interface OAuthTokenAuth {
@@ -84,6 +85,10 @@ export interface CreatedKey {
 
 export class ApiKeys {
   private cache = new Map<string, CachedKey>();
+  /** one lookup per token hash in flight: an expired entry is looked up once, not by every request waiting on it */
+  private lookups = new SingleFlight<CachedKey | undefined>();
+  /** moves on every change of a key in this process: a lookup that ran across one is not cached */
+  private generation = 0;
   private touched = new Map<string, number>();
   private pendingTouch = new Set<string>();
 
@@ -230,7 +235,7 @@ export class ApiKeys {
       return tokenHash ?? '';
     });
     if (hash === undefined) return false;
-    if (hash) this.cache.delete(hash);
+    if (hash) this.forget(hash);
     return true;
   }
 
@@ -263,7 +268,7 @@ export class ApiKeys {
         });
       return key;
     });
-    if (gone) this.cache.delete(gone.token_hash);
+    if (gone) this.forget(gone.token_hash);
     return Boolean(gone);
   }
 
@@ -295,20 +300,8 @@ export class ApiKeys {
     const now = Date.now();
     let hit = this.cache.get(hash);
     if (!hit || hit.until <= now) {
-      const row = await apiKeyFindByHash(this.db, hash);
-      if (!row) {
-        this.cache.delete(hash);
-        throw new AppError('invalid_api_key');
-      }
-      const { expires_at, allowed_networks, ...key } = row;
-      if (this.cache.size > 10_000) this.cache.clear();
-      hit = {
-        key,
-        until: now + CACHE_MS,
-        expiresAt: expires_at ? expires_at.getTime() : null,
-        networks: allowed_networks ? compileNetworks(allowed_networks) : null,
-      };
-      this.cache.set(hash, hit);
+      hit = await this.lookups.run(hash, () => this.lookUp(hash));
+      if (!hit) throw new AppError('invalid_api_key');
     }
     if (hit.expiresAt !== null && hit.expiresAt <= now)
       throw new AppError('restricted_api_key', 'This API key has expired.');
@@ -320,6 +313,35 @@ export class ApiKeys {
       this.pendingTouch.add(key.id);
     }
     return key;
+  }
+
+  /** A changed or revoked key: its cached copy and any lookup in flight are dropped at once in this process. */
+  private forget(hash: string): void {
+    this.generation++;
+    this.cache.delete(hash);
+    this.lookups.forget(hash);
+  }
+
+  /** The key row behind a token hash, cached for CACHE_MS unless revoked or changed while looked up. */
+  private async lookUp(hash: string): Promise<CachedKey | undefined> {
+    const generation = this.generation;
+    const row = await apiKeyFindByHash(this.db, hash);
+    if (!row) {
+      this.cache.delete(hash);
+      return undefined;
+    }
+    const { expires_at, allowed_networks, ...key } = row;
+    const entry: CachedKey = {
+      key,
+      until: Date.now() + CACHE_MS,
+      expiresAt: expires_at ? expires_at.getTime() : null,
+      networks: allowed_networks ? compileNetworks(allowed_networks) : null,
+    };
+    if (generation === this.generation) {
+      if (this.cache.size > 10_000) this.cache.clear();
+      this.cache.set(hash, entry);
+    }
+    return entry;
   }
 
   /** Writes the batched last_used_at updates; called periodically and at shutdown. */

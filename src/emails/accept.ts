@@ -24,6 +24,7 @@ import { Batcher } from '../queue/batcher.js';
 import { makeEvent, type EmailForEvent } from '../events/email-events.js';
 import { formatAddress, shown, type Address } from '../mime/addresses.js';
 import type { SendGuard } from './send-guard.js';
+import { SingleFlight } from '../lib/single-flight.js';
 
 export interface SendContext {
   teamId: string;
@@ -113,7 +114,7 @@ export class EmailAcceptor {
   private readonly batcher: Batcher<Pending, void>;
   private readonly domainCache = new Map<string, { row: DomainRow; until: number }>();
   /** lookups in flight, shared by the sends that wait on the same team and name */
-  private readonly domainLookups = new Map<string, Promise<DomainRow | undefined>>();
+  private readonly domainLookups = new SingleFlight<DomainRow | undefined>();
 
   constructor(
     private readonly pool: Pool,
@@ -143,16 +144,9 @@ export class EmailAcceptor {
     const hit = this.domainCache.get(cacheKey);
     let row = hit && hit.until > now ? hit.row : undefined;
     if (!row) {
-      let lookup = this.domainLookups.get(cacheKey);
-      if (!lookup) {
-        lookup = this.domains.sendingDomain(ctx.teamId, name).then((d) => d?.row);
-        this.domainLookups.set(cacheKey, lookup);
-        const done = () => {
-          this.domainLookups.delete(cacheKey);
-        };
-        lookup.then(done, done);
-      }
-      row = await lookup;
+      row = await this.domainLookups.run(cacheKey, () =>
+        this.domains.sendingDomain(ctx.teamId, name).then((d) => d?.row),
+      );
       if (!row)
         throw new AppError(
           'domain_not_verified',
