@@ -11,12 +11,19 @@ export interface CaptureApp extends TestApp {
 
 export async function startCaptureApp(overrides: Partial<Config> = {}): Promise<CaptureApp> {
   const t = await startTestApp({ deliveryMode: 'capture', allowPrivateNetworks: true, ...overrides });
-  const { data, error } = await t.resend.domains.create({ name: 'example.com' });
-  if (error) throw new Error(error.message);
-  await t.resend.domains.verify(data!.id);
+  let domainId: string;
+  try {
+    const { data, error } = await t.resend.domains.create({ name: 'example.com' });
+    if (error) throw new Error(`creating example.com: ${error.message}`);
+    domainId = data!.id;
+    await t.resend.domains.verify(domainId);
+  } catch (err) {
+    await t.close(); // a before hook that fails leaves no after hook to close the app: the file held its 300 s timeout
+    throw err;
+  }
   return {
     ...t,
-    domainId: data!.id,
+    domainId,
     async send(o = {}) {
       const r = await t.resend.emails.send({
         from: 'Acme <hello@example.com>',
