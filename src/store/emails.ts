@@ -442,6 +442,15 @@ type LoadedRow = EmailForDelivery & {
  * its last_event is read from the locked row, so `canceled` here means not claimed: do not send.
  * From then on the broadcast's cancel leaves it to this delivery (store/broadcasts.ts).
  */
+/*
+ * The delivery path's statements reach `emails` through `id = ANY (ARRAY(...))`: a primary-key
+ * probe per email, whatever the statistics or the plan a session keeps (issue 27). Joined to the
+ * JSON set instead (PostgreSQL assumes 100 rows of any JSON set), a plan made while the table was
+ * a few thousand emails read all of it by hash join, and kept doing so as it grew; `broadcast_id
+ * IS NOT NULL` let a partial broadcast index, empty by statistics taken before the broadcast,
+ * walk every copy of the broadcast at each call (num_nonnulls() matches no index predicate).
+ * test/store/delivery-plans.test.ts counts the scans.
+ */
 export async function emailsLoadForDelivery(
   db: Queryable,
   loads: DeliveryLoad[],
@@ -451,7 +460,7 @@ export async function emailsLoadForDelivery(
       db,
       'mr_delivery_load',
       `WITH q AS (SELECT * FROM json_to_recordset($1::json) AS q (n int, email_id uuid, recipients json, hashes json)),
-     claim AS MATERIALIZED (SELECT e.id, e.last_event FROM emails e WHERE e.id IN (SELECT email_id FROM q) AND e.broadcast_id IS NOT NULL ORDER BY e.id FOR NO KEY UPDATE),
+     claim AS MATERIALIZED (SELECT e.id, e.last_event FROM emails e WHERE e.id = ANY (ARRAY(SELECT email_id FROM q)) AND num_nonnulls(e.broadcast_id) = 1 ORDER BY e.id FOR NO KEY UPDATE),
      claimed AS (UPDATE emails e SET handed_over_at = now() FROM claim WHERE e.id = claim.id AND claim.last_event <> 'canceled' AND e.handed_over_at IS NULL)
      SELECT q.n, e.id, e.team_id, e.domain_id, e.message_id, e.from_header, e.subject, e.to_addrs, e.headers, e.tags, coalesce(claim.last_event, e.last_event) AS last_event, e.delayed_once, e.raw, e.created_at,
        e.cc_addrs, e.bcc_addrs, e.list_unsubscribe, e.list_id, e.broadcast_id, e.automation_id, e.personalization, e.insights IS NULL AS unanalyzed, e.source, e.reply_to,
@@ -472,7 +481,8 @@ export async function emailsLoadForDelivery(
             LEFT JOIN contact_topics ct ON ct.contact_id = c.id AND ct.topic_id = t.id
           WHERE e.topic_id IS NOT NULL AND c.team_id = e.team_id AND c.email IN (SELECT lower(r) FROM json_array_elements_text(q.recipients) AS r)
             AND (c.unsubscribed OR coalesce(ct.subscription, t.default_subscription) = 'opt_out')) AS h) AS suppressed
-     FROM q JOIN emails e ON e.id = q.email_id LEFT JOIN claim ON claim.id = e.id`,
+     FROM q JOIN emails e ON e.id = q.email_id LEFT JOIN claim ON claim.id = e.id
+     WHERE e.id = ANY (ARRAY(SELECT email_id FROM q))`,
       [JSON.stringify(loads.map((l, n) => ({ n, email_id: l.emailId, recipients: l.recipients, hashes: l.hashes })))],
     ),
   );
@@ -569,14 +579,14 @@ export async function emailEventsInsertMany(db: Queryable, groups: EventGroup[])
       `WITH ev AS (
        INSERT INTO email_events (id, email_id, team_id, type, recipient, data, detail, created_at)
        SELECT id, email_id, team_id, type, recipient, data, detail, created_at FROM json_populate_recordset(NULL::email_events, $1::json)),
-     l AS MATERIALIZED (SELECT id FROM emails WHERE id IN (SELECT (x->>'email_id')::uuid FROM json_array_elements($2::json) x) ORDER BY id FOR NO KEY UPDATE),
+     l AS MATERIALIZED (SELECT id FROM emails WHERE id = ANY (ARRAY(SELECT (x->>'email_id')::uuid FROM json_array_elements($2::json) x)) ORDER BY id FOR NO KEY UPDATE),
      ended AS (${leasedJobsDeleteSql('$3')})
      UPDATE emails e SET last_event = coalesce(u.last_event, e.last_event), delayed_once = e.delayed_once OR u.mark_delayed,
        insights = CASE WHEN u.insight IS NULL OR coalesce(e.insights, u.composed) IS NULL
            OR EXISTS (SELECT 1 FROM jsonb_array_elements(coalesce(e.insights, u.composed)) f WHERE f->>'id' IN (SELECT jsonb_array_elements_text(u.insight_once)))
          THEN coalesce(e.insights, u.composed) ELSE coalesce(e.insights, u.composed) || jsonb_build_array(u.insight) END
      FROM json_to_recordset($2::json) AS u (email_id uuid, last_event text, mark_delayed boolean, insight jsonb, insight_once jsonb, composed jsonb), l
-     WHERE e.id = u.email_id AND l.id = e.id AND e.last_event <> 'canceled'`,
+     WHERE e.id = u.email_id AND l.id = e.id AND e.last_event <> 'canceled' AND e.id = ANY (ARRAY(SELECT id FROM l))`,
       [JSON.stringify(events), JSON.stringify(updates), JSON.stringify(ends)],
     ),
   );
