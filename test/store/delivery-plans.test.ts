@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { freshDatabase, seedDomain, type TestDatabase } from '../helpers/db.js';
 import { emailEventsInsertMany, emailsLoadForDelivery, type EventInsert } from '../../src/store/emails.js';
+import { webhookOutboxReadEmailEvents } from '../../src/store/webhook-outbox.js';
 
 let db: TestDatabase;
 const team = randomUUID();
@@ -102,6 +103,46 @@ test('delivery results and loads read emails by primary key after the table grow
         emailEventsInsertMany(c, [{ events: [delivered(copies[100 + i])], lastEvent: 'delivered' }]),
       );
       assert.deepEqual(results, { seq: 0, other_index: 0 }, `results ${i + 1}: emails read by primary key only`);
+    }
+  } finally {
+    c.release();
+  }
+});
+
+test('the webhook outbox read walks from its cursor after email_events grows under a kept plan', async () => {
+  const { rows: some } = await db.pool.query<{ id: string }>('SELECT id FROM emails LIMIT 1');
+  const addEvents = (n: number) =>
+    db.pool.query(
+      `INSERT INTO email_events (id, email_id, team_id, type, recipient, data, created_at)
+       SELECT gen_random_uuid(), $1, $2, 'email.delivered', 'r@y.test', '{}', now() FROM generate_series(1, $3)`,
+      [some[0].id, team, n],
+    );
+  await addEvents(50);
+  await db.pool.query('ANALYZE email_events');
+  const c = await db.pool.connect();
+  const EVENTS_READ = `SELECT coalesce(seq_scan, 0)::int AS seq FROM pg_stat_xact_user_tables WHERE relname = 'email_events'`;
+  const read = async () => {
+    await c.query('BEGIN');
+    const before = (await c.query<{ seq: number }>(EVENTS_READ)).rows[0];
+    const events = await webhookOutboxReadEmailEvents(c, 100);
+    const after = (await c.query<{ seq: number }>(EVENTS_READ)).rows[0];
+    if (events.length) {
+      const last = events[events.length - 1];
+      await c.query("UPDATE webhook_cursors SET last_txid = $1::xid8, last_seq = $2 WHERE source = 'email_events'", [
+        last.txid,
+        last.seq,
+      ]);
+    }
+    await c.query('COMMIT');
+    return { seq: after.seq - before.seq, events: events.length };
+  };
+  try {
+    for (let i = 0; i < 8; i++) await read(); // plans made on the small table
+    await addEvents(25_000);
+    for (let i = 0; i < 3; i++) {
+      const r = await read();
+      assert.equal(r.events, 100);
+      assert.equal(r.seq, 0, `read ${i + 1}: no sequential scan of email_events`);
     }
   } finally {
     c.release();
