@@ -13,17 +13,18 @@
 # Usage (root): bench/peers/install.sh && npm run build && bench/smtp-submission/run.sh
 # Env (defaults): N_REUSED=15000 N_PERCONN=10000 SESSIONS=20 SIZE=2000 PORT=26587 PEER=1 (0 = skip Postfix)
 #   PEER_PORT=26025 PEER_SINK_PORT=26026 PEER_DIR=/tmp/mr-postfix (the Postfix peer's listener, sink, state)
+#   HTTP_PORT=0 (Mailroom's API listener, used to set up the domain; 0 = any free port)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd); root=$(cd "$here/../.." && pwd)
 N_REUSED=${N_REUSED:-15000}; N_PERCONN=${N_PERCONN:-10000}; SESSIONS=${SESSIONS:-20}; SIZE=${SIZE:-2000}
-PORT=${PORT:-26587}; PEER=${PEER:-1}
+PORT=${PORT:-26587}; PEER=${PEER:-1}; HTTP_PORT=${HTTP_PORT:-0}
 PEER_PORT=${PEER_PORT:-26025}; PEER_SINK_PORT=${PEER_SINK_PORT:-26026}; PEER_DIR=${PEER_DIR:-/tmp/mr-postfix}
 SRC_ERR=/tmp/mr-smtp-source-$PORT.err
 FROM=bench@bench.example; TO=sink@sink.test
 command -v smtp-source >/dev/null || { echo "smtp-source missing: run bench/peers/install.sh" >&2; exit 1; }
 [[ -f "$root/dist/main.js" ]] || { echo "run npm run build first" >&2; exit 1; }
 
-out=$(mktemp); exec 3> >(cd "$root" && exec node --import tsx bench/smtp-submission/serve.ts "$PORT" > "$out" 2>&1)
+out=$(mktemp); exec 3> >(cd "$root" && exec node --import tsx bench/smtp-submission/serve.ts "$PORT" "$HTTP_PORT" > "$out" 2>&1)
 stop() { exec 3>&- 2>/dev/null || true; sleep 2; rm -f "$out"; }
 trap stop EXIT
 # up to 120 s: on a loaded box the start (a fresh database, migrations) took over 30 s
