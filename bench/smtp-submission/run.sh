@@ -8,6 +8,7 @@
 # smtp-source has no TLS or AUTH: 127.0.0.1 is a MAILROOM_SMTP_TRUSTED_NETWORKS entry here.
 # CPU per message: Mailroom's process (utime+stime from /proc) and the PostgreSQL server of
 # MAILROOM_BENCH_DATABASE_URL (postmaster, its children, and the children it reaped), over each row.
+# Peak RSS: Mailroom's VmHWM over the whole run (start-up, warm-up and both rows).
 # On the shared system PostgreSQL other work is counted too: give it a cluster of its own
 # (MAILROOM_BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:PORT/postgres) for a clean figure.
 # Usage (root): bench/peers/install.sh && npm run build && bench/smtp-submission/run.sh
@@ -66,6 +67,8 @@ row warmup 2000 -d >/dev/null
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 read -r R_RATE R_SECS R_COMM R_ERR R_MUS R_PUS < <(row reused "$N_REUSED" -d)
 read -r P_RATE P_SECS P_COMM P_ERR P_MUS P_PUS < <(row per-conn "$N_PERCONN")
+# Mailroom's peak RSS over the whole run (VmHWM, read before it stops)
+PEAK_RSS=$(awk '/^VmHWM/{printf "%d MB", $2 / 1024}' "/proc/$pid/status" 2>/dev/null || echo "?")
 exec 3>&-; sleep 2
 
 CPU=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
@@ -73,6 +76,7 @@ echo "Mailroom SMTP submission, $(date -u +%Y-%m-%dT%H:%MZ); machine: $(nproc) c
 printf '%-40s %7s %9s %9s %7s %12s %12s\n' row N seconds msg/s errors "mailroom µs" "postgres µs"
 printf '%-40s %7s %9s %9s %7s %12s %12s\n' "Mailroom reused connections (-d)" "$N_REUSED" "$R_SECS" "$R_RATE" "$R_ERR" "$R_MUS" "$R_PUS"
 printf '%-40s %7s %9s %9s %7s %12s %12s\n' "Mailroom one message per connection" "$N_PERCONN" "$P_SECS" "$P_RATE" "$P_ERR" "$P_MUS" "$P_PUS"
+echo "Mailroom peak RSS: $PEAK_RSS"
 
 if [[ "$PEER" == 1 ]]; then
   peer=$(N_A="$N_REUSED" N_B="$N_PERCONN" N_C=1000 SESSIONS="$SESSIONS" SIZE="$SIZE" LISTEN_PORT="$PEER_PORT" \
