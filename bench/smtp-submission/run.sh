@@ -8,22 +8,24 @@
 # smtp-source has no TLS or AUTH: 127.0.0.1 is a MAILROOM_SMTP_TRUSTED_NETWORKS entry here.
 # CPU per message: Mailroom's process (utime+stime from /proc) and the PostgreSQL server of
 # MAILROOM_BENCH_DATABASE_URL (postmaster, its children, and the children it reaped), over each row.
+# Peak RSS: Mailroom's VmHWM over the whole run (start-up, warm-up and both rows).
 # On the shared system PostgreSQL other work is counted too: give it a cluster of its own
 # (MAILROOM_BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:PORT/postgres) for a clean figure.
 # Usage (root): bench/peers/install.sh && npm run build && bench/smtp-submission/run.sh
 # Env (defaults): N_REUSED=15000 N_PERCONN=10000 SESSIONS=20 SIZE=2000 PORT=26587 PEER=1 (0 = skip Postfix)
 #   PEER_PORT=26025 PEER_SINK_PORT=26026 PEER_DIR=/tmp/mr-postfix (the Postfix peer's listener, sink, state)
+#   HTTP_PORT=0 (Mailroom's API listener, used to set up the domain; 0 = any free port)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd); root=$(cd "$here/../.." && pwd)
 N_REUSED=${N_REUSED:-15000}; N_PERCONN=${N_PERCONN:-10000}; SESSIONS=${SESSIONS:-20}; SIZE=${SIZE:-2000}
-PORT=${PORT:-26587}; PEER=${PEER:-1}
+PORT=${PORT:-26587}; PEER=${PEER:-1}; HTTP_PORT=${HTTP_PORT:-0}
 PEER_PORT=${PEER_PORT:-26025}; PEER_SINK_PORT=${PEER_SINK_PORT:-26026}; PEER_DIR=${PEER_DIR:-/tmp/mr-postfix}
 SRC_ERR=/tmp/mr-smtp-source-$PORT.err
 FROM=bench@bench.example; TO=sink@sink.test
 command -v smtp-source >/dev/null || { echo "smtp-source missing: run bench/peers/install.sh" >&2; exit 1; }
 [[ -f "$root/dist/main.js" ]] || { echo "run npm run build first" >&2; exit 1; }
 
-out=$(mktemp); exec 3> >(cd "$root" && exec node --import tsx bench/smtp-submission/serve.ts "$PORT" > "$out" 2>&1)
+out=$(mktemp); exec 3> >(cd "$root" && exec node --import tsx bench/smtp-submission/serve.ts "$PORT" "$HTTP_PORT" > "$out" 2>&1)
 stop() { exec 3>&- 2>/dev/null || true; sleep 2; rm -f "$out"; }
 trap stop EXIT
 # up to 120 s: on a loaded box the start (a fresh database, migrations) took over 30 s
@@ -65,6 +67,8 @@ row warmup 2000 -d >/dev/null
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 read -r R_RATE R_SECS R_COMM R_ERR R_MUS R_PUS < <(row reused "$N_REUSED" -d)
 read -r P_RATE P_SECS P_COMM P_ERR P_MUS P_PUS < <(row per-conn "$N_PERCONN")
+# Mailroom's peak RSS over the whole run (VmHWM, read before it stops)
+PEAK_RSS=$(awk '/^VmHWM/{printf "%d MB", $2 / 1024}' "/proc/$pid/status" 2>/dev/null || echo "?")
 exec 3>&-; sleep 2
 
 CPU=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
@@ -72,6 +76,7 @@ echo "Mailroom SMTP submission, $(date -u +%Y-%m-%dT%H:%MZ); machine: $(nproc) c
 printf '%-40s %7s %9s %9s %7s %12s %12s\n' row N seconds msg/s errors "mailroom µs" "postgres µs"
 printf '%-40s %7s %9s %9s %7s %12s %12s\n' "Mailroom reused connections (-d)" "$N_REUSED" "$R_SECS" "$R_RATE" "$R_ERR" "$R_MUS" "$R_PUS"
 printf '%-40s %7s %9s %9s %7s %12s %12s\n' "Mailroom one message per connection" "$N_PERCONN" "$P_SECS" "$P_RATE" "$P_ERR" "$P_MUS" "$P_PUS"
+echo "Mailroom peak RSS: $PEAK_RSS"
 
 if [[ "$PEER" == 1 ]]; then
   peer=$(N_A="$N_REUSED" N_B="$N_PERCONN" N_C=1000 SESSIONS="$SESSIONS" SIZE="$SIZE" LISTEN_PORT="$PEER_PORT" \

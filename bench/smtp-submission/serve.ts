@@ -1,10 +1,12 @@
 // Starts Mailroom (api + smtp roles, capture mode) on a fresh database for the SMTP submission
 // benchmark, with a verified sending domain and 127.0.0.1 as a trusted network (smtp-source
-// speaks neither TLS nor AUTH). Prints one JSON line {smtp_port, database_url} and keeps running
-// until stdin closes; then stops the service and drops the database.
+// speaks neither TLS nor AUTH). argv: the SMTP port, then the API's port (0 or none: any free
+// port). Prints one JSON line {smtp_port, database_url} and keeps running until stdin closes; then
+// stops the service and drops the database.
 import { api, freshDb, KEY, serveUntilStdinEnds, startService } from '../lib.js';
 
 const port = Number(process.argv[2] ?? 26587);
+const httpPort = Number(process.argv[3] ?? 0); // the API listener (0: any free port)
 // startService gives a start 30 s; on a box loaded by other work (load 20-30) the first start of
 // a fresh database took longer, so it is tried up to three times, each on a fresh database (a
 // second start on the first one is refused: its data directory, and so its secret key, is new).
@@ -15,6 +17,7 @@ const env = (url: string): Record<string, string> => ({
   MAILROOM_DELIVERY_MODE: 'capture',
   MAILROOM_RATE_LIMIT: '1000000',
   MAILROOM_LOG_LEVEL: 'info',
+  MAILROOM_HTTP_LISTEN: `127.0.0.1:${httpPort}`,
   MAILROOM_SMTP_LISTEN: `127.0.0.1:${port}:starttls`,
   MAILROOM_SMTP_TRUSTED_NETWORKS: '127.0.0.1/32',
   MAILROOM_SMTP_TRUSTED_API_KEY: KEY,

@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { freshDatabase } from '../helpers/db.js';
 import { createPool } from '../../src/store/db.js';
 import { jobsNextRunIn } from '../../src/store/jobs.js';
+import { inboxesFindByFrom } from '../../src/store/inboxes.js';
+import { uuid } from '../../src/lib/ids.js';
 import { closeAll } from '../helpers/close-all.js';
 
 const filter = { kinds: ['email.deliver'] };
@@ -38,6 +40,25 @@ test('a hot statement is prepared once per session and then runs a cached generi
     } finally {
       c.release();
     }
+  } finally {
+    await closeAll(
+      () => pool.end(),
+      () => db.drop(),
+    );
+  }
+});
+
+test('the inbox lookup after every accept statement is prepared once per session (it was planned at every call)', async () => {
+  const db = await freshDatabase();
+  const pool = createPool(db.url, 1);
+  try {
+    const team = uuid();
+    for (let i = 0; i < 10; i++) assert.deepEqual(await inboxesFindByFrom(pool, [team], ['a@example.com']), []);
+    const { rows } = await pool.query(
+      "SELECT generic_plans::int FROM pg_prepared_statements WHERE name = 'mr_inboxes_find_by_from'",
+    );
+    assert.equal(rows.length, 1, 'prepared under its name in the session');
+    assert.ok(rows[0].generic_plans >= 1, JSON.stringify(rows[0]));
   } finally {
     await closeAll(
       () => pool.end(),
