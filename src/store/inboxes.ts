@@ -62,9 +62,8 @@ export async function inboxesFindByAddresses(db: Queryable, teamId: string, addr
   return rows;
 }
 
-/** The inboxes among (team, address) pairs: mail sent from an inbox address. */
 /**
- * The inboxes among committed emails' From addresses: run after every accept statement (API and
+ * The inboxes among (team, address) pairs, the From addresses of committed emails: run after every accept statement (API and
  * SMTP single sends, inboxes/filing.ts fileSent) before its senders are answered, so prepared once
  * per session: planned at every call it cost 18-22 µs of PostgreSQL's planning per SMTP message
  * (pg_stat_statements, issue 27), about 190 µs a statement.
