@@ -65,9 +65,8 @@ export async function inboxesFindByAddresses(db: Queryable, teamId: string, addr
 /**
  * The inboxes among (team, address) pairs, the From addresses of committed emails: run after
  * every accept statement (API and SMTP single sends, inboxes/filing.ts fileSent) before its
- * senders are answered, so prepared once
- * per session: planned at every call it cost 18-22 µs of PostgreSQL's planning per SMTP message
- * (pg_stat_statements, issue 27), about 190 µs a statement.
+ * senders are answered, so prepared once per session: planned at every call it cost 18-22 µs of
+ * PostgreSQL's planning per SMTP message (pg_stat_statements, issue 27), about 190 µs a statement.
  */
 export async function inboxesFindByFrom(db: Queryable, teamIds: string[], addresses: string[]) {
   const { rows } = await db.query<{ id: string; team_id: string; email_address: string }>(
