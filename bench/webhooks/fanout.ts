@@ -9,9 +9,14 @@
 // before the app starts and once after it; the ratio is to the mean of the two.
 // CPU per delivery: this process (the app, then the peer), the receivers' process, and PostgreSQL
 // (the postmaster's children, read from /proc when the server's data directory is readable here).
-// BENCH_PGSS=1: pg_stat_statements is reset before the backlog and its top statements printed after.
+// BENCH_PGSS=1: pg_stat_statements is reset before the backlog, its top statements printed after it
+// and after the sustained phase (reset between).
+// BENCH_CPU_PROF=<file>: a CPU profile of this process over the backlog phase only (the app's work,
+// without the peer runs or start-up), written as <file> (.cpuprofile, for DevTools or a summary).
+// Peak RSS: this process's (the app's, with the peer's small share) high-water mark after each phase.
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -89,6 +94,7 @@ function pgCpuMs(): number {
     return 0;
   }
 }
+const peakRssMB = () => Math.round(process.resourceUsage().maxRSS / 1024);
 const cpuMark = () => ({ app: process.cpuUsage(), pg: pgCpuMs(), rx: procCpuMs(receiver.pid!) });
 const cpuSince = (m: ReturnType<typeof cpuMark>, deliveries: number) => {
   const app = process.cpuUsage(m.app);
@@ -170,30 +176,45 @@ async function waitFor(total: number, timeoutMs: number): Promise<number> {
 
 // (1) backlog
 if (pgss) await db.pool.query('SELECT pg_stat_statements_reset()');
+const profFile = process.env.BENCH_CPU_PROF;
+const inspector = profFile ? new Session() : undefined;
+if (inspector) {
+  inspector.connect();
+  await inspector.post('Profiler.enable');
+  await inspector.post('Profiler.start');
+}
 mark = cpuMark();
 let t0 = performance.now();
 for (let i = 0; i < EVENTS; i += 1000) await insertEvents(Math.min(1000, EVENTS - i));
 const backlogGot = await waitFor(EVENTS * ENDPOINTS, 300_000);
 const backlogS = (performance.now() - t0) / 1000;
+if (inspector && profFile) {
+  const { profile } = await inspector.post('Profiler.stop');
+  fs.writeFileSync(profFile, JSON.stringify(profile));
+  inspector.disconnect();
+}
 const backlog = {
   deliveries: backlogGot,
   seconds: backlogS,
   perSecond: Math.round(backlogGot / backlogS),
   ...(await stats()),
   ...cpuSince(mark, backlogGot),
+  peakRssMB: peakRssMB(),
 };
-if (pgss) {
+async function printPgss(phase: string, deliveries: number): Promise<void> {
   const { rows } = await db.pool.query(
     `SELECT calls, round(total_exec_time) AS ms, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS q
      FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
      ORDER BY total_exec_time DESC LIMIT 25`,
   );
-  process.stderr.write(`pg_stat_statements after the backlog (${backlogGot} deliveries):\n`);
+  process.stderr.write(`pg_stat_statements after the ${phase} (${deliveries} deliveries):\n`);
   for (const r of rows)
     process.stderr.write(
       `${String(r.ms).padStart(7)} ms ${String(r.calls).padStart(7)} calls ${String(r.rows).padStart(8)} rows  ${r.q}\n`,
     );
+  await db.pool.query('SELECT pg_stat_statements_reset()');
 }
+if (pgss) await printPgss('backlog', backlogGot);
 receiver.send({ cmd: 'reset' });
 
 // (2) sustained
@@ -220,7 +241,9 @@ const sustained = {
   drainAfterWindowS: Number(drainS.toFixed(2)),
   ...(await stats()),
   ...cpuSince(mark, drained),
+  peakRssMB: peakRssMB(),
 };
+if (pgss) await printPgss('sustained phase', drained);
 void perTick;
 
 await app.close();
