@@ -132,8 +132,11 @@ export async function startService(env: Record<string, string>): Promise<Service
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
+  // BENCH_STDOUT_FILE: all of the service's stdout also goes there (e.g. --trace-gc lines in BENCH_NODE_ARGS).
+  const tee = process.env.BENCH_STDOUT_FILE ? fs.createWriteStream(process.env.BENCH_STDOUT_FILE) : undefined;
   // Only the start-up lines are kept; the rest is drained so the pipe never blocks the service.
   proc.stdout!.on('data', (d) => {
+    tee?.write(d);
     if (out.length < 100_000) out += d;
   });
   const started = Date.now();

@@ -7,7 +7,10 @@
 // snapshot once the RSS passes 200 MB and reports the heap that is live then (what is really held,
 // the rest being garbage not yet collected); BENCH_ALLOC=1 runs V8's sampling heap profiler in the
 // service (bench/memory/alloc-sampler.mjs) and prints the functions that allocated the most bytes
-// per email, garbage included.
+// per email, garbage included (BENCH_ALLOC=promoted: only what outlived the young generation, the
+// promoted garbage a full collection has to find); BENCH_BUFFERS=1 counts the Buffers the service
+// allocates and their bytes per email, and where (bench/memory/buffer-sampler.mjs), with the bytes
+// it read from sockets and files (/proc/PID/io rchar: the Buffers made in C++ for each read).
 // Usage: npm run build && bench/peers/install.sh && node --import tsx bench/memory.ts [M=10000]
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -15,14 +18,28 @@ import os from 'node:os';
 import path from 'node:path';
 import { startFakeDns } from '../test/helpers/fake-dns.js';
 import { publishRecords, type WireRecord } from '../test/helpers/publish-records.js';
-import { api, freshDb, KEY, loadAverage, machine, ROOT, sinkMessages, startService, waitForSink } from './lib.js';
+import {
+  api,
+  cpuSeconds,
+  freshDb,
+  KEY,
+  loadAverage,
+  machine,
+  postgresCpuSeconds,
+  ROOT,
+  sinkMessages,
+  startService,
+  waitForSink,
+} from './lib.js';
 
 const M = Number(process.argv[2] ?? 10_000);
 const SINK_PORT = Number(process.env.BENCH_SINK_PORT ?? 26046); // another port when another run may share the machine (its sink's state dir is per port)
-const ALLOC = process.env.BENCH_ALLOC === '1';
+const ALLOC = process.env.BENCH_ALLOC === '1' || process.env.BENCH_ALLOC === 'promoted';
+const BUFFERS = process.env.BENCH_BUFFERS === '1';
 const SNAPSHOT = process.env.BENCH_SNAPSHOT === '1';
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-memory-'));
 const allocFile = path.join(work, 'alloc.heapprofile');
+const buffersFile = path.join(work, 'buffers.json');
 const sinkSh = path.join(ROOT, 'bench/peers/smtp-sink.sh');
 const HTML = '<p>Hello</p>' + '<p>Lorem ipsum dolor sit amet.</p>'.repeat(100);
 const MB = 1048576;
@@ -38,6 +55,7 @@ process.env.BENCH_NODE_ARGS = [
   process.env.BENCH_NODE_ARGS ?? '',
   SNAPSHOT ? '--heapsnapshot-signal=SIGUSR1' : '',
   ALLOC ? `--import ${path.join(ROOT, 'bench/memory/alloc-sampler.mjs')}` : '',
+  BUFFERS ? `--import ${path.join(ROOT, 'bench/memory/buffer-sampler.mjs')}` : '',
 ].join(' ');
 const svc = await startService({
   MAILROOM_DATABASE_URL: db.url,
@@ -50,7 +68,9 @@ const svc = await startService({
   MAILROOM_OUTBOUND_PORT: String(SINK_PORT),
   MAILROOM_ROLES: 'api,worker',
   MAILROOM_METRICS_TOKEN: 'bench-metrics',
+  BENCH_ALLOC: process.env.BENCH_ALLOC ?? '',
   BENCH_ALLOC_FILE: allocFile,
+  BENCH_BUFFERS_FILE: buffersFile,
 });
 const pid = svc.proc.pid!;
 const result: Record<string, unknown> = { machine: machine(), emails: M, load_before: loadAverage() };
@@ -77,6 +97,8 @@ try {
     };
   };
   result.at_start = await read();
+  const rchar0 = readChars(pid);
+  const cpu0 = { svc: cpuSeconds(pid), pg: postgresCpuSeconds() };
   let sampling = true;
   let snapshotAt = 0;
   const sampler = (async () => {
@@ -112,7 +134,14 @@ try {
   sampling = false;
   await sampler;
   const peak = samples.reduce((a, b) => (b.rss > a.rss ? b : a));
-  if (ALLOC || SNAPSHOT) result.instrumented = 'peak RSS not a result: the profiler or snapshot holds memory';
+  // accept + delivery, the /metrics reads included
+  result.cpu_us_per_email = {
+    mailroom: Math.round(((cpuSeconds(pid) - cpu0.svc) / M) * 1e6),
+    postgres: Math.round(((postgresCpuSeconds() - cpu0.pg) / M) * 1e6),
+  };
+  result.read_kb_per_email = Math.round(((readChars(pid) - rchar0) / 1024 / M) * 10) / 10;
+  if (ALLOC || SNAPSHOT || BUFFERS)
+    result.instrumented = 'peak RSS not a result: the profiler or snapshot holds memory';
   result.peak_rss_mb = svc.peakRssMb();
   result.at_peak_sample = peak;
   result.load_after = loadAverage();
@@ -129,6 +158,16 @@ try {
     for (let i = 0; i < 100 && !fs.existsSync(allocFile); i++) await sleep(100);
     result.allocated_per_email_kb = topAllocators(allocFile, M);
   }
+  if (BUFFERS) {
+    process.kill(pid, 'SIGUSR2');
+    for (let i = 0; i < 100 && !fs.existsSync(buffersFile); i++) await sleep(100);
+    const b = JSON.parse(fs.readFileSync(buffersFile, 'utf8'));
+    result.buffers_per_email = Math.round((b.buffers / M) * 10) / 10;
+    result.buffer_kb_per_email = Math.round((b.bytes / 1024 / M) * 10) / 10;
+    result.buffer_kb_per_email_by_site = Object.fromEntries(
+      Object.entries(b.sites as Record<string, number>).map(([k, v]) => [k, Math.round((v / 1024 / M) * 10) / 10]),
+    );
+  }
 } finally {
   await svc.stop();
   await db.drop();
@@ -137,6 +176,11 @@ try {
 }
 console.log(JSON.stringify(result, null, 2));
 fs.rmSync(work, { recursive: true, force: true });
+
+/** Bytes the process has read (sockets and files), from /proc/PID/io. */
+function readChars(pid: number): number {
+  return Number(/rchar: (\d+)/.exec(fs.readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1] ?? 0);
+}
 
 /** The self sizes of every node in a heap snapshot (taken after a full collection), in MB. */
 function liveHeapMb(file: string): number {
@@ -148,24 +192,34 @@ function liveHeapMb(file: string): number {
   return Math.round(total / MB);
 }
 
-/** The functions that allocated the most (self), KB per email, from the sampling profile. */
-function topAllocators(file: string, emails: number): Record<string, number> {
+/** The functions that allocated the most (self, and by Mailroom caller), KB per email, from the sampling profile. */
+function topAllocators(file: string, emails: number) {
   type Node = {
     callFrame: { functionName: string; url: string; lineNumber: number };
     selfSize: number;
     children: Node[];
   };
   const by = new Map<string, number>();
-  const walk = (n: Node) => {
+  // Also by the innermost Mailroom function (dist/) on the stack: which of our steps made the bytes.
+  const byOurs = new Map<string, number>();
+  const walk = (n: Node, ours: string) => {
     const f = n.callFrame;
     const key = `${f.functionName || '(anonymous)'} ${f.url.replace(`file://${ROOT}/`, '')}:${f.lineNumber + 1}`;
+    const inner = f.url.includes('/dist/') ? key : ours;
     by.set(key, (by.get(key) ?? 0) + n.selfSize);
-    for (const c of n.children) walk(c);
+    byOurs.set(inner, (byOurs.get(inner) ?? 0) + n.selfSize);
+    for (const c of n.children) walk(c, inner);
   };
-  walk(JSON.parse(fs.readFileSync(file, 'utf8')).head);
+  walk(JSON.parse(fs.readFileSync(file, 'utf8')).head, '(no Mailroom frame)');
   let total = 0;
   for (const v of by.values()) total += v;
-  const top: [string, number][] = [...by.entries()].sort((a, b) => b[1] - a[1]).slice(0, 15);
-  const rows: [string, number][] = [['(all)', total], ...top];
-  return Object.fromEntries(rows.map(([k, v]) => [k, Math.round(v / 1024 / emails)]));
+  const kb = (v: number) => Math.round((v / 1024 / emails) * 10) / 10;
+  const top = (m: Map<string, number>) =>
+    Object.fromEntries(
+      [...m.entries()]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 20)
+        .map(([k, v]) => [k, kb(v)]),
+    );
+  return { all: kb(total), by_function: top(by), by_mailroom_caller: top(byOurs) };
 }
