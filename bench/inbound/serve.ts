@@ -4,6 +4,8 @@
 // and writes the messages smtp-source sends (-F): a DKIM-signed 10 KB multipart message and one
 // with a 1 MB attachment. Prints one JSON line {mx_port, database_url, pid, files} and runs until
 // stdin closes; then stops the service and drops the database.
+// Usage: serve.ts [MX_PORT=26525] [HTTP_PORT=0 (any free port)]; BENCH_TMP: the directory for the
+// message files (default a fresh one under the system's temporary directory).
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -14,6 +16,8 @@ import { startFakeDns } from '../../test/helpers/fake-dns.js';
 import { api, freshDb, KEY, serveUntilStdinEnds, startService } from '../lib.js';
 
 const port = Number(process.argv[2] ?? 26525);
+const httpPort = Number(process.argv[3] ?? 0);
+const dir = process.env.BENCH_TMP ?? fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-inbound-'));
 const dns = await startFakeDns();
 const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 dns.set('s1._domainkey.sender.bench', 'TXT', [
@@ -44,7 +48,7 @@ async function messageFile(name: string, attachment?: Buffer): Promise<string> {
     selector: 's1',
     privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
   });
-  const file = path.join(os.tmpdir(), `mailroom-inbound-${name}.eml`);
+  const file = path.join(dir, `${name}.eml`);
   fs.writeFileSync(
     file,
     Buffer.concat([Buffer.from(signature), raw])
@@ -63,6 +67,7 @@ const svc = await startService({
   MAILROOM_DELIVERY_MODE: 'capture',
   MAILROOM_RATE_LIMIT: '1000000',
   MAILROOM_MX_LISTEN: `127.0.0.1:${port}`,
+  MAILROOM_HTTP_LISTEN: `127.0.0.1:${httpPort}`,
   MAILROOM_DNS_SERVERS: dns.address,
   MAILROOM_MX_RATE_LIMIT: '10000000',
   MAILROOM_MX_MAX_CONNECTIONS_PER_IP: '1000',
