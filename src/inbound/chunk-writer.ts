@@ -72,13 +72,13 @@ export class ChunkWriter {
   }
 
   /**
-   * The chunks not yet written; `write` must insert them with the rows, on `db`. `signal` aborted
-   * once the rows are written: rolled back instead of committed.
+   * The chunks not yet written; `write` must insert them with the rows, on `db`; its result is
+   * returned once committed. `signal` aborted once the rows are written: rolled back instead of committed.
    */
-  async finish(
-    write: (db: Queryable | undefined, chunks: BlobChunk[]) => Promise<void>,
+  async finish<T>(
+    write: (db: Queryable | undefined, chunks: BlobChunk[]) => Promise<T>,
     signal?: AbortSignal,
-  ): Promise<void> {
+  ): Promise<T> {
     await this.spilling;
     this.closed = true;
     const chunks = this.pending;
@@ -87,9 +87,10 @@ export class ChunkWriter {
     const tx = this.tx;
     this.tx = undefined;
     try {
-      await write(tx, chunks);
+      const out = await write(tx, chunks);
       signal?.throwIfAborted();
       await tx.query('COMMIT');
+      return out;
     } catch (err) {
       await tx.query('ROLLBACK').catch(() => undefined);
       throw err;

@@ -60,18 +60,19 @@ export function receivedEventData(email: ReceivedInsert['email'], attachments: R
 }
 
 export class InboundReceiver {
-  private readonly batch: Batcher<{ items: ReceivedInsert[]; chunks: BlobChunk[] }, void>;
+  /** resolves whether the write's email reached an inbox of its team */
+  private readonly batch: Batcher<{ items: ReceivedInsert[]; chunks: BlobChunk[] }, boolean>;
   private readonly resolve: ResolveFn;
 
   constructor(private readonly deps: { pool: Pool; config: Config; resolver: Resolver; log?: Logger }) {
     this.resolve = cachedResolve(deps.resolver, deps.config.mxDnsCacheSeconds * 1000);
-    this.batch = new Batcher<{ items: ReceivedInsert[]; chunks: BlobChunk[] }, void>(async (writes) => {
-      await receivedEmailsInsert(
+    this.batch = new Batcher<{ items: ReceivedInsert[]; chunks: BlobChunk[] }, boolean>(async (writes) => {
+      const inInbox = await receivedEmailsInsert(
         deps.pool,
         writes.flatMap((w) => w.items),
         writes.flatMap((w) => w.chunks),
       );
-      return writes.map(() => undefined);
+      return writes.map((w) => w.items.some((i) => inInbox.has(i.email.id)));
     });
   }
 
@@ -196,15 +197,19 @@ export class InboundReceiver {
         created_at: createdAt,
       };
       const item = { email, attachments, event };
-      await writer.finish((db, chunks) => {
+      const inInbox = await writer.finish((db, chunks) => {
         signal?.throwIfAborted();
-        return db ? receivedEmailsInsert(db, [item], chunks) : this.batch.add({ items: [item], chunks });
+        return db
+          ? receivedEmailsInsert(db, [item], chunks).then((ids) => ids.has(id))
+          : this.batch.add({ items: [item], chunks });
       }, signal);
-      // Into the team's inboxes among the recipients, once the received email is committed. A failure
-      // here leaves the email in /emails/receiving (logged); the sender is not asked to send again.
-      await fileReceived(this.deps.pool, email, attachments).catch((err) =>
-        this.deps.log?.error('filing into an inbox failed', { err, email: id }),
-      );
+      // Into the team's inboxes among the recipients, once the received email is committed (the
+      // insert said whether any is addressed). A failure here leaves the email in
+      // /emails/receiving (logged); the sender is not asked to send again.
+      if (inInbox)
+        await fileReceived(this.deps.pool, email, attachments).catch((err) =>
+          this.deps.log?.error('filing into an inbox failed', { err, email: id }),
+        );
       if (reportCandidates.length) {
         const ingested = await ingestDmarcReports(this.deps.pool, to.teamId, id, reportCandidates).catch((err) => {
           this.deps.log?.error('storing DMARC reports failed', { err, email: id });
