@@ -12,17 +12,15 @@ import type { Pool as SmtpPool } from '../mta/pool.js';
 import type { Job, JobContext, JobOutcome } from '../queue/worker.js';
 import { DELIVERY_PRIORITY, deliverJobsInsert } from '../store/jobs.js';
 import type { Pool } from '../store/db.js';
+import { type DeliverBatchPayload, type DeliverPayload, type EventInsert } from '../store/emails.js';
 import {
   emailEventsInsertMany,
   emailsLoadForDelivery,
-  type DeliverBatchPayload,
-  type DeliverPayload,
   type DeliveryLoad,
   type DeliveryState,
   type EmailForDelivery,
   type EventGroup,
-  type EventInsert,
-} from '../store/emails.js';
+} from '../store/email-delivery.js';
 import { suppressionAdd } from '../store/suppressions.js';
 import { retryWhileUnavailable } from '../store/unavailable.js';
 import { suppressesRecipient } from '../mta/classify.js';

@@ -8,14 +8,8 @@ import { bounceExtra, makeEvent } from '../events/email-events.js';
 import { uuid } from '../lib/ids.js';
 import type { Logger } from '../lib/log.js';
 import { withTx, type Pool } from '../store/db.js';
-import {
-  emailEventKeys,
-  emailEventsInsertMany,
-  emailFindForReport,
-  type EmailForReport,
-  type EventGroup,
-  type EventInsert,
-} from '../store/emails.js';
+import { emailEventKeys, emailFindForReport, type EmailForReport, type EventInsert } from '../store/emails.js';
+import { emailEventsInsertMany, type EventGroup } from '../store/email-delivery.js';
 import { inspectDelivery } from '../insights/inspect.js';
 import { DELIVERY_RULE_IDS } from '../insights/rules.js';
 import { returnPathMessageInsert } from '../store/received-emails.js';

@@ -12,7 +12,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { freshDatabase, seedDomain, type TestDatabase } from '../helpers/db.js';
-import { emailEventsInsertMany, emailsLoadForDelivery, type EventInsert } from '../../src/store/emails.js';
+import type { EventInsert } from '../../src/store/emails.js';
+import { emailEventsInsertMany, emailsLoadForDelivery } from '../../src/store/email-delivery.js';
 import { webhookOutboxReadEmailEvents } from '../../src/store/webhook-outbox.js';
 
 let db: TestDatabase;

@@ -6,7 +6,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { freshDatabase, seedDomain, type TestDatabase } from '../helpers/db.js';
-import { emailEventsInsertMany, type EventInsert } from '../../src/store/emails.js';
+import type { EventInsert } from '../../src/store/emails.js';
+import { emailEventsInsertMany } from '../../src/store/email-delivery.js';
 import { jobsClaimDue } from '../../src/store/jobs.js';
 
 let db: TestDatabase;
