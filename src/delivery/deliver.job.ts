@@ -12,7 +12,7 @@ import type { Pool as SmtpPool } from '../mta/pool.js';
 import type { Job, JobContext, JobOutcome } from '../queue/worker.js';
 import { DELIVERY_PRIORITY, deliverJobsInsert } from '../store/jobs.js';
 import type { Pool } from '../store/db.js';
-import { type DeliverBatchPayload, type DeliverPayload, type EventInsert } from '../store/emails.js';
+import type { DeliverBatchPayload, DeliverPayload, EventInsert } from '../store/emails.js';
 import {
   emailEventsInsertMany,
   emailsLoadForDelivery,

@@ -147,7 +147,7 @@ export const deliverJobsInsertSql = (param: string) => `
   RETURNING id`;
 
 /**
- * For the delivery results' statement (store/emails.ts emailEventsInsertMany): deletes the jobs
+ * For the delivery results' statement (store/email-delivery.ts emailEventsInsertMany): deletes the jobs
  * given as a JSON array `[{id, worker}]` in parameter `param`, each only while it is still leased to
  * that worker and not re-armed, so that results and the job's end commit together (issue 27: one
  * statement and commit fewer per job). A job another worker has taken is left to it.
