@@ -1,5 +1,5 @@
 // The dashboard's sign-in capability, assembled once by the composition root and handed to the
-// HTTP layer: sessions (also used by the API hook), accounts, OAuth, password reset, throttling,
+// HTTP layer: sessions (also used by the API hook), accounts, the second factor, OAuth, password reset, throttling,
 // and the system mail they send (held by no team).
 import type { Config } from '../config/schema.js';
 import type { EmailSender } from '../emails/send.js';
@@ -9,6 +9,7 @@ import type { Pool } from '../store/db.js';
 import { Accounts } from './accounts.js';
 import { OAuth } from './oauth.js';
 import { PasswordReset } from './password-reset.js';
+import { SecondFactor } from './second-factor.js';
 import { Sessions } from './sessions.js';
 import { SystemMail } from './system-mail.js';
 import { TeamAdmin } from './teams.js';
@@ -17,6 +18,7 @@ import { LoginThrottle } from './throttle.js';
 export interface DashboardAuth {
   sessions: Sessions;
   accounts: Accounts;
+  secondFactor: SecondFactor;
   oauth: OAuth;
   reset: PasswordReset;
   mail: SystemMail;
@@ -37,7 +39,8 @@ export function createDashboardAuth(d: {
   const mail = new SystemMail(d.pool, d.config, d.sender, d.log);
   return {
     sessions,
-    accounts: new Accounts(d.pool, sessions, d.sealer, throttle, d.defaultTeamId, mail, d.config.publicUrl),
+    accounts: new Accounts(d.pool, sessions, throttle, d.defaultTeamId, mail, d.config.publicUrl),
+    secondFactor: new SecondFactor(d.pool, sessions, d.sealer, throttle),
     oauth: new OAuth(d.config, d.secretKey),
     reset: new PasswordReset(d.pool, d.config, mail, throttle, d.log),
     mail,

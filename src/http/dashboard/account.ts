@@ -20,7 +20,7 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
 
   app.post('/dashboard-api/account/totp/setup', opts('Start TOTP enrolment'), async (req) => {
     const { auth } = await me(req);
-    return dash(deps).accounts.totpBegin(auth);
+    return dash(deps).secondFactor.totpBegin(auth);
   });
 
   app.post(
@@ -28,7 +28,7 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
     opts('Confirm TOTP enrolment with a code', { body: Code }),
     async (req) => {
       const { auth } = await me(req);
-      return dash(deps).accounts.totpEnable(auth, req.body.code, originOf(req));
+      return dash(deps).secondFactor.totpEnable(auth, req.body.code, originOf(req));
     },
   );
 
@@ -37,7 +37,7 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
     opts('Turn TOTP off (needs a current code)', { body: Code }),
     async (req) => {
       const { auth } = await me(req);
-      await dash(deps).accounts.totpDisable(auth, req.body.code, originOf(req));
+      await dash(deps).secondFactor.totpDisable(auth, req.body.code, originOf(req));
       return { totp_enabled: false };
     },
   );
@@ -47,7 +47,7 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
     opts('New recovery codes (needs a current code)', { body: Code }),
     async (req) => {
       const { auth } = await me(req);
-      return dash(deps).accounts.recoveryCodesRenew(auth, req.body.code);
+      return dash(deps).secondFactor.recoveryCodesRenew(auth, req.body.code);
     },
   );
 

@@ -70,7 +70,7 @@ export default function register(app: ApiApp, deps: ApiDeps): void {
       const d = dash(deps);
       const { auth } = await d.sessions.require(req, { allowPending: true, allowMfaSetup: true });
       if (!auth.mfaPending) return { mfa_required: false };
-      const s = await d.accounts.secondFactor(auth, req.body.code, originOf(req));
+      const s = await d.secondFactor.complete(auth, req.body.code, originOf(req));
       setCookies(reply, s.cookies);
       return { mfa_required: false, csrf: s.csrf, recovery_codes_left: s.recovery_codes_left };
     },
