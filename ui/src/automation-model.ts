@@ -5,6 +5,14 @@
 // Also: durations as number + unit, condition rules as editable groups, and a 422 mapped to the
 // step it names. The server validates; this file only shapes what the user typed.
 
+/** What the step editors pick from: the team's templates, event names, segments and contact properties. */
+export interface Refs {
+  templates: { id: string; name: string; alias: string | null }[];
+  eventNames: string[];
+  segments: { id: string; name: string }[];
+  properties: string[];
+}
+
 export type StepType =
   | 'trigger'
   | 'send_email'

@@ -14,8 +14,9 @@ import {
   STEP_WORDS,
   type Node,
   type StepType,
+  type Refs,
 } from '../automation-model';
-import { StepFields, type Refs } from './StepEditors';
+import { StepFields } from './StepEditors';
 
 interface Ctx {
   tree: Node[];

@@ -4,6 +4,7 @@
 // it names. The server decides what is valid (filter-model.ts only shapes the input).
 import { useEffect, useState } from 'preact/hooks';
 import { get, plainMessage } from '../api';
+import { val } from '../form-value';
 import { allPages, type Topic } from '../audience';
 import {
   BASE_FIELDS,
@@ -278,7 +279,6 @@ function RowEditor({
   onRemove: () => void;
 }) {
   const n = `Rule ${label}`;
-  const val = (e: Event) => (e.currentTarget as HTMLInputElement | HTMLSelectElement).value;
   const type = fieldType(row.field, ctx.props);
   const pick = (v: string) => {
     if (v === ':topic') return onChange({ ...row, type: 'topic', topic: row.topic || ctx.topics[0]?.id || '' });

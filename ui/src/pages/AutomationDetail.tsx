@@ -16,11 +16,11 @@ import {
   type ApiStep,
   type Graph,
   type Node,
+  type Refs,
 } from '../automation-model';
 import { AutomationBuilder } from '../components/AutomationBuilder';
 import { AutomationCanvas, type StepCounts } from '../components/AutomationCanvas';
 import { Link } from '../components/Link';
-import type { Refs } from '../components/StepEditors';
 import { AgoCell, Alert, Badge, Code, ErrorRetry, KV, Loading, PageHead, PagedTable } from '../components/ui';
 import { fmtDate } from '../format';
 import { useAction, useLoad, usePaged, useVisibleInterval } from '../hooks';
