@@ -124,6 +124,9 @@ export async function startService(env: Record<string, string>): Promise<Service
   const proc = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'dist/main.js'), 'start'], {
     env: {
       PATH: process.env.PATH!,
+      // glibc's allocator settings (MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_, ...) reach the service, so
+      // their effect on its RSS can be measured (issue 27: freed Buffers kept resident by malloc).
+      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('MALLOC_'))),
       MAILROOM_DATA_DIR: dataDir,
       MAILROOM_LOG_LEVEL: 'info',
       MAILROOM_HTTP_LISTEN: '127.0.0.1:0',

@@ -28,7 +28,6 @@ import { Worker } from './queue/worker.js';
 import { resolveSecretKey } from './lib/secret.js';
 import { createLimiter } from './ratelimit/limiter.js';
 import { RequestLogRecorder } from './request-logs/recorder.js';
-import { startMx } from './smtp/mx.js';
 import { DownloadLinks } from './inbound/download-links.js';
 import { AddressHasher } from './lib/address-hash.js';
 import { privacyEraseJob } from './privacy/erase.job.js';
@@ -36,7 +35,6 @@ import { privacyExportJob } from './privacy/export.job.js';
 import { agentJob } from './inboxes/agent-run.js';
 import { TeamRetentionSettings } from './privacy/retention.js';
 import { PrivacyRequests } from './privacy/service.js';
-import { startSubmission } from './smtp/submission.js';
 import { openDatabase, type Database } from './store/db.js';
 import { checkSchema, migrate } from './store/migrate.js';
 import { DELIVER_JOB } from './store/emails.js';
@@ -304,12 +302,17 @@ export async function startApp(
       });
     }
     // Before HTTP, so that "http listening" (which tools wait for) means every listener is up.
+    // The SMTP listeners are imported only by the roles that run them: the MX pulls in the inbound
+    // pipeline (mailparser, libmime, fast-xml-parser, smtp-server, asn1), which an api or worker
+    // process would otherwise hold in its heap for nothing (issue 27, memory).
     if (config.roles.includes('smtp') && limiter && recorder) {
+      const { startSubmission } = await import('./smtp/submission.js');
       const submission = await startSubmission({ config, log, pool: db.pool, apiKeys, sender, limiter, recorder });
       app.smtpListeners = submission.listeners;
       smtpDrains.push((hold) => submission.close(hold));
     }
     if (config.roles.includes('mx')) {
+      const { startMx } = await import('./smtp/mx.js');
       const mx = await startMx({ config, log, pool: db.pool, unsubscribes });
       app.mxListeners = mx.listeners;
       smtpDrains.push((hold) => mx.close(hold));

@@ -2,7 +2,7 @@
 // GET /emails/:id/attachments[/:attachment_id] and their signed downloads. An attachment's id is
 // derived from the email id and its position, so it is stable without a table.
 import { createHash } from 'node:crypto';
-import { MailParser, type AttachmentStream } from 'mailparser';
+import type { AttachmentStream } from 'mailparser';
 import type { Queryable } from '../../store/db.js';
 import { emailRawById, emailRawFind } from '../../store/emails.js';
 
@@ -23,6 +23,9 @@ export function sentAttachmentId(emailId: string, index: number): string {
 }
 
 export async function sentAttachments(emailId: string, raw: Buffer): Promise<SentAttachment[]> {
+  // Imported on first use: only a privacy export or an attachment download parses a sent message,
+  // and mailparser with its dependencies is ~5 MB of heap in a process that never does (issue 27).
+  const { MailParser } = await import('mailparser');
   const parser = new MailParser();
   const out: SentAttachment[] = [];
   await new Promise<void>((resolve, reject) => {
