@@ -193,6 +193,7 @@ export class EmailAcceptor {
   email(ctx: SendContext, c: Checked, d: EmailDraft, now: Date): AcceptedEmail {
     const scheduled = d.scheduledAt !== null;
     const owner = ctx.dataTeamId ?? ctx.teamId;
+    const createdAt = now.toISOString(); // once: the row's created_at and (unscheduled) its jobs' run_at
     const row: AcceptedEmail['row'] = {
       id: d.id,
       team_id: owner,
@@ -212,7 +213,7 @@ export class EmailAcceptor {
       tags: d.tags,
       scheduled_at: d.scheduledAt?.toISOString() ?? null,
       last_event: scheduled ? 'scheduled' : 'sent',
-      created_at: now.toISOString(),
+      created_at: createdAt,
       topic_id: c.topicId,
       list_unsubscribe: d.listMail,
       list_id: d.listId,
@@ -221,7 +222,7 @@ export class EmailAcceptor {
       // Not analyzed yet: the insight rules run off the request path (insights/compose-insights.ts).
       insights: null,
     };
-    const runAt = (d.scheduledAt ?? now).toISOString();
+    const runAt = d.scheduledAt ? d.scheduledAt.toISOString() : createdAt;
     const byDomain = new Map<string, Set<string>>();
     for (const a of [...d.to, ...d.cc, ...d.bcc]) {
       const set = byDomain.get(a.domain) ?? new Set<string>();
@@ -245,7 +246,22 @@ export class EmailAcceptor {
             ? DELIVERY_PRIORITY.automation
             : DELIVERY_PRIORITY.transactional,
     }));
-    return { row, raw: d.raw, event: acceptedEvent(row, scheduled, now), jobs };
+    // The event is made of the row's fields but with created_at as the Date: given the row's ISO
+    // string, isoOf parsed it back into a Date only to format it again (~3 µs per email).
+    const forEvent: EmailForEvent = {
+      id: row.id,
+      team_id: owner,
+      created_at: now,
+      from_header: row.from_header,
+      to_addrs: row.to_addrs,
+      subject: row.subject,
+      message_id: row.message_id,
+      tags: row.tags,
+      headers: row.headers,
+      broadcast_id: row.broadcast_id,
+      automation_id: row.automation_id,
+    };
+    return { row, raw: d.raw, event: acceptedEvent(forEvent, scheduled, now), jobs };
   }
 
   /**
