@@ -14,6 +14,7 @@ import {
   emailsInsertAccepted,
   emailsInsertPage,
   type AcceptedEmail,
+  type DeliverPayload,
   type EmailPage,
   type EventInsert,
   type IdempotencyCompletion,
@@ -223,29 +224,27 @@ export class EmailAcceptor {
       insights: null,
     };
     const runAt = d.scheduledAt ? d.scheduledAt.toISOString() : createdAt;
+    // One delivery job per recipient domain with its distinct (lowercased) recipients, in the order
+    // they first appear in to, cc, bcc. Loops and assignment, not spreads: per email on the accept path.
     const byDomain = new Map<string, Set<string>>();
-    for (const a of [...d.to, ...d.cc, ...d.bcc]) {
-      const set = byDomain.get(a.domain) ?? new Set<string>();
-      set.add(a.address.toLowerCase());
-      byDomain.set(a.domain, set);
+    for (const list of [d.to, d.cc, d.bcc])
+      for (const a of list) {
+        let set = byDomain.get(a.domain);
+        if (!set) byDomain.set(a.domain, (set = new Set<string>()));
+        set.add(a.address.toLowerCase());
+      }
+    const priority =
+      ctx.source === 'broadcast'
+        ? DELIVERY_PRIORITY.broadcast
+        : ctx.source === 'automation'
+          ? DELIVERY_PRIORITY.automation
+          : DELIVERY_PRIORITY.transactional;
+    const jobs: AcceptedEmail['jobs'] = [];
+    for (const [rd, rcpts] of byDomain) {
+      const payload: DeliverPayload = { email_id: d.id, team_id: owner, domain: rd, recipients: [...rcpts] };
+      if (scheduled) payload.scheduled = true;
+      jobs.push({ payload, run_at: runAt, region: c.domain.region, priority });
     }
-    const jobs = [...byDomain].map(([rd, rcpts]) => ({
-      payload: {
-        email_id: d.id,
-        team_id: owner,
-        domain: rd,
-        recipients: [...rcpts],
-        ...(scheduled ? { scheduled: true as const } : {}),
-      },
-      run_at: runAt,
-      region: c.domain.region,
-      priority:
-        ctx.source === 'broadcast'
-          ? DELIVERY_PRIORITY.broadcast
-          : ctx.source === 'automation'
-            ? DELIVERY_PRIORITY.automation
-            : DELIVERY_PRIORITY.transactional,
-    }));
     // The event is made of the row's fields but with created_at as the Date: given the row's ISO
     // string, isoOf parsed it back into a Date only to format it again (~3 µs per email).
     const forEvent: EmailForEvent = {
