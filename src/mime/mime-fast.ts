@@ -72,7 +72,7 @@ export interface FastMessage {
 }
 
 export function writeSimpleMessage(m: FastMessage): Buffer {
-  // pushed one by one: spreading conditional arrays into the literal cost more than the rest of the header block
+  // pushed one by one rather than spreading conditional arrays into the literal (per email on the accept path)
   const lines = [header('From', addressList([m.from])), header('To', addressList(m.to))];
   if (m.cc.length) lines.push(header('Cc', addressList(m.cc)));
   if (m.replyTo.length) lines.push(header('Reply-To', addressList(m.replyTo)));
