@@ -14,6 +14,7 @@ import {
   emailsInsertAccepted,
   emailsInsertPage,
   type AcceptedEmail,
+  type DeliverPayload,
   type EmailPage,
   type EventInsert,
   type IdempotencyCompletion,
@@ -193,6 +194,7 @@ export class EmailAcceptor {
   email(ctx: SendContext, c: Checked, d: EmailDraft, now: Date): AcceptedEmail {
     const scheduled = d.scheduledAt !== null;
     const owner = ctx.dataTeamId ?? ctx.teamId;
+    const createdAt = now.toISOString(); // once: the row's created_at and (unscheduled) its jobs' run_at
     const row: AcceptedEmail['row'] = {
       id: d.id,
       team_id: owner,
@@ -212,7 +214,7 @@ export class EmailAcceptor {
       tags: d.tags,
       scheduled_at: d.scheduledAt?.toISOString() ?? null,
       last_event: scheduled ? 'scheduled' : 'sent',
-      created_at: now.toISOString(),
+      created_at: createdAt,
       topic_id: c.topicId,
       list_unsubscribe: d.listMail,
       list_id: d.listId,
@@ -221,31 +223,44 @@ export class EmailAcceptor {
       // Not analyzed yet: the insight rules run off the request path (insights/compose-insights.ts).
       insights: null,
     };
-    const runAt = (d.scheduledAt ?? now).toISOString();
+    const runAt = d.scheduledAt ? d.scheduledAt.toISOString() : createdAt;
+    // One delivery job per recipient domain with its distinct (lowercased) recipients, in the order
+    // they first appear in to, cc, bcc. Loops and assignment, not spreads: per email on the accept path.
     const byDomain = new Map<string, Set<string>>();
-    for (const a of [...d.to, ...d.cc, ...d.bcc]) {
-      const set = byDomain.get(a.domain) ?? new Set<string>();
-      set.add(a.address.toLowerCase());
-      byDomain.set(a.domain, set);
+    for (const list of [d.to, d.cc, d.bcc])
+      for (const a of list) {
+        let set = byDomain.get(a.domain);
+        if (!set) byDomain.set(a.domain, (set = new Set<string>()));
+        set.add(a.address.toLowerCase());
+      }
+    const priority =
+      ctx.source === 'broadcast'
+        ? DELIVERY_PRIORITY.broadcast
+        : ctx.source === 'automation'
+          ? DELIVERY_PRIORITY.automation
+          : DELIVERY_PRIORITY.transactional;
+    const jobs: AcceptedEmail['jobs'] = [];
+    for (const [rd, rcpts] of byDomain) {
+      const payload: DeliverPayload = { email_id: d.id, team_id: owner, domain: rd, recipients: [...rcpts] };
+      if (scheduled) payload.scheduled = true;
+      jobs.push({ payload, run_at: runAt, region: c.domain.region, priority });
     }
-    const jobs = [...byDomain].map(([rd, rcpts]) => ({
-      payload: {
-        email_id: d.id,
-        team_id: owner,
-        domain: rd,
-        recipients: [...rcpts],
-        ...(scheduled ? { scheduled: true as const } : {}),
-      },
-      run_at: runAt,
-      region: c.domain.region,
-      priority:
-        ctx.source === 'broadcast'
-          ? DELIVERY_PRIORITY.broadcast
-          : ctx.source === 'automation'
-            ? DELIVERY_PRIORITY.automation
-            : DELIVERY_PRIORITY.transactional,
-    }));
-    return { row, raw: d.raw, event: acceptedEvent(row, scheduled, now), jobs };
+    // The event is made of the row's fields but with created_at as the Date: given the row's ISO
+    // string, isoOf parsed it back into a Date only to format it again (~3 µs per email).
+    const forEvent: EmailForEvent = {
+      id: row.id,
+      team_id: owner,
+      created_at: now,
+      from_header: row.from_header,
+      to_addrs: row.to_addrs,
+      subject: row.subject,
+      message_id: row.message_id,
+      tags: row.tags,
+      headers: row.headers,
+      broadcast_id: row.broadcast_id,
+      automation_id: row.automation_id,
+    };
+    return { row, raw: d.raw, event: acceptedEvent(forEvent, scheduled, now), jobs };
   }
 
   /**

@@ -31,12 +31,23 @@ export function installApiHooks(app: FastifyInstance, deps: ApiDeps): void {
       throw new AppError('restricted_api_key');
   });
 
-  app.addHook('onSend', async (req, _reply, payload) => {
+  // onSend and onResponse take Fastify's callback form: nothing in them waits, and an async hook
+  // costs a promise and a microtask turn per request.
+  app.addHook('onSend', (req, _reply, payload, done) => {
     if (!req.routeOptions.config?.public && typeof payload === 'string') req.responsePayload = payload;
-    return payload;
+    done(null, payload);
   });
 
-  app.addHook('onResponse', async (req, reply) => {
+  app.addHook('onResponse', (req, reply, done) => {
+    try {
+      recordResponse(req, reply);
+    } catch (err) {
+      return done(err as Error);
+    }
+    done();
+  });
+
+  function recordResponse(req: FastifyRequest, reply: FastifyReply): void {
     counters.httpRequests.inc({
       method: req.method,
       route: req.routeOptions.url ?? '(unmatched)',
@@ -68,5 +79,5 @@ export function installApiHooks(app: FastifyInstance, deps: ApiDeps): void {
       duration_ms: reply.elapsedTime,
       created_at: new Date(Date.now() - reply.elapsedTime).toISOString(),
     });
-  });
+  }
 }

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import * as mimeFuncs from 'nodemailer/lib/mime-funcs/index.js';
 import type { Address } from './addresses.js';
-import { encodeQuotedPrintable, fitsSevenBit } from './qp.js';
+import { encodeQuotedPrintable, fitsSevenBitText } from './qp.js';
 
 const CRLF = '\r\n';
 const PLAIN_ADDRESS = /^[^\s"(),:;<>@[\\\]]+@[^\s"(),:;<>@[\\\]]+$/;
@@ -33,17 +33,28 @@ function headerText(value: string): string {
 
 const header = (key: string, value: string) => mimeFuncs.foldLines(`${key}: ${value}`, 76);
 
+let lastDateSecond = Number.NaN;
+let lastDate = '';
 /** RFC 5322 date, as MailComposer writes it. */
-export const rfc2822Date = (d: Date) => d.toUTCString().replace(/GMT/, '+0000');
+export const rfc2822Date = (d: Date): string => {
+  // Whole seconds only, so the last second's string serves every message composed within it
+  // (thousands a second on the accept path; toUTCString and the replace were ~1.5 µs each time).
+  const second = Math.floor(d.getTime() / 1000);
+  if (second !== lastDateSecond) {
+    lastDate = d.toUTCString().replace(/GMT/, '+0000');
+    lastDateSecond = second;
+  }
+  return lastDate;
+};
 
 /** One text part, headers and content: 7bit when it fits, quoted-printable otherwise. */
 export function textPart(contentType: string, body: string): string {
   // without CR (compose.ts leaves none), /\r?\n/ is every LF: replaceAll is faster than the regex
   const crlf = body.includes('\r') ? body.replace(/\r?\n/g, CRLF) : body.replaceAll('\n', CRLF);
-  const bytes = Buffer.from(crlf, 'utf8');
-  const plain = fitsSevenBit(bytes);
+  // checked on the string: encoding it to bytes is needed only for quoted-printable
+  const plain = fitsSevenBitText(crlf);
   const encoding = plain ? '7bit' : 'quoted-printable';
-  const content = plain ? crlf : encodeQuotedPrintable(bytes);
+  const content = plain ? crlf : encodeQuotedPrintable(Buffer.from(crlf, 'utf8'));
   return `Content-Type: ${contentType}; charset=utf-8${CRLF}Content-Transfer-Encoding: ${encoding}${CRLF}${CRLF}${content}`;
 }
 
@@ -61,16 +72,16 @@ export interface FastMessage {
 }
 
 export function writeSimpleMessage(m: FastMessage): Buffer {
-  const lines = [
-    header('From', addressList([m.from])),
-    header('To', addressList(m.to)),
-    ...(m.cc.length ? [header('Cc', addressList(m.cc))] : []),
-    ...(m.replyTo.length ? [header('Reply-To', addressList(m.replyTo))] : []),
+  // pushed one by one rather than spreading conditional arrays into the literal (per email on the accept path)
+  const lines = [header('From', addressList([m.from])), header('To', addressList(m.to))];
+  if (m.cc.length) lines.push(header('Cc', addressList(m.cc)));
+  if (m.replyTo.length) lines.push(header('Reply-To', addressList(m.replyTo)));
+  lines.push(
     header('Subject', headerText(m.subject)),
     `Message-ID: ${m.messageId}`,
     `Date: ${rfc2822Date(m.date)}`,
     'MIME-Version: 1.0',
-  ];
+  );
   for (const [k, v] of Object.entries(m.headers)) lines.push(header(k, headerText(v)));
   const parts: string[] = [];
   if (m.text) parts.push(textPart('text/plain', m.text));
@@ -84,7 +95,8 @@ export function writeSimpleMessage(m: FastMessage): Buffer {
   } else {
     // 122 random bits from randomUUID, whose entropy Node draws in bulk: randomBytes(12) per
     // message was a getrandom call each time, ~6% of the API's CPU on the batch path.
-    const boundary = `--_MR_${randomUUID().replace(/-/g, '')}`;
+    const u = randomUUID(); // 8-4-4-4-12 hex digits; sliced, not replaced with a regex (~1 µs)
+    const boundary = `--_MR_${u.slice(0, 8)}${u.slice(9, 13)}${u.slice(14, 18)}${u.slice(19, 23)}${u.slice(24)}`;
     lines.push(`Content-Type: multipart/alternative;${CRLF} boundary="${boundary}"`);
     body = parts.map((p) => `--${boundary}${CRLF}${p}${CRLF}`).join('') + `--${boundary}--${CRLF}`;
   }

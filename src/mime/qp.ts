@@ -84,6 +84,27 @@ export function fitsSevenBit(bytes: Uint8Array): boolean {
   }
 }
 
+/**
+ * fitsSevenBit for a string, without encoding it first: the same answer as
+ * fitsSevenBit(Buffer.from(s, 'utf8')). Any character from U+0080 on encodes to bytes that are
+ * not 7bit, so for the strings this can say yes to, characters and bytes are the same.
+ */
+export function fitsSevenBitText(s: string): boolean {
+  const len = s.length;
+  if (len > 128 * 1024) return false;
+  let lineStart = 0;
+  for (let i = 0; i < len; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x20 && c <= 0x7e) {
+      if (i - lineStart >= LINE) return false;
+    } else if (c === CR || c === LF) lineStart = i + 1;
+    else if (c === TAB) {
+      if (i - lineStart >= LINE) return false;
+    } else return false;
+  }
+  return len - lineStart <= LINE;
+}
+
 // Work space reused between calls (the functions are synchronous); large ones are not kept.
 const KEEP = 256 * 1024;
 let work: Buffer = Buffer.allocUnsafe(16 * 1024);

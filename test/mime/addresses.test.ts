@@ -29,6 +29,13 @@ test('parses "Name <addr>" and "<addr>"', () => {
   assert.deepEqual(parseAddress('<team@acme.io>'), { address: 'team@acme.io', domain: 'acme.io' });
 });
 
+test('gives the fields in one order, with or without a name', () => {
+  assert.deepEqual(Object.keys(parseAddress('Acme Team <team@acme.io>')), ['name', 'address', 'domain']);
+  assert.deepEqual(Object.keys(parseAddress('team@acme.io')), ['address', 'domain']);
+  assert.deepEqual(Object.keys(parseAddress('"" <team@acme.io>')), ['address', 'domain']);
+  assert.deepEqual(Object.keys(parseAddress('   <team@acme.io>')), ['address', 'domain']);
+});
+
 test('parses a quoted display name with commas, escapes and angle brackets', () => {
   assert.equal(parseAddress('"Doe, John" <j@x.com>').name, 'Doe, John');
   assert.equal(parseAddress('"A \\"B\\" <C>" <j@x.com>').name, 'A "B" <C>');

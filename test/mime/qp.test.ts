@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as mimeFuncs from 'nodemailer/lib/mime-funcs/index.js';
 import * as qp from 'nodemailer/lib/qp/index.js';
-import { encodeQuotedPrintable, fitsSevenBit } from '../../src/mime/qp.js';
+import { encodeQuotedPrintable, fitsSevenBit, fitsSevenBitText } from '../../src/mime/qp.js';
 import { writeSimpleMessage } from '../../src/mime/mime-fast.js';
 import { prng } from '../helpers/prng.js';
 
@@ -228,9 +228,41 @@ test('writeSimpleMessage writes each part as the former textPart did', () => {
       assert.equal(raw.slice(sep + 4), content, `message ${i}`);
     } else {
       const boundary = /boundary="([^"]+)"/.exec(raw)![1];
+      assert.match(boundary, /^--_MR_[0-9a-f]{32}$/); // a UUID's 32 hex digits, no dashes
       const expected =
         parts.map((p) => `--${boundary}\r\n${part(p).join('\r\n')}\r\n`).join('') + `--${boundary}--\r\n`;
       assert.equal(raw.slice(sep + 4), expected, `message ${i}`);
     }
   }
+});
+
+test('fitsSevenBitText answers as fitsSevenBit on the UTF-8 bytes, for any string', () => {
+  const rnd = prng(2027);
+  const inputs = Array.from({ length: 4000 }, () => text(rnd).replace(/\r?\n/g, '\r\n'));
+  const odd = [
+    '\u0000',
+    '\u001f',
+    '\u007f',
+    '\u0080',
+    '\u00e9',
+    '\ud800',
+    '\udfff',
+    '\ud83d\ude00',
+    '\t',
+    '\r',
+    '\n',
+    ' ',
+  ];
+  for (const c of odd)
+    for (const n of [0, 1, 74, 75, 76, 77])
+      inputs.push(
+        `${'a'.repeat(n)}${c}`,
+        `${c}${'a'.repeat(n)}`,
+        `x\r\n${'a'.repeat(n)}${c}\r\ny`,
+        `${'a'.repeat(n)}\r${c}`,
+      );
+  const big = (n: number) => `${'a'.repeat(70)}\r\n`.repeat(Math.ceil(n / 72)).slice(0, n);
+  inputs.push('', big(131072), big(131073), `${big(131071)}\u00e9`);
+  for (const s of inputs)
+    assert.equal(fitsSevenBitText(s), fitsSevenBit(Buffer.from(s, 'utf8')), JSON.stringify(s.slice(0, 200)));
 });
