@@ -4,8 +4,10 @@ import { otherTeamClient, startTestApp, type TestApp } from '../../helpers/harne
 import { teamCreate } from '../../../src/store/teams.js';
 import { sleep } from '../../../src/lib/time.js';
 
+// Up to 10 s: the recorder flushes every 250 ms, but on a loaded box (load ~10) 2.5 s was seen to
+// pass before a flush landed.
 async function waitForLogs(t: TestApp, n: number) {
-  for (let i = 0; i < 50; i++) {
+  for (let i = 0; i < 200; i++) {
     const { rows } = await t.db.pool.query('SELECT count(*)::int AS n FROM request_logs WHERE team_id IS NOT NULL');
     if (rows[0].n >= n) return;
     await sleep(50);
