@@ -108,24 +108,27 @@ export interface IdempotencyCompletion {
  * into rows by offset and length: as a `bytea[]` parameter node-pg wrote each body as a hex string
  * inside an array literal (twice its size, built by string concatenation, flattened and measured
  * again to write it: issue 27 measured ~15% of the API's CPU in the batch leg there) and
- * PostgreSQL parsed that literal back.
+ * PostgreSQL parsed that literal back. The rows travel as jsonb, parsed once: as json they were
+ * lexed by json_in, again by json_populate_recordset, and each jsonb field a third time (issue 27:
+ * 4-13% of the statement's PostgreSQL CPU for a 20 KB email, test/store/accept-bodies.test.ts
+ * checks that every field is stored as before).
  */
 const ACCEPT_SQL = `WITH e AS (
        INSERT INTO emails (id, team_id, domain_id, api_key_id, source, message_id, from_header, to_addrs, cc_addrs, bcc_addrs, reply_to,
                            subject, html, text_body, headers, tags, scheduled_at, last_event, raw, created_at, topic_id, list_unsubscribe, list_id, broadcast_id, insights, automation_id)
        SELECT r.id, r.team_id, r.domain_id, r.api_key_id, r.source, r.message_id, r.from_header, r.to_addrs, r.cc_addrs, r.bcc_addrs, r.reply_to,
               r.subject, r.html, r.text_body, r.headers, r.tags, r.scheduled_at, r.last_event, substring($2::bytea FROM b.start FOR b.len), r.created_at, r.topic_id, coalesce(r.list_unsubscribe, false), r.list_id, r.broadcast_id, r.insights, r.automation_id
-       FROM json_populate_recordset(NULL::emails, $1::json) WITH ORDINALITY AS r
+       FROM jsonb_populate_recordset(NULL::emails, $1::jsonb) WITH ORDINALITY AS r
        JOIN unnest(string_to_array($7, ',')::int[], string_to_array($8, ',')::int[]) WITH ORDINALITY AS b (start, len, n) ON b.n = r.ordinality
        RETURNING id),
      ev AS (
        INSERT INTO email_events (id, email_id, team_id, type, recipient, data, detail, created_at)
-       SELECT id, email_id, team_id, type, recipient, data, detail, created_at FROM json_populate_recordset(NULL::email_events, $3::json)),
+       SELECT id, email_id, team_id, type, recipient, data, detail, created_at FROM jsonb_populate_recordset(NULL::email_events, $3::jsonb)),
      j AS (
 ${deliverJobsInsertSql('$4')}),
      k AS (
        UPDATE idempotency_keys ik SET state = 'done', response_status = c.response_status, response_body = c.response_body
-       FROM json_to_recordset($6::json) AS c (team_id uuid, method text, path text, key text, response_status int, response_body jsonb)
+       FROM jsonb_to_recordset($6::jsonb) AS c (team_id uuid, method text, path text, key text, response_status int, response_body jsonb)
        WHERE ik.team_id = c.team_id AND ik.method = c.method AND ik.path = c.path AND ik.key = c.key)
      SELECT (SELECT count(*) FROM e) AS n, pg_notify($5, '${DELIVER_JOB}')`;
 

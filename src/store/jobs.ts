@@ -143,7 +143,7 @@ export const automationWakeJobsInsertSql = (rows: string) => `
  */
 export const deliverJobsInsertSql = (param: string) => `
   INSERT INTO jobs (kind, payload, run_at, region, priority)
-  SELECT '${DELIVER_JOB}', p.payload, p.run_at, p.region, coalesce(p.priority, 0) FROM json_to_recordset(${param}::json) AS p (payload jsonb, run_at timestamptz, region text, priority smallint)
+  SELECT '${DELIVER_JOB}', p.payload, p.run_at, p.region, coalesce(p.priority, 0) FROM jsonb_to_recordset(${param}::jsonb) AS p (payload jsonb, run_at timestamptz, region text, priority smallint)
   RETURNING id`;
 
 /**

@@ -20,10 +20,13 @@ export interface RequestLogRow {
   created_at: string; // ISO, set when the request arrived
 }
 
-/** One statement for the whole batch: the rows travel as one JSON parameter. */
+/**
+ * One statement for the whole batch: the rows travel as one jsonb parameter, parsed once (as json,
+ * a batch request's body was lexed three times on its way into the jsonb column: issue 27).
+ */
 export async function requestLogInsertMany(db: Queryable, rows: RequestLogRow[]): Promise<void> {
   if (!rows.length) return;
-  await db.query('INSERT INTO request_logs SELECT * FROM json_populate_recordset(NULL::request_logs, $1::json)', [
+  await db.query('INSERT INTO request_logs SELECT * FROM jsonb_populate_recordset(NULL::request_logs, $1::jsonb)', [
     JSON.stringify(rows),
   ]);
 }
