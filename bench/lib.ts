@@ -71,7 +71,8 @@ let postmasterCache: number | undefined | null = null;
 function postmasterPid(): number | undefined {
   if (postmasterCache !== null) return postmasterCache;
   const u = new URL(SERVER);
-  const local = ['127.0.0.1', 'localhost', '::1', '[::1]', ''].includes(u.hostname);
+  // a Unix socket directory (postgres://user@%2Fvar%2Frun%2Fpostgresql:PORT/db) is local too
+  const local = ['127.0.0.1', 'localhost', '::1', '[::1]', ''].includes(u.hostname) || u.hostname.startsWith('%2F');
   const port = u.port || '5432';
   postmasterCache = undefined;
   for (const dir of ['/var/run/postgresql', '/run/postgresql', '/tmp']) {
