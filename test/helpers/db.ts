@@ -2,12 +2,16 @@
 // set (CI sets it to the machine's server), otherwise on an embedded PostgreSQL started in a
 // temporary directory. Dropped (or the embedded server stopped) by the returned cleanup, which
 // never throws: a database it cannot drop is left behind with a warning on stderr.
+// On a server, a migrated database is a copy of a template (CREATE DATABASE ... TEMPLATE): the
+// migrations run once per set of migration files, not once per test file (0.7 s against 0.27 s
+// a database on the 2-core machine, a few hundred databases a run).
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { createPool, startEmbeddedPostgres } from '../../src/store/db.js';
-import { migrate } from '../../src/store/migrate.js';
+import { listMigrations, migrate } from '../../src/store/migrate.js';
 import { createLogger } from '../../src/lib/log.js';
 
 export interface TestDatabase {
@@ -28,15 +32,12 @@ export async function freshDatabase(opts: { migrate?: boolean } = {}): Promise<T
     serverUrl = emb.url;
     stopEmbedded = emb.stop;
   }
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
-  const u = new URL(serverUrl);
-  u.pathname = `/${name}`;
-  const url = u.toString();
+  let fromTemplate = false;
+  if (opts.migrate !== false && !stopEmbedded) fromTemplate = await createFromTemplate(serverUrl, name);
+  else await adminQuery(serverUrl, `CREATE DATABASE "${name}"`);
+  const url = databaseUrl(serverUrl, name);
   const pool = createPool(url);
-  if (opts.migrate !== false) await migrate(pool);
+  if (opts.migrate !== false && !fromTemplate) await migrate(pool);
   return {
     url,
     pool,
@@ -52,6 +53,84 @@ export async function freshDatabase(opts: { migrate?: boolean } = {}): Promise<T
       await dropDatabase(serverUrl, name);
     },
   };
+}
+
+function databaseUrl(serverUrl: string, name: string): string {
+  const u = new URL(serverUrl);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+async function adminQuery(serverUrl: string, sql: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    await admin.query(sql);
+  } finally {
+    await admin.end().catch(() => undefined);
+  }
+}
+
+const TEMPLATE_LOCK = 7_317_002; // advisory lock (in the server's `postgres`-side database) while a template is built
+const TEMPLATE_PREFIX = 'mailroom_test_template_';
+
+/** The template's name: the hash of every migration file's name and text, so a changed migration gets its own. */
+function templateName(): string {
+  const h = createHash('sha256');
+  for (const m of listMigrations()) h.update(`${m.version}_${m.name}\0${fs.readFileSync(m.file, 'utf8')}\0`);
+  return TEMPLATE_PREFIX + h.digest('hex').slice(0, 16);
+}
+
+/**
+ * CREATE DATABASE name TEMPLATE <migrated template>, building the template first when the server
+ * has none for these migrations: under an advisory lock (test files start together), migrated
+ * under a name of its own, then renamed, so a half-built template is never copied. Templates of
+ * other migration sets are dropped then (one is kept per server); one still being copied by
+ * another checkout's run makes that drop wait, and a copy whose template went away builds it again.
+ * Returns false when the template kept going away (two checkouts with different migrations
+ * testing on one server at once): the caller then migrates its database itself.
+ */
+async function createFromTemplate(serverUrl: string, name: string): Promise<boolean> {
+  const template = templateName();
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      await adminQuery(serverUrl, `CREATE DATABASE "${name}" TEMPLATE "${template}"`);
+      return true;
+    } catch (e) {
+      if ((e as { code?: string }).code !== '3D000') throw e; // 3D000: no such template (yet)
+    }
+    await buildTemplate(serverUrl, template);
+  }
+  await adminQuery(serverUrl, `CREATE DATABASE "${name}"`);
+  return false;
+}
+
+async function buildTemplate(serverUrl: string, template: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    await admin.query('SELECT pg_advisory_lock($1)', [TEMPLATE_LOCK]);
+    const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [template]);
+    if (rowCount) return; // another test file built it while this one waited
+    const building = `${template}_${process.pid}`;
+    await admin.query(`DROP DATABASE IF EXISTS "${building}"`);
+    await admin.query(`CREATE DATABASE "${building}"`);
+    const pool = createPool(databaseUrl(serverUrl, building));
+    try {
+      await migrate(pool);
+    } finally {
+      await pool.end().catch(() => undefined);
+    }
+    await admin.query(`ALTER DATABASE "${building}" RENAME TO "${template}"`);
+    const { rows } = await admin.query<{ datname: string }>(
+      `SELECT datname FROM pg_database WHERE datname LIKE '${TEMPLATE_PREFIX}%' AND datname <> $1`,
+      [template],
+    );
+    for (const r of rows) await admin.query(`DROP DATABASE IF EXISTS "${r.datname}"`).catch(() => undefined);
+  } finally {
+    await admin.query('SELECT pg_advisory_unlock($1)', [TEMPLATE_LOCK]).catch(() => undefined);
+    await admin.end().catch(() => undefined);
+  }
 }
 
 /**
