@@ -35,6 +35,11 @@ export async function freshDatabase(opts: { migrate?: boolean } = {}): Promise<T
   let fromTemplate = false;
   if (opts.migrate !== false && !stopEmbedded) fromTemplate = await createFromTemplate(serverUrl, name);
   else await adminQuery(serverUrl, `CREATE DATABASE "${name}"`);
+  // Commits of the tests' sessions do not wait for the WAL flush (1.5-3 ms an fsync on the CI
+  // machine's disk, most of some files' time): nothing a test looks at changes unless the server
+  // itself crashes, which no test does to this server (test/helpers/private-postgres.ts runs
+  // without fsync at all for the ones that stop theirs).
+  await adminQuery(serverUrl, `ALTER DATABASE "${name}" SET synchronous_commit = off`);
   const url = databaseUrl(serverUrl, name);
   const pool = createPool(url);
   if (opts.migrate !== false && !fromTemplate) await migrate(pool);
