@@ -426,6 +426,9 @@ function mxDeliver(port: number, to: string): Promise<string> {
     let step = 0;
     s.setTimeout(10_000, () => s.destroy(new Error('mx timeout')));
     s.on('error', reject);
+    // A process killed mid-session may close the connection without a reply (FIN, no error): without
+    // this the promise never settled, its load loop never ended, and the file hung to its timeout.
+    s.on('close', () => reject(new Error('mx connection closed before a final reply')));
     s.on('data', (d) => {
       buf += d;
       for (;;) {
