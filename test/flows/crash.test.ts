@@ -28,7 +28,8 @@ describe('crash safety (kill -9)', () => {
   async function startProc(roles: string): Promise<MailroomProc> {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mailroom-crash-'));
     dirs.push(dataDir);
-    const p = await startMailroomProc({ ...env, MAILROOM_ROLES: roles, MAILROOM_DATA_DIR: dataDir }, 30_000);
+    // Bounded as the other multi-process tests are: at load 17 on 2 cores a start took over 30 s.
+    const p = await startMailroomProc({ ...env, MAILROOM_ROLES: roles, MAILROOM_DATA_DIR: dataDir }, 120_000);
     procs.push(p);
     return p;
   }
@@ -132,11 +133,14 @@ describe('crash safety (kill -9)', () => {
     publishRecords(dns, 'example.com', dom.records as WireRecord[]);
     assert.equal((await fetch(`${p.url}/domains/${dom.id}/verify`, { method: 'POST', headers })).status, 200);
     const l = load(p.url!, 16, 0);
-    await sleep(2500);
-    // Enough sends acknowledged to be a test, however loaded the machine (CI saw 37 in 2.5 s).
-    await until('60 sends acknowledged', async () => l.acked.length > 60, 60_000);
-    await kill9(p);
-    await l.stop();
+    try {
+      await sleep(2500);
+      // Enough sends acknowledged to be a test, however loaded the machine (CI saw 37 in 2.5 s).
+      await until('60 sends acknowledged', async () => l.acked.length > 60, 60_000);
+      await kill9(p);
+    } finally {
+      await l.stop(); // also when a wait above failed: a load left running kept the file alive to its timeout
+    }
     assert.ok(l.acked.length > 50, `only ${l.acked.length} sends were acknowledged before the kill`);
     await expireLeases();
     const p2 = await startProc('api,worker');
@@ -155,17 +159,20 @@ describe('crash safety (kill -9)', () => {
   });
 
   test('a worker killed alone mid-delivery, then the API process alone mid-load: a new worker delivers what each acknowledged', async () => {
-    const api = await startProc('api');
-    const w1 = await startProc('worker');
+    const [api, w1] = await Promise.all([startProc('api'), startProc('worker')]);
     const l = load(api.url!, 16, 100_000);
-    await sleep(2000);
-    await kill9(w1);
-    await expireLeases();
-    const w2 = await startProc('worker');
-    await sleep(1000);
-    await until('60 sends acknowledged', async () => l.acked.length > 60, 60_000);
-    await kill9(api);
-    await l.stop();
+    let w2: MailroomProc;
+    try {
+      await sleep(2000);
+      await kill9(w1);
+      await expireLeases();
+      w2 = await startProc('worker');
+      await sleep(1000);
+      await until('60 sends acknowledged', async () => l.acked.length > 60, 60_000);
+      await kill9(api);
+    } finally {
+      await l.stop();
+    }
     assert.ok(l.acked.length > 50, `only ${l.acked.length} sends were acknowledged before the kills`);
     try {
       await allDelivered(l.acked);
