@@ -57,8 +57,6 @@ const postmasterPid = (dataDir: string) =>
   Number(fs.readFileSync(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
 const postmasterPort = (dataDir: string) =>
   Number(fs.readFileSync(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[3]);
-// A PostgreSQL backend still ending after its postmaster may write into the directory while it is
-// removed (ENOTEMPTY at load 25): rmSync retries then, instead of failing the test in its cleanup.
 const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
@@ -110,6 +108,8 @@ test('after kill -9 of mailroom start, the next start stops the orphaned Postgre
       }
     }
     if (orphan && alive(orphan)) process.kill(orphan, 'SIGKILL');
+    // A PostgreSQL backend still ending after its postmaster may write into the directory while it
+    // is removed (ENOTEMPTY at load 25): rmSync retries then, instead of failing the cleanup.
     fs.rmSync(dataDir, { recursive: true, force: true, maxRetries: 10 });
   }
 });
