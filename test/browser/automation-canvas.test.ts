@@ -62,7 +62,7 @@ describe('The automation canvas with live counts', { timeout: 300_000 }, () => {
       () => browser?.close(),
       () => t?.close(),
     );
-    console.log(`# automation-canvas screenshots: ${shots.dir}`);
+    shots.report();
   });
 
   const card = (p: Page, key: string) => p.locator(`[data-testid="canvas-step"][data-key="${key}"]`);

@@ -1,8 +1,7 @@
 // The dashboard in Debian's Chromium (playwright-core, never a downloaded browser): why a browser
 // test must skip and a test that skips by itself, the launch, a desktop page that records script
-// errors, screenshots into MAILROOM_SCREENSHOT_DIR (default: a temp dir), the owner's first-run setup.
+// errors, screenshots into MAILROOM_SCREENSHOT_DIR (none when unset), the owner's first-run setup.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -86,14 +85,23 @@ export async function phonePage(browser: Browser, errors: string[]): Promise<Pag
   return page;
 }
 
-/** `shot(name, page)` writes `<dir>/<name>.png`; a full-page capture unless told otherwise. */
+/**
+ * `shot(name, page)` writes `<dir>/<name>.png`, a full-page capture unless told otherwise, only
+ * when MAILROOM_SCREENSHOT_DIR names a directory; otherwise it does nothing. A screenshot asserts
+ * nothing, and encoding full-page PNGs nobody looks at was a large share of Chromium's CPU in a
+ * test run. To see them: `MAILROOM_SCREENSHOT_DIR=/tmp/shots node --import tsx --test FILE`.
+ * `report()` prints where they went (nothing when they are off).
+ */
 export function screenshots(prefix: string) {
-  const dir = process.env.MAILROOM_SCREENSHOT_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), `${prefix}-`));
-  fs.mkdirSync(dir, { recursive: true });
+  const dir = process.env.MAILROOM_SCREENSHOT_DIR;
+  if (dir) fs.mkdirSync(dir, { recursive: true });
   const shot = async (name: string, p: Page, fullPage = true) => {
-    await p.screenshot({ path: path.join(dir, `${name}.png`), fullPage });
+    if (dir) await p.screenshot({ path: path.join(dir, `${name}.png`), fullPage });
   };
-  return { dir, shot };
+  const report = () => {
+    if (dir) console.log(`# ${prefix} screenshots: ${dir}`);
+  };
+  return { dir, shot, report };
 }
 
 /** Fills in the first-run form (the page must show "Welcome to Mailroom") and submits it. */
@@ -157,7 +165,7 @@ export function captureSuite(
       () => s.browser?.close(),
       () => s.t?.close(),
     );
-    console.log(`# ${prefix} screenshots: ${s.shots.dir}`);
+    s.shots.report();
   });
   return s;
 }
