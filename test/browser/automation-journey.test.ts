@@ -8,7 +8,15 @@ import { describe } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Locator, Page } from 'playwright-core';
 import type { CaptureApp } from '../helpers/capture-app.js';
-import { assertFits, browserTest, captureSuite, ownerPage, ownerPhone, PHONE } from '../helpers/browser.js';
+import {
+  assertFits,
+  browserTest,
+  captureSuite,
+  ownerPage,
+  ownerPhone,
+  PHONE,
+  untilReRead,
+} from '../helpers/browser.js';
 
 describe('An automation built, turned on and watched on its canvas', { timeout: 300_000 }, () => {
   const s = captureSuite('mailroom-automation-journey', {
@@ -24,26 +32,11 @@ describe('An automation built, turned on and watched on its canvas', { timeout: 
   });
 
   const card = (p: Page, key: string) => p.locator(`[data-testid="canvas-step"][data-key="${key}"]`);
-  /**
-   * Until `shown` is on the page: the page re-reads the counts by itself every 4 s (no reload). The
-   * page's clock (installed by `journey`) is moved on 4 s at a time, so its own timer asks at once
-   * instead of the test waiting the seconds out; 30 s of real time at most, as before.
-   */
-  const untilReRead = async (p: Page, shown: Locator) => {
-    const end = Date.now() + 30_000;
-    for (;;) {
-      const ok = await shown.waitFor({ timeout: 300 }).then(
-        () => true,
-        () => false,
-      );
-      if (ok) return;
-      if (Date.now() > end) return shown.waitFor({ timeout: 1 }); // fails, naming what it waited for
-      await p.clock.fastForward(4000);
-    }
-  };
+  /** The page re-reads the counts by itself every 4 s (no reload); at most 30 s of real time. */
+  const reRead = (p: Page, shown: Locator) => untilReRead(p, shown, 4000, 30_000);
   /** Until the card's count reads `n`. */
   const expectCount = (p: Page, key: string, name: string, n: number) =>
-    untilReRead(
+    reRead(
       p,
       card(p, key)
         .locator(`[data-count="${name}"]`)
@@ -53,7 +46,7 @@ describe('An automation built, turned on and watched on its canvas', { timeout: 
     assert.equal((await s.t.resend.events.send({ event: name, email })).error, null);
 
   const journey = async (p: Page, width: number, name: string, who: string) => {
-    await p.clock.install(); // time runs as usual; untilReRead moves it on
+    await p.clock.install(); // time runs as usual; reRead moves it on
     await p.goto(`${s.t.url}/dashboard/automations`);
     await p.getByRole('button', { name: 'New automation' }).click();
     await p.getByRole('heading', { name: 'New automation' }).waitFor();
@@ -85,7 +78,7 @@ describe('An automation built, turned on and watched on its canvas', { timeout: 
     await expectCount(p, 'trigger', 'reached', 1);
     await expectCount(p, 'send_email_1', 'emails', 1);
     await expectCount(p, 'wait_for_event_1', 'waiting', 1);
-    await untilReRead(p, card(p, 'send_email_1').locator('[data-rate="delivered"]', { hasText: '100% delivered' }));
+    await reRead(p, card(p, 'send_email_1').locator('[data-rate="delivered"]', { hasText: '100% delivered' }));
     await s.shots.shot(`${width}-02-waiting`, p);
 
     await event('journey.done', who);

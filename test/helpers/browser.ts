@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import type { Config } from '../../src/config/schema.js';
 import { UI_DIST } from '../../src/http/dashboard/ui.js';
 import { startCaptureApp, type CaptureApp } from './capture-app.js';
@@ -185,4 +185,23 @@ export async function ownerPhone(browser: Browser, baseUrl: string, errors: stri
 export async function assertFits(page: Page, width: number): Promise<void> {
   const w = await page.evaluate(() => Math.max(document.documentElement.scrollWidth, document.body.scrollWidth));
   assert.ok(w <= width, `the page is ${w} px wide in a ${width} px window`);
+}
+
+/**
+ * Until `shown` is on `page`, which re-reads what it shows by its own timer every `everyMs`. The
+ * caller has called `page.clock.install()` before loading the page (time still runs as usual);
+ * while waiting, the clock is moved on `everyMs` at a time, so the page's timer fires at once
+ * instead of the test waiting the seconds out. Fails after `timeoutMs` of real time.
+ */
+export async function untilReRead(page: Page, shown: Locator, everyMs: number, timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const ok = await shown.waitFor({ timeout: 300 }).then(
+      () => true,
+      () => false,
+    );
+    if (ok) return;
+    if (Date.now() > end) return shown.waitFor({ timeout: 1 }); // fails, naming what it waited for
+    await page.clock.fastForward(everyMs);
+  }
 }
