@@ -80,7 +80,7 @@ describe('Rule-based segments and contact imports in a browser', { timeout: 170_
       () => browser?.close(),
       () => t?.close(),
     );
-    console.log(`# rules and imports screenshots: ${shots.dir}`);
+    shots.report();
   });
 
   browserTest('the owner builds a rule-based segment and the live count follows every change of the rule', async () => {

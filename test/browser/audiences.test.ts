@@ -63,7 +63,7 @@ describe("Segments, Topics and a contact's page in a browser", { timeout: 150_00
       () => browser?.close(),
       () => t?.close(),
     );
-    console.log(`# audiences screenshots: ${shots.dir}`);
+    shots.report();
   });
 
   browserTest('the owner creates a segment and renames it from the list', async () => {

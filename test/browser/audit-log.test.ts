@@ -29,7 +29,7 @@ describe('the audit log page in a browser', { timeout: 120_000 }, () => {
       () => browser?.close(),
       () => t?.close(),
     );
-    console.log(`# audit log screenshots: ${shots.dir}`);
+    shots.report();
   });
 
   browserTest('the page lists changes with who made them, and the action filter narrows them', async () => {

@@ -5,7 +5,7 @@
 // address. On a phone the canvas scrolls inside its frame: the page is never wider than 390 px.
 import { after, before, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { startCaptureApp, type CaptureApp } from '../helpers/capture-app.js';
 import {
   browserSkip,
@@ -15,6 +15,7 @@ import {
   PHONE,
   screenshots,
   setUpOwner,
+  untilReRead,
 } from '../helpers/browser.js';
 import { closeAll } from '../helpers/close-all.js';
 
@@ -62,16 +63,16 @@ describe('The automation canvas with live counts', { timeout: 300_000 }, () => {
       () => browser?.close(),
       () => t?.close(),
     );
-    console.log(`# automation-canvas screenshots: ${shots.dir}`);
+    shots.report();
   });
 
   const card = (p: Page, key: string) => p.locator(`[data-testid="canvas-step"][data-key="${key}"]`);
   const count = (p: Page, key: string, name: string) => card(p, key).locator(`[data-count="${name}"]`);
-  /** Until the card's count reads `n` (the page re-reads the counts by itself: no reload here). */
+  /** The page re-reads the counts by itself every 4 s (no reload here; the page's clock installed first). */
+  const reRead = (p: Page, shown: Locator) => untilReRead(p, shown, 4000, 20_000);
+  /** Until the card's count reads `n`. */
   const expectCount = (p: Page, key: string, name: string, n: number) =>
-    count(p, key, name)
-      .filter({ hasText: new RegExp(`^${n}$`) })
-      .waitFor({ timeout: 20_000 });
+    reRead(p, count(p, key, name).filter({ hasText: new RegExp(`^${n}$`) }));
   const event = async (email: string, plan: string) =>
     assert.equal((await t.resend.events.send({ event: 'journey.start', email, payload: { plan } })).error, null);
   const pageWidth = (p: Page) =>
@@ -82,6 +83,7 @@ describe('The automation canvas with live counts', { timeout: 300_000 }, () => {
     await page.getByRole('heading', { name: 'Welcome to Mailroom' }).waitFor();
     await setUpOwner(page);
     await page.getByRole('heading', { name: 'Domains' }).waitFor();
+    await page.clock.install(); // time runs as usual; reRead moves it on
     await page.goto(`${t.url}/dashboard/automations/${automation}`);
     await page.getByRole('heading', { name: 'Pro journey' }).waitFor();
     await page.getByRole('heading', { name: 'Journey', exact: true }).waitFor();
@@ -109,9 +111,7 @@ describe('The automation canvas with live counts', { timeout: 300_000 }, () => {
     await event('ann@dest.test', 'pro');
     await expectCount(page, 'hold', 'waiting', 1);
     await expectCount(page, 'welcome', 'emails', 1);
-    await card(page, 'welcome')
-      .locator('[data-rate="delivered"]', { hasText: '100% delivered' })
-      .waitFor({ timeout: 20_000 });
+    await reRead(page, card(page, 'welcome').locator('[data-rate="delivered"]', { hasText: '100% delivered' }));
     await event('dan@dest.test', 'free');
     await expectCount(page, 'is_pro', 'exited', 1);
     await expectCount(page, 'is_pro', 'reached', 2);
@@ -156,6 +156,7 @@ describe('The automation canvas with live counts', { timeout: 300_000 }, () => {
     ctx.setDefaultTimeout(10_000);
     const phone = await ctx.newPage();
     phone.on('pageerror', (e) => errors.push(e.message));
+    await phone.clock.install();
     await phone.goto(`${t.url}/dashboard/automations/${automation}`);
     await phone.getByRole('heading', { name: 'Journey', exact: true }).waitFor();
     await expectCount(phone, 'hold', 'waiting', 2);

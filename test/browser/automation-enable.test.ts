@@ -36,7 +36,7 @@ describe('An automation with an empty branch, turned on only after a confirmatio
       () => browser?.close(),
       () => t?.close(),
     );
-    console.log(`# automation-enable screenshots: ${shots.dir}`);
+    shots.report();
   });
 
   browserTest('a condition whose "No" branch is empty saves, as drawn: the run ends there', async () => {

@@ -6,9 +6,17 @@
 // with the builder's branches stacked, and no page is wider than the screen.
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import type { CaptureApp } from '../helpers/capture-app.js';
-import { assertFits, browserTest, captureSuite, ownerPage, ownerPhone, PHONE } from '../helpers/browser.js';
+import {
+  assertFits,
+  browserTest,
+  captureSuite,
+  ownerPage,
+  ownerPhone,
+  PHONE,
+  untilReRead,
+} from '../helpers/browser.js';
 
 describe('An automation built, turned on and watched on its canvas', { timeout: 300_000 }, () => {
   const s = captureSuite('mailroom-automation-journey', {
@@ -24,16 +32,21 @@ describe('An automation built, turned on and watched on its canvas', { timeout: 
   });
 
   const card = (p: Page, key: string) => p.locator(`[data-testid="canvas-step"][data-key="${key}"]`);
-  /** Until the card's count reads `n`: the page re-reads the counts by itself (no reload). */
+  /** The page re-reads the counts by itself every 4 s (no reload); at most 30 s of real time. */
+  const reRead = (p: Page, shown: Locator) => untilReRead(p, shown, 4000, 30_000);
+  /** Until the card's count reads `n`. */
   const expectCount = (p: Page, key: string, name: string, n: number) =>
-    card(p, key)
-      .locator(`[data-count="${name}"]`)
-      .filter({ hasText: new RegExp(`^${n}$`) })
-      .waitFor({ timeout: 30_000 });
+    reRead(
+      p,
+      card(p, key)
+        .locator(`[data-count="${name}"]`)
+        .filter({ hasText: new RegExp(`^${n}$`) }),
+    );
   const event = async (name: string, email: string) =>
     assert.equal((await s.t.resend.events.send({ event: name, email })).error, null);
 
   const journey = async (p: Page, width: number, name: string, who: string) => {
+    await p.clock.install(); // time runs as usual; reRead moves it on
     await p.goto(`${s.t.url}/dashboard/automations`);
     await p.getByRole('button', { name: 'New automation' }).click();
     await p.getByRole('heading', { name: 'New automation' }).waitFor();
@@ -65,9 +78,7 @@ describe('An automation built, turned on and watched on its canvas', { timeout: 
     await expectCount(p, 'trigger', 'reached', 1);
     await expectCount(p, 'send_email_1', 'emails', 1);
     await expectCount(p, 'wait_for_event_1', 'waiting', 1);
-    await card(p, 'send_email_1')
-      .locator('[data-rate="delivered"]', { hasText: '100% delivered' })
-      .waitFor({ timeout: 30_000 });
+    await reRead(p, card(p, 'send_email_1').locator('[data-rate="delivered"]', { hasText: '100% delivered' }));
     await s.shots.shot(`${width}-02-waiting`, p);
 
     await event('journey.done', who);

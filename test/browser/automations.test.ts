@@ -76,7 +76,7 @@ describe('Automations and Events pages in a browser', { timeout: 300_000 }, () =
       () => browser?.close(),
       () => t?.close(),
     );
-    console.log(`# automations screenshots: ${shots.dir}`);
+    shots.report();
   });
 
   browserTest(

@@ -81,7 +81,7 @@ describe('A broadcast from the published template, sent only after a review', { 
       () => browser?.close(),
       () => t?.close(),
     );
-    console.log(`# broadcast-review screenshots: ${shots.dir}`);
+    shots.report();
   });
 
   browserTest('a template beyond the first 100 is found by name and composes from its published version', async () => {

@@ -53,7 +53,7 @@ describe('Composing, previewing and sending a broadcast in a browser', { timeout
       () => browser?.close(),
       () => t?.close(),
     );
-    console.log(`# broadcasts-compose screenshots: ${shots.dir}`);
+    shots.report();
   });
 
   const previewFrame = (to: string) => page.frameLocator(`iframe[title="Preview of November news for ${to}"]`);

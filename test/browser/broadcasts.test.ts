@@ -29,7 +29,7 @@ describe('Broadcasts pages in a browser', { timeout: 120_000 }, () => {
       () => browser?.close(),
       () => t?.close(),
     );
-    console.log(`# broadcasts screenshots: ${shots.dir}`);
+    shots.report();
   });
 
   browserTest('the owner creates a broadcast, sends a test, sends it and sees the progress', async () => {

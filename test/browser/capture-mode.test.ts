@@ -25,7 +25,7 @@ describe('capture mode in a browser', { timeout: 120_000 }, () => {
   after(async () => {
     await browser?.close();
     await t?.close();
-    if (!browserSkip) console.log(`# capture-mode screenshots: ${shots.dir}`);
+    if (!browserSkip) shots.report();
   });
 
   browserTest('every page opens with the capture-mode banner, which leads to the Mailbox', async () => {

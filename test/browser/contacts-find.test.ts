@@ -46,7 +46,7 @@ describe('finding contacts, bulk actions, sizes and broadcast rates in a browser
       () => browser?.close(),
       () => t?.close(),
     );
-    if (!browserSkip) console.log(`# contacts-find screenshots: ${shots.dir}`);
+    if (!browserSkip) shots.report();
   });
 
   browserTest('the owner signs up; the team gets 10,000 contacts in one SQL insert', async () => {

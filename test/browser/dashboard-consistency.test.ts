@@ -67,7 +67,7 @@ describe('The dashboard says what is true: opened emails, published versions, mi
       () => browser?.close(),
       () => t?.close(),
     );
-    console.log(`# dashboard-consistency screenshots: ${shots.dir}`);
+    shots.report();
   });
 
   browserTest('"Opened" lists every email that was opened, as many as Metrics counts', async () => {

@@ -44,7 +44,7 @@ describe('dashboard in a browser', { timeout: 150_000 }, () => {
       () => t?.close(),
       () => hook?.close(),
     );
-    if (!browserSkip) console.log(`# dashboard screenshots: ${shots.dir}`);
+    if (!browserSkip) shots.report();
   });
 
   browserTest('first-run setup creates the owner and signs in', async () => {

@@ -73,7 +73,7 @@ describe('Deliverability page in a browser', { timeout: 170_000 }, () => {
       () => browser?.close(),
       () => w?.close(),
     );
-    console.log(`# deliverability screenshots: ${shots.dir}`);
+    shots.report();
   });
 
   browserTest('the domain page links to Deliverability, which shows each health check with its fix', async () => {

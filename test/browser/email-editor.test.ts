@@ -70,7 +70,7 @@ describe('The visual email editor, from a template to delivered broadcast emails
       () => browser?.close(),
       () => t?.close(),
     );
-    console.log(`# email-editor screenshots: ${shots.dir}`);
+    shots.report();
   });
 
   /** A new page at the width: the desktop context, or a touch phone signed in as the same owner. */

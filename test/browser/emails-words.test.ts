@@ -61,7 +61,7 @@ describe('Emails and Logs say what a user expects', { timeout: 150_000 }, () => 
       () => browser?.close(),
       () => t?.close(),
     );
-    console.log(`# emails/words screenshots: ${shots.dir}`);
+    shots.report();
   });
 
   browserTest('searching part of an address or a domain finds the email and counts the matches', async () => {

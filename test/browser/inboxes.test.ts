@@ -23,6 +23,7 @@ import {
   PHONE,
   screenshots,
   setUpOwner,
+  untilReRead,
 } from '../helpers/browser.js';
 import { closeAll } from '../helpers/close-all.js';
 import { until } from '../helpers/until.js';
@@ -84,7 +85,7 @@ describe('the Inboxes page in a browser', { timeout: 240_000 }, () => {
       () => browser?.close(),
       () => w?.close(),
     );
-    if (!browserSkip) console.log(`# inboxes screenshots: ${shots.dir}`);
+    if (!browserSkip) shots.report();
   });
 
   browserTest('the owner creates an inbox on the receiving domain, renames it and adds a label', async () => {
@@ -392,12 +393,13 @@ describe('the Inboxes page in a browser', { timeout: 240_000 }, () => {
     const narrow = async (what: string) =>
       assert.ok(await p.evaluate(() => document.documentElement.scrollWidth <= 390), `${what}: no sideways scrolling`);
     const PHONE_SUBJECT = 'Phone: wrong size delivered';
+    await p.clock.install(); // time runs as usual; untilReRead moves it on
     await p.goto(`${w.t.url}/dashboard/inboxes/${inboxId}`);
     await row(p, 'Question number 26').waitFor();
     // Mail arriving while the page is open shows by itself (the inbox is asked again every 15 s).
     await deliver('Dana <dana@sender.test>', PHONE_SUBJECT, 'I ordered a medium and got a large.', '<ph1@sender.test>');
     const r = row(p, PHONE_SUBJECT);
-    await r.waitFor({ timeout: 30_000 });
+    await untilReRead(p, r, 15_000, 30_000);
     assert.match((await r.getAttribute('class')) ?? '', /\bunread\b/);
     assert.equal(await p.getByTestId('conversation').count(), 0);
     await narrow('the list');

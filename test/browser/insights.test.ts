@@ -73,7 +73,7 @@ describe('Insights in the dashboard', { timeout: 150_000 }, () => {
       () => browser?.close(),
       () => w?.close(),
     );
-    console.log(`# insights screenshots: ${shots.dir}`);
+    shots.report();
   });
 
   const finding = (id: string) => page.getByTestId('insights').locator(`[data-finding="${id}"]`);

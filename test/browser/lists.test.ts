@@ -82,7 +82,7 @@ describe('long lists page by cursor in a browser', { timeout: 170_000 }, () => {
       () => t?.close(),
       () => hook?.close(),
     );
-    console.log(`# lists screenshots: ${shots.dir}`);
+    shots.report();
   });
 
   browserTest('Suppressions shows 50, then every row after "Load more", with a count', async () => {

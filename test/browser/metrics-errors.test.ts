@@ -81,7 +81,7 @@ describe('Metrics numbers and error states in a browser', { timeout: 150_000 }, 
       () => browser?.close(),
       () => t?.close(),
     );
-    console.log(`# metrics/errors screenshots: ${shots.dir}`);
+    shots.report();
   });
 
   const stat = (label: string) =>

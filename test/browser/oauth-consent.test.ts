@@ -42,7 +42,7 @@ describe('OAuth consent in a browser', { timeout: 150_000 }, () => {
       () => browser?.close(),
       () => t?.close(),
     );
-    console.log(`# oauth screenshots: ${shots.dir}`);
+    shots.report();
   });
 
   browserTest('the operator registers a client on the Integrations page; the secret is shown once', async () => {

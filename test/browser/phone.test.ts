@@ -35,7 +35,7 @@ describe('the dashboard on a 390 px phone', { timeout: 170_000 }, () => {
       () => browser?.close(),
       () => t?.close(),
     );
-    console.log(`# phone screenshots: ${shots.dir}`);
+    shots.report();
   });
 
   browserTest('the owner signs up on the phone and the team gets long-worded data on every page', async () => {

@@ -48,7 +48,7 @@ describe('Receiving and Contacts pages in a browser', { timeout: 120_000 }, () =
       () => browser?.close(),
       () => w?.close(),
     );
-    if (!browserSkip) console.log(`# receiving/contacts screenshots: ${shots.dir}`);
+    if (!browserSkip) shots.report();
   });
 
   browserTest('the owner signs up and finds Receiving empty, with how to receive mail', async () => {

@@ -38,7 +38,7 @@ describe('the reputation guard in a browser', { timeout: 180_000 }, () => {
       () => browser?.close(),
       () => w?.close(),
     );
-    console.log(`# reputation screenshots: ${shots.dir}`);
+    shots.report();
   });
 
   browserTest(

@@ -42,7 +42,7 @@ describe('webhook, API key and domain settings in a browser', { timeout: 150_000
       () => t?.close(),
       () => hook?.close(),
     );
-    console.log(`# settings screenshots: ${shots.dir}`);
+    shots.report();
   });
 
   browserTest("an endpoint's events are edited on its page, contact events included", async () => {

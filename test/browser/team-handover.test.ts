@@ -45,7 +45,7 @@ describe('Inviting on a default install: a set-password link the owner hands ove
       () => browser?.close(),
       () => t?.close(),
     );
-    console.log(`# team-handover screenshots: ${shots.dir}`);
+    shots.report();
   });
 
   browserTest(

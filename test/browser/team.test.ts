@@ -37,7 +37,7 @@ describe('Team roles and invites in a browser', { timeout: 120_000 }, () => {
       () => browser?.close(),
       () => t?.close(),
     );
-    console.log(`# team screenshots: ${shots.dir}`);
+    shots.report();
   });
 
   browserTest('an invite accepted elsewhere is no longer listed as pending once the owner is back', async () => {

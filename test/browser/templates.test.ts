@@ -29,7 +29,7 @@ describe('Templates pages in a browser', { timeout: 120_000 }, () => {
       () => browser?.close(),
       () => t?.close(),
     );
-    console.log(`# templates screenshots: ${shots.dir}`);
+    shots.report();
   });
 
   browserTest('the owner creates a template, sees its preview with a sample value, and publishes it', async () => {

@@ -1,12 +1,11 @@
 // The dashboard in Debian's Chromium (playwright-core, never a downloaded browser): why a browser
 // test must skip and a test that skips by itself, the launch, a desktop page that records script
-// errors, screenshots into MAILROOM_SCREENSHOT_DIR (default: a temp dir), the owner's first-run setup.
+// errors, screenshots into MAILROOM_SCREENSHOT_DIR (none when unset), the owner's first-run setup.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import type { Config } from '../../src/config/schema.js';
 import { UI_DIST } from '../../src/http/dashboard/ui.js';
 import { startCaptureApp, type CaptureApp } from './capture-app.js';
@@ -86,14 +85,23 @@ export async function phonePage(browser: Browser, errors: string[]): Promise<Pag
   return page;
 }
 
-/** `shot(name, page)` writes `<dir>/<name>.png`; a full-page capture unless told otherwise. */
+/**
+ * `shot(name, page)` writes `<dir>/<name>.png`, a full-page capture unless told otherwise, only
+ * when MAILROOM_SCREENSHOT_DIR names a directory; otherwise it does nothing. A screenshot asserts
+ * nothing, and encoding full-page PNGs nobody looks at was a large share of Chromium's CPU in a
+ * test run. To see them: `MAILROOM_SCREENSHOT_DIR=/tmp/shots node --import tsx --test FILE`.
+ * `report()` prints where they went (nothing when they are off).
+ */
 export function screenshots(prefix: string) {
-  const dir = process.env.MAILROOM_SCREENSHOT_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), `${prefix}-`));
-  fs.mkdirSync(dir, { recursive: true });
+  const dir = process.env.MAILROOM_SCREENSHOT_DIR;
+  if (dir) fs.mkdirSync(dir, { recursive: true });
   const shot = async (name: string, p: Page, fullPage = true) => {
-    await p.screenshot({ path: path.join(dir, `${name}.png`), fullPage });
+    if (dir) await p.screenshot({ path: path.join(dir, `${name}.png`), fullPage });
   };
-  return { dir, shot };
+  const report = () => {
+    if (dir) console.log(`# ${prefix} screenshots: ${dir}`);
+  };
+  return { dir, shot, report };
 }
 
 /** Fills in the first-run form (the page must show "Welcome to Mailroom") and submits it. */
@@ -157,7 +165,7 @@ export function captureSuite(
       () => s.browser?.close(),
       () => s.t?.close(),
     );
-    console.log(`# ${prefix} screenshots: ${s.shots.dir}`);
+    s.shots.report();
   });
   return s;
 }
@@ -177,4 +185,23 @@ export async function ownerPhone(browser: Browser, baseUrl: string, errors: stri
 export async function assertFits(page: Page, width: number): Promise<void> {
   const w = await page.evaluate(() => Math.max(document.documentElement.scrollWidth, document.body.scrollWidth));
   assert.ok(w <= width, `the page is ${w} px wide in a ${width} px window`);
+}
+
+/**
+ * Until `shown` is on `page`, which re-reads what it shows by its own timer every `everyMs`. The
+ * caller has called `page.clock.install()` before loading the page (time still runs as usual);
+ * while waiting, the clock is moved on `everyMs` at a time, so the page's timer fires at once
+ * instead of the test waiting the seconds out. Fails after `timeoutMs` of real time.
+ */
+export async function untilReRead(page: Page, shown: Locator, everyMs: number, timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const ok = await shown.waitFor({ timeout: 300 }).then(
+      () => true,
+      () => false,
+    );
+    if (ok) return;
+    if (Date.now() > end) return shown.waitFor({ timeout: 1 }); // fails, naming what it waited for
+    await page.clock.fastForward(everyMs);
+  }
 }
