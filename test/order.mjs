@@ -68,4 +68,10 @@ export function testFiles(root = '.') {
   return [...first, ...all.filter((f) => !first.includes(f))];
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) process.stdout.write(`${testFiles().join('\n')}\n`);
+// `--built`: the same files as npm test runs them, compiled into .test-build/ (test/build.mjs).
+const built = (f) => `.test-build/${f.replace(/\.ts$/, '.js')}`;
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const files = process.argv.includes('--built') ? testFiles().map(built) : testFiles();
+  process.stdout.write(`${files.join('\n')}\n`);
+}

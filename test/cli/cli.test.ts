@@ -12,7 +12,7 @@ import { sha256Hex } from '../../src/lib/ids.js';
 import { sleep } from '../../src/lib/time.js';
 import { closeAll } from '../helpers/close-all.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
+import { ROOT } from '../helpers/root.js';
 const run = (args: string[], env: Record<string, string>) =>
   spawnSync(process.execPath, [...mailroomEntry(), ...args], {
     cwd: ROOT,

@@ -7,12 +7,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { sleep } from '../../src/lib/time.js';
 import { mailroomEntry } from '../helpers/cli.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+import { ROOT } from '../helpers/root.js';
 const KEY = 're_restart_test_key';
 
 function start(dataDir: string, extra: Record<string, string> = {}) {

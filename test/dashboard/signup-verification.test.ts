@@ -11,6 +11,7 @@ import {
 } from '../helpers/dashboard-client.js';
 import { startFakeOAuth, type FakeOAuth } from '../helpers/fake-oauth.js';
 import { closeAll } from '../helpers/close-all.js';
+import { SRC } from '../helpers/root.js';
 
 const SECRET = 'fake-client-secret';
 const OWNER = { email: 'owner@company.test', password: 'owner-password-1' };
@@ -275,10 +276,7 @@ describe('a password is chosen only by whoever proves the address', () => {
       `INSERT INTO password_resets (token_hash, user_id, expires_at, used_at) VALUES (md5(random()::text), $1, now() + interval '1 hour', now() + interval '1 minute')`,
       [resetSince],
     );
-    const sql = fs.readFileSync(
-      path.resolve(import.meta.dirname, '../../src/store/migrations/0035_passwords_set_before_proof.sql'),
-      'utf8',
-    );
+    const sql = fs.readFileSync(path.join(SRC, 'store/migrations/0035_passwords_set_before_proof.sql'), 'utf8');
     await t.db.pool.query(sql);
     const { rows } = await t.db.pool.query(
       `SELECT id, password_hash IS NOT NULL AS has FROM users WHERE id = ANY($1)`,

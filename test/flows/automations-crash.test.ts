@@ -12,7 +12,7 @@ import { sleep } from '../../src/lib/time.js';
 import { closeAll } from '../helpers/close-all.js';
 import { mailroomEntry } from '../helpers/cli.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
+import { ROOT } from '../helpers/root.js';
 const RUNS = 1000;
 
 describe('automation runs survive kill -9 of their worker', () => {

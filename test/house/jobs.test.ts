@@ -6,11 +6,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { JOB_KINDS } from '../../src/store/jobs.js';
 
-const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src');
+import { SRC } from '../helpers/root.js';
 const MIGRATIONS = path.join(SRC, 'store', 'migrations');
 const OWNER = path.join(SRC, 'store', 'jobs.ts');
 

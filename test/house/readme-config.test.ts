@@ -3,9 +3,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import path from 'node:path';
+import { ROOT } from '../helpers/root.js';
 import { schema } from '../../src/config/schema.js';
 
-const README = fs.readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
 
 /** The `MAILROOM_*` names in the first column of the table under "## Configuration". */
 function tableNames(): Set<string> {

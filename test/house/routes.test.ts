@@ -8,7 +8,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 
-const HTTP = path.resolve(import.meta.dirname, '../../src/http');
+import { SRC } from '../helpers/root.js';
+
+const HTTP = path.join(SRC, 'http');
 const API = path.join(HTTP, 'api');
 
 /** First path segments a file may use besides its resource's own, and why. */

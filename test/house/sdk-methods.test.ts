@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Resend } from 'resend';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
+import { ROOT } from '../helpers/root.js';
 const PLUMBING = new Set(['post', 'get', 'put', 'patch', 'delete', 'fetchRequest', 'logError']);
 
 function privateNames(): Set<string> {

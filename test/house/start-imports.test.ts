@@ -7,9 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 
-const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src');
+import { SRC } from '../helpers/root.js';
 
 /** Packages that only the smtp and mx roles, a privacy export or an attachment download need. */
 const LOADED_ON_USE = ['mailparser', 'smtp-server', 'mailauth', 'fast-xml-parser', 'libmime', '@peculiar/asn1-x509'];

@@ -4,9 +4,9 @@
 // queue bound are refused at once with 'busy'.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { WorkerTask, WorkerTaskError } from '../../src/lib/worker-task.js';
+import { siblingModule, WorkerTask, WorkerTaskError } from '../../src/lib/worker-task.js';
 
-const SPIN = new URL('../fixtures/spin.worker.ts', import.meta.url);
+const SPIN = siblingModule(import.meta.url, '../fixtures/spin.worker');
 
 test('a call that outlives its deadline fails with timeout; the next call gets a fresh worker', async () => {
   const task = new WorkerTask<number, number>(SPIN, { timeoutMs: 3000, maxPending: 4, maxHeapMb: 64 });

@@ -1,6 +1,7 @@
 // The SMTP reply rules table: actions, bounce subTypes, categories and named waits.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import {
   classifyResponse,
   parseEnhancedCode,
@@ -8,6 +9,7 @@ import {
   parseRetryAfter,
   suppressesRecipient,
 } from '../../src/mta/classify.js';
+import { SRC } from '../helpers/root.js';
 
 const cases: [string, string, string, string][] = [
   // reply, action, subType, category
@@ -211,7 +213,7 @@ test('a "try later" text does not turn a specific permanent code into a retry; a
 
 test('no line of the rules table is longer than 120 characters (issue 25)', async () => {
   const { readFile } = await import('node:fs/promises');
-  const source = await readFile(new URL('../../src/mta/classify.ts', import.meta.url), 'utf8');
+  const source = await readFile(path.join(SRC, 'mta/classify.ts'), 'utf8');
   assert.deepEqual(
     source
       .split('\n')
@@ -257,7 +259,7 @@ test('x.2.3 is a size, a sender domain that does not exist never suppresses the 
 
 test('no line of the vocabularies is longer than 120 characters either', async () => {
   const { readFile } = await import('node:fs/promises');
-  const source = await readFile(new URL('../../src/mta/classify-vocab.ts', import.meta.url), 'utf8');
+  const source = await readFile(path.join(SRC, 'mta/classify-vocab.ts'), 'utf8');
   assert.deepEqual(
     source
       .split('\n')

@@ -1,8 +1,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { pathToFileURL } from 'node:url';
-import path from 'node:path';
 import { freshDatabase, type TestDatabase } from '../helpers/db.js';
 import { createLogger } from '../../src/lib/log.js';
 import { enqueueMany, registerJobKinds } from '../../src/queue/enqueue.js';
@@ -27,15 +25,18 @@ async function waitFor(what: string, cond: () => boolean | Promise<boolean>, tim
   }
 }
 
-const src = (f: string) => pathToFileURL(path.resolve(import.meta.dirname, '../../src', f)).href;
+// The sources as this file runs them: .ts through tsx, or npm test's compiled .js (test/build.mjs).
+const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+const src = (f: string) => new URL(`../../src/${f}${ext}`, import.meta.url).href;
+const loader = ext === '.ts' ? ['--import', 'tsx'] : [];
 
 // A worker in its own process whose handler never returns: it holds its leases (renewing them)
 // until it is killed with SIGKILL, so nothing gets the chance to give them back.
 const DOOMED_WORKER = `
-  const { createPool } = await import(${JSON.stringify(src('store/db.ts'))});
-  const { createLogger } = await import(${JSON.stringify(src('lib/log.ts'))});
-  const { Worker } = await import(${JSON.stringify(src('queue/worker.ts'))});
-  const { registerJobKinds } = await import(${JSON.stringify(src('store/jobs.ts'))});
+  const { createPool } = await import(${JSON.stringify(src('store/db'))});
+  const { createLogger } = await import(${JSON.stringify(src('lib/log'))});
+  const { Worker } = await import(${JSON.stringify(src('queue/worker'))});
+  const { registerJobKinds } = await import(${JSON.stringify(src('store/jobs'))});
   registerJobKinds({ 'crash.job': 'held by a worker that is killed' });
   const worker = new Worker({
     pool: createPool(process.argv[1]), log: createLogger('silent'), id: 'doomed', leaseMs: 500,
@@ -65,7 +66,7 @@ test('the jobs of a worker killed with SIGKILL are run by another worker once th
   });
   let child: ChildProcess | undefined;
   try {
-    child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', DOOMED_WORKER, db.url], {
+    child = spawn(process.execPath, [...loader, '--input-type=module', '-e', DOOMED_WORKER, db.url], {
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     const leasedTo = async (who: string) =>

@@ -14,7 +14,7 @@ import { sleep } from '../../../src/lib/time.js';
 import { closeAll } from '../../helpers/close-all.js';
 import { mailroomEntry } from '../../helpers/cli.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../../..');
+import { ROOT } from '../../helpers/root.js';
 const csv = (text: string | Buffer) =>
   new Blob([typeof text === 'string' ? text : new Uint8Array(text)], { type: 'text/csv' });
 
