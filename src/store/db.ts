@@ -220,16 +220,6 @@ async function reclaimDataDirectory(databaseDir: string, log: Logger): Promise<v
   if (fs.existsSync(pidFile)) fs.rmSync(pidFile, { force: true });
 }
 
-/**
- * Where the embedded server puts its Unix socket: its own data directory (mode 0700, so only the
- * user that owns the cluster reaches it; the password is still asked), or null, TCP on 127.0.0.1
- * only, when the socket's path would pass the 107 bytes a socket address holds.
- */
-export function unixSocketDir(databaseDir: string, port: number): string | null {
-  if (process.platform === 'win32') return null;
-  return Buffer.byteLength(path.join(databaseDir, `.s.PGSQL.${port}`)) <= 107 ? databaseDir : null;
-}
-
 /** Starts (initialising on first use) a PostgreSQL cluster under `dir`; returns its URL and a stop. */
 export async function startEmbeddedPostgres(
   dir: string,
@@ -240,7 +230,6 @@ export async function startEmbeddedPostgres(
   const databaseDir = path.resolve(dir);
   checkReachableAsPostgresUser(databaseDir);
   const port = await freePort();
-  const socketDir = unixSocketDir(databaseDir, port);
   const fresh = !fs.existsSync(path.join(databaseDir, 'PG_VERSION'));
   const secret = clusterPassword(databaseDir, fresh);
   const recent: string[] = []; // the server's last words, for a start that fails
@@ -260,7 +249,7 @@ export async function startEmbeddedPostgres(
     createPostgresUser: process.getuid?.() === 0,
     onLog: pgLog,
     onError: pgLog,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${socketDir ?? ''}`],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
   });
   const failed = (what: string, err: unknown) => {
     const why =
@@ -304,11 +293,8 @@ export async function startEmbeddedPostgres(
     await admin.end().catch(() => undefined);
   }
   log.info('embedded postgres started', { dir: databaseDir, port, initialised: fresh });
-  // This process's own pool goes over the socket when there is one: the same server and password,
-  // ~15% less of the api role's CPU per email than TCP on loopback (BENCHMARKS.md, issue 27).
-  const host = socketDir ? encodeURIComponent(socketDir) : '127.0.0.1';
   return {
-    url: `postgres://postgres:${encodeURIComponent(secret.password)}@${host}:${port}/${database}`,
+    url: `postgres://postgres:${encodeURIComponent(secret.password)}@127.0.0.1:${port}/${database}`,
     stop: () => server.stop(),
   };
 }

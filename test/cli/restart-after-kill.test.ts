@@ -9,7 +9,6 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { sleep } from '../../src/lib/time.js';
-import { unixSocketDir } from '../../src/store/db.js';
 import { mailroomEntry } from '../helpers/cli.js';
 
 import { ROOT } from '../helpers/root.js';
@@ -133,32 +132,12 @@ test('each data directory has its own superuser password, the old constant does 
       connectionString: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`,
     });
     await good.connect();
-    // The server's own pool is on the Unix socket in the data directory (no client address), never
-    // on TCP: only this test's client is; the socket asks for the password too.
-    const { rows } = await good.query(
-      "SELECT count(*) FILTER (WHERE client_addr IS NULL)::int AS socket, count(*) FILTER (WHERE client_addr IS NOT NULL)::int AS tcp FROM pg_stat_activity WHERE datname = 'mailroom' AND backend_type = 'client backend'",
-    );
-    assert.ok(rows[0].socket > 0 && rows[0].tcp === 0, JSON.stringify(rows[0]));
     await good.end();
-    const pgDir = path.join(dataDir, 'postgres');
-    assert.ok(fs.existsSync(path.join(pgDir, `.s.PGSQL.${port}`)));
-    const overSocket = (pw: string) =>
-      new pg.Client({ host: pgDir, port, user: 'postgres', password: pw, database: 'mailroom' });
-    await assert.rejects(overSocket('mailroom').connect(), /password authentication failed/);
-    const local = overSocket(password);
-    await local.connect();
-    await local.end();
     p.child.kill('SIGTERM');
     assert.equal(await p.exited, 0);
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true, maxRetries: 10 });
   }
-});
-
-test('the socket goes in the data directory unless its path is too long for a socket address (TCP only then)', () => {
-  assert.equal(unixSocketDir('/srv/mailroom/data/postgres', 54321), '/srv/mailroom/data/postgres');
-  const deep = `/srv/${'d'.repeat(100)}/postgres`;
-  assert.equal(unixSocketDir(deep, 54321), null);
 });
 
 test('as root, a data directory under a 0700 directory fails with what to do and a non-zero exit', {
