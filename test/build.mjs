@@ -42,10 +42,9 @@ export async function buildTests(root = '.') {
     const at = path.join(out, path.relative(root, f));
     fs.mkdirSync(path.dirname(at), { recursive: true });
     // The dashboard's files are copied: Vite refuses an entry (index.html) that is a link out of its root.
-    if (f.startsWith(ui) && f !== path.join(ui, 'dist')) fs.copyFileSync(f, at);
+    if (path.relative(ui, f).split(path.sep)[0] !== '..' && f !== path.join(ui, 'dist')) fs.copyFileSync(f, at);
     else fs.symlinkSync(path.relative(path.dirname(at), f), at);
   }
-  return sources.length;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await buildTests();

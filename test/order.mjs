@@ -4,6 +4,7 @@
 // test/house/test-order.test.ts checks that every file named here exists.
 import fs from 'node:fs';
 import path from 'node:path';
+import { OUT } from './build.mjs';
 
 export const LONGEST_FIRST = [
   'test/cluster/cluster.test.ts',
@@ -69,7 +70,7 @@ export function testFiles(root = '.') {
 }
 
 // `--built`: the same files as npm test runs them, compiled into .test-build/ (test/build.mjs).
-const built = (f) => `.test-build/${f.replace(/\.ts$/, '.js')}`;
+const built = (f) => `${OUT}/${f.replace(/\.ts$/, '.js')}`;
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const files = process.argv.includes('--built') ? testFiles().map(built) : testFiles();

@@ -7,7 +7,8 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOT, runMailroom as run, mailroomEntry } from '../helpers/cli.js';
+import { runMailroom as run, mailroomEntry } from '../helpers/cli.js';
+import { ROOT } from '../helpers/root.js';
 import { sleep } from '../../src/lib/time.js';
 
 test('while start runs on the embedded PostgreSQL, doctor, teams, api-keys and migrate use its database, and a second start refuses', {

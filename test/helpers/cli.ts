@@ -7,8 +7,6 @@ import path from 'node:path';
 
 import { ROOT } from './root.js';
 
-export { ROOT };
-
 /**
  * How to run `mailroom` for a long-running process: the build (`node dist/main.js`, what `npm ci`
  * makes) when it is newer than every source file, else the sources through tsx. A start from the

@@ -4,7 +4,8 @@
 // SIGTERM (SIGKILL after a bound). startMailroomProc: one started and waited for, for tests where a
 // crash of the process itself is what is looked for (an unhandled error ends a process, not a test).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mailroomEntry, ROOT } from './cli.js';
+import { mailroomEntry } from './cli.js';
+import { ROOT } from './root.js';
 import { until } from './until.js';
 
 export interface LogLine {

@@ -4,7 +4,7 @@ import net from 'node:net';
 import { spawnSync } from 'node:child_process';
 import pg from 'pg';
 import { FINISHED_PREFIX, freshDatabase } from '../helpers/db.js';
-import { ROOT } from '../helpers/cli.js';
+import { ROOT } from '../helpers/root.js';
 import { startMailWorld } from '../helpers/mail-world.js';
 import { closeAll } from '../helpers/close-all.js';
 

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT } from '../helpers/cli.js';
+import { ROOT } from '../helpers/root.js';
 // @ts-expect-error: a plain ES module without types
 import { LONGEST_FIRST, testFiles } from '../order.mjs';
 

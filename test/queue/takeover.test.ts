@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { freshDatabase, type TestDatabase } from '../helpers/db.js';
 import { createLogger } from '../../src/lib/log.js';
+import { siblingModule } from '../../src/lib/worker-task.js';
 import { enqueueMany, registerJobKinds } from '../../src/queue/enqueue.js';
 import { Worker, type Job } from '../../src/queue/worker.js';
 
@@ -26,9 +27,8 @@ async function waitFor(what: string, cond: () => boolean | Promise<boolean>, tim
 }
 
 // The sources as this file runs them: .ts through tsx, or npm test's compiled .js (test/build.mjs).
-const ext = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-const src = (f: string) => new URL(`../../src/${f}${ext}`, import.meta.url).href;
-const loader = ext === '.ts' ? ['--import', 'tsx'] : [];
+const src = (f: string) => siblingModule(import.meta.url, `../../src/${f}`).href;
+const loader = import.meta.url.endsWith('.ts') ? ['--import', 'tsx'] : [];
 
 // A worker in its own process whose handler never returns: it holds its leases (renewing them)
 // until it is killed with SIGKILL, so nothing gets the chance to give them back.
