@@ -88,7 +88,7 @@ printf '%-44s %7s %9s %9s %7s %12s %12s\n' "Mailroom 1 MB attachment, reused con
 echo "Mailroom peak RSS (VmHWM): ${RSS_SMALL} MB after the 10 KB row, ${RSS} MB after the 1 MB row"
 
 if [[ "$PEER" == 1 ]]; then
-  pf() { MSG_FILE=$1 ROWS=a N_A=$2 SESSIONS="$SESSIONS" DIR=${PF_DIR:-/tmp/mr-postfix-inbound} LISTEN_PORT=${PF_PORT:-26125} SINK_PORT=$((${PF_PORT:-26125} + 1)) "$root/bench/peers/postfix-bench.sh" 2>/dev/null | awk '/^a\) accept/{print $(NF-2)}'; }
+  pf() { MSG_FILE=$1 ROWS=a N_A=$2 SESSIONS="$SESSIONS" DIR=${PF_DIR:-/tmp/mr-postfix-inbound} LISTEN_PORT=${PF_PORT:-26125} SINK_PORT=$((${PF_PORT:-26125} + 1)) "$root/bench/peers/postfix-bench.sh" 2>/dev/null | awk '/^a\) accept/{print $(NF-3)}'; }
   PA=$(pf "$tmp/small-copy.eml" "$N_SMALL"); PB=$(pf "$tmp/large-copy.eml" "$N_LARGE")
   echo "Postfix $(postconf -d -h mail_version) smtpd queuing the same files to disk (row a of bench/peers/postfix-bench.sh): 10 KB ${PA} msg/s, 1 MB ${PB} msg/s"
   echo "Ratios to Postfix in this run: 10 KB $(echo "scale=2; $S_RATE / $PA" | bc)x, 1 MB $(echo "scale=2; $L_RATE / $PB" | bc)x"

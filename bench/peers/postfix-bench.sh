@@ -3,6 +3,7 @@
 # Rows:
 #   a) accept rate, connections reused   : smtp-source -d -s 20 -m N_A -l 2000 ...
 #   b) accept rate, one msg per connection: smtp-source    -s 20 -m N_B -l 2000 ...
+#   (postfix µs: CPU of the instance's processes per message while smtp-source sends, relaying included)
 #   c) end-to-end relay rate             : smtp-source -d -s 20 -m N_C -l 2000, timed from start
 #                                           until smtp-sink has counted all N_C messages
 # Each row runs against a freshly started instance (empty queue). Every step is bounded by
@@ -28,6 +29,15 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 now() { date +%s.%N; }
+# CPU ticks (1/100 s) of the instance: its master (with the children it reaped) and every live
+# child of it (smtpd, cleanup, qmgr, smtp, ...), all of Postfix's work on the row so far.
+pf_ticks() {
+  local master; master=$(head -1 "$DIR/queue/pid/master.pid" 2>/dev/null | tr -d ' ') || true
+  [[ -n "$master" ]] || { echo 0; return; }
+  { sed 's/.*) //' "/proc/$master/stat" | awk '{print $12 + $13 + $14 + $15}'
+    { cat /proc/[0-9]*/stat 2>/dev/null || true; } | sed 's/.*) //' | awk -v pm="$master" '$2 == pm {print $12 + $13}'
+  } | awk '{t += $1} END {print t + 0}'
+}
 rate() { echo "scale=0; $1 / $2" | bc; }   # msgs / seconds
 fmt() { printf '%.2f' "$1"; }
 
@@ -39,11 +49,11 @@ run_row() {
   "$here/postfix-instance.sh" start "$DIR" "$LISTEN_PORT" "$SINK_PORT" >/dev/null
   sleep 1
   echo "[$label] smtp-source $* -m $n ${PAYLOAD[*]} -f $FROM -t $TO 127.0.0.1:$LISTEN_PORT" >&2
-  local t0 t1 t2 rc=0
-  t0=$(now)
+  local t0 t1 t2 rc=0 k0
+  k0=$(pf_ticks); t0=$(now)
   timeout "$RUN_TIMEOUT" smtp-source "$@" -m "$n" "${PAYLOAD[@]}" -f "$FROM" -t "$TO" \
       "127.0.0.1:$LISTEN_PORT" 2> "$DIR-src.err" || rc=$?
-  t1=$(now)
+  t1=$(now); ACC_CPU_US=$((($(pf_ticks) - k0) * 10000 / n))
   SRC_ERR=$(grep -c . "$DIR-src.err" || true)
   [[ $rc -eq 0 ]] || echo "[$label] smtp-source exit $rc (124 = timed out)" >&2
   # wait (bounded) until the sink has all n messages
@@ -60,19 +70,19 @@ PF_VERSION=$(postconf -d -h mail_version)
 CPU=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
 MACHINE="$(nproc) cores, $CPU, $(free -g | awk '/Mem:/{print $2}') GB RAM, Debian $(cat /etc/debian_version), kernel $(uname -r), queue on $(df -T "$(dirname "$DIR")" | awk 'NR==2{print $2}')"
 
-A=(0 1 1 0 0); B=(0 1 1 0 0); C=(0 1 1 0 0)
-[[ " $ROWS " == *" a "* ]] && { run_row a "$N_A" -d -s "$SESSIONS"; A=("$N_A" "$ACC_S" "$E2E_S" "$DELIVERED" "$SRC_ERR"); }
-[[ " $ROWS " == *" b "* ]] && { run_row b "$N_B" -s "$SESSIONS";    B=("$N_B" "$ACC_S" "$E2E_S" "$DELIVERED" "$SRC_ERR"); }
-[[ " $ROWS " == *" c "* ]] && { run_row c "$N_C" -d -s "$SESSIONS"; C=("$N_C" "$ACC_S" "$E2E_S" "$DELIVERED" "$SRC_ERR"); }
+A=(0 1 1 0 0 0); B=(0 1 1 0 0 0); C=(0 1 1 0 0 0)
+[[ " $ROWS " == *" a "* ]] && { run_row a "$N_A" -d -s "$SESSIONS"; A=("$N_A" "$ACC_S" "$E2E_S" "$DELIVERED" "$SRC_ERR" "$ACC_CPU_US"); }
+[[ " $ROWS " == *" b "* ]] && { run_row b "$N_B" -s "$SESSIONS";    B=("$N_B" "$ACC_S" "$E2E_S" "$DELIVERED" "$SRC_ERR" "$ACC_CPU_US"); }
+[[ " $ROWS " == *" c "* ]] && { run_row c "$N_C" -d -s "$SESSIONS"; C=("$N_C" "$ACC_S" "$E2E_S" "$DELIVERED" "$SRC_ERR" "$ACC_CPU_US"); }
 cleanup
 
 {
 echo "Postfix $PF_VERSION peer benchmark, $(date -u +%Y-%m-%dT%H:%MZ)"
 echo "Machine: $MACHINE"
 echo "Sessions=$SESSIONS, message size=$SIZE bytes, relay to smtp-sink on 127.0.0.1:$SINK_PORT"
-printf '%-46s %7s %9s %9s %10s %7s\n' "row" "N" "seconds" "msg/s" "delivered" "errors"
-printf '%-46s %7s %9s %9s %10s %7s\n' "a) accept, reused connections (-d)" "${A[0]}" "$(fmt "${A[1]}")" "$(rate "${A[0]}" "${A[1]}")" "${A[3]}" "${A[4]}"
-printf '%-46s %7s %9s %9s %10s %7s\n' "b) accept, one message per connection" "${B[0]}" "$(fmt "${B[1]}")" "$(rate "${B[0]}" "${B[1]}")" "${B[3]}" "${B[4]}"
+printf '%-46s %7s %9s %9s %10s %7s %12s\n' "row" "N" "seconds" "msg/s" "delivered" "errors" "postfix µs"
+printf '%-46s %7s %9s %9s %10s %7s %12s\n' "a) accept, reused connections (-d)" "${A[0]}" "$(fmt "${A[1]}")" "$(rate "${A[0]}" "${A[1]}")" "${A[3]}" "${A[4]}" "${A[5]}"
+printf '%-46s %7s %9s %9s %10s %7s %12s\n' "b) accept, one message per connection" "${B[0]}" "$(fmt "${B[1]}")" "$(rate "${B[0]}" "${B[1]}")" "${B[3]}" "${B[4]}" "${B[5]}"
 printf '%-46s %7s %9s %9s %10s %7s\n' "c) end-to-end relay to sink (-d)" "${C[0]}" "$(fmt "${C[2]}")" "$(rate "${C[0]}" "${C[2]}")" "${C[3]}" "${C[4]}"
 echo "(also: end-to-end in run a: $(rate "${A[0]}" "${A[2]}") msg/s, in run b: $(rate "${B[0]}" "${B[2]}") msg/s; accept in run c: $(rate "${C[0]}" "${C[1]}") msg/s)"
 } | tee ${RESULTS_FILE:+"$RESULTS_FILE"}

@@ -82,7 +82,9 @@ if [[ "$PEER" == 1 ]]; then
   peer=$(N_A="$N_REUSED" N_B="$N_PERCONN" N_C=1000 SESSIONS="$SESSIONS" SIZE="$SIZE" LISTEN_PORT="$PEER_PORT" \
     SINK_PORT="$PEER_SINK_PORT" DIR="$PEER_DIR" "$root/bench/peers/postfix-bench.sh" 2> >(grep -v "^\[.\] smtp-source " >&2))
   echo "$peer"
-  A=$(echo "$peer" | awk '/^a\) accept/{print $(NF-2)}'); B=$(echo "$peer" | awk '/^b\) accept/{print $(NF-2)}')
+  A=$(echo "$peer" | awk '/^a\) accept/{print $(NF-3)}'); B=$(echo "$peer" | awk '/^b\) accept/{print $(NF-3)}')
   echo "load after peer: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "Ratios to Postfix in this run: reused $(echo "scale=2; $R_RATE / $A" | bc)x, one-per-connection $(echo "scale=2; $P_RATE / $B" | bc)x"
+  AC=$(echo "$peer" | awk '/^a\) accept/{print $NF}'); BC=$(echo "$peer" | awk '/^b\) accept/{print $NF}')
+  echo "CPU per message, Mailroom + its PostgreSQL / Postfix: reused $((R_MUS + ${R_PUS/-/0})) / $AC µs, one-per-connection $((P_MUS + ${P_PUS/-/0})) / $BC µs"
 fi
