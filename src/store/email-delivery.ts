@@ -4,7 +4,7 @@
 // end). Split from store/emails.ts, which keeps the accept path, the reads and the single-event
 // record; inserting into email_events fires the triggers listed there.
 import { prepared, type Queryable } from './db.js';
-import { leasedJobsDeleteSql } from './jobs.js';
+import { leasedJobsEndSql } from './jobs.js';
 import type { EventInsert } from './emails.js';
 
 /** What the delivery job needs: the raw message, the sender's domain and its key, the event base. */
@@ -178,10 +178,12 @@ export async function emailEventsInsertMany(db: Queryable, groups: EventGroup[])
   // at all (insights null: MAILROOM_INSIGHTS=false). The rows are locked in id order first, as
   // the hand-over and a broadcast's cancel lock theirs: in any other order a cancel running
   // through the same copies deadlocked with it (issue 24). The jobs ended here (`endJob`) are
-  // deleted by a CTE the query does not read, so after the update (emails, then jobs: the order
-  // of the worker's own job end); a job no longer leased to its worker is its taker's and left
-  // as it is (the worker logged the lost lease). Delivery jobs are never re-armed (0037: only
-  // automations.event), but one would be left to the worker's lease, not deleted.
+  // deleted once the update has run to its end (the count reads it all), so after it (emails,
+  // then jobs: the order of the worker's own job end); a job no longer leased to its worker is
+  // its taker's and left as it is (the worker logged the lost lease). Delivery jobs are never
+  // re-armed (0037: only automations.event), but one would be left to the worker's lease, not
+  // deleted. The events are inserted last, as before (a data-modifying CTE the query does not
+  // read runs after it), and their statement triggers fire at the statement's end.
   await db.query(
     prepared(
       db,
@@ -190,13 +192,15 @@ export async function emailEventsInsertMany(db: Queryable, groups: EventGroup[])
        INSERT INTO email_events (id, email_id, team_id, type, recipient, data, detail, created_at)
        SELECT id, email_id, team_id, type, recipient, data, detail, created_at FROM json_populate_recordset(NULL::email_events, $1::json)),
      l AS MATERIALIZED (SELECT id FROM emails WHERE id = ANY (ARRAY(SELECT (x->>'email_id')::uuid FROM json_array_elements($2::json) x)) ORDER BY id FOR NO KEY UPDATE),
-     ended AS (${leasedJobsDeleteSql('$3')})
+     up AS (
      UPDATE emails e SET last_event = coalesce(u.last_event, e.last_event), delayed_once = e.delayed_once OR u.mark_delayed,
        insights = CASE WHEN u.insight IS NULL OR coalesce(e.insights, u.composed) IS NULL
            OR EXISTS (SELECT 1 FROM jsonb_array_elements(coalesce(e.insights, u.composed)) f WHERE f->>'id' IN (SELECT jsonb_array_elements_text(u.insight_once)))
          THEN coalesce(e.insights, u.composed) ELSE coalesce(e.insights, u.composed) || jsonb_build_array(u.insight) END
      FROM json_to_recordset($2::json) AS u (email_id uuid, last_event text, mark_delayed boolean, insight jsonb, insight_once jsonb, composed jsonb), l
-     WHERE e.id = u.email_id AND l.id = e.id AND e.last_event <> 'canceled' AND e.id = ANY (ARRAY(SELECT id FROM l))`,
+     WHERE e.id = u.email_id AND l.id = e.id AND e.last_event <> 'canceled' AND e.id = ANY (ARRAY(SELECT id FROM l))
+     RETURNING e.id)
+     SELECT ${leasedJobsEndSql('$3')} FROM (SELECT count(*) FROM up) AS updated`,
       [JSON.stringify(events), JSON.stringify(updates), JSON.stringify(ends)],
     ),
   );

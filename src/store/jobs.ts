@@ -7,7 +7,8 @@
 // Job rows are also written in SQL, outside this file (each names its kind as a literal):
 // webhooks_wake_dispatcher (0005: webhooks.dispatch, trigger email_events_wake_webhooks),
 // email_events_count_rates (0034, was reputation_count_events of 0024: reputation.check),
-// automations_wake (0025, 0037: automations.event) and mailroom_jobs_claim (0033, 0037: the claim's UPDATE).
+// automations_wake (0025, 0037: automations.event), mailroom_jobs_claim (0033, 0037: the claim's UPDATE) and
+// mailroom_jobs_end_leased (0078: the delivery results' job end, leasedJobsEndSql).
 import { prepared, type Queryable } from './db.js';
 
 export const JOBS_CHANNEL = 'mailroom_jobs';
@@ -147,14 +148,14 @@ export const deliverJobsInsertSql = (param: string) => `
   RETURNING id`;
 
 /**
- * For the delivery results' statement (store/email-delivery.ts emailEventsInsertMany): deletes the jobs
- * given as a JSON array `[{id, worker}]` in parameter `param`, each only while it is still leased to
- * that worker and not re-armed, so that results and the job's end commit together (issue 27: one
- * statement and commit fewer per job). A job another worker has taken is left to it.
+ * For the delivery results' statement (store/email-delivery.ts emailEventsInsertMany): an expression
+ * that deletes the jobs given as a JSON array `[{id, worker}]` in parameter `param`, each only while
+ * it is still leased to that worker and not re-armed, so that results and the job's end commit
+ * together (issue 27: one statement and commit fewer per job). A job another worker has taken is
+ * left to it. A function (0078) so that each job is found by its key: as a statement's join, the
+ * planner read the whole queue for every results statement of a backlog.
  */
-export const leasedJobsDeleteSql = (param: string) => `
-  DELETE FROM jobs j USING json_to_recordset(${param}::json) AS x (id bigint, worker text)
-  WHERE j.id = x.id AND j.locked_by = x.worker AND NOT j.rearmed`;
+export const leasedJobsEndSql = (param: string) => `mailroom_jobs_end_leased(${param}::json)`;
 
 /** Broadcast copies one delivery job carries (DeliverBatchPayload), all to one destination domain. */
 export const DELIVERY_BATCH = 10;
