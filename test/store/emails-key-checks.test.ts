@@ -54,7 +54,15 @@ function accepted(teamId: string, domainId: string): AcceptedEmail {
       created_at: now,
     },
     raw: Buffer.from('Subject: s\r\n\r\nh\r\n'),
-    event: { id: randomUUID(), email_id: id, team_id: teamId, type: 'email.sent', recipient: null, data: {}, created_at: now },
+    event: {
+      id: randomUUID(),
+      email_id: id,
+      team_id: teamId,
+      type: 'email.sent',
+      recipient: null,
+      data: {},
+      created_at: now,
+    },
     jobs: [],
   };
 }
@@ -64,14 +72,21 @@ const count = async (sql: string, args: unknown[]) => Number((await db.pool.quer
 test('deleting a team deletes its emails and their events, and nothing of another team', async () => {
   const a = await team('gone');
   const b = await team('kept');
-  await emailsInsertAccepted(db.pool, [accepted(a.team, a.domain), accepted(a.team, a.domain), accepted(b.team, b.domain)]);
+  await emailsInsertAccepted(db.pool, [
+    accepted(a.team, a.domain),
+    accepted(a.team, a.domain),
+    accepted(b.team, b.domain),
+  ]);
   await db.pool.query('DELETE FROM teams WHERE id = $1', [a.team]);
   for (const [t, n] of [
     [a.team, 0],
     [b.team, 1],
   ] as const) {
     assert.equal(await count('SELECT count(*) AS n FROM emails WHERE team_id = $1', [t]), n);
-    assert.equal(await count(`SELECT count(*) AS n FROM email_events WHERE team_id = $1 AND type = 'email.sent'`, [t]), n);
+    assert.equal(
+      await count(`SELECT count(*) AS n FROM email_events WHERE team_id = $1 AND type = 'email.sent'`, [t]),
+      n,
+    );
   }
 });
 

@@ -112,7 +112,9 @@ test('the job is ended by its key however long the queue: no results statement r
   const client = await db.pool.connect();
   try {
     await client.query('BEGIN');
-    await emailEventsInsertMany(client, [{ events: [delivered(a.email)], lastEvent: 'delivered', endJob: { id: a.job, workerId: 'w9' } }]);
+    await emailEventsInsertMany(client, [
+      { events: [delivered(a.email)], lastEvent: 'delivered', endJob: { id: a.job, workerId: 'w9' } },
+    ]);
     const { rows } = await client.query<{ seq_scan: string; idx_scan: string }>(
       `SELECT seq_scan, idx_scan FROM pg_stat_xact_user_tables WHERE relname = 'jobs'`,
     );
