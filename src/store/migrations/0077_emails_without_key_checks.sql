@@ -1,10 +1,12 @@
 -- Issue 27: the accept statement checked three foreign keys for every email it inserted
 -- (emails.team_id and email_events.team_id against teams, emails.domain_id against domains): one
 -- index lookup and one row lock (FOR KEY SHARE) each, run row by row by PostgreSQL's RI triggers.
--- Measured on the accept statement alone (100 emails a statement, the same rows written to two
--- databases alternately, the backends' CPU from /proc): 60.8 -> 51.5 and 85.3 -> 72.8 µs of
--- PostgreSQL CPU per email without them (-15%, twice), against 58.5/58.3 for two identical
--- databases. Broadcast pages and delivery results (email_events) paid the same per row.
+-- Measured on the accept statement alone (bench/pg-accept-ab.ts: 100 emails a statement, the same
+-- rows written to two databases round by round, the backends' CPU from /proc): 43.3 µs of
+-- PostgreSQL CPU per email without the keys against 51.3 with them (-16%; 60.8 -> 51.5 and
+-- 85.3 -> 72.8 in earlier runs with statements planned at each call), where two identical
+-- databases measured 40.0 and 40.7. Broadcast pages and delivery results (email_events) paid the
+-- same checks per row.
 --
 -- What the keys did is kept where it is still needed:
 -- * the references are right when written: every writer takes the team from the request's API
