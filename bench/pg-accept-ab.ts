@@ -9,7 +9,6 @@
 // Usage: MAILROOM_TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5440/postgres \
 //   VARIANT_SQL="DROP INDEX emails_search" node --import tsx bench/pg-accept-ab.ts [rounds=30] [batches=10]
 // The server must be local (the backends' /proc is read). Both databases are fresh and dropped.
-import fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { EmailAcceptor } from '../src/emails/accept.js';
 import type { Address } from '../src/mime/addresses.js';
@@ -17,16 +16,11 @@ import { createPool } from '../src/store/db.js';
 import { emailsInsertAccepted } from '../src/store/emails.js';
 import type { DomainRow } from '../src/store/domains.js';
 import { freshDatabase, seedDomain } from '../test/helpers/db.js';
+import { cpuSeconds, loadAverage } from './lib.js';
 
 const rounds = Number(process.argv[2] ?? 30);
 const batches = Number(process.argv[3] ?? 10);
 const PER_BATCH = 100;
-
-/** utime+stime of a process, in clock ticks (1/100 s). */
-const ticks = (pid: number): number => {
-  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return Number(f[11]) + Number(f[12]);
-};
 
 async function side(variant?: string) {
   const db = await freshDatabase();
@@ -100,9 +94,9 @@ try {
     const used = new Map<Side, number>();
     for (const s of r % 2 ? [B, A] : [A, B]) {
       const work = Array.from({ length: batches }, () => batch(s));
-      const t0 = ticks(s.pid);
+      const t0 = cpuSeconds(s.pid);
       for (const w of work) await emailsInsertAccepted(s.c, w);
-      const d = ticks(s.pid) - t0;
+      const d = Math.round((cpuSeconds(s.pid) - t0) * 100); // clock ticks of 10 ms
       used.set(s, d);
       s.cpu += d;
       s.emails += PER_BATCH * batches;
@@ -110,7 +104,7 @@ try {
     if (used.get(B)! < used.get(A)!) bLower++;
     else if (used.get(B) === used.get(A)) ties++;
   }
-  const us = (s: Side) => Math.round((s.cpu * 100_000) / s.emails) / 10; // ticks are 10 ms
+  const us = (s: Side) => Math.round((s.cpu * 100_000) / s.emails) / 10; // ticks of 10 ms -> µs, one decimal
   console.log(
     JSON.stringify({
       a_us_per_email: us(A),
@@ -120,7 +114,7 @@ try {
       rounds_b_lower: bLower,
       rounds_tied: ties,
       variant: process.env.VARIANT_SQL ?? null,
-      load: fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '),
+      load: loadAverage(),
     }),
   );
 } finally {
