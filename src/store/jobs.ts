@@ -8,7 +8,7 @@
 // webhooks_wake_dispatcher (0005: webhooks.dispatch, trigger email_events_wake_webhooks),
 // email_events_count_rates (0034, was reputation_count_events of 0024: reputation.check),
 // automations_wake (0025, 0037: automations.event), mailroom_jobs_claim (0033, 0037: the claim's UPDATE) and
-// mailroom_jobs_end_leased (0078: the delivery results' job end, leasedJobsEndSql).
+// mailroom_jobs_end_leased (0078, 0079: the delivery results' job end, leasedJobsEndSql).
 import { prepared, type Queryable } from './db.js';
 
 export const JOBS_CHANNEL = 'mailroom_jobs';
@@ -152,8 +152,9 @@ export const deliverJobsInsertSql = (param: string) => `
  * that deletes the jobs given as a JSON array `[{id, worker}]` in parameter `param`, each only while
  * it is still leased to that worker and not re-armed, so that results and the job's end commit
  * together (issue 27: one statement and commit fewer per job). A job another worker has taken is
- * left to it. A function (0078) so that each job is found by its key: as a join to the JSON set
- * (taken for 100 rows) the planner read the whole queue while it held a few hundred pages.
+ * left to it. A function (0078, 0079) so that each job is found by its key (`id = ANY`): as a join
+ * to the JSON set (taken for 100 rows) the planner read the whole queue, by a sequential scan or by
+ * walking an index, in plans made while the queue was small and kept for the session.
  */
 export const leasedJobsEndSql = (param: string) => `mailroom_jobs_end_leased(${param}::json)`;
 

@@ -127,3 +127,41 @@ test('the job is ended by its key however long the queue: no results statement r
   assert.equal(await jobExists(a.job), false);
   assert.equal(await events(a.email), 1);
 });
+
+test('a session that first ended a job while the queue was nearly empty still ends each by its key once the queue is long', async () => {
+  // A session keeps the generic plan it made at its first end. Made while jobs held a few rows (a
+  // quiet moment, analyzed), the plan walked an index of the whole table for each end with the
+  // JSON set rescanned (seq scans off did not forbid that): every later results statement then
+  // read every queued job (bench/pg-results-ab.ts: 128 µs a statement with ~200 queued).
+  await db.pool.query('DELETE FROM jobs');
+  await db.pool.query('ANALYZE jobs');
+  const client = await db.pool.connect();
+  try {
+    for (let i = 0; i < 6; i++) {
+      // past the five custom plans PostgreSQL tries before it keeps a generic one
+      const a = await emailWithJob();
+      await db.pool.query(`UPDATE jobs SET locked_by = 'w8' WHERE id = $1`, [a.job]);
+      await emailEventsInsertMany(client, [
+        { events: [delivered(a.email)], lastEvent: 'delivered', endJob: { id: a.job, workerId: 'w8' } },
+      ]);
+      assert.equal(await jobExists(a.job), false);
+    }
+    await db.pool.query(
+      `INSERT INTO jobs (kind, payload, run_at, locked_by) SELECT 'email.deliver', '{}'::jsonb, now(), 'w8' FROM generate_series(1, 3000)`,
+    );
+    const a = await emailWithJob();
+    await db.pool.query(`UPDATE jobs SET locked_by = 'w8' WHERE id = $1`, [a.job]);
+    await client.query('BEGIN');
+    await emailEventsInsertMany(client, [
+      { events: [delivered(a.email)], lastEvent: 'delivered', endJob: { id: a.job, workerId: 'w8' } },
+    ]);
+    const { rows } = await client.query<{ fetched: string }>(
+      `SELECT idx_tup_fetch AS fetched FROM pg_stat_xact_user_tables WHERE relname = 'jobs'`,
+    );
+    await client.query('COMMIT');
+    assert.ok(Number(rows[0].fetched) < 50, `the end fetched ${rows[0].fetched} rows of jobs to end one job`);
+    assert.equal(await jobExists(a.job), false);
+  } finally {
+    client.release();
+  }
+});
