@@ -7,8 +7,9 @@
 // Job rows are also written in SQL, outside this file (each names its kind as a literal):
 // webhooks_wake_dispatcher (0005: webhooks.dispatch, trigger email_events_wake_webhooks),
 // email_events_count_rates (0034, was reputation_count_events of 0024: reputation.check),
-// automations_wake (0025, 0037: automations.event), mailroom_jobs_claim (0033, 0037: the claim's UPDATE) and
-// mailroom_jobs_end_leased (0078, 0079: the delivery results' job end, leasedJobsEndSql).
+// automations_wake (0025, 0037: automations.event), mailroom_jobs_claim (0033, 0037: the claim's UPDATE),
+// mailroom_jobs_end_leased (0078, 0079: the delivery results' job end, leasedJobsEndSql) and
+// mailroom_jobs_end (0080: the worker's job end, jobsDeleteMany).
 import { prepared, type Queryable } from './db.js';
 
 export const JOBS_CHANNEL = 'mailroom_jobs';
@@ -289,8 +290,6 @@ export interface JobFilter {
   regions?: string[];
 }
 
-// $1 = kinds, $2 = regions (null: any). Shared by the claim and the next-run query.
-const MATCHES = 'kind = ANY($1::text[]) AND ($2::text[] IS NULL OR region IS NULL OR region = ANY($2::text[]))';
 const CONFLICT = "ON CONFLICT (kind, key) WHERE key IS NOT NULL AND state = 'pending'";
 
 /**
@@ -404,14 +403,14 @@ export async function jobsClaimDue(
 export async function jobsNextRunIn(db: Queryable, filter: JobFilter): Promise<number | undefined> {
   // Not greatest(0, ...): greatest ignores NULL, so "no job" became 0 ms and an idle worker
   // claimed in a loop (measured: ~200 empty claims a second, each ~0.5-1.7 ms of PostgreSQL).
+  // A function (0080): its plan, kept per session, takes the first due row of jobs_due whatever
+  // the statistics were when it was made (as a statement, one made on a nearly empty queue read
+  // the whole table at every call).
   const { rows } = await db.query<{ ms: number | null }>(
-    prepared(
-      db,
-      'mr_jobs_next_run_in',
-      `SELECT (extract(epoch FROM min(run_at) - now()) * 1000)::float8 AS ms
-     FROM jobs WHERE state = 'pending' AND (locked_until IS NULL OR locked_until < now()) AND ${MATCHES}`,
-      [filter.kinds, filter.regions ?? null],
-    ),
+    prepared(db, 'mr_jobs_next_run_in', 'SELECT mailroom_jobs_next_run_in($1::text[], $2::text[]) AS ms', [
+      filter.kinds,
+      filter.regions ?? null,
+    ]),
   );
   const ms = rows[0]?.ms;
   return ms === null || ms === undefined ? undefined : Math.max(0, ms);
@@ -452,20 +451,9 @@ export async function jobsDeleteMany(db: Queryable, workerId: string, ids: strin
     // The rows are locked first (FOR UPDATE waits for a re-arm in flight and reads its committed
     // mark): read from the statement's snapshot instead, a mark committed meanwhile made the job
     // neither deleted nor due, but left leased to this worker for its whole lease.
-    prepared(
-      db,
-      'mr_jobs_delete_many',
-      `WITH l AS MATERIALIZED (
-       SELECT id, rearmed FROM jobs WHERE id = ANY($1::bigint[]) AND locked_by = $2 FOR UPDATE),
-     d AS (
-       DELETE FROM jobs j USING l WHERE j.id = l.id AND NOT l.rearmed RETURNING j.id),
-     r AS (
-       UPDATE jobs j SET locked_by = NULL, locked_until = NULL, rearmed = false, run_at = now(), attempts = 0
-       FROM l WHERE j.id = l.id AND l.rearmed RETURNING j.id, j.kind),
-     woken AS (SELECT pg_notify($3, k) FROM (SELECT DISTINCT kind AS k FROM r) x)
-     SELECT id FROM d UNION ALL SELECT id FROM r WHERE (SELECT count(*) FROM woken) >= 0`,
-      [ids, workerId, JOBS_CHANNEL],
-    ),
+    // A function (0080, the statement of 0037): its plan, kept per session, finds each job by its
+    // key whatever the statistics were when it was made.
+    prepared(db, 'mr_jobs_delete_many', 'SELECT mailroom_jobs_end($1::bigint[], $2) AS id', [ids, workerId]),
   );
   return rows.map((r) => r.id);
 }

@@ -3,10 +3,17 @@
 // walks jobs_due_priority in order and stops at the LIMIT (mailroom_jobs_claim, 0033), never reads
 // every due job and sorts them.
 import { after, before, test } from 'node:test';
+import type pg from 'pg';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { freshDatabase, type TestDatabase } from '../helpers/db.js';
-import { DELIVER_JOB, deliverJobsInsertSql, jobsClaimDue, jobsNextRunIn } from '../../src/store/jobs.js';
+import {
+  DELIVER_JOB,
+  deliverJobsInsertSql,
+  jobsClaimDue,
+  jobsDeleteMany,
+  jobsNextRunIn,
+} from '../../src/store/jobs.js';
 
 let db: TestDatabase;
 before(async () => {
@@ -68,3 +75,57 @@ test('a claim fetches about as many rows as it leases, whatever the statistics',
   assert.ok(later !== undefined && later > 3_500_000 && later <= 3_600_000, String(later));
   assert.equal(await jobsNextRunIn(db.pool, { kinds: ['automations.wake'] }), undefined);
 });
+
+/** What one call read of the jobs table, from the transaction's own counters. */
+async function readBy(c: pg.PoolClient, call: () => Promise<unknown>): Promise<{ idx: number; seq: number }> {
+  const counters = `SELECT coalesce(idx_tup_fetch, 0)::int AS idx, coalesce(seq_tup_read, 0)::int AS seq FROM pg_stat_xact_user_tables WHERE relname = 'jobs'`;
+  await c.query('BEGIN');
+  const before = (await c.query<{ idx: number; seq: number }>(counters)).rows[0];
+  await call();
+  const after = (await c.query<{ idx: number; seq: number }>(counters)).rows[0];
+  await c.query('COMMIT');
+  return { idx: after.idx - before.idx, seq: after.seq - before.seq };
+}
+
+for (const queued of [5, 20_000]) {
+  test(`the claim, the next-due look and the job end planned by a session with ${queued} jobs queued read only what they need once 10,000 more are`, async () => {
+    // A session keeps the generic plans it made at its first calls (0071). Made on a nearly empty
+    // queue (a quiet moment, or an autovacuum's ANALYZE of one), the claim's UPDATE hash-joined a
+    // sequential scan of jobs and the next-due look read the table in full; made on a long one,
+    // the claim's UPDATE did the same (a generic LIMIT is taken for a tenth of the table): every
+    // claim then read every queued job (~2-6 ms each with 10,000-30,000 queued).
+    await db.pool.query('TRUNCATE jobs'); // a table of as many pages as it holds rows for
+    await db.pool.query(
+      `INSERT INTO jobs (kind, payload, run_at) SELECT 'email.deliver', '{}', now() FROM generate_series(1, ${queued})`,
+    );
+    await db.pool.query('ANALYZE jobs');
+    const c = await db.pool.connect();
+    try {
+      for (let i = 0; i < 7; i++) {
+        const [job] = await jobsClaimDue(c, 'w1', { kinds: [DELIVER_JOB] }, 1, 60_000);
+        await jobsNextRunIn(c, { kinds: [DELIVER_JOB] });
+        await jobsDeleteMany(c, 'w1', job ? [job.id] : ['0']);
+      }
+      await db.pool.query(
+        `INSERT INTO jobs (kind, payload, run_at) SELECT 'email.deliver', '{}', now() FROM generate_series(1, 10000)`,
+      );
+      // in flight: leased to other workers, the front of the queue
+      await db.pool.query(
+        `UPDATE jobs SET locked_by = 'other', locked_until = now() + interval '1 minute' WHERE id IN (SELECT id FROM jobs ORDER BY id LIMIT 300)`,
+      );
+      const claim = await readBy(c, () => jobsClaimDue(c, 'w1', { kinds: [DELIVER_JOB] }, 8, 60_000));
+      assert.equal(claim.seq, 0, 'the claim read jobs sequentially');
+      assert.ok(claim.idx < 1_000, `the claim fetched ${claim.idx} rows through indexes`);
+      const next = await readBy(c, () => jobsNextRunIn(c, { kinds: [DELIVER_JOB] }));
+      assert.equal(next.seq, 0, 'the next-due look read jobs sequentially');
+      assert.ok(next.idx < 1_000, `the next-due look fetched ${next.idx} rows through indexes`);
+      assert.equal(await jobsNextRunIn(c, { kinds: [DELIVER_JOB] }), 0);
+      const [job] = await jobsClaimDue(c, 'w1', { kinds: [DELIVER_JOB] }, 1, 60_000);
+      const end = await readBy(c, async () => assert.deepEqual(await jobsDeleteMany(c, 'w1', [job.id]), [job.id]));
+      assert.equal(end.seq, 0, 'the job end read jobs sequentially');
+      assert.ok(end.idx < 50, `the job end fetched ${end.idx} rows through indexes`);
+    } finally {
+      c.release();
+    }
+  });
+}
