@@ -378,8 +378,9 @@ export async function jobUpsertRecurring(
 
 /**
  * Leases up to `limit` due jobs to `workerId`: the lowest priority first, then the oldest run_at.
- * The statement is mailroom_jobs_claim (0033): an ordered walk of jobs_due_priority that stops at
- * the LIMIT whatever the table's statistics say.
+ * The statement is mailroom_jobs_claim (0033, 0080): per kind of the filter, an ordered walk of
+ * jobs_due_kind (kind, priority, run_at) that stops at the LIMIT whatever the table's statistics
+ * say; a backlog of kinds this worker does not run is not walked.
  */
 export async function jobsClaimDue(
   db: Queryable,
@@ -403,9 +404,9 @@ export async function jobsClaimDue(
 export async function jobsNextRunIn(db: Queryable, filter: JobFilter): Promise<number | undefined> {
   // Not greatest(0, ...): greatest ignores NULL, so "no job" became 0 ms and an idle worker
   // claimed in a loop (measured: ~200 empty claims a second, each ~0.5-1.7 ms of PostgreSQL).
-  // A function (0080): its plan, kept per session, takes the first due row of jobs_due whatever
-  // the statistics were when it was made (as a statement, one made on a nearly empty queue read
-  // the whole table at every call).
+  // A function (0080): each kind's first due row in jobs_next_kind (kind, run_at), whatever the
+  // statistics were when its plan was made (as a statement over all kinds, one made on a nearly
+  // empty queue read the whole table at every call, and any plan walked other kinds' backlogs).
   const { rows } = await db.query<{ ms: number | null }>(
     prepared(db, 'mr_jobs_next_run_in', 'SELECT mailroom_jobs_next_run_in($1::text[], $2::text[]) AS ms', [
       filter.kinds,

@@ -1,6 +1,6 @@
 // The claim's cost does not depend on the jobs table's statistics: with stale ones (analyzed when
 // the queue was nearly empty, then 5,000 deliveries queued at once) it
-// walks jobs_due_priority in order and stops at the LIMIT (mailroom_jobs_claim, 0033), never reads
+// walks jobs_due_kind in order and stops at the LIMIT (mailroom_jobs_claim, 0033, 0080), never reads
 // every due job and sorts them.
 import { after, before, test } from 'node:test';
 import type pg from 'pg';
@@ -59,7 +59,7 @@ test('a claim fetches about as many rows as it leases, whatever the statistics',
       await c.query('COMMIT');
       assert.equal(leased.length, 50);
       assert.equal(read.seq, 0, `no sequential scan (claim ${i + 1})`);
-      // The walk: 50 rows through jobs_due_priority, then each leased row by primary key (later
+      // The walk: 50 rows through jobs_due_kind, then each leased row by primary key (later
       // claims also step over the index entries of the rows leased before: ~100-2,200 rows, the
       // same with 0037's SQL function). Sorting the due jobs instead fetches all 5,000 every time.
       if (i === 0) assert.ok(read.idx <= 150, `rows fetched through indexes: ${read.idx}`);
@@ -129,3 +129,58 @@ for (const queued of [5, 20_000]) {
     }
   });
 }
+
+test('a backlog of one kind is not walked by the claims and next-due looks of workers that run others', async () => {
+  // Every pending job used to sit in one index in (priority, run_at) order, filtered on the kind:
+  // with 10,000 deliveries queued, the webhook worker's claims read ~4,400 rows to find none
+  // (pg-cost's delivery leg, ~1.2 ms each), and its next-due looks as many.
+  await db.pool.query('TRUNCATE jobs');
+  await db.pool.query(
+    `INSERT INTO jobs (kind, payload, run_at) SELECT 'email.deliver', '{}', now() - interval '1 minute' FROM generate_series(1, 10000)`,
+  );
+  await db.pool.query(
+    `INSERT INTO jobs (kind, payload, run_at, priority) VALUES ('webhooks.deliver', '{"n": 1}', now(), 5), ('webhooks.deliver', '{"n": 2}', now() + interval '1 hour', 5)`,
+  );
+  await db.pool.query('ANALYZE jobs');
+  const c = await db.pool.connect();
+  try {
+    const webhooks = { kinds: ['webhooks.deliver', 'webhooks.dispatch'] };
+    for (let i = 0; i < 7; i++) {
+      const next = await readBy(c, () => jobsNextRunIn(c, webhooks));
+      assert.equal(next.seq, 0);
+      assert.ok(next.idx < 20, `the next-due look fetched ${next.idx} rows`);
+    }
+    const claim = await readBy(c, async () => {
+      const got = await jobsClaimDue(c, 'w1', webhooks, 10, 60_000);
+      assert.deepEqual(
+        got.map((j) => j.payload),
+        [{ n: 1 }],
+      );
+    });
+    assert.equal(claim.seq, 0);
+    assert.ok(claim.idx < 20, `the claim fetched ${claim.idx} rows`);
+    const none = await readBy(c, async () =>
+      assert.equal((await jobsClaimDue(c, 'w1', webhooks, 10, 60_000)).length, 0),
+    );
+    assert.ok(none.idx < 20, `an empty claim fetched ${none.idx} rows`);
+    const later = await jobsNextRunIn(c, webhooks);
+    assert.ok(later !== undefined && later > 3_500_000, String(later));
+    // Across kinds, the claim still takes the lowest priority first, then the oldest.
+    await db.pool.query(
+      `INSERT INTO jobs (kind, payload, run_at, priority) VALUES ('webhooks.dispatch', '{"n": 3}', now() - interval '2 minutes', 9),
+         ('webhooks.dispatch', '{"n": 4}', now() - interval '1 second', 0), ('webhooks.deliver', '{"n": 5}', now() - interval '5 seconds', 0)`,
+    );
+    const first = await jobsClaimDue(c, 'w1', webhooks, 2, 60_000);
+    assert.deepEqual(
+      first.map((j) => j.payload),
+      [{ n: 5 }, { n: 4 }],
+    );
+    const second = await jobsClaimDue(c, 'w1', webhooks, 2, 60_000);
+    assert.deepEqual(
+      second.map((j) => j.payload),
+      [{ n: 3 }],
+    );
+  } finally {
+    c.release();
+  }
+});
