@@ -13,6 +13,7 @@
 // and after the sustained phase (reset between).
 // BENCH_CPU_PROF=<file>: a CPU profile of this process over the backlog phase only (the app's work,
 // without the peer runs or start-up), written as <file> (.cpuprofile, for DevTools or a summary).
+// BENCH_SQL: SQL run on the fresh database before the app starts (an experiment's schema change).
 // Peak RSS: this process's (the app's, with the peer's small share) high-water mark after each phase.
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -114,6 +115,9 @@ const peerBeforeCpu = cpuSince(mark, peerBefore.deliveries);
 receiver.send({ cmd: 'reset' });
 
 const db = await freshDatabase();
+// BENCH_SQL: statements run once the schema is migrated, before the app starts (an experiment, as
+// in bench/pg-cost.ts).
+if (process.env.BENCH_SQL) await db.pool.query(process.env.BENCH_SQL);
 try {
   const { rows } = await db.pool.query('SHOW data_directory');
   if (fs.existsSync(path.join(rows[0].data_directory, 'postmaster.pid'))) pgDir = rows[0].data_directory;
