@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { freshDatabase, seedDomain, type TestDatabase } from '../helpers/db.js';
+import { countersDuring } from '../helpers/xact-counters.js';
 import type { EventInsert } from '../../src/store/emails.js';
 import { emailEventsInsertMany, emailsLoadForDelivery } from '../../src/store/email-delivery.js';
 import { webhookOutboxReadEmailEvents } from '../../src/store/webhook-outbox.js';
@@ -47,18 +48,9 @@ const COUNTERS = `SELECT (SELECT coalesce(seq_scan, 0) FROM pg_stat_xact_user_ta
    (SELECT coalesce(sum(pg_stat_get_xact_numscans(indexrelid)), 0) FROM pg_index
     WHERE indrelid = 'emails'::regclass AND indexrelid <> 'emails_pkey'::regclass)::int AS other_index`;
 
-/**
- * What one call read of emails: the session's counters not yet flushed (they can include its
- * earlier transactions), read before and after the call in its transaction.
- */
-async function reads(c: pg.PoolClient, call: () => Promise<unknown>) {
-  await c.query('BEGIN');
-  const before = (await c.query<{ seq: number; other_index: number }>(COUNTERS)).rows[0];
-  await call();
-  const after = (await c.query<{ seq: number; other_index: number }>(COUNTERS)).rows[0];
-  await c.query('COMMIT');
-  return { seq: after.seq - before.seq, other_index: after.other_index - before.other_index };
-}
+/** What one call read of emails (its transaction's counters). */
+const reads = (c: pg.PoolClient, call: () => Promise<unknown>) =>
+  countersDuring<'seq' | 'other_index'>(c, COUNTERS, call);
 
 before(async () => {
   db = await freshDatabase();

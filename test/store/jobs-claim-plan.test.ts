@@ -7,6 +7,7 @@ import type pg from 'pg';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { freshDatabase, type TestDatabase } from '../helpers/db.js';
+import { countersDuring } from '../helpers/xact-counters.js';
 import {
   DELIVER_JOB,
   deliverJobsInsertSql,
@@ -76,16 +77,13 @@ test('a claim fetches about as many rows as it leases, whatever the statistics',
   assert.equal(await jobsNextRunIn(db.pool, { kinds: ['automations.wake'] }), undefined);
 });
 
-/** What one call read of the jobs table, from the transaction's own counters. */
-async function readBy(c: pg.PoolClient, call: () => Promise<unknown>): Promise<{ idx: number; seq: number }> {
-  const counters = `SELECT coalesce(idx_tup_fetch, 0)::int AS idx, coalesce(seq_tup_read, 0)::int AS seq FROM pg_stat_xact_user_tables WHERE relname = 'jobs'`;
-  await c.query('BEGIN');
-  const before = (await c.query<{ idx: number; seq: number }>(counters)).rows[0];
-  await call();
-  const after = (await c.query<{ idx: number; seq: number }>(counters)).rows[0];
-  await c.query('COMMIT');
-  return { idx: after.idx - before.idx, seq: after.seq - before.seq };
-}
+/** What one call read of the jobs table, from its transaction's own counters. */
+const readBy = (c: pg.PoolClient, call: () => Promise<unknown>) =>
+  countersDuring<'idx' | 'seq'>(
+    c,
+    `SELECT coalesce(idx_tup_fetch, 0)::int AS idx, coalesce(seq_tup_read, 0)::int AS seq FROM pg_stat_xact_user_tables WHERE relname = 'jobs'`,
+    call,
+  );
 
 for (const queued of [5, 20_000]) {
   test(`the claim, the next-due look and the job end planned by a session with ${queued} jobs queued read only what they need once 10,000 more are`, async () => {
