@@ -8,8 +8,7 @@ import { EmailAcceptor } from '../src/emails/accept.js';
 import type { Address } from '../src/mime/addresses.js';
 import { createPool } from '../src/store/db.js';
 import type { DomainRow } from '../src/store/domains.js';
-import { freshDatabase } from '../test/helpers/db.js';
-import { seedDomain } from '../test/helpers/db.js';
+import { freshDatabase, seedDomain } from '../test/helpers/db.js';
 import { cpuSeconds } from './lib.js';
 
 export async function abSide(variant?: string) {

@@ -28,11 +28,10 @@ async function ready(s: AbSide, n: number): Promise<EventGroup[]> {
     await emailsInsertAccepted(s.setup, emails);
     const jobs = await jobsClaimDue(s.setup, WORKER, { kinds: [DELIVER_JOB] }, emails.length, 600_000);
     if (jobs.length !== emails.length) throw new Error(`leased ${jobs.length} of ${emails.length} jobs`);
+    const rows = new Map(emails.map((x) => [x.row.id, x.row]));
     for (const j of jobs) {
       const p = j.payload as { email_id: string; recipients: string[] };
-      const e = emails.find((x) => x.row.id === p.email_id)!.row;
-      const email = { ...e, from_header: e.from_header, to_addrs: e.to_addrs } as never;
-      const event = makeEvent(email, 'email.delivered', {
+      const event = makeEvent(rows.get(p.email_id) as never, 'email.delivered', {
         recipient: p.recipients[0],
         detail: {
           response: '250 2.0.0 Ok: queued as 4Z',
