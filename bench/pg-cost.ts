@@ -84,7 +84,10 @@ interface Meter {
   /** The rest, after the service stopped (its backends flushed their statistics on exit). */
   end(label: string, items: number): Promise<Record<string, unknown>>;
 }
-const WAL = `SELECT pg_current_wal_insert_lsn() AS lsn, (SELECT sum(xact_commit)::float8 FROM pg_stat_database) AS commits`;
+// And the emails table's updates, and how many of them were HOT (no index entry written: 0082).
+const WAL = `SELECT pg_current_wal_insert_lsn() AS lsn, (SELECT sum(xact_commit)::float8 FROM pg_stat_database) AS commits,
+  (SELECT n_tup_upd::float8 FROM pg_stat_user_tables WHERE relname = 'emails') AS upd,
+  (SELECT n_tup_hot_upd::float8 FROM pg_stat_user_tables WHERE relname = 'emails') AS hot`;
 /** Starts measuring PostgreSQL: CPU, WAL, statements. */
 async function meter(): Promise<Meter> {
   if (statements) await c.query('SELECT pg_stat_statements_reset()');
@@ -109,6 +112,8 @@ async function meter(): Promise<Meter> {
         postgres_cpu_us_per_email: Math.round((cpu! / items) * 1e6),
         wal_bytes_per_email: Math.round(bytes / items),
         commits_per_email: +((wal1.commits - wal0.commits - 3) / items).toFixed(2), // less this meter's own
+        emails_updates_per_email: +((wal1.upd - wal0.upd) / items).toFixed(2),
+        emails_hot_share: wal1.upd > wal0.upd ? +((wal1.hot - wal0.hot) / (wal1.upd - wal0.upd)).toFixed(2) : null,
         load: loadAverage(),
       };
       if (statements) {

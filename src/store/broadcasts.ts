@@ -280,10 +280,13 @@ export async function broadcastPauseAuto(db: Queryable, id: string, reason: stri
   return Boolean(rowCount);
 }
 
-/** How many of the broadcast's emails wait for delivery, counting at most `cap` (pacing). */
+/**
+ * How many of the broadcast's emails wait for delivery, counting at most `cap` (pacing): the copies
+ * no delivery has taken yet (handed_over_at, emails_broadcast_unclaimed: no index holds last_event, 0082).
+ */
 export async function broadcastQueuedCount(db: Queryable, id: string, cap: number): Promise<number> {
   const { rows } = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM (SELECT 1 FROM emails WHERE broadcast_id = $1 AND last_event = 'sent' LIMIT $2) q`,
+    `SELECT count(*)::int AS n FROM (SELECT 1 FROM emails WHERE broadcast_id = $1 AND handed_over_at IS NULL AND last_event = 'sent' LIMIT $2) q`,
     [id, cap],
   );
   return rows[0].n;

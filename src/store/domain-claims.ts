@@ -117,7 +117,7 @@ export async function claimsSupersedeOthers(db: Queryable, name: string, exceptI
 /** Whether the team has emails scheduled from the domain and not sent yet (they would leave unsigned by the new keys). */
 export async function domainHasScheduledEmails(db: Queryable, teamId: string, domainId: string): Promise<boolean> {
   const { rowCount } = await db.query(
-    `SELECT 1 FROM emails WHERE team_id = $1 AND domain_id = $2 AND last_event = 'scheduled' LIMIT 1`,
+    `SELECT 1 FROM emails WHERE team_id = $1 AND domain_id = $2 AND scheduled_at IS NOT NULL AND last_event = 'scheduled' LIMIT 1`,
     [teamId, domainId],
   );
   return Boolean(rowCount);

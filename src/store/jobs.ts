@@ -561,7 +561,7 @@ const BROADCAST_DELIVERIES = (broadcastId: string, emailCond: string) => `
 export async function deliverJobsHoldForBroadcast(db: Queryable, broadcastId: string): Promise<number> {
   const { rowCount } = await db.query(
     `WITH l AS MATERIALIZED (
-       SELECT j.id FROM jobs j WHERE ${BROADCAST_DELIVERIES('$1', " AND last_event = 'sent'")} AND j.locked_by IS NULL AND j.run_at <> 'infinity'
+       SELECT j.id FROM jobs j WHERE ${BROADCAST_DELIVERIES('$1', " AND handed_over_at IS NULL AND last_event = 'sent'")} AND j.locked_by IS NULL AND j.run_at <> 'infinity'
        ORDER BY j.id FOR NO KEY UPDATE)
      UPDATE jobs j SET run_at = 'infinity' FROM l WHERE j.id = l.id`,
     [broadcastId],
