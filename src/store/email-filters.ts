@@ -19,14 +19,18 @@ export interface EmailFilters {
 
 const EVER: Record<string, string> = { opened: 'email.opened', clicked: 'email.clicked' };
 
+const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
 // No index of emails holds last_event (0082: the delivery's update of it is HOT), so a status is
 // found another way. An email is in one of these statuses only after an event of its type: the
 // team's events of that type (email_events_team_type_created) find the few that are, and where
 // most emails are (delivered), the list in its own order finds them in its first rows; the
-// planner picks by the counts it keeps of both. `scheduled` is found by scheduled_at
-// (emails_team_scheduled). `sent` and `queued` (waiting for their first delivery result) are
-// read newest first, where they are: an email leaves them at its first result. Like opened and
-// clicked, a status is then known as far back as the team keeps events (privacy-retention.ts).
+// planner picks by the counts it keeps of both. Like opened and clicked, a status is then known as
+// far back as the team keeps events (privacy-retention.ts). `scheduled` is found by scheduled_at
+// (emails_team_scheduled). `sent` and `queued` (no result yet) have no such record: they are
+// looked for among the team's newest RECENT_UNRESULTED emails (an email leaves them at its first
+// delivery result, so they are the newest but for a stopped worker's backlog), so that neither a
+// page nor a count reads a team's whole history.
 const STATUS_EVENT = new Set([
   'delivered',
   'delivery_delayed',
@@ -36,18 +40,22 @@ const STATUS_EVENT = new Set([
   'canceled',
   'suppressed',
 ]);
+export const RECENT_UNRESULTED = 100_000;
+/** A status with no record but last_event: looked for among the team's newest emails only. */
+export const isUnresulted = (status: string | undefined) =>
+  status !== undefined && !STATUS_EVENT.has(status) && status !== 'scheduled' && !(status in EVER);
 
-function statusSql(status: string, p: (v: unknown) => string): string {
+function statusSql(status: string, teamId: string, p: (v: unknown) => string): string {
   const is = `last_event = ${p(status)}`;
   if (status === 'scheduled') return `${is} AND scheduled_at IS NOT NULL`;
-  if (!STATUS_EVENT.has(status)) return is;
-  return `${is} AND EXISTS (SELECT 1 FROM email_events ev WHERE ev.team_id = emails.team_id AND ev.type = ${p(`email.${status}`)} AND ev.email_id = emails.id)`;
+  if (!isUnresulted(status))
+    return `${is} AND EXISTS (SELECT 1 FROM email_events ev WHERE ev.team_id = emails.team_id AND ev.type = ${p(`email.${status}`)} AND ev.email_id = emails.id)`;
+  return `${is} AND created_at >= coalesce((SELECT r.created_at FROM emails r WHERE r.team_id = ${p(teamId)}::uuid
+    ORDER BY r.created_at DESC, r.id DESC OFFSET ${RECENT_UNRESULTED - 1} LIMIT 1), '-infinity')`;
 }
 
-const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
-
 /** A WHERE fragment with $1.. placeholders (paginate.ts shifts them after team_id), or undefined. */
-export function emailFilterSql(f: EmailFilters): { where: string; params: unknown[] } | undefined {
+export function emailFilterSql(f: EmailFilters, teamId: string): { where: string; params: unknown[] } | undefined {
   const conds: string[] = [];
   const params: unknown[] = [];
   const p = (v: unknown) => {
@@ -59,7 +67,7 @@ export function emailFilterSql(f: EmailFilters): { where: string; params: unknow
   // the email is now. The first open is one row per email (email_events_first_open, 0005).
   const ever = f.status ? EVER[f.status] : undefined;
   if (ever) conds.push(`EXISTS (SELECT 1 FROM email_events ev WHERE ev.email_id = emails.id AND ev.type = ${p(ever)})`);
-  else if (f.status) conds.push(statusSql(f.status, p));
+  else if (f.status) conds.push(statusSql(f.status, teamId, p));
   if (f.startDate) conds.push(`created_at >= ${p(f.startDate)}`);
   if (f.endDate) conds.push(`created_at < ${p(f.endDate)}`);
   if (f.domainId) conds.push(`domain_id = ${p(f.domainId)}::uuid`);

@@ -20,7 +20,7 @@ import {
   JOBS_CHANNEL,
 } from './jobs.js';
 import { paginate, type Page, type PageQuery } from './paginate.js';
-import { emailFilterSql, type EmailFilters } from './email-filters.js';
+import { emailFilterSql, isUnresulted, RECENT_UNRESULTED, type EmailFilters } from './email-filters.js';
 
 export { DELIVER_JOB };
 
@@ -327,7 +327,7 @@ export async function emailList(
   page: PageQuery,
   filters: EmailFilters = {},
 ): Promise<Page<EmailListItem>> {
-  const f = emailFilterSql(filters); // dashboard filters (email-filters.ts); none = the plain list
+  const f = emailFilterSql(filters, teamId); // dashboard filters (email-filters.ts); none = the plain list
   return paginate<EmailListItem>(db, {
     table: 'emails',
     columns: RECORD_COLUMNS,
@@ -345,11 +345,16 @@ export async function emailCount(
   filters: EmailFilters,
   cap: number,
 ): Promise<{ count: number; capped: boolean }> {
-  const f = emailFilterSql(filters);
+  const f = emailFilterSql(filters, teamId);
   const where = f ? ` AND (${f.where.replace(/\$(\d+)/g, (_, n) => `$${Number(n) + 1}`)})` : '';
   const params = [teamId, ...(f?.params ?? []), cap + 1];
+  // A status with no index (email-filters.ts, RECENT_UNRESULTED) is counted among the team's newest
+  // emails read in the list's order, whatever plan the bound alone would get.
+  const from = isUnresulted(filters.status)
+    ? `(SELECT * FROM emails WHERE team_id = $1 ORDER BY created_at DESC, id DESC LIMIT ${RECENT_UNRESULTED}) emails`
+    : 'emails';
   const { rows } = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM (SELECT 1 FROM emails WHERE team_id = $1${where} LIMIT $${params.length}) s`,
+    `SELECT count(*)::int AS n FROM (SELECT 1 FROM ${from} WHERE team_id = $1${where} LIMIT $${params.length}) s`,
     params,
   );
   return { count: Math.min(rows[0].n, cap), capped: rows[0].n > cap };
