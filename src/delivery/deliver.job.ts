@@ -72,6 +72,8 @@ const BROADCAST_FINDINGS_MS = 60_000;
 const BATCH_SENDS = 3; // a batch's copies in flight at once
 const BATCH_FAILURE_RETRY_MS = 30_000; // a copy whose attempt threw, retried alone (then with the worker's backoff)
 const RECORDS_IN_FLIGHT = 8; // delivery results' statements at once (the recorder below)
+const RECORD_LINGER_MS = 5; // how long a result may wait for others to share its statement
+const RECORD_LINGER_MAX = 100; // results that go at once, lingering or not
 
 /** The delivery jobs' handlers, sharing their group commits and caches. */
 export function deliveryJobs(deps: DeliverDeps) {
@@ -83,22 +85,29 @@ export function deliveryJobs(deps: DeliverDeps) {
   const loader = new Batcher<DeliveryLoad, DeliveryState | undefined>((loads) =>
     emailsLoadForDelivery(deps.pool, loads),
   );
-  // A result goes to PostgreSQL as soon as its answer is read (issue 26): a kill -9 then sends
-  // again only what was on the wire, not results waiting in this process's memory (a statement
-  // already sent is finished by PostgreSQL). So it does not wait behind the group in flight: up to
-  // RECORDS_IN_FLIGHT statements at once (of the pool's 20), started in the same turn; past that,
-  // results wait and go together. Measured with two worker processes on a loaded 2-core box (load
+  // A result goes to PostgreSQL within RECORD_LINGER_MS of its answer (issue 26): a kill -9 then
+  // sends again only what was on the wire or answered in those last milliseconds, not results
+  // waiting in this process's memory behind others (a statement already sent is finished by
+  // PostgreSQL). So it does not wait behind the group in flight: up to RECORDS_IN_FLIGHT statements
+  // at once (of the pool's 20); past that, results wait and go together. The linger (issue 27):
+  // sent the moment they were read, results came one every 1-2 ms and a statement carried 1.6 of
+  // them, each paying its ~800 µs of PostgreSQL CPU; 5 ms gathers ~10 (bench/pg-cost.ts: PostgreSQL
+  // per delivered email -40%, and more emails a second). Measured with two worker processes on a loaded 2-core box (load
   // 15-20), a statement took p50 ~110 ms from answer to commit with either, and one at a time left
   // results read 0-8 ms before a kill -9 unsent, which were then delivered twice.
   // And the results wait for a database that is restarting or failing over: failing the job instead made it run again after its lease, which
   // delivered every in-flight message a second time (33 of 33 in test/flows/db-outage.test.ts).
-  const recorder = new Batcher<EventGroup, void>(async (groups) => {
-    await retryWhileUnavailable(() => emailEventsInsertMany(deps.pool, groups), {
-      log: deps.log,
-      what: 'recording delivery results',
-    });
-    return groups.map(() => undefined);
-  }, RECORDS_IN_FLIGHT);
+  const recorder = new Batcher<EventGroup, void>(
+    async (groups) => {
+      await retryWhileUnavailable(() => emailEventsInsertMany(deps.pool, groups), {
+        log: deps.log,
+        what: 'recording delivery results',
+      });
+      return groups.map(() => undefined);
+    },
+    RECORDS_IN_FLIGHT,
+    { lingerMs: RECORD_LINGER_MS, lingerMax: RECORD_LINGER_MAX },
+  );
   const domainCache = new TtlCache<Promise<Awaited<ReturnType<Domains['sendingDomainById']>>>>(DOMAIN_CACHE_MS, 10_000);
   const domainFor = (teamId: string, id: string) =>
     cachedLoad(domainCache, id, () => deps.domains.sendingDomainById(teamId, id));

@@ -23,8 +23,9 @@ import { until } from '../helpers/until.js';
 
 const EMAILS = 900;
 const ANSWER_MS = 20; // the receiver's hold on each DATA reply
-// A result is written in one statement right after its answer is read: a message whose answer was
-// read this shortly before the kill may still be unwritten (its statement not sent yet), and may go again.
+// A result is written in one statement within 5 ms of its answer (the recorder's linger, issue 27): a
+// message whose answer was read this shortly before the kill may still be unwritten (its statement not
+// sent yet), and may go again.
 // 25 ms, not the 5 ms seen on a quiet run: under the full suite (two test files at once on two cores)
 // the process that read the answer can be descheduled for longer than that before the statement goes.
 // Results kept until a batch or a broadcast's end (the code before issue 26) wait far longer.

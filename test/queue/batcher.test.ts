@@ -51,6 +51,30 @@ test('with flushes allowed in flight, an item is flushed at once, not behind a r
   assert.deepEqual(await Promise.all([second, ...third]), [2, 3, 4]);
 });
 
+test('with a linger, items added within it share one flush that starts when it ends, or at once when lingerMax wait', async () => {
+  const started: { at: number; xs: number[] }[] = [];
+  const b = new Batcher<number, number>(
+    async (xs) => {
+      started.push({ at: performance.now(), xs });
+      return xs;
+    },
+    8,
+    { lingerMs: 40, lingerMax: 3 },
+  );
+  const t0 = performance.now();
+  const first = b.add(1);
+  await new Promise((r) => setTimeout(r, 10));
+  const second = b.add(2);
+  assert.equal(started.length, 0, 'the first item lingers');
+  assert.deepEqual(await Promise.all([first, second]), [1, 2]);
+  assert.deepEqual(started[0].xs, [1, 2]);
+  // Not before the linger is over (timers may fire late on a busy machine, never early).
+  assert.ok(started[0].at - t0 >= 39, `flushed after ${started[0].at - t0} ms`);
+  const many = [b.add(3), b.add(4), b.add(5)];
+  assert.deepEqual(started[1].xs, [3, 4, 5], 'lingerMax waiting: at once, in the same turn');
+  assert.deepEqual(await Promise.all(many), [3, 4, 5]);
+});
+
 test('a flush failing because of one item fails only that item: the others are flushed again one by one, in order', async () => {
   const flushes: number[][] = [];
   const b = new Batcher<number, number>(async (xs) => {
