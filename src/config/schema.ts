@@ -291,7 +291,7 @@ export const schema = {
   broadcastQueueWindow: def({
     env: 'MAILROOM_BROADCAST_QUEUE_WINDOW',
     description:
-      'undelivered emails a broadcast may have queued at once; its expansion waits beyond it, so transactional mail never queues behind a whole broadcast',
+      'emails of a broadcast no delivery has taken yet, at once; its expansion waits beyond it, so transactional mail never queues behind a whole broadcast',
     default: 1000,
     parse: int(1, 1_000_000),
   }),
