@@ -89,12 +89,12 @@ export function deliveryJobs(deps: DeliverDeps) {
   // sends again only what was on the wire or answered in those last milliseconds, not results
   // waiting in this process's memory behind others (a statement already sent is finished by
   // PostgreSQL). So it does not wait behind the group in flight: up to RECORDS_IN_FLIGHT statements
-  // at once (of the pool's 20); past that, results wait and go together. The linger (issue 27):
-  // sent the moment they were read, results came one every 1-2 ms and a statement carried 1.6 of
-  // them, each paying its ~800 µs of PostgreSQL CPU; 5 ms gathers ~10 (bench/pg-cost.ts: PostgreSQL
-  // per delivered email -40%, and more emails a second). Measured with two worker processes on a loaded 2-core box (load
-  // 15-20), a statement took p50 ~110 ms from answer to commit with either, and one at a time left
-  // results read 0-8 ms before a kill -9 unsent, which were then delivered twice.
+  // at once (of the pool's 20); past that, results wait and go together. Measured with two worker
+  // processes on a loaded 2-core box (load 15-20), a statement took p50 ~110 ms from answer to
+  // commit with either, and one at a time left results read 0-8 ms before a kill -9 unsent, which
+  // were then delivered twice. The linger (issue 27): sent the moment they were read, results came
+  // one every 1-2 ms and a statement carried 1.6 of them, each paying its ~800 µs of PostgreSQL
+  // CPU; 5 ms gathers ~10 (bench/pg-cost.ts: PostgreSQL per delivered email -27 to -44%).
   // And the results wait for a database that is restarting or failing over: failing the job instead made it run again after its lease, which
   // delivered every in-flight message a second time (33 of 33 in test/flows/db-outage.test.ts).
   const recorder = new Batcher<EventGroup, void>(

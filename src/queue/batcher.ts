@@ -12,10 +12,9 @@
 // delivery's result, issue 26: a result still in this process's memory at a kill -9 is sent again,
 // while a statement already sent is finished by PostgreSQL), a flush starts at once, without the
 // setImmediate, as long as fewer than `inFlight` run; past that, items wait and go together.
-// `lingerMs` bounds how long such an item may wait for others to share its flush (0: none): at
-// one result every 1-2 ms no two came together, so each statement carried 1.6 results on average
-// and its fixed cost (~800 µs of PostgreSQL CPU for the delivery results) was paid for each; a
-// few milliseconds gather several (issue 27). A flush starts at once when `lingerMax` items wait.
+// `lingerMs` bounds how long such an item may wait for others to share its flush (0: none), for
+// writes whose statement costs mostly the same whatever it carries (delivery/deliver.job.ts); a
+// flush starts at once when `lingerMax` items wait.
 export class Batcher<T, R> {
   private queue: { item: T; resolve: (r: R) => void; reject: (err: unknown) => void }[] = [];
   private scheduled = false; // a setImmediate will start a flush

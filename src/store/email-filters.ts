@@ -45,17 +45,26 @@ export const RECENT_UNRESULTED = 100_000;
 export const isUnresulted = (status: string | undefined) =>
   status !== undefined && !STATUS_EVENT.has(status) && status !== 'scheduled' && !(status in EVER);
 
-function statusSql(status: string, teamId: string, p: (v: unknown) => string): string {
+function statusSql(status: string, teamId: string, recentOnly: boolean, p: (v: unknown) => string): string {
   const is = `last_event = ${p(status)}`;
   if (status === 'scheduled') return `${is} AND scheduled_at IS NOT NULL`;
+  if (recentOnly) return is; // the caller reads only the team's newest RECENT_UNRESULTED emails
   if (!isUnresulted(status))
     return `${is} AND EXISTS (SELECT 1 FROM email_events ev WHERE ev.team_id = emails.team_id AND ev.type = ${p(`email.${status}`)} AND ev.email_id = emails.id)`;
   return `${is} AND created_at >= coalesce((SELECT r.created_at FROM emails r WHERE r.team_id = ${p(teamId)}::uuid
     ORDER BY r.created_at DESC, r.id DESC OFFSET ${RECENT_UNRESULTED - 1} LIMIT 1), '-infinity')`;
 }
 
-/** A WHERE fragment with $1.. placeholders (paginate.ts shifts them after team_id), or undefined. */
-export function emailFilterSql(f: EmailFilters, teamId: string): { where: string; params: unknown[] } | undefined {
+/**
+ * A WHERE fragment with $1.. placeholders (paginate.ts shifts them after team_id), or undefined.
+ * `recentOnly`: the query reads only the team's newest RECENT_UNRESULTED emails (emailCount for
+ * sent and queued), so their status needs no bound of its own.
+ */
+export function emailFilterSql(
+  f: EmailFilters,
+  teamId: string,
+  recentOnly = false,
+): { where: string; params: unknown[] } | undefined {
   const conds: string[] = [];
   const params: unknown[] = [];
   const p = (v: unknown) => {
@@ -67,7 +76,7 @@ export function emailFilterSql(f: EmailFilters, teamId: string): { where: string
   // the email is now. The first open is one row per email (email_events_first_open, 0005).
   const ever = f.status ? EVER[f.status] : undefined;
   if (ever) conds.push(`EXISTS (SELECT 1 FROM email_events ev WHERE ev.email_id = emails.id AND ev.type = ${p(ever)})`);
-  else if (f.status) conds.push(statusSql(f.status, teamId, p));
+  else if (f.status) conds.push(statusSql(f.status, teamId, recentOnly && isUnresulted(f.status), p));
   if (f.startDate) conds.push(`created_at >= ${p(f.startDate)}`);
   if (f.endDate) conds.push(`created_at < ${p(f.endDate)}`);
   if (f.domainId) conds.push(`domain_id = ${p(f.domainId)}::uuid`);

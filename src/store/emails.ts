@@ -345,12 +345,13 @@ export async function emailCount(
   filters: EmailFilters,
   cap: number,
 ): Promise<{ count: number; capped: boolean }> {
-  const f = emailFilterSql(filters, teamId);
+  // A status with no index (email-filters.ts, RECENT_UNRESULTED) is counted among the team's newest
+  // emails read in the list's order, whatever plan a bound alone would get.
+  const recentOnly = isUnresulted(filters.status);
+  const f = emailFilterSql(filters, teamId, recentOnly);
   const where = f ? ` AND (${f.where.replace(/\$(\d+)/g, (_, n) => `$${Number(n) + 1}`)})` : '';
   const params = [teamId, ...(f?.params ?? []), cap + 1];
-  // A status with no index (email-filters.ts, RECENT_UNRESULTED) is counted among the team's newest
-  // emails read in the list's order, whatever plan the bound alone would get.
-  const from = isUnresulted(filters.status)
+  const from = recentOnly
     ? `(SELECT * FROM emails WHERE team_id = $1 ORDER BY created_at DESC, id DESC LIMIT ${RECENT_UNRESULTED}) emails`
     : 'emails';
   const { rows } = await db.query<{ n: number }>(
