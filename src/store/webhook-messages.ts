@@ -1,63 +1,51 @@
-// Webhook messages and their attempts: the delivery job's claim and its one-statement record of a
-// batch of attempts, and the reads behind GET /webhooks/:id/events[/...] and replay.
+// Webhook messages and their attempts: the delivery job's reads of due messages and its
+// one-statement record of a batch of attempts, and the reads behind GET /webhooks/:id/events[/...] and replay.
 import { teamRetentionDaysSql, teamRetentionMinDaysSql } from './privacy.js';
 import { prepared, type Queryable } from './db.js';
 import { paginate, type Page, type PageQuery } from './paginate.js';
 
-export interface ClaimedMessage {
+export interface DueMessage {
   id: string;
   type: string;
   attempts: number; // including this one
-  due_at: Date; // when it was due before the claim leased it (a release puts it back there)
+  due_key: DueKey; // its place in the endpoint's order (the next read starts after it)
   event_id: string;
   event_created_at: Date | null; // null when the event is gone
   data_json: string | null; // the event's data as JSON text (parsed only when its body is not cached: webhooks/payload.ts)
 }
 
-/**
- * Leases up to `limit` due messages of one endpoint, oldest event first: their next_attempt_at
- * moves `leaseMs` ahead (a crashed run's messages come back then) and the attempt is counted.
- */
-export async function webhookMessagesClaimDue(
-  db: Queryable,
-  webhookId: string,
-  limit: number,
-  leaseMs: number,
-): Promise<ClaimedMessage[]> {
-  const { rows } = await db.query<ClaimedMessage & { event_seq: string }>(
-    prepared(
-      db,
-      'mr_webhook_messages_claim',
-      `WITH due AS MATERIALIZED (
-         SELECT id, next_attempt_at FROM webhook_messages
-         WHERE webhook_id = $1 AND status IN ('pending', 'attempting') AND next_attempt_at <= now()
-         ORDER BY next_attempt_at, event_seq LIMIT $2 FOR UPDATE SKIP LOCKED),
-       c AS (
-         UPDATE webhook_messages m SET next_attempt_at = now() + $3::float8 * interval '1 millisecond', attempts = m.attempts + 1
-         FROM due WHERE m.id = due.id RETURNING m.id, m.type, m.attempts, m.event_id, m.event_seq, due.next_attempt_at AS due_at)
-       SELECT c.id, c.type, c.attempts, c.event_id, c.event_seq, c.due_at, e.created_at AS event_created_at, e.data::text AS data_json
-       FROM c LEFT JOIN email_events e ON e.id = c.event_id ORDER BY c.event_seq`,
-      [webhookId, limit, leaseMs],
-    ),
-  );
-  return rows;
+/** A message's place in its endpoint's queue: when due (exact, as PostgreSQL's text), then the event's order. */
+export interface DueKey {
+  at: string;
+  seq: string;
 }
 
 /**
- * Gives claimed messages back unsent (a batch claimed ahead that will not be sent now): due when
- * they were before the claim (so they keep their place in the endpoint's order), the attempt uncounted.
+ * Up to `limit` due messages of one endpoint past `after` (a run's own reads go on from its last
+ * one), oldest first. A read writes nothing: the endpoint's delivery job is its only reader (job
+ * key = endpoint, one run at a time), and an attempt is counted when it is recorded.
  */
-export async function webhookMessagesReleaseClaim(
+export async function webhookMessagesReadDue(
   db: Queryable,
-  claimed: Pick<ClaimedMessage, 'id' | 'due_at'>[],
-): Promise<void> {
-  if (!claimed.length) return;
-  await db.query(
-    `UPDATE webhook_messages m SET next_attempt_at = r.due_at, attempts = greatest(m.attempts - 1, 0)
-     FROM unnest($1::text[], $2::timestamptz[]) AS r (id, due_at)
-     WHERE m.id = r.id AND m.status IN ('pending', 'attempting')`,
-    [claimed.map((m) => m.id), claimed.map((m) => m.due_at)],
+  webhookId: string,
+  limit: number,
+  after: DueKey | null,
+): Promise<DueMessage[]> {
+  const { rows } = await db.query<Omit<DueMessage, 'due_key'> & { due_at: string; event_seq: string }>(
+    prepared(
+      db,
+      'mr_webhook_messages_due',
+      `SELECT m.id, m.type, m.attempts + 1 AS attempts, m.event_id, m.event_seq::text AS event_seq, m.next_attempt_at::text AS due_at,
+              e.created_at AS event_created_at, e.data::text AS data_json
+       FROM (SELECT id, type, attempts, event_id, event_seq, next_attempt_at FROM webhook_messages
+             WHERE webhook_id = $1 AND status IN ('pending', 'attempting') AND next_attempt_at <= now()
+               AND (next_attempt_at, event_seq) > (coalesce($3::timestamptz, '-infinity'), coalesce($4::bigint, -1))
+             ORDER BY next_attempt_at, event_seq LIMIT $2) m
+       LEFT JOIN email_events e ON e.id = m.event_id ORDER BY m.next_attempt_at, m.event_seq`,
+      [webhookId, limit, after?.at ?? null, after?.seq ?? null],
+    ),
   );
+  return rows.map(({ due_at, event_seq, ...m }) => ({ ...m, due_key: { at: due_at, seq: event_seq } }));
 }
 
 export interface AttemptRecord {
@@ -77,8 +65,8 @@ export interface AttemptRecord {
 }
 
 /**
- * Writes a batch of attempts, their messages' new states and the endpoint's failure state in one
- * statement. `disable` (e.g. 'gone' after a 410) disables the endpoint; so does failing with no
+ * Writes a batch of attempts, their messages' new states (each attempt counted) and the endpoint's
+ * failure state in one statement. `disable` (e.g. 'gone' after a 410) disables the endpoint; so does failing with no
  * success for `disableAfterMs`. Returns the endpoint's status afterwards.
  */
 export async function webhookAttemptsRecord(
@@ -104,15 +92,23 @@ export async function webhookAttemptsRecord(
          INSERT INTO webhook_attempts (id, message_id, team_id, endpoint, request_headers, request_body, response_status, response_body, duration_ms, error_type, error_message, created_at)
          SELECT attempt_id, message_id, $3, endpoint, request_headers, request_body, response_status, response_body, duration_ms, error_type, error_message, sent_at FROM r),
        m AS (
-         UPDATE webhook_messages m SET status = r.status, next_attempt_at = r.next_attempt_at, last_attempt_at = r.sent_at FROM r WHERE m.id = r.message_id),
-       old AS (SELECT status FROM webhooks WHERE id = $2)
-       UPDATE webhooks w SET
-         failing_since = CASE WHEN $4 THEN NULL ELSE coalesce(w.failing_since, $5::timestamptz) END,
-         status = CASE WHEN $6::text IS NOT NULL OR (NOT $4 AND coalesce(w.failing_since, $5::timestamptz) < now() - $7::float8 * interval '1 millisecond') THEN 'disabled' ELSE w.status END,
-         disabled_reason = CASE WHEN w.status = 'disabled' THEN w.disabled_reason WHEN $6::text IS NOT NULL THEN $6
-                                WHEN NOT $4 AND coalesce(w.failing_since, $5::timestamptz) < now() - $7::float8 * interval '1 millisecond' THEN 'failing' ELSE NULL END
-       FROM old WHERE w.id = $2
-       RETURNING w.status, (old.status = 'enabled' AND w.status = 'disabled') AS disabled_now`,
+         UPDATE webhook_messages m SET status = r.status, next_attempt_at = r.next_attempt_at, last_attempt_at = r.sent_at, attempts = m.attempts + 1
+         FROM r WHERE m.id = r.message_id),
+       old AS (SELECT status FROM webhooks WHERE id = $2),
+       -- The endpoint's row only when its state changes (a failure starts or ends, it is disabled):
+       -- not a new row version for every batch of an endpoint that keeps answering.
+       u AS (
+         UPDATE webhooks w SET
+           failing_since = CASE WHEN $4 THEN NULL ELSE coalesce(w.failing_since, $5::timestamptz) END,
+           status = CASE WHEN $6::text IS NOT NULL OR (NOT $4 AND coalesce(w.failing_since, $5::timestamptz) < now() - $7::float8 * interval '1 millisecond') THEN 'disabled' ELSE w.status END,
+           disabled_reason = CASE WHEN w.status = 'disabled' THEN w.disabled_reason WHEN $6::text IS NOT NULL THEN $6
+                                  WHEN NOT $4 AND coalesce(w.failing_since, $5::timestamptz) < now() - $7::float8 * interval '1 millisecond' THEN 'failing' ELSE NULL END
+         FROM old WHERE w.id = $2 AND (
+           ($4 AND w.failing_since IS NOT NULL) OR (NOT $4 AND w.failing_since IS NULL AND $5::timestamptz IS NOT NULL)
+           OR (w.status <> 'disabled' AND ($6::text IS NOT NULL OR w.disabled_reason IS NOT NULL
+               OR (NOT $4 AND coalesce(w.failing_since, $5::timestamptz) < now() - $7::float8 * interval '1 millisecond'))))
+         RETURNING w.status, (old.status = 'enabled' AND w.status = 'disabled') AS disabled_now)
+       SELECT coalesce(u.status, old.status) AS status, coalesce(u.disabled_now, false) AS disabled_now FROM old LEFT JOIN u ON true`,
       [JSON.stringify(attempts), webhookId, teamId, o.anySuccess, o.firstFailureAt, o.disable, o.disableAfterMs],
     ),
   );

@@ -1,8 +1,12 @@
 // Delivery to one endpoint (job key = endpoint id, so one run per endpoint at a time, and a slow
-// endpoint only ever holds its own job): claim due messages in batches, POST them with up to
+// endpoint only ever holds its own job): read due messages in batches, POST them with up to
 // MAILROOM_WEBHOOK_CONCURRENCY in flight, record the batch in one statement, repeat for a time
 // slice, then finish: give the job's key up (later wake-ups make a new job), look once more, and
 // leave a job for the next retry if one waits. 410 or 5 days without a success disable it.
+// The job's lease is the only lease: a read writes nothing (it was a per-message lease, an update
+// of every message before its request, ~40% of the webhooks' PostgreSQL time). A run that dies
+// mid-request leaves its messages due; the process that takes the job sends them again (at least
+// once, the same msg_ id, as Standard Webhooks receivers expect).
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../config/schema.js';
 import type { Sealer } from '../lib/crypto.js';
@@ -12,12 +16,12 @@ import type { Pool } from '../store/db.js';
 import { jobReleaseKey } from '../store/jobs.js';
 import {
   webhookAttemptsRecord,
-  webhookMessagesClaimDue,
   webhookMessagesFailOutstanding,
   webhookMessagesNextDue,
-  webhookMessagesReleaseClaim,
+  webhookMessagesReadDue,
   type AttemptRecord,
-  type ClaimedMessage,
+  type DueKey,
+  type DueMessage,
 } from '../store/webhook-messages.js';
 import { webhookEndpointsWake } from '../store/webhook-outbox.js';
 import { webhookFindForDelivery, type WebhookRow } from '../store/webhooks.js';
@@ -74,7 +78,7 @@ async function attempt(
   deps: DeliverDeps,
   w: WebhookRow,
   keys: Buffer[],
-  m: ClaimedMessage,
+  m: DueMessage,
 ): Promise<AttemptRecord & { gone: boolean }> {
   const sentAt = new Date();
   const base = {
@@ -134,14 +138,12 @@ async function attempt(
 export function webhookDeliverJob(deps: DeliverDeps) {
   const concurrency = deps.config.webhookConcurrency;
   // Batches start at 4 rounds of requests and double (up to 32 rounds) while every request of
-  // the last one succeeded: an endpoint that keeps up costs fewer claim and record statements per
+  // the last one succeeded: an endpoint that keeps up costs fewer read and record statements per
   // delivery (each is a round trip and a commit); one that fails goes back to small batches.
   const minBatch = concurrency * 4;
   const maxBatch = concurrency * 32;
-  // A claimed message comes back after this if its run dies. No request of a batch starts later
-  // than `startBudgetMs` after its claim (the rest is given back), so a batch, however large, ends
-  // within budget + one timeout: inside its lease (the lease of 4-round batches, as before).
-  const leaseMs = deps.config.webhookTimeoutMs * 5 + 60_000;
+  // No request of a batch starts later than `startBudgetMs` after its read (the rest waits for the
+  // next read), so a batch, however large, ends within budget + one timeout.
   const startBudgetMs = deps.config.webhookTimeoutMs * 4;
   return async (job: Job<{ webhook_id: string }>, ctx: JobContext): Promise<void | JobOutcome> => {
     const w = await webhookFindForDelivery(deps.pool, job.payload.webhook_id);
@@ -167,34 +169,38 @@ export function webhookDeliverJob(deps: DeliverDeps) {
     const until = Date.now() + SLICE_MS;
     let gone = false;
     let batchSize = minBatch;
-    const claim = async (n: number) => ({
+    // Where the run's next read starts: past the last message it has taken (sent, being sent, or
+    // being recorded). A message that becomes due behind it (a fan-out committed late) is read by
+    // the next run, which starts over: this one ends within its slice, and its finish wakes the next.
+    let after: DueKey | null = null;
+    const read = async (n: number) => ({
       at: Date.now(),
       asked: n,
-      messages: await webhookMessagesClaimDue(deps.pool, w.id, n, leaseMs),
+      messages: await webhookMessagesReadDue(deps.pool, w.id, n, after),
     });
-    // The next batch is claimed once the last request of a full batch has started, so that the
-    // claim's round trip overlaps the batch's last requests instead of leaving every lane idle.
-    // A batch claimed ahead and then not sent (the run stops or the endpoint goes) is given back.
-    let ahead: Promise<{ at: number; asked: number; messages: ClaimedMessage[] }> | undefined;
-    const giveBack = async () => {
-      const claimed = ahead;
+    // The next batch is read once the last request of a full batch has started, so that the read's
+    // round trip overlaps the batch's last requests instead of leaving every lane idle. A batch read
+    // ahead and then not sent (the run stops or the endpoint goes) is dropped: it is still due.
+    let ahead: Promise<{ at: number; asked: number; messages: DueMessage[] }> | undefined;
+    const dropAhead = async () => {
+      await ahead?.catch(() => undefined);
       ahead = undefined;
-      const b = claimed ? (await claimed.catch(() => undefined))?.messages : undefined;
-      await webhookMessagesReleaseClaim(deps.pool, b ?? []);
     };
     for (;;) {
       if (gone) {
-        await giveBack();
+        await dropAhead();
         break;
       }
       if (ctx.signal.aborted || (!ahead && Date.now() >= until)) {
-        await giveBack();
+        await dropAhead();
         if ((await written()) === 'disabled') return finish(true);
         return { retryAt: new Date() }; // others' turn; back at once
       }
-      const { at: claimedAt, asked, messages: batch } = await (ahead ?? claim(batchSize));
+      const { at: readAt, asked, messages: batch } = await (ahead ?? read(batchSize));
       ahead = undefined;
       if (!batch.length) break;
+      const before: DueKey | null = after;
+      after = batch[batch.length - 1].due_key;
       const full = batch.length === asked;
       const results = await mapLimit(
         batch,
@@ -202,17 +208,17 @@ export function webhookDeliverJob(deps: DeliverDeps) {
         (m) => attempt(deps, w, keys, m),
         () => {
           if (full && !gone && Date.now() < until && !ctx.signal.aborted) {
-            ahead = claim(batchSize);
+            ahead = read(batchSize);
             ahead.catch(() => undefined); // awaited (and thrown) at the loop's top
           }
         },
-        () => Date.now() - claimedAt > startBudgetMs,
+        // Not started within the budget (a slow endpoint), or the job's lease was lost: left due.
+        () => Date.now() - readAt > startBudgetMs || ctx.signal.aborted,
       );
-      // Not started within the budget (a slow endpoint): back to the queue, in their place.
-      await webhookMessagesReleaseClaim(
-        deps.pool,
-        batch.filter((_, i) => results[i] === undefined),
-      );
+      // Requests start in order, so those not started are the batch's tail (and no batch was read
+      // ahead: that happens only once the last one has started): the next read starts at them.
+      const started = results.findIndex((r) => r === undefined);
+      if (started >= 0) after = started > 0 ? batch[started - 1].due_key : before;
       const records = results.filter((r) => r !== undefined);
       if (!records.length) continue;
       if ((await written()) === 'disabled') return finish(true);
