@@ -88,12 +88,15 @@ export async function webhookAttemptsRecord(
       `WITH r AS (
          SELECT * FROM json_to_recordset($1::json) AS r (message_id text, attempt_id text, status text, next_attempt_at timestamptz, sent_at timestamptz,
            endpoint text, request_headers jsonb, request_body text, response_status int, response_body text, duration_ms int, error_type text, error_message text)),
-       a AS (
-         INSERT INTO webhook_attempts (id, message_id, team_id, endpoint, request_headers, request_body, response_status, response_body, duration_ms, error_type, error_message, created_at)
-         SELECT attempt_id, message_id, $3, endpoint, request_headers, request_body, response_status, response_body, duration_ms, error_type, error_message, sent_at FROM r),
+       -- Attempts of the messages the update found (and locked): one deleted meanwhile (its endpoint
+       -- deleted) gets none, as the foreign key made sure before 0083.
        m AS (
          UPDATE webhook_messages m SET status = r.status, next_attempt_at = r.next_attempt_at, last_attempt_at = r.sent_at, attempts = m.attempts + 1
-         FROM r WHERE m.id = r.message_id),
+         FROM r WHERE m.id = r.message_id RETURNING m.id),
+       a AS (
+         INSERT INTO webhook_attempts (id, message_id, team_id, endpoint, request_headers, request_body, response_status, response_body, duration_ms, error_type, error_message, created_at)
+         SELECT r.attempt_id, r.message_id, $3, r.endpoint, r.request_headers, r.request_body, r.response_status, r.response_body, r.duration_ms, r.error_type, r.error_message, r.sent_at
+         FROM r JOIN m ON m.id = r.message_id),
        old AS (SELECT status FROM webhooks WHERE id = $2),
        -- The endpoint's row only when its state changes (a failure starts or ends, it is disabled):
        -- not a new row version for every batch of an endpoint that keeps answering.

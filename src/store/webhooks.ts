@@ -115,10 +115,16 @@ export interface EndpointSubscription {
 }
 
 /** Fan-out: the enabled endpoints of these teams. */
+/**
+ * The teams' enabled endpoints, locked FOR KEY SHARE for the caller's transaction (a fan-out pass):
+ * an endpoint's delete waits for the pass to commit and its trigger then deletes the pass's messages
+ * too, or it committed first and the endpoint is not read (what webhook_messages' foreign key did
+ * for every message before 0083, once an endpoint here).
+ */
 export async function webhooksEnabledForTeams(db: Queryable, teamIds: string[]): Promise<EndpointSubscription[]> {
   if (!teamIds.length) return [];
   const { rows } = await db.query<EndpointSubscription>(
-    "SELECT id, team_id, events, created_at FROM webhooks WHERE status = 'enabled' AND team_id = ANY($1::uuid[])",
+    "SELECT id, team_id, events, created_at FROM webhooks WHERE status = 'enabled' AND team_id = ANY($1::uuid[]) FOR KEY SHARE",
     [teamIds],
   );
   return rows;
