@@ -114,9 +114,8 @@ export interface EndpointSubscription {
   created_at: Date;
 }
 
-/** Fan-out: the enabled endpoints of these teams. */
 /**
- * The teams' enabled endpoints, locked FOR KEY SHARE for the caller's transaction (a fan-out pass):
+ * Fan-out: the teams' enabled endpoints, locked FOR KEY SHARE for the caller's transaction (a fan-out pass):
  * an endpoint's delete waits for the pass to commit and its trigger then deletes the pass's messages
  * too, or it committed first and the endpoint is not read (what webhook_messages' foreign key did
  * for every message before 0083, once an endpoint here).

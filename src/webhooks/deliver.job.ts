@@ -217,8 +217,8 @@ export function webhookDeliverJob(deps: DeliverDeps) {
       );
       // Requests start in order, so those not started are the batch's tail (and no batch was read
       // ahead: that happens only once the last one has started): the next read starts at them.
-      const started = results.findIndex((r) => r === undefined);
-      if (started >= 0) after = started > 0 ? batch[started - 1].due_key : before;
+      const unstarted = results.findIndex((r) => r === undefined);
+      if (unstarted >= 0) after = unstarted > 0 ? batch[unstarted - 1].due_key : before;
       const records = results.filter((r) => r !== undefined);
       if (!records.length) continue;
       if ((await written()) === 'disabled') return finish(true);
