@@ -45,7 +45,16 @@ export async function webhookMessagesReadDue(
       [webhookId, limit, after?.at ?? null, after?.seq ?? null],
     ),
   );
-  return rows.map(({ due_at, event_seq, ...m }) => ({ ...m, due_key: { at: due_at, seq: event_seq } }));
+  // Each message written out (not `{ ...m, due_key }`: a property added after a spread is slow on Node 20).
+  return rows.map((m) => ({
+    id: m.id,
+    type: m.type,
+    attempts: m.attempts,
+    due_key: { at: m.due_at, seq: m.event_seq },
+    event_id: m.event_id,
+    event_created_at: m.event_created_at,
+    data_json: m.data_json,
+  }));
 }
 
 export interface AttemptRecord {

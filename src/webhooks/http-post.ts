@@ -68,10 +68,9 @@ export class WebhookHttp {
 
   async post(endpointId: string, url: string, headers: Record<string, string>, body: string): Promise<PostResult> {
     const started = performance.now();
-    const done = (r: Omit<PostResult, 'durationMs'>): PostResult => ({
-      ...r,
-      durationMs: Math.round(performance.now() - started),
-    });
+    // Not `{ ...r, durationMs }`: a property added after a spread is slow on Node 20 (deliver.job.ts's attemptRecord).
+    const done = (r: Omit<PostResult, 'durationMs'>): PostResult =>
+      Object.assign(r, { durationMs: Math.round(performance.now() - started) });
     let u: URL;
     try {
       u = new URL(url);
@@ -108,7 +107,7 @@ export class WebhookHttp {
         auth: u.username ? `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}` : undefined,
         method: 'POST',
         agent,
-        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        headers: Object.assign({ 'content-length': String(Buffer.byteLength(body)) }, headers),
       });
       let settled = false;
       const settle = (v: { result: Omit<PostResult, 'durationMs'>; reusedSocketReset?: boolean }) => {
