@@ -1,8 +1,9 @@
-// One webhook request: POST over a keep-alive agent per origin (SSRF-guarded lookup), a hard
-// deadline, no redirects followed (a 3xx is an answer like any non-2xx), the response's first
-// 4 KB kept for the log, and a failure named by its cause (timeout, dns, tls, refused, closed).
-import http from 'node:http';
-import https from 'node:https';
+// One webhook request: POST over a keep-alive pool per endpoint and origin (SSRF-guarded lookup),
+// a hard deadline, no redirects followed (a 3xx is an answer like any non-2xx), the response's
+// first 4 KB kept for the log, and a failure named by its cause (timeout, dns, tls, refused, closed).
+// The client is undici's Pool driven through its handler API: half the CPU per request of
+// node:http's client on the fan-out benchmark's receivers (BENCHMARKS, issue 27, twelfth session).
+import { Pool, type Dispatcher } from 'undici';
 import { BLOCKED_CODE, guardedLookup, literalBlockedReason } from './endpoint-guard.js';
 
 export const RESPONSE_EXCERPT_BYTES = 4096;
@@ -28,10 +29,24 @@ export interface HttpOptions {
 function failureType(err: NodeJS.ErrnoException): FailureType {
   const code = err.code ?? '';
   if (code === BLOCKED_CODE) return 'blocked';
-  if (code === 'ETIMEDOUT' || code === 'ESOCKETTIMEDOUT') return 'timeout';
+  if (
+    code === 'ETIMEDOUT' ||
+    code === 'ESOCKETTIMEDOUT' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT' ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT'
+  )
+    return 'timeout';
   if (code === 'ENOTFOUND' || code.startsWith('EAI_')) return 'dns';
   if (code === 'ECONNREFUSED') return 'refused';
-  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ECONNABORTED' || code === 'HPE_INVALID_EOF_STATE')
+  if (
+    code === 'ECONNRESET' ||
+    code === 'EPIPE' ||
+    code === 'ECONNABORTED' ||
+    code === 'HPE_INVALID_EOF_STATE' ||
+    code === 'UND_ERR_SOCKET' ||
+    code === 'UND_ERR_CLOSED'
+  )
     return 'closed';
   if (
     /^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|EPROTO|ERR_OSSL)/.test(code) ||
@@ -41,29 +56,29 @@ function failureType(err: NodeJS.ErrnoException): FailureType {
   return 'network';
 }
 
+type Once = { result: Omit<PostResult, 'durationMs'>; closedBeforeAnswer?: boolean };
+
 export class WebhookHttp {
-  private readonly agents = new Map<string, http.Agent>();
+  private readonly pools = new Map<string, Pool>();
   constructor(private readonly opts: HttpOptions) {}
 
   /** One pool per endpoint (not per host): endpoints sharing a host never wait for each other's sockets. */
-  private agentFor(endpointId: string, u: URL): http.Agent {
+  private poolFor(endpointId: string, u: URL): Pool {
     const key = `${endpointId} ${u.origin}`;
-    let agent = this.agents.get(key);
-    if (agent) return agent;
-    const o = {
-      keepAlive: true,
-      maxSockets: this.opts.maxSockets,
-      lookup: guardedLookup(this.opts.allowPrivateNetworks),
-    };
-    agent = u.protocol === 'https:' ? new https.Agent(o) : new http.Agent(o);
-    this.agents.set(key, agent);
-    if (this.agents.size > MAX_AGENTS) {
+    let pool = this.pools.get(key);
+    if (pool) return pool;
+    pool = new Pool(u.origin, {
+      connections: this.opts.maxSockets,
+      connect: { lookup: guardedLookup(this.opts.allowPrivateNetworks) },
+    });
+    this.pools.set(key, pool);
+    if (this.pools.size > MAX_AGENTS) {
       // the oldest pool goes (an endpoint still in use gets a new one)
-      const [oldKey, old] = this.agents.entries().next().value as [string, http.Agent];
-      this.agents.delete(oldKey);
-      old.destroy();
+      const [oldKey, old] = this.pools.entries().next().value as [string, Pool];
+      this.pools.delete(oldKey);
+      old.destroy().catch(() => undefined);
     }
-    return agent;
+    return pool;
   }
 
   async post(endpointId: string, url: string, headers: Record<string, string>, body: string): Promise<PostResult> {
@@ -77,40 +92,44 @@ export class WebhookHttp {
     } catch {
       return done({ status: null, body: null, error: { type: 'network', message: 'the endpoint is not a valid URL' } });
     }
+    if (u.protocol !== 'http:' && u.protocol !== 'https:')
+      return done({
+        status: null,
+        body: null,
+        error: { type: 'network', message: 'the endpoint is not an http(s) URL' },
+      });
     const literal = literalBlockedReason(u.hostname, this.opts.allowPrivateNetworks);
     if (literal) return done({ status: null, body: null, error: { type: 'blocked', message: literal } });
     const deadline = Date.now() + this.opts.timeoutMs;
+    const sent = u.username
+      ? Object.assign(
+          {
+            authorization: `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}`,
+          },
+          headers,
+        )
+      : headers;
     for (let tries = 0; ; tries++) {
-      const r = await this.once(this.agentFor(endpointId, u), u, headers, body, deadline);
-      // A kept-alive socket the server closed meanwhile: Node's documented case for one quiet retry.
-      if (r.reusedSocketReset && tries === 0 && Date.now() < deadline) continue;
+      const r = await this.once(this.poolFor(endpointId, u), `${u.pathname}${u.search}`, sent, body, deadline);
+      // A kept-alive connection the server closed as the request went out (no answer at all): one
+      // quiet retry, as Node documents for its own client. Receivers dedupe by webhook-id.
+      if (r.closedBeforeAnswer && tries === 0 && Date.now() < deadline) continue;
       return done(r.result);
     }
   }
 
   private once(
-    agent: http.Agent,
-    u: URL,
+    pool: Pool,
+    path: string,
     headers: Record<string, string>,
     body: string,
     deadline: number,
-  ): Promise<{ result: Omit<PostResult, 'durationMs'>; reusedSocketReset?: boolean }> {
+  ): Promise<Once> {
     return new Promise((resolve) => {
-      const lib = u.protocol === 'https:' ? https : http;
-      // The body as a string: Node then sends it in one write with the headers (a Buffer goes out
-      // as a writev of two chunks, 19% of the process's samples in the fan-out bench's profile).
-      const req = lib.request({
-        protocol: u.protocol,
-        hostname: u.hostname.replace(/^\[(.*)\]$/, '$1'),
-        port: u.port || undefined,
-        path: `${u.pathname}${u.search}`,
-        auth: u.username ? `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}` : undefined,
-        method: 'POST',
-        agent,
-        headers: Object.assign({ 'content-length': String(Buffer.byteLength(body)) }, headers),
-      });
       let settled = false;
-      const settle = (v: { result: Omit<PostResult, 'durationMs'>; reusedSocketReset?: boolean }) => {
+      let controller: Dispatcher.DispatchController | undefined;
+      let timedOut = false;
+      const settle = (v: Once) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
@@ -118,6 +137,7 @@ export class WebhookHttp {
       };
       const timer = setTimeout(
         () => {
+          timedOut = true;
           settle({
             result: {
               status: null,
@@ -125,52 +145,68 @@ export class WebhookHttp {
               error: { type: 'timeout', message: `no answer within ${this.opts.timeoutMs} ms` },
             },
           });
-          req.destroy();
+          controller?.abort(new Error('webhook request deadline'));
         },
         Math.max(0, deadline - Date.now()),
       );
-      req.on('error', (err: NodeJS.ErrnoException) => {
-        const type = failureType(err);
-        settle({
-          result: { status: null, body: null, error: { type, message: err.message || err.code || 'request failed' } },
-          reusedSocketReset: type === 'closed' && req.reusedSocket,
-        });
-      });
-      req.on('response', (res) => {
-        const chunks: Buffer[] = [];
-        let kept = 0;
-        let seen = 0;
-        const finish = () =>
-          settle({
-            result: {
-              status: res.statusCode ?? null,
-              body: Buffer.concat(chunks).toString('utf8'),
-              ...(res.headers['retry-after'] ? { retryAfter: String(res.headers['retry-after']) } : {}),
-            },
-          });
-        res.on('data', (c: Buffer) => {
-          seen += c.length;
-          if (kept < RESPONSE_EXCERPT_BYTES) {
-            const part = c.subarray(0, RESPONSE_EXCERPT_BYTES - kept);
-            chunks.push(part);
-            kept += part.length;
-          }
-          if (seen > DRAIN_LIMIT_BYTES) {
+      let status = 0;
+      let retryAfter: string | undefined;
+      const chunks: Buffer[] = [];
+      let kept = 0;
+      let seen = 0;
+      // The status is known: a body cut short still counts as the endpoint's answer.
+      const finish = () => {
+        const result: Omit<PostResult, 'durationMs'> = { status, body: Buffer.concat(chunks).toString('utf8') };
+        if (retryAfter !== undefined) result.retryAfter = retryAfter;
+        settle({ result });
+      };
+      pool.dispatch(
+        { path, method: 'POST', headers, body },
+        {
+          onRequestStart(c) {
+            controller = c;
+            if (timedOut) c.abort(new Error('webhook request deadline'));
+          },
+          onResponseStart(_c, statusCode, h) {
+            if (statusCode < 200) return; // 1xx: the answer follows
+            status = statusCode;
+            const ra = h['retry-after'];
+            if (ra !== undefined) retryAfter = String(ra);
+          },
+          onResponseData(c, chunk) {
+            seen += chunk.length;
+            if (kept < RESPONSE_EXCERPT_BYTES) {
+              const part = chunk.subarray(0, RESPONSE_EXCERPT_BYTES - kept);
+              chunks.push(part);
+              kept += part.length;
+            }
+            if (seen > DRAIN_LIMIT_BYTES) {
+              finish();
+              c.abort(new Error('webhook response past the drain limit'));
+            }
+          },
+          onResponseEnd() {
             finish();
-            res.destroy();
-          }
-        });
-        res.on('end', finish);
-        // The status is known: a body cut short still counts as the endpoint's answer.
-        res.on('error', finish);
-        res.on('aborted', finish);
-      });
-      req.end(body);
+          },
+          onResponseError: (_c, err: NodeJS.ErrnoException) => {
+            if (status) return finish();
+            const type = failureType(err);
+            settle({
+              result: {
+                status: null,
+                body: null,
+                error: { type, message: err.message || err.code || 'request failed' },
+              },
+              closedBeforeAnswer: type === 'closed',
+            });
+          },
+        },
+      );
     });
   }
 
   close(): void {
-    for (const a of this.agents.values()) a.destroy();
-    this.agents.clear();
+    for (const p of this.pools.values()) p.destroy().catch(() => undefined);
+    this.pools.clear();
   }
 }
