@@ -6,7 +6,8 @@
 // events/s offered for --seconds (in small statements every 20 ms, as deliveries record them),
 // delivered rate and delay from the event's created_at to its arrival; (3) peer: bare Node
 // posting the same number of signed bodies to the same receivers (bench/webhooks/peer.ts), once
-// before the app starts and once after it; the ratio is to the mean of the two.
+// before the app starts and once after it; the ratio is to the mean of the two. (4) the same peer
+// with undici's client (Mailroom's webhook client): ratioToUndiciPeer.
 // CPU per delivery: this process (the app, then the peer), the receivers' process, and PostgreSQL
 // (the postmaster's children, read from /proc when the server's data directory is readable here).
 // BENCH_PGSS=1: pg_stat_statements is reset before the backlog, its top statements printed after it
@@ -258,6 +259,11 @@ fs.rmSync(dataDir, { recursive: true, force: true });
 mark = cpuMark();
 const peer = await peerDeliveries(ports, EVENTS, CONCURRENCY);
 const peerCpu = cpuSince(mark, peer.deliveries);
+// (4) the same peer with undici's client, the one Mailroom's deliveries use
+receiver.send({ cmd: 'reset' });
+mark = cpuMark();
+const peerUndici = await peerDeliveries(ports, EVENTS, CONCURRENCY, 'undici');
+const peerUndiciCpu = cpuSince(mark, peerUndici.deliveries);
 receiver.send({ cmd: 'exit' });
 
 const cpu = os.cpus()[0]?.model ?? 'unknown';
@@ -281,6 +287,13 @@ console.log(
         appUsPerDelivery: peerCpu.appUsPerDelivery,
         receiverUsPerDelivery: peerCpu.receiverUsPerDelivery,
       },
+      peerUndici: {
+        ...peerUndici,
+        perSecond: Math.round(peerUndici.deliveries / peerUndici.seconds),
+        appUsPerDelivery: peerUndiciCpu.appUsPerDelivery,
+        receiverUsPerDelivery: peerUndiciCpu.receiverUsPerDelivery,
+      },
+      ratioToUndiciPeer: Number((backlog.perSecond / (peerUndici.deliveries / peerUndici.seconds)).toFixed(2)),
       ratio: Number(
         (
           backlog.perSecond /
