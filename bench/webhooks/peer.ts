@@ -33,21 +33,17 @@ export async function peerDeliveries(
           });
           const ts = Math.floor(Date.now() / 1000);
           const sig = `v1,${createHmac('sha256', key).update(`${id}.${ts}.${body}`).digest('base64')}`;
+          const headers = {
+            'content-type': 'application/json',
+            'webhook-id': id,
+            'webhook-timestamp': String(ts),
+            'webhook-signature': sig,
+            'svix-id': id,
+            'svix-timestamp': String(ts),
+            'svix-signature': sig,
+          };
           if (client === 'undici') {
-            const res = await pool.request({
-              path: '/hook',
-              method: 'POST',
-              headers: {
-                'content-type': 'application/json',
-                'webhook-id': id,
-                'webhook-timestamp': String(ts),
-                'webhook-signature': sig,
-                'svix-id': id,
-                'svix-timestamp': String(ts),
-                'svix-signature': sig,
-              },
-              body,
-            });
+            const res = await pool.request({ path: '/hook', method: 'POST', headers, body });
             await res.body.dump();
             continue;
           }
@@ -59,16 +55,7 @@ export async function peerDeliveries(
                 path: '/hook',
                 method: 'POST',
                 agent,
-                headers: {
-                  'content-type': 'application/json',
-                  'content-length': Buffer.byteLength(body),
-                  'webhook-id': id,
-                  'webhook-timestamp': String(ts),
-                  'webhook-signature': sig,
-                  'svix-id': id,
-                  'svix-timestamp': String(ts),
-                  'svix-signature': sig,
-                },
+                headers: { 'content-length': Buffer.byteLength(body), ...headers }, // not a property after a spread: slow on Node 20
               },
               (res) => {
                 res.resume();
