@@ -126,82 +126,8 @@ export class WebhookHttp {
     deadline: number,
   ): Promise<Once> {
     return new Promise((resolve) => {
-      let settled = false;
-      let controller: Dispatcher.DispatchController | undefined;
-      let timedOut = false;
-      const settle = (v: Once) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        resolve(v);
-      };
-      const timer = setTimeout(
-        () => {
-          timedOut = true;
-          settle({
-            result: {
-              status: null,
-              body: null,
-              error: { type: 'timeout', message: `no answer within ${this.opts.timeoutMs} ms` },
-            },
-          });
-          controller?.abort(new Error('webhook request deadline'));
-        },
-        Math.max(0, deadline - Date.now()),
-      );
-      let status = 0;
-      let retryAfter: string | undefined;
-      const chunks: Buffer[] = [];
-      let kept = 0;
-      let seen = 0;
-      // The status is known: a body cut short still counts as the endpoint's answer.
-      const finish = () => {
-        const result: Omit<PostResult, 'durationMs'> = { status, body: Buffer.concat(chunks).toString('utf8') };
-        if (retryAfter !== undefined) result.retryAfter = retryAfter;
-        settle({ result });
-      };
-      pool.dispatch(
-        { path, method: 'POST', headers, body },
-        {
-          onRequestStart(c) {
-            controller = c;
-            if (timedOut) c.abort(new Error('webhook request deadline'));
-          },
-          onResponseStart(_c, statusCode, h) {
-            if (statusCode < 200) return; // 1xx: the answer follows
-            status = statusCode;
-            const ra = h['retry-after'];
-            if (ra !== undefined) retryAfter = String(ra);
-          },
-          onResponseData(c, chunk) {
-            seen += chunk.length;
-            if (kept < RESPONSE_EXCERPT_BYTES) {
-              const part = chunk.subarray(0, RESPONSE_EXCERPT_BYTES - kept);
-              chunks.push(part);
-              kept += part.length;
-            }
-            if (seen > DRAIN_LIMIT_BYTES) {
-              finish();
-              c.abort(new Error('webhook response past the drain limit'));
-            }
-          },
-          onResponseEnd() {
-            finish();
-          },
-          onResponseError: (_c, err: NodeJS.ErrnoException) => {
-            if (status) return finish();
-            const type = failureType(err);
-            settle({
-              result: {
-                status: null,
-                body: null,
-                error: { type, message: err.message || err.code || 'request failed' },
-              },
-              closedBeforeAnswer: type === 'closed',
-            });
-          },
-        },
-      );
+      const h = new PostHandler(resolve, this.opts.timeoutMs, deadline);
+      pool.dispatch({ path, method: 'POST', headers, body }, h);
     });
   }
 
@@ -209,4 +135,102 @@ export class WebhookHttp {
     for (const p of this.pools.values()) p.destroy().catch(() => undefined);
     this.pools.clear();
   }
+}
+
+const DEADLINE = new Error('webhook request deadline');
+const DRAINED = new Error('webhook response past the drain limit');
+
+/**
+ * One request's handler (undici's handler API), an object with methods rather than a closure per
+ * callback: a webhook delivery allocates it and its timer and nothing else of its own.
+ */
+class PostHandler implements Dispatcher.DispatchHandler {
+  private settled = false;
+  private controller: Dispatcher.DispatchController | undefined;
+  private timedOut = false;
+  private status = 0;
+  private retryAfter: string | undefined = undefined;
+  private readonly chunks: Buffer[] = [];
+  private kept = 0;
+  private seen = 0;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly resolve: (v: Once) => void,
+    private readonly timeoutMs: number,
+    deadline: number,
+  ) {
+    this.timer = setTimeout(onDeadline, Math.max(0, deadline - Date.now()), this);
+  }
+
+  private settle(v: Once): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.timer);
+    this.resolve(v);
+  }
+
+  deadline(): void {
+    this.timedOut = true;
+    this.settle({
+      result: {
+        status: null,
+        body: null,
+        error: { type: 'timeout', message: `no answer within ${this.timeoutMs} ms` },
+      },
+    });
+    this.controller?.abort(DEADLINE);
+  }
+
+  /** The status is known: a body cut short still counts as the endpoint's answer. */
+  private finish(): void {
+    const result: Omit<PostResult, 'durationMs'> = {
+      status: this.status,
+      body: Buffer.concat(this.chunks).toString('utf8'),
+    };
+    if (this.retryAfter !== undefined) result.retryAfter = this.retryAfter;
+    this.settle({ result });
+  }
+
+  onRequestStart(c: Dispatcher.DispatchController): void {
+    this.controller = c;
+    if (this.timedOut) c.abort(DEADLINE);
+  }
+
+  onResponseStart(_c: Dispatcher.DispatchController, statusCode: number, h: Record<string, unknown>): void {
+    if (statusCode < 200) return; // 1xx: the answer follows
+    this.status = statusCode;
+    const ra = h['retry-after'];
+    if (ra !== undefined) this.retryAfter = String(ra);
+  }
+
+  onResponseData(c: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.seen += chunk.length;
+    if (this.kept < RESPONSE_EXCERPT_BYTES) {
+      const part = chunk.subarray(0, RESPONSE_EXCERPT_BYTES - this.kept);
+      this.chunks.push(part);
+      this.kept += part.length;
+    }
+    if (this.seen > DRAIN_LIMIT_BYTES) {
+      this.finish();
+      c.abort(DRAINED);
+    }
+  }
+
+  onResponseEnd(): void {
+    this.finish();
+  }
+
+  onResponseError(_c: Dispatcher.DispatchController, err: NodeJS.ErrnoException): void {
+    if (this.status) return this.finish();
+    const type = failureType(err);
+    this.settle({
+      result: { status: null, body: null, error: { type, message: err.message || err.code || 'request failed' } },
+      closedBeforeAnswer: type === 'closed',
+    });
+  }
+}
+
+function onDeadline(h: PostHandler): void {
+  h.deadline();
 }
