@@ -149,7 +149,7 @@ export function deliveryJobs(deps: DeliverDeps) {
       (analyze && (rendered || !isDeferred(email))
         ? composeFindings(
             deps,
-            rendered ? { ...email, html: rendered.html, text_body: rendered.text } : email,
+            rendered ? Object.assign({}, email, { html: rendered.html, text_body: rendered.text }) : email,
             domain?.row,
           )
         : undefined);
