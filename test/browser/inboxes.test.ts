@@ -149,6 +149,8 @@ describe('the Inboxes page in a browser', { timeout: 240_000 }, () => {
     const conv = page.getByTestId('conversation');
     await conv.getByRole('heading', { name: SUBJECT }).waitFor();
     const msg = conv.getByTestId('message');
+    // The heading is the list's summary, shown at once; the messages are a load of their own.
+    await until('the message in the conversation', async () => (await msg.count()) > 0);
     assert.equal(await msg.count(), 1);
     assert.match(
       await msg.innerText(),
