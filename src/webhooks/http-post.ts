@@ -8,7 +8,7 @@ import { BLOCKED_CODE, guardedLookup, literalBlockedReason } from './endpoint-gu
 
 export const RESPONSE_EXCERPT_BYTES = 4096;
 const DRAIN_LIMIT_BYTES = 1024 * 1024; // read past this and the connection is dropped instead
-const MAX_AGENTS = 1000;
+const MAX_POOLS = 1000;
 
 export type FailureType = 'timeout' | 'dns' | 'tls' | 'refused' | 'closed' | 'blocked' | 'network';
 
@@ -72,7 +72,7 @@ export class WebhookHttp {
       connect: { lookup: guardedLookup(this.opts.allowPrivateNetworks) },
     });
     this.pools.set(key, pool);
-    if (this.pools.size > MAX_AGENTS) {
+    if (this.pools.size > MAX_POOLS) {
       // the oldest pool goes (an endpoint still in use gets a new one)
       const [oldKey, old] = this.pools.entries().next().value as [string, Pool];
       this.pools.delete(oldKey);
