@@ -127,7 +127,7 @@ async function attempt(deps: DeliverDeps, w: WebhookRow, keys: Buffer[], m: DueM
   const headers = {
     'content-type': 'application/json',
     'user-agent': 'Mailroom-Webhooks/1.0',
-    ...signedHeaders(keys, m.id, body, sentAt.getTime()), // a spread before any property of its own: fast
+    ...signedHeaders(keys, m.id, body, sentAt.getTime()), // the spread last, no property after it: fast
   };
   const r = await deps.http.post(w.id, w.endpoint, headers, body);
   const ok = r.status !== null && r.status >= 200 && r.status < 300;
