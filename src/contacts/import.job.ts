@@ -13,6 +13,7 @@ import {
   contactImportFinish,
   contactImportLockTeam,
   contactImportMerge,
+  contactImportRowsAnalyze,
   contactImportProgress,
   contactImportRowsWriter,
   contactImportStartRun,
@@ -77,6 +78,7 @@ async function stage(
 /** Step 3: one transaction merges the rows and ends the import; nothing of it is visible before. */
 async function merge(pool: Pool, imp: ContactImportRow, runId: string, s: Staged) {
   const opts = imp.options as ImportOptions;
+  await contactImportRowsAnalyze(pool);
   return withTx(pool, async (tx) => {
     await contactImportLockTeam(tx, imp.team_id);
     const now = await contactImportFind(tx, undefined, imp.id, true);

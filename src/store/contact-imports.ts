@@ -158,6 +158,19 @@ export async function contactImportRowsDelete(db: Queryable, runId: string): Pro
   await db.query('DELETE FROM contact_import_rows WHERE run_id = $1', [runId]);
 }
 
+/**
+ * Fresh statistics for the staging table before a merge. The table is shared by every run and
+ * analyzed only when autovacuum gets to it: statistics taken while it held other runs' rows (a
+ * run killed mid-staging, say) estimate this run at 1 row, and the merge then joins a nested loop
+ * over the team's contacts that also reads every contact the same statement inserts (quadratic: a
+ * 60,000-row import took over 2 minutes in CI). Run outside the merge's transaction: its lock,
+ * which conflicts with another ANALYZE, is held only while it runs. Not the owner: PostgreSQL
+ * warns and skips, and the merge runs on whatever statistics there are.
+ */
+export async function contactImportRowsAnalyze(db: Queryable): Promise<void> {
+  await db.query('ANALYZE contact_import_rows');
+}
+
 export interface MergeCounts {
   staged: number;
   uniq: number;
