@@ -12,7 +12,7 @@ import type { Pool as SmtpPool } from '../mta/pool.js';
 import type { Job, JobContext, JobOutcome } from '../queue/worker.js';
 import { DELIVERY_PRIORITY, deliverJobsInsert } from '../store/jobs.js';
 import type { Pool } from '../store/db.js';
-import type { DeliverBatchPayload, DeliverPayload, EventInsert } from '../store/emails.js';
+import type { DeliverBatchPayload, DeliverPayload } from '../store/emails.js';
 import {
   emailEventsInsertMany,
   emailsLoadForDelivery,
@@ -21,19 +21,14 @@ import {
   type EmailForDelivery,
   type EventGroup,
 } from '../store/email-delivery.js';
-import { suppressionAdd } from '../store/suppressions.js';
 import { retryWhileUnavailable } from '../store/unavailable.js';
-import { suppressesRecipient } from '../mta/classify.js';
 import { Batcher } from '../queue/batcher.js';
 import { cachedLoad, TtlCache } from '../lib/ttl-cache.js';
-import { bounceExtra, failedExtra, makeEvent, suppressedExtra } from '../events/email-events.js';
-import { GIVE_UP_AFTER_MS, nextRetryDelayMs } from './retry.js';
-import { counters } from '../lib/metrics.js';
+import { failedExtra, makeEvent, suppressedExtra } from '../events/email-events.js';
 import { distinctRecipients, type UnsubscribeSigner } from '../tracking/unsubscribe-tokens.js';
 import { withListHeaders } from '../mime/list-headers.js';
 import { isDeferred, type DeferredBodies } from './deferred.js';
-import { inspectDelivery } from '../insights/inspect.js';
-import { DELIVERY_RULE_IDS } from '../insights/rules.js';
+import { settle, type Ctx, type JobEnd } from './settle.js';
 import type { ComposeInsights } from '../insights/compose-insights.js';
 import type { AddressHasher } from '../lib/address-hash.js';
 
@@ -56,16 +51,6 @@ export interface DeliverDeps {
 /** The VERP return path: bounces come back to an address that names the email. */
 export const returnPath = (emailId: string, returnPathHost: string) =>
   `bounces+${emailId.replace(/-/g, '')}@${returnPathHost}`;
-
-const smtpDetail = (r: RecipientResult, attempt: number) => ({
-  response: r.response,
-  code: r.code ?? null,
-  enhanced: r.enhanced ?? null,
-  mx_host: r.mxHost ?? null,
-  tls: r.tls,
-  attempt,
-  ...(r.category ? { category: r.category } : {}),
-});
 
 const DOMAIN_CACHE_MS = 5_000;
 const BROADCAST_FINDINGS_MS = 60_000;
@@ -332,114 +317,4 @@ function failAll(email: EmailForDelivery, recipients: string[], reason: string, 
     ),
     lastEvent: 'failed',
   };
-}
-
-type JobEnd = NonNullable<EventGroup['endJob']>;
-
-interface Ctx {
-  deps: DeliverDeps;
-  record(group: EventGroup): Promise<void>;
-}
-
-/** Records each recipient's outcome; deferred recipients are retried on the ladder. */
-async function settle(
-  ctx: Ctx,
-  email: EmailForDelivery,
-  results: RecipientResult[],
-  attempt: number,
-  end?: JobEnd,
-): Promise<void | JobOutcome> {
-  const { deps } = ctx;
-  // Debug lines (off by default) that show how long answered results stay unwritten: a kill -9
-  // sends again only what was answered and not yet written (test/flows/deliver-once.test.ts).
-  const recipients = results.map((r) => r.recipient);
-  deps.log.debug('delivery answered', { email_id: email.id, recipients });
-  const record = async (group: EventGroup) => {
-    await ctx.record(group);
-    deps.log.debug('delivery recorded', { email_id: email.id, recipients });
-  };
-  const events: EventInsert[] = [];
-  let lastEvent: string | undefined;
-  const now = Date.now();
-  const elapsed = now - email.created_at.getTime();
-  const deferred = results.filter((r) => r.status === 'deferred');
-  const expired = deferred.length > 0 && elapsed > GIVE_UP_AFTER_MS;
-
-  for (const r of results) {
-    counters.deliveries.inc({ result: r.status });
-    const detail = smtpDetail(r, attempt);
-    if (r.status === 'delivered') {
-      events.push(makeEvent(email, 'email.delivered', { recipient: r.recipient, detail }));
-      lastEvent = 'delivered';
-    } else if (r.status === 'bounced' || expired) {
-      const permanent = r.status === 'bounced';
-      const diagnostic = `smtp; ${r.response}`;
-      const message = permanent
-        ? "The recipient's mail server permanently rejected the email."
-        : 'Delivery was retried for 72 hours without success.';
-      events.push(
-        makeEvent(email, 'email.bounced', {
-          recipient: r.recipient,
-          extra: bounceExtra(
-            permanent ? 'Permanent' : 'Transient',
-            permanent ? (r.subType ?? 'General') : 'General',
-            diagnostic,
-            message,
-          ),
-          detail,
-        }),
-      );
-      lastEvent = 'bounced';
-      // A block of our sending IP says nothing about the address: do not suppress it.
-      if (permanent && suppressesRecipient(r.category))
-        await retryWhileUnavailable(
-          () => suppressionAdd(deps.pool, email.team_id, r.recipient, 'bounce', email.id, r.response),
-          { log: deps.log, what: 'suppressing a bounced recipient' },
-        );
-    }
-  }
-  const insight = deps.config.insights ? firstReplyInsight(email, results) : undefined;
-  if (deferred.length && !expired) {
-    const first = !email.delayed_once;
-    for (const r of deferred) {
-      events.push(
-        makeEvent(email, first ? 'email.delivery_delayed' : 'email.delivery_attempt', {
-          recipient: r.recipient,
-          detail: smtpDetail(r, attempt),
-        }),
-      );
-    }
-    if (first) lastEvent = 'delivery_delayed';
-    await record({ events, lastEvent, markDelayed: first, insight });
-    const wait = Math.max(...deferred.map((r) => r.retryAfterSeconds ?? 0));
-    return { retryAt: new Date(now + nextRetryDelayMs(elapsed, wait || undefined)) };
-  }
-  // No recipient left to retry: this is the job's last write, and ends it when it is the job's whole.
-  await record({ events, lastEvent, insight, ...(end ? { endJob: end } : {}) });
-  return end ? { ended: true } : undefined;
-}
-
-/**
- * The insight explaining the email's first reply that was not a success (bounce or deferral):
- * none once the email was deferred before (its first deferral was explained then); the store
- * keeps the first one when several destinations answer (insights/rules.ts, receiver-*).
- */
-function firstReplyInsight(email: EmailForDelivery, results: RecipientResult[]): EventGroup['insight'] {
-  const r =
-    results.find((x) => x.status === 'bounced') ??
-    (email.delayed_once ? undefined : results.find((x) => x.status === 'deferred'));
-  if (!r || r.status === 'delivered') return undefined;
-  const finding = inspectDelivery({
-    status: r.status,
-    response: r.response,
-    code: r.code,
-    enhanced: r.enhanced,
-    category: r.category,
-    recipient: r.recipient,
-    sendingDomain: email.from_header
-      .slice(email.from_header.lastIndexOf('@') + 1)
-      .replace(/>$/, '')
-      .toLowerCase(),
-  });
-  return finding ? { finding, onceAmong: DELIVERY_RULE_IDS } : undefined;
 }

@@ -19,6 +19,7 @@ const HOT = [
   'src/webhooks/signature.ts',
   'src/store/webhook-messages.ts',
   'src/delivery/deliver.job.ts',
+  'src/delivery/settle.ts',
   'src/emails/mime-submission.ts',
   'src/mime/addresses.ts',
 ];
