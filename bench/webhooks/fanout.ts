@@ -11,9 +11,12 @@
 // CPU per delivery: this process (the app, then the peer), the receivers' process, and PostgreSQL
 // (the postmaster's children, read from /proc when the server's data directory is readable here).
 // BENCH_PGSS=1: pg_stat_statements is reset before the backlog, its top statements printed after it
-// and after the sustained phase (reset between).
+// and after the sustained phase (reset between); planning too when the server sets
+// pg_stat_statements.track_planning.
 // BENCH_CPU_PROF=<file>: a CPU profile of this process over the backlog phase only (the app's work,
 // without the peer runs or start-up), written as <file> (.cpuprofile, for DevTools or a summary).
+// BENCH_HEAP_PROF=<file>: V8's sampling heap profile over the backlog phase, objects a collection
+// freed kept (who allocates, not who holds), written as <file> (.heapprofile).
 // BENCH_SQL: SQL run on the fresh database before the app starts (an experiment's schema change).
 // Peak RSS: this process's (the app's, with the peer's small share) high-water mark after each phase.
 import { fork, type ChildProcess } from 'node:child_process';
@@ -182,11 +185,20 @@ async function waitFor(total: number, timeoutMs: number): Promise<number> {
 // (1) backlog
 if (pgss) await db.pool.query('SELECT pg_stat_statements_reset()');
 const profFile = process.env.BENCH_CPU_PROF;
-const inspector = profFile ? new Session() : undefined;
-if (inspector) {
-  inspector.connect();
+const heapFile = process.env.BENCH_HEAP_PROF;
+const inspector = profFile || heapFile ? new Session() : undefined;
+if (inspector) inspector.connect();
+if (inspector && profFile) {
   await inspector.post('Profiler.enable');
   await inspector.post('Profiler.start');
+}
+if (inspector && heapFile) {
+  await inspector.post('HeapProfiler.enable');
+  await inspector.post('HeapProfiler.startSampling', {
+    samplingInterval: 32_768,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
 }
 mark = cpuMark();
 let t0 = performance.now();
@@ -196,8 +208,12 @@ const backlogS = (performance.now() - t0) / 1000;
 if (inspector && profFile) {
   const { profile } = await inspector.post('Profiler.stop');
   fs.writeFileSync(profFile, JSON.stringify(profile));
-  inspector.disconnect();
 }
+if (inspector && heapFile) {
+  const { profile } = await inspector.post('HeapProfiler.stopSampling');
+  fs.writeFileSync(heapFile, JSON.stringify(profile));
+}
+inspector?.disconnect();
 const backlog = {
   deliveries: backlogGot,
   seconds: backlogS,
@@ -208,14 +224,15 @@ const backlog = {
 };
 async function printPgss(phase: string, deliveries: number): Promise<void> {
   const { rows } = await db.pool.query(
-    `SELECT calls, round(total_exec_time) AS ms, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS q
+    `SELECT calls, round(total_exec_time) AS ms, plans, round(total_plan_time) AS plan_ms, rows,
+            left(regexp_replace(query, '\\s+', ' ', 'g'), 160) AS q
      FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-     ORDER BY total_exec_time DESC LIMIT 25`,
+     ORDER BY total_exec_time + total_plan_time DESC LIMIT 25`,
   );
   process.stderr.write(`pg_stat_statements after the ${phase} (${deliveries} deliveries):\n`);
   for (const r of rows)
     process.stderr.write(
-      `${String(r.ms).padStart(7)} ms ${String(r.calls).padStart(7)} calls ${String(r.rows).padStart(8)} rows  ${r.q}\n`,
+      `${String(r.ms).padStart(7)} ms ${String(r.calls).padStart(7)} calls ${String(r.plan_ms).padStart(6)} ms ${String(r.plans).padStart(6)} plans ${String(r.rows).padStart(8)} rows  ${r.q}\n`,
     );
   await db.pool.query('SELECT pg_stat_statements_reset()');
 }

@@ -224,7 +224,12 @@ export const webhookJobsWakeSql = (ids: string, at = 'now()') => `
  * row-locked the job (webhookJobsWakeSql).
  */
 export async function jobReleaseKey(db: Queryable, jobId: string, workerId: string): Promise<void> {
-  await db.query('UPDATE jobs SET key = NULL WHERE id = $1 AND locked_by = $2', [jobId, workerId]);
+  await db.query(
+    prepared(db, 'mr_job_release_key', 'UPDATE jobs SET key = NULL WHERE id = $1 AND locked_by = $2', [
+      jobId,
+      workerId,
+    ]),
+  );
 }
 
 /**
@@ -462,9 +467,13 @@ export async function jobsDeleteMany(db: Queryable, workerId: string, ids: strin
 /** Runs the job again at `runAt` without counting this run as a failed attempt. */
 export async function jobReschedule(db: Queryable, workerId: string, id: string, runAt: Date): Promise<boolean> {
   const { rowCount } = await db.query(
-    `UPDATE jobs SET run_at = $3, locked_by = NULL, locked_until = NULL, attempts = greatest(attempts - 1, 0)
-     WHERE id = $1 AND locked_by = $2`,
-    [id, workerId, runAt],
+    prepared(
+      db,
+      'mr_job_reschedule',
+      `UPDATE jobs SET run_at = $3, locked_by = NULL, locked_until = NULL, attempts = greatest(attempts - 1, 0)
+       WHERE id = $1 AND locked_by = $2`,
+      [id, workerId, runAt],
+    ),
   );
   return Boolean(rowCount);
 }

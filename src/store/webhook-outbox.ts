@@ -49,9 +49,14 @@ export async function webhookOutboxReadEmailEvents(tx: Tx, limit: number): Promi
   const {
     rows: [h],
   } = await tx.query<{ horizon: string; last_txid: string; last_seq: string }>(
-    `WITH c AS (SELECT last_txid, last_seq FROM webhook_cursors WHERE source = 'email_events' FOR UPDATE)
-     SELECT least(pg_snapshot_xmax(pg_current_snapshot())::text::bigint, (SELECT min(x) FROM (${RUNNING_HERE}) r))::text AS horizon,
-            c.last_txid::text AS last_txid, c.last_seq::text AS last_seq FROM c`,
+    prepared(
+      tx,
+      'mr_webhook_outbox_cursor',
+      `WITH c AS (SELECT last_txid, last_seq FROM webhook_cursors WHERE source = 'email_events' FOR UPDATE)
+       SELECT least(pg_snapshot_xmax(pg_current_snapshot())::text::bigint, (SELECT min(x) FROM (${RUNNING_HERE}) r))::text AS horizon,
+              c.last_txid::text AS last_txid, c.last_seq::text AS last_seq FROM c`,
+      [],
+    ),
   );
   if (!h) return [];
   // The cursor as parameters: a range scan of email_events_outbox that starts at the cursor. Joined
@@ -134,8 +139,12 @@ export async function webhookMessagesInsertDispatched(
 /** Wakes endpoints directly (replay; a finished delivery run leaving retries for later). */
 export async function webhookEndpointsWake(db: Queryable, webhookIds: string[], at?: Date): Promise<void> {
   await db.query(
-    `WITH j AS (${WAKE_ENDPOINTS('$1', 'coalesce($3::timestamptz, now())')}) SELECT pg_notify($2, '${WEBHOOK_DELIVER_JOB}')`,
-    [webhookIds, JOBS_CHANNEL, at ?? null],
+    prepared(
+      db,
+      'mr_webhook_endpoints_wake',
+      `WITH j AS (${WAKE_ENDPOINTS('$1', 'coalesce($3::timestamptz, now())')}) SELECT pg_notify($2, '${WEBHOOK_DELIVER_JOB}')`,
+      [webhookIds, JOBS_CHANNEL, at ?? null],
+    ),
   );
 }
 

@@ -1,6 +1,6 @@
 // Webhook endpoints: the rows behind /webhooks, team-scoped, and the two reads the workers need
 // (one endpoint for delivery; the enabled endpoints of some teams for fan-out).
-import type { Queryable } from './db.js';
+import { prepared, type Queryable } from './db.js';
 import { paginate, type Page, type PageQuery } from './paginate.js';
 
 export interface WebhookRow {
@@ -43,7 +43,9 @@ export async function webhookFindById(db: Queryable, teamId: string, id: string)
 
 /** For the delivery job, which knows the endpoint id only. */
 export async function webhookFindForDelivery(db: Queryable, id: string): Promise<WebhookRow | undefined> {
-  const { rows } = await db.query<WebhookRow>(`SELECT ${COLUMNS} FROM webhooks WHERE id = $1`, [id]);
+  const { rows } = await db.query<WebhookRow>(
+    prepared(db, 'mr_webhook_find_for_delivery', `SELECT ${COLUMNS} FROM webhooks WHERE id = $1`, [id]),
+  );
   return rows[0];
 }
 
@@ -123,8 +125,12 @@ export interface EndpointSubscription {
 export async function webhooksEnabledForTeams(db: Queryable, teamIds: string[]): Promise<EndpointSubscription[]> {
   if (!teamIds.length) return [];
   const { rows } = await db.query<EndpointSubscription>(
-    "SELECT id, team_id, events, created_at FROM webhooks WHERE status = 'enabled' AND team_id = ANY($1::uuid[]) FOR KEY SHARE",
-    [teamIds],
+    prepared(
+      db,
+      'mr_webhooks_enabled_for_teams',
+      "SELECT id, team_id, events, created_at FROM webhooks WHERE status = 'enabled' AND team_id = ANY($1::uuid[]) FOR KEY SHARE",
+      [teamIds],
+    ),
   );
   return rows;
 }

@@ -5,7 +5,13 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { freshDatabase, type TestDatabase } from '../helpers/db.js';
 import { uuid } from '../../src/lib/ids.js';
-import { webhookAttemptsRecord, webhookMessagesReadDue, type AttemptRecord } from '../../src/store/webhook-messages.js';
+import {
+  webhookAttemptsRecord,
+  webhookMessagesNextDue,
+  webhookMessagesReadDue,
+  type AttemptRecord,
+} from '../../src/store/webhook-messages.js';
+import { webhookFindForDelivery } from '../../src/store/webhooks.js';
 
 let db: TestDatabase;
 const teamId = uuid();
@@ -119,4 +125,48 @@ test('a recorded attempt is counted; the endpoint row changes only when its fail
   );
   const w = (await db.pool.query('SELECT status, disabled_reason FROM webhooks WHERE id = $1', [webhookId])).rows[0];
   assert.deepEqual(w, { status: 'disabled', disabled_reason: 'failing' });
+});
+
+test('an endpoint run’s statements are planned once per session, not at every call', async () => {
+  // PostgreSQL keeps a prepared statement's generic plan only when it costs no more than the custom
+  // plans of its first five calls; the due read with `LIMIT $n` and its start key as parameters lost
+  // that comparison and was planned at every call (issue 27). The costs differ only on a table of
+  // some size, with statistics: an endpoint with 20,000 due messages among 60,000 delivered ones.
+  const busy = uuid();
+  await db.pool.query(
+    `INSERT INTO webhooks (id, team_id, endpoint, events, secret_sealed) VALUES ($1, $2, 'http://127.0.0.1:9/busy', '{email.delivered}', 'x')`,
+    [busy, teamId],
+  );
+  await db.pool.query(
+    `INSERT INTO webhook_messages (id, webhook_id, team_id, event_id, event_seq, type, status, next_attempt_at, created_at)
+     SELECT 'msg_busy_' || i, $1::uuid, $2::uuid, gen_random_uuid(), 100 + i, 'email.delivered',
+            CASE WHEN i % 4 = 0 THEN 'pending' ELSE 'success' END,
+            CASE WHEN i % 4 = 0 THEN now() - interval '1 minute' END, now()
+     FROM generate_series(1, 80000) i`,
+    [busy, teamId],
+  );
+  await db.pool.query('ANALYZE webhook_messages');
+  const c = await db.pool.connect(); // one connection, so its statements
+  try {
+    for (let i = 0; i < 12; i++) {
+      const [m] = await webhookMessagesReadDue(c, busy, 64, null);
+      await webhookMessagesReadDue(c, busy, 64, m.due_key);
+      await webhookMessagesNextDue(c, busy);
+      await webhookFindForDelivery(c, busy);
+    }
+    const { rows } = await c.query(
+      `SELECT name, generic_plans, custom_plans FROM pg_prepared_statements
+       WHERE name IN ('mr_webhook_find_for_delivery', 'mr_webhook_messages_due_64', 'mr_webhook_messages_next_due') ORDER BY name`,
+    );
+    assert.deepEqual(
+      rows.map((r) => r.name),
+      ['mr_webhook_find_for_delivery', 'mr_webhook_messages_due_64', 'mr_webhook_messages_next_due'],
+    );
+    for (const r of rows) {
+      assert.ok(Number(r.custom_plans) <= 5, `${r.name}: ${r.custom_plans} custom plans`);
+      assert.ok(Number(r.generic_plans) >= 7, `${r.name}: ${r.generic_plans} calls on the generic plan`);
+    }
+  } finally {
+    c.release();
+  }
 });
