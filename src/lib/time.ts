@@ -6,4 +6,15 @@ export const isoOf = (d: Date | string): string =>
     ? new Date(d.includes('T') ? d : d.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00'))
     : d
   ).toISOString();
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+/** Resolves after `ms`, or at once when `signal` aborts (never rejects). */
+export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  new Promise((r) => {
+    if (signal?.aborted) return r();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      r();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });

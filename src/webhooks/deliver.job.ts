@@ -1,8 +1,9 @@
 // Delivery to one endpoint (job key = endpoint id, so one run per endpoint at a time, and a slow
 // endpoint only ever holds its own job): read due messages in batches, POST them with up to
 // MAILROOM_WEBHOOK_CONCURRENCY in flight, record the batch in one statement, repeat for a time
-// slice, then finish: give the job's key up (later wake-ups make a new job), look once more, and
-// leave a job for the next retry if one waits. 410 or 5 days without a success disable it.
+// slice (a busy endpoint's run waiting briefly for more once all due are sent), then finish: give
+// the job's key up (later wake-ups make a new job), look once more, and leave a job for the next
+// retry if one waits. 410 or 5 days without a success disable it.
 // The job's lease is the only lease: a read writes nothing (it was a per-message lease, an update
 // of every message before its request, ~40% of the webhooks' PostgreSQL time). A run that dies
 // mid-request leaves its messages due; the process that takes the job sends them again (at least
@@ -30,6 +31,7 @@ import { envelopeBodyFromJson } from './payload.js';
 import { nextAttemptDelayMs, parseRetryAfter } from './retry.js';
 import { secretKeyBytes, signedHeaders } from './signature.js';
 import { counters } from '../lib/metrics.js';
+import { sleep } from '../lib/time.js';
 
 export interface DeliverDeps {
   pool: Pool;
@@ -40,6 +42,10 @@ export interface DeliverDeps {
 }
 
 const SLICE_MS = 5_000; // then the job goes to the back of the queue: endpoints take turns
+// A busy endpoint's run waits this long for more messages once it has sent all that were due,
+// instead of ending (see `linger` below); busy = its last batch held at least LINGER_MIN_BATCH.
+const LINGER_MS = 50;
+const LINGER_MIN_BATCH = 4;
 export const DISABLE_AFTER_MS = 5 * 24 * 3_600_000;
 
 /** The secrets that sign now: the current one, and the previous one during a rotation's overlap. */
@@ -195,6 +201,22 @@ export function webhookDeliverJob(deps: DeliverDeps) {
       await ahead?.catch(() => undefined);
       ahead = undefined;
     };
+    // A batch that was not full took every message due: the run does not read again at once (that
+    // read found nothing nearly always). An endpoint that keeps receiving (that batch held several
+    // messages) is likely to have more within a fan-out pass or two: the run waits LINGER_MS and
+    // reads again, rather than ending and being claimed again for them; a quieter one ends, and its
+    // finish looks once more (and wakes a new run for what came meanwhile). Measured
+    // (bench/webhooks/fanout.ts, sustained phase): a run per endpoint per fan-out pass, each paying
+    // ~9 statements (claim, the endpoint's row, two reads, record, key release, next due, end) for
+    // ~12 messages. The read goes on past the run's last key (from the start it would walk the index
+    // entries of every message just sent, not yet vacuumable), so a message that a late fan-out put
+    // behind that key waits for the run's end, at most its slice, as within any run.
+    const linger = async (batch: number): Promise<'again' | 'end' | 'disabled'> => {
+      if (batch < LINGER_MIN_BATCH || gone || ctx.signal.aborted || Date.now() + LINGER_MS >= until) return 'end';
+      if ((await written()) === 'disabled') return 'disabled';
+      await sleep(LINGER_MS, ctx.signal);
+      return 'again';
+    };
     for (;;) {
       if (gone) {
         await dropAhead();
@@ -246,6 +268,11 @@ export function webhookDeliverJob(deps: DeliverDeps) {
         return state ?? { status: 'deleted', disabled_now: false };
       });
       writing.catch(() => undefined); // awaited (and thrown) by the next written()
+      if (!full && unstarted < 0) {
+        const next = await linger(batch.length);
+        if (next === 'disabled') return finish(true);
+        if (next === 'end') break;
+      }
     }
     return finish((await written()) === 'disabled');
   };

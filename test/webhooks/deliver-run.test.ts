@@ -2,7 +2,7 @@
 // it reads due messages batch after batch (each read going on past the last message taken) and
 // sends each once, in the events' order; when its job's lease is lost (the signal) it starts no
 // further request, records what was sent, and leaves the rest due for the next run, which sends
-// each of them once.
+// each of them once. A busy endpoint's run waits for more before it ends; a quiet one does not.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -25,6 +25,7 @@ let server: http.Server;
 const received: string[] = [];
 let delayMs = 0;
 let onRequest: () => void = () => {};
+let gate: Promise<unknown> = Promise.resolve(); // answers wait for it (a test's writes made meanwhile)
 const teamId = uuid();
 const sealer = new Sealer('deliver-run-test');
 const log = createLogger('silent');
@@ -38,7 +39,7 @@ before(async () => {
     received.push(String(req.headers['webhook-id']));
     onRequest();
     req.resume();
-    req.on('end', () => setTimeout(() => res.writeHead(200).end('ok'), delayMs));
+    req.on('end', () => void gate.then(() => setTimeout(() => res.writeHead(200).end('ok'), delayMs)));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   await db.pool.query('INSERT INTO teams (id, name) VALUES ($1, $2)', [teamId, 'runs']);
@@ -57,6 +58,11 @@ async function endpointWithMessages(n: number): Promise<{ webhookId: string; ids
     `INSERT INTO webhooks (id, team_id, endpoint, events, secret_sealed) VALUES ($1, $2, $3, '{email.delivered}', $4)`,
     [webhookId, teamId, url, sealer.seal(newSigningSecret())],
   );
+  return { webhookId, ids: await addMessages(webhookId, n) };
+}
+
+/** `n` more due messages for an endpoint (their events after every earlier one's). */
+async function addMessages(webhookId: string, n: number, tag = 'run'): Promise<string[]> {
   const email = {
     id: uuid(),
     team_id: teamId,
@@ -74,14 +80,14 @@ async function endpointWithMessages(n: number): Promise<{ webhookId: string; ids
   );
   const events = Array.from({ length: n }, () => makeEvent(email, 'email.delivered', { recipient: 'alice@dest.test' }));
   await emailEventsInsert(db.pool, events);
-  const ids = events.map((_, i) => `msg_run_${webhookId.slice(0, 8)}_${String(i).padStart(3, '0')}`);
+  const ids = events.map((_, i) => `msg_${tag}_${webhookId.slice(0, 8)}_${String(i).padStart(3, '0')}`);
   await db.pool.query(
     `INSERT INTO webhook_messages (id, webhook_id, team_id, event_id, event_seq, type, status, next_attempt_at, created_at)
-     SELECT x.id, $2, $3, x.event_id, x.n, 'email.delivered', 'pending', now() - interval '1 second', now()
+     SELECT x.id, $2, $3, x.event_id, (SELECT coalesce(max(event_seq), 0) FROM webhook_messages) + x.n, 'email.delivered', 'pending', now() - interval '1 second', now()
      FROM unnest($1::text[], $4::uuid[]) WITH ORDINALITY AS x (id, event_id, n)`,
     [ids, webhookId, teamId, events.map((e) => e.id)],
   );
-  return { webhookId, ids };
+  return ids;
 }
 
 const job = (webhookId: string): Job<{ webhook_id: string }> => ({
@@ -147,4 +153,57 @@ test('once the lease is lost no request starts; the rest stay due and the next r
   assert.equal(await deliver(job(webhookId), { workerId: 'w2', log, signal: new AbortController().signal }), undefined);
   assert.deepEqual(received, ids, 'the next run sends the rest, each once, in order');
   assert.ok((await states(ids)).every((m) => m.status === 'success' && m.attempts === 1));
+});
+
+test('a busy endpoint’s run waits for more once it has sent what was due; a quiet one ends at once', async () => {
+  const deliver = webhookDeliverJob({ pool: db.pool, config, sealer, http: httpClient, log });
+  // 21 due: batches of 4, 4 and 8 (full; the next is read while a batch's last request runs,
+  // before the size doubles), then 5 of 16 asked: every due message taken, and several, so the run
+  // waits. 3 more come while it does: the same run sends them (its last batch, 3, is small: it
+  // ends without waiting again).
+  const { webhookId, ids } = await endpointWithMessages(21);
+  received.length = 0;
+  delayMs = 0;
+  let more: Promise<string[]> | undefined;
+  onRequest = () => {
+    if (received.length === 21) gate = more = addMessages(webhookId, 3, 'late'); // answered once they are in
+  };
+  const outcome = await deliver(job(webhookId), { workerId: 'w1', log, signal: new AbortController().signal });
+  onRequest = () => {};
+  gate = Promise.resolve();
+  assert.equal(outcome, undefined);
+  const late = await more!;
+  assert.deepEqual(
+    received,
+    [...ids, ...late],
+    'the messages that came while the run waited were sent by it, in order',
+  );
+  assert.ok((await states([...ids, ...late])).every((m) => m.status === 'success' && m.attempts === 1));
+  const woken = await db.pool.query('SELECT 1 FROM jobs WHERE kind = $1 AND key = $2', [
+    WEBHOOK_DELIVER_JOB,
+    webhookId,
+  ]);
+  assert.equal(woken.rowCount, 0, 'nothing left due: no new run');
+
+  // Two due: a quiet endpoint. Its run ends after sending them, without waiting or reading again;
+  // one that comes meanwhile is found by the run's last look, which wakes a new run for it.
+  const quiet = await endpointWithMessages(2);
+  received.length = 0;
+  let third: Promise<string[]> | undefined;
+  onRequest = () => {
+    if (received.length === 2) gate = third = addMessages(quiet.webhookId, 1, 'third');
+  };
+  const t0 = Date.now();
+  await deliver(job(quiet.webhookId), { workerId: 'w1', log, signal: new AbortController().signal });
+  onRequest = () => {};
+  gate = Promise.resolve();
+  const [thirdId] = await third!;
+  assert.deepEqual(received, quiet.ids, 'the run sent the two it read');
+  assert.equal((await states([thirdId]))[0].status, 'pending');
+  const next = await db.pool.query('SELECT 1 FROM jobs WHERE kind = $1 AND key = $2', [
+    WEBHOOK_DELIVER_JOB,
+    quiet.webhookId,
+  ]);
+  assert.equal(next.rowCount, 1, 'the message that came meanwhile has a run of its own');
+  assert.ok(Date.now() - t0 < 2_000);
 });
