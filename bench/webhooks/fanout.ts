@@ -14,7 +14,8 @@
 // and after the sustained phase (reset between); planning too when the server sets
 // pg_stat_statements.track_planning.
 // BENCH_CPU_PROF=<file>: a CPU profile of this process over the backlog phase only (the app's work,
-// without the peer runs or start-up), written as <file> (.cpuprofile, for DevTools or a summary).
+// without the peer runs or start-up), written as <file> (.cpuprofile, for DevTools or a summary),
+// and one of the sustained phase as <file>.sustained.cpuprofile.
 // BENCH_HEAP_PROF=<file>: V8's sampling heap profile over the backlog phase, objects a collection
 // freed kept (who allocates, not who holds), written as <file> (.heapprofile).
 // BENCH_SQL: SQL run on the fresh database before the app starts (an experiment's schema change).
@@ -213,7 +214,6 @@ if (inspector && heapFile) {
   const { profile } = await inspector.post('HeapProfiler.stopSampling');
   fs.writeFileSync(heapFile, JSON.stringify(profile));
 }
-inspector?.disconnect();
 const backlog = {
   deliveries: backlogGot,
   seconds: backlogS,
@@ -242,6 +242,7 @@ receiver.send({ cmd: 'reset' });
 // (2) sustained
 const perTick = RATE / 50;
 let offered = 0;
+if (inspector && profFile) await inspector.post('Profiler.start');
 mark = cpuMark();
 t0 = performance.now();
 while (performance.now() - t0 < SECONDS * 1000) {
@@ -265,6 +266,11 @@ const sustained = {
   ...cpuSince(mark, drained),
   peakRssMB: peakRssMB(),
 };
+if (inspector && profFile) {
+  const { profile } = await inspector.post('Profiler.stop');
+  fs.writeFileSync(`${profFile}.sustained.cpuprofile`, JSON.stringify(profile));
+}
+inspector?.disconnect();
 if (pgss) await printPgss('sustained phase', drained);
 void perTick;
 
